@@ -1,0 +1,69 @@
+import type { Document, NodeIO } from '@gltf-transform/core'
+import { ModelInputError } from '../errors.ts'
+
+const GLB_MAGIC = 0x46546c67
+
+/** True when the bytes start with the GLB header magic. */
+export function isGlb(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= 12 && new DataView(bytes.buffer, bytes.byteOffset, 12).getUint32(0, true) === GLB_MAGIC
+}
+
+/** Reads a binary glTF (.glb). External URIs are refused: the service never reads its own disk for a client. */
+export async function readGlb(io: NodeIO, bytes: Uint8Array): Promise<Document> {
+  if (!isGlb(bytes)) throw new ModelInputError('not a GLB file (bad magic header)')
+  const header = new DataView(bytes.buffer, bytes.byteOffset, 12)
+  if (header.getUint32(4, true) !== 2) throw new ModelInputError(`unsupported glTF version ${header.getUint32(4, true)} (only 2.0)`)
+  if (header.getUint32(8, true) > bytes.byteLength) {
+    throw new ModelInputError(`truncated GLB: header declares ${header.getUint32(8, true)} bytes, file has ${bytes.byteLength}`)
+  }
+  const jsonDoc = await io.binaryToJSON(bytes).catch((error: unknown) => {
+    throw new ModelInputError(`invalid GLB: ${messageOf(error)}`)
+  })
+  refuseExternalResources(jsonDoc.json, jsonDoc.resources)
+  return io.readJSON(jsonDoc)
+}
+
+/**
+ * Reads a JSON glTF (.gltf) whose buffers and images are embedded as data URIs or supplied in
+ * `resources` (e.g. from a zip). Anything else it points to is refused.
+ */
+export async function readGltf(io: NodeIO, bytes: Uint8Array, resources: Record<string, Uint8Array> = {}): Promise<Document> {
+  let json: GltfJson
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: false }).decode(stripBom(bytes))) as GltfJson
+  } catch (error) {
+    throw new ModelInputError(`invalid glTF JSON: ${messageOf(error)}`)
+  }
+  if (typeof json !== 'object' || json === null || typeof json.asset !== 'object') {
+    throw new ModelInputError('invalid glTF: missing "asset" object')
+  }
+  refuseExternalResources(json, resources)
+  return io.readJSON({ json: json as never, resources: resources as Record<string, Uint8Array<ArrayBuffer>> })
+}
+
+/** Writes a Document as a single GLB. */
+export async function writeGlb(io: NodeIO, doc: Document): Promise<Uint8Array> {
+  return io.writeBinary(doc)
+}
+
+interface GltfJson {
+  asset?: unknown
+  buffers?: { uri?: string }[]
+  images?: { uri?: string; bufferView?: number }[]
+}
+
+function refuseExternalResources(json: GltfJson, resources: Record<string, unknown>): void {
+  for (const item of [...(json.buffers ?? []), ...(json.images ?? [])]) {
+    const uri = item.uri
+    if (uri === undefined || uri.startsWith('data:') || uri in resources) continue
+    throw new ModelInputError(`external resource not available: "${uri}" (embed it, or upload a .glb or a .zip holding it)`)
+  }
+}
+
+function stripBom(bytes: Uint8Array): Uint8Array {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

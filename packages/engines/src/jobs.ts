@@ -1,0 +1,50 @@
+import type { MessagePort } from 'node:worker_threads'
+
+/** Names of the jobs the worker exports, one per task type. */
+export const JOB_NAMES = ['compress', 'convert', 'repair', 'diagnose', 'texture_optimize', 'texture_ktx2'] as const
+export type JobName = (typeof JOB_NAMES)[number]
+
+/** Where a job reads its input: a local path (no copy through the event loop) or bytes moved in. */
+export type JobInput = { path: string } | { bytes: Uint8Array }
+
+export interface EngineJob {
+  name: JobName
+  input: JobInput
+  /** Input format (file extension, lower case). */
+  format: string
+  /** Original file name, for operations that look at sibling names (zip bundles). */
+  filename?: string
+  /** Operation options; each operation validates the shape it needs. */
+  options: Record<string, unknown>
+  /** When set, the worker writes the result here instead of returning bytes. */
+  outputPath?: string
+}
+
+/** What a job sends back; failures are data, never thrown across the thread boundary. */
+export type JobResult = JobSuccess | JobFailure
+
+export interface JobSuccess {
+  ok: true
+  /** The result bytes, unless the worker wrote them to `outputPath`. */
+  bytes?: Uint8Array
+  size: number
+  /** Extension of the output file (glb, zip, png, ktx2, ...). */
+  extension: string
+  /** Operation-specific facts for the task record (diagnosis result, repair counts, ...). */
+  details?: Record<string, unknown>
+}
+
+export interface JobFailure {
+  ok: false
+  message: string
+}
+
+/** Message a worker posts on the job's progress port. */
+export interface ProgressMessage {
+  progress: number
+}
+
+/** The job as it crosses into the worker, with its private progress channel. */
+export interface WorkerJob extends EngineJob {
+  port?: MessagePort
+}

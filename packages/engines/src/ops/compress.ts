@@ -1,0 +1,101 @@
+import type { Document, Transform } from '@gltf-transform/core'
+import { EXTMeshoptCompression } from '@gltf-transform/extensions'
+import { dedup, draco, meshopt, prune, reorder, weld } from '@gltf-transform/functions'
+
+export const COMPRESS = 'compress'
+
+export interface CompressOptions {
+  engine: 'draco' | 'meshopt'
+  /** 0 (variant B: no compression, re-packed) to 10; higher compresses harder. */
+  level?: number
+  positionBits?: number
+  normalBits?: number
+  texcoordBits?: number
+  colorBits?: number
+  genericBits?: number
+  meshoptLevel?: 'high' | 'medium' | 'low'
+  /** The meshoptimizer encoder, passed in by the caller (see Platform). */
+  meshoptEncoder?: unknown
+}
+
+export const COMPRESS_DEFAULTS = {
+  level: 7,
+  positionBits: 14,
+  normalBits: 10,
+  texcoordBits: 12,
+  colorBits: 8,
+  genericBits: 12,
+  meshoptLevel: 'high',
+} as const
+
+/**
+ * Draco's encoder speed is its effort knob (0 = smallest, 10 = fastest): level 10 → speed 0.
+ * Decoding speed follows, so a client asking for the strongest compression also gets the smallest file.
+ */
+export function dracoSpeedForLevel(level: number): number {
+  return Math.max(0, Math.min(10, 10 - level))
+}
+
+/**
+ * Meshopt has no effort knob; the level picks the position grid instead: 7 → 14 bits (gltfpack's
+ * default), each level above drops a bit, levels ≤ 5 keep 16 bits.
+ */
+export function meshoptPositionBitsForLevel(level: number): number {
+  return Math.max(11, Math.min(16, 21 - level))
+}
+
+/**
+ * Compresses a model's geometry with Draco or meshopt. The pipeline first removes what the file
+ * does not use and merges identical vertices, so both encoders see the smallest indexed meshes.
+ *
+ * ```ts
+ * await doc.transform(compress({ engine: 'draco', level: 7 }))
+ * ```
+ */
+export function compress(options: CompressOptions): Transform {
+  const o = { ...COMPRESS_DEFAULTS, ...withoutUndefined(options) }
+  return async function compressTransform(doc: Document): Promise<void> {
+    if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
+    await doc.transform(dedup(), prune({ keepAttributes: false }), weld())
+    if (o.engine === 'draco') {
+      const speed = dracoSpeedForLevel(o.level)
+      await doc.transform(
+        draco({
+          method: 'edgebreaker',
+          encodeSpeed: speed,
+          decodeSpeed: speed,
+          quantizePosition: o.positionBits,
+          quantizeNormal: o.normalBits,
+          quantizeTexcoord: o.texcoordBits,
+          quantizeColor: o.colorBits,
+          quantizeGeneric: o.genericBits,
+        }),
+      )
+      return
+    }
+    if (!o.meshoptEncoder) throw new Error('meshopt compression needs the meshopt encoder')
+    if (o.meshoptLevel === 'low') {
+      // Lossless: reorder for better compression, keep float attributes, encode the buffers only.
+      await doc.transform(reorder({ encoder: o.meshoptEncoder, target: 'size' }))
+      doc
+        .createExtension(EXTMeshoptCompression)
+        .setRequired(true)
+        .setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
+      return
+    }
+    await doc.transform(
+      meshopt({
+        encoder: o.meshoptEncoder,
+        level: o.meshoptLevel === 'high' ? 'high' : 'medium',
+        quantizePosition: meshoptPositionBitsForLevel(o.level),
+        quantizeNormal: 10,
+        quantizeTexcoord: 12,
+        quantizeColor: 8,
+      }),
+    )
+  }
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}

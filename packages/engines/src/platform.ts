@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { Logger, NodeIO } from '@gltf-transform/core'
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
+import draco3d from 'draco3dgltf'
+import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer'
+
+/**
+ * The heavy, slow-to-start resources every operation needs: WASM codecs and an IO that knows every
+ * glTF extension. Loaded once per worker thread and passed down, never imported inside operations.
+ */
+export interface Platform {
+  io: NodeIO
+  meshoptEncoder: typeof MeshoptEncoder
+  meshoptDecoder: typeof MeshoptDecoder
+}
+
+/** Creates the platform: instantiates the Draco and meshopt WASM modules and an IO using them. */
+export async function loadPlatform(): Promise<Platform> {
+  const [dracoEncoder, dracoDecoder] = await Promise.all([
+    draco3d.createEncoderModule(),
+    draco3d.createDecoderModule(),
+    MeshoptEncoder.ready,
+    MeshoptDecoder.ready,
+  ])
+  // Transforms log through the document's logger; only warnings matter in a service's output.
+  const io = new NodeIO()
+    .setLogger(new Logger(Logger.Verbosity.WARN))
+    .registerExtensions(ALL_EXTENSIONS)
+    .registerDependencies({
+      'draco3d.encoder': dracoEncoder,
+      'draco3d.decoder': dracoDecoder,
+      'meshopt.encoder': MeshoptEncoder,
+      'meshopt.decoder': MeshoptDecoder,
+    })
+  return { io, meshoptEncoder: MeshoptEncoder, meshoptDecoder: MeshoptDecoder }
+}
+
+const require = createRequire(import.meta.url)
+
+/**
+ * Version of an installed package, found by walking up from its entry point (some packages do not
+ * export their package.json).
+ */
+export function installedVersion(name: string): string {
+  try {
+    let dir = dirname(require.resolve(name))
+    for (let i = 0; i < 5; i++, dir = dirname(dir)) {
+      try {
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
+        if (pkg.name === name && pkg.version) return pkg.version
+      } catch {
+        // no package.json at this level: keep walking up
+      }
+    }
+  } catch {
+    // not installed
+  }
+  return 'unknown'
+}
+
+/** Engines and where their code lives, as reported by capabilities in variant B. */
+export function describeEngines(): Record<'draco' | 'meshopt', { available: boolean; version: string; binary_path: string }> {
+  const describe = (pkg: string) => {
+    const version = installedVersion(pkg)
+    let path = ''
+    try {
+      path = require.resolve(pkg)
+    } catch {
+      // reported as unavailable below
+    }
+    return { available: version !== 'unknown' && path !== '', version, binary_path: path }
+  }
+  return { draco: describe('draco3dgltf'), meshopt: describe('meshoptimizer') }
+}

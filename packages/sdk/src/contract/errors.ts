@@ -1,0 +1,40 @@
+/**
+ * The wire texts of section 7. Every error body is `{"error": text}`; these builders are the only
+ * place the wording lives, so the server, the SDK and the conformance suite cannot drift apart.
+ */
+export interface ErrorBody {
+  error: string
+}
+
+export const ERROR_TEXTS = {
+  /** 400: the uploaded file's extension (or a requested format) is not one the operation takes. */
+  unsupportedFormat: (extension: string) => `unsupported format: ${extension}`,
+  /** 400: a required form part or JSON field is absent or empty. */
+  missingField: (field: string) => `missing required field: ${field}`,
+  /** 400: a field is present but breaks its rule; `rule` says what is accepted. */
+  invalidField: (field: string, rule: string) => `invalid value for ${field}: ${rule}`,
+  /** 400: the body could not be parsed at all (not multipart, not JSON). */
+  malformedBody: (detail: string) => `malformed request: ${detail}`,
+  /** 401 */
+  unauthorized: () => 'unauthorized: missing or invalid X-API-Key header',
+  /** 413 in variant A, 402 in variant B. */
+  fileTooLarge: (sizeMb: number, limitMb: number) =>
+    `file size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
+  /** 429, variant A. */
+  rateLimited: (perMinute: number) => `rate limit exceeded: max ${perMinute} requests per minute per API key`,
+  /** 404 */
+  taskNotFound: (id: string) => `task not found: ${id}`,
+  batchNotFound: (id: string) => `batch not found: ${id}`,
+  routeNotFound: (path: string) => `not found: ${path}`,
+  /** 405 */
+  methodNotAllowed: (method: string, path: string) => `method not allowed: ${method} ${path}`,
+  /** 409: download of a task that has no result (yet). */
+  taskNotCompleted: (id: string, status: string) => `task ${id} is ${status}: no result to download`,
+  /** 501, variant B. */
+  notImplemented: (what: string) => `not implemented: ${what} is not available in this deployment`,
+  /** 500 */
+  internal: (message: string) => `internal error: ${message}`,
+} as const
+
+/** HTTP status per error kind that differs between the variants. */
+export const LIMIT_EXCEEDED_STATUS = { A: 413, B: 402 } as const

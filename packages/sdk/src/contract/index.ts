@@ -1,0 +1,14 @@
+// @mos/sdk/contract: the zero-I/O source of truth for both variants of the HTTP interface.
+
+// Vocabulary: variants, task types, engines, formats
+export * from './vocabulary.ts'
+
+// Error texts of section 7
+export * from './errors.ts'
+
+// Request fields: specs, validation, option types
+export * from './fields.ts'
+
+// Response documents: schemas and types
+export * from './documents.ts'
+export * from './variant-documents.ts'

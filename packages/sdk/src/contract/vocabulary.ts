@@ -1,0 +1,46 @@
+/** The two published variants of the HTTP interface; one deployment serves one of them. */
+export const VARIANTS = ['A', 'B'] as const
+export type Variant = (typeof VARIANTS)[number]
+
+/** Task types (operations), in the order of the contract's section 1. */
+export const TASK_TYPES = ['compress', 'convert', 'repair', 'diagnose', 'texture_optimize', 'texture_ktx2'] as const
+export type TaskType = (typeof TASK_TYPES)[number]
+
+export const TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const
+export type TaskStatus = (typeof TASK_STATUSES)[number]
+
+/** Statuses after which a task never changes again. */
+export const TERMINAL_TASK_STATUSES: readonly TaskStatus[] = ['completed', 'failed']
+
+export const ENGINES = ['draco', 'meshopt'] as const
+export type Engine = (typeof ENGINES)[number]
+
+export const MODEL_FORMATS = ['glb', 'gltf', 'obj', 'fbx', 'stl', 'dae', 'ply'] as const
+export type ModelFormat = (typeof MODEL_FORMATS)[number]
+
+/** Output formats each variant advertises; variant B lists no fbx/dae writer in its capabilities. */
+export const OUTPUT_FORMATS: Record<Variant, readonly ModelFormat[]> = {
+  A: MODEL_FORMATS,
+  B: ['glb', 'gltf', 'obj', 'stl', 'ply'],
+}
+
+export const TEXTURE_FORMATS = ['jpeg', 'webp', 'png'] as const
+export type TextureFormat = (typeof TEXTURE_FORMATS)[number]
+
+/** Standalone images accepted by the texture operations, by file extension. */
+export const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'] as const
+
+export const MESHOPT_LEVELS = ['high', 'medium', 'low'] as const
+export type MeshoptLevel = (typeof MESHOPT_LEVELS)[number]
+
+/** Operations each variant implements; the rest answer 501 there. */
+export const IMPLEMENTED_TASK_TYPES: Record<Variant, readonly TaskType[]> = {
+  A: TASK_TYPES,
+  B: ['compress', 'convert', 'repair', 'texture_optimize'],
+}
+
+/** Path prefix of every endpoint. */
+export const API_PREFIX = '/api/v1'
+
+/** Header that carries the API key. */
+export const API_KEY_HEADER = 'X-API-Key'
