@@ -22,3 +22,6 @@ export type { Platform } from './platform.ts'
 
 // Errors
 export { ModelInputError, failureMessage } from './errors.ts'
+
+// Geometry statistics
+export { countSceneTriangles, countMeshTriangles, documentBounds, primitiveTriangles } from './geometry-stats.ts'

@@ -1,6 +1,6 @@
 import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression } from '@gltf-transform/extensions'
-import { dedup, draco, meshopt, prune, reorder, weld } from '@gltf-transform/functions'
+import { dedup, dequantize, draco, meshopt, prune, reorder, weld } from '@gltf-transform/functions'
 
 export const COMPRESS = 'compress'
 
@@ -74,6 +74,9 @@ export function compress(options: CompressOptions): Transform {
       return
     }
     if (!o.meshoptEncoder) throw new Error('meshopt compression needs the meshopt encoder')
+    // Re-quantizing integer attributes in place corrupts them (already-quantized inputs such as
+    // gltfpack output collapse to a line): go back to floats first, then quantize once.
+    await doc.transform(dequantize())
     if (o.meshoptLevel === 'low') {
       // Lossless: reorder for better compression, keep float attributes, encode the buffers only.
       await doc.transform(reorder({ encoder: o.meshoptEncoder, target: 'size' }))

@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises'
+import { afterAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { countSceneTriangles, createEnginePool, documentBounds, loadPlatform } from '../src/index.ts'
+
+const { available, paths } = corpusFiles({
+  engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
+  box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  knight: shared('glb', 'chr_knight.glb'),
+  pirate: shared('glb', 'pirate-meshopt.glb'),
+})
+
+describe.skipIf(!available)('compress job on real files', async () => {
+  const pool = createEnginePool({ threads: 2 })
+  const platform = await loadPlatform()
+  afterAll(() => pool.destroy())
+
+  for (const [name, path] of Object.entries(paths)) {
+    for (const engine of ['draco', 'meshopt'] as const) {
+      it(`${name} with ${engine} keeps triangles and bounds`, async () => {
+        const progress: number[] = []
+        const result = await pool.run(
+          { name: 'compress', input: { path }, format: 'glb', options: { engine, level: 7 } },
+          { onProgress: (p) => progress.push(p) },
+        )
+        if (!result.ok) throw new Error(result.message)
+        expect(progress.length).toBeGreaterThan(0)
+        const input = await platform.io.readBinary(new Uint8Array(await readFile(path)))
+        const output = await platform.io.readBinary(result.bytes!)
+        const extension = engine === 'draco' ? 'KHR_draco_mesh_compression' : 'EXT_meshopt_compression'
+        expect(output.getRoot().listExtensionsUsed().map((e) => e.extensionName)).toContain(extension)
+        // Encoders may drop zero-area triangles (Draco's edgebreaker does) but no visible one;
+        // quantization may collapse a handful of sliver triangles (< 0.1%).
+        const total = countSceneTriangles(output)
+        const visible = countSceneTriangles(input, { visibleOnly: true })
+        expect(total).toBeGreaterThanOrEqual(visible)
+        expect(total).toBeLessThanOrEqual(countSceneTriangles(input))
+        expect(countSceneTriangles(output, { visibleOnly: true })).toBeGreaterThanOrEqual(Math.floor(visible * 0.999))
+        const a = documentBounds(input)
+        const b = documentBounds(output)
+        const size = Math.max(...a.max.map((v, i) => v - a.min[i]!))
+        for (let i = 0; i < 3; i++) {
+          expect(Math.abs(a.min[i]! - b.min[i]!)).toBeLessThan(size * 0.01)
+          expect(Math.abs(a.max[i]! - b.max[i]!)).toBeLessThan(size * 0.01)
+        }
+      })
+    }
+  }
+
+  it('turns random bytes into a failed result, and the pool keeps working', async () => {
+    const bytes = new Uint8Array(4096).map((_, i) => (i * 7919) % 251)
+    const bad = await pool.run({ name: 'compress', input: { bytes }, format: 'glb', options: { engine: 'draco' } })
+    expect(bad).toEqual({ ok: false, message: 'not a GLB file (bad magic header)' })
+    const good = await pool.run({ name: 'compress', input: { path: paths.box }, format: 'glb', options: { engine: 'draco' } })
+    expect(good.ok).toBe(true)
+  })
+})
