@@ -18,7 +18,7 @@ export class ApiError extends HTTPError {
 /** Renders any thrown value as the contract's error body. */
 export function renderError(error: unknown, event: H3Event): Response {
   const { status, message, extraHeaders } = toApiError(error, event)
-  if (status >= 500) console.error(`[mos] ${event.req.method} ${event.url.pathname}: ${message}`)
+  if (status === 500) console.error(`[mos] ${event.req.method} ${event.url.pathname}: ${message}`)
   return Response.json({ error: message }, { status, headers: extraHeaders })
 }
 

@@ -19,7 +19,8 @@ export function createTaskStore(storage: Storage): TaskStore {
   return {
     async get(id) {
       if (!SAFE_ID.test(id)) return undefined
-      return (await storage.getItem<TaskState>(`${PREFIX}:${id}`)) ?? undefined
+      const task = await storage.getItem<TaskState>(`${PREFIX}:${id}`)
+      return task && typeof task === 'object' ? task : undefined
     },
     async put(task) {
       await storage.setItem(`${PREFIX}:${task.task_id}`, task)
