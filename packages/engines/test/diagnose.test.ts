@@ -21,6 +21,7 @@ const { available, paths } = corpusFiles({
   missingBin: assimp('glTF2', 'MissingBin', 'BoxTextured.gltf'),
   recursiveNodes: assimp('glTF2', 'RecursiveNodes', 'RecursiveNodes.gltf'),
   badArray: assimp('glTF2', 'wrongTypes', 'badArray.gltf'),
+  noScene: assimp('glTF2', 'TestNoRootNode', 'NoScene.gltf'),
   boxPng: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
 })
 
@@ -110,6 +111,9 @@ describe('diagnose job', async () => {
       expect(ownIssues(allOutOfRange.meshes[0]!.issues).out_of_range_indices).toBeGreaterThan(1)
       const loop = diagnosisOf(await run(paths.recursiveNodes))
       expect(loop.issues).toContainEqual({ type: 'gltf_node_loop', count: 2, severity: 'high' })
+      const noScene = diagnosisOf(await run(paths.noScene))
+      expect(noScene.meshes).toEqual([])
+      expect(noScene.issues).toContainEqual({ type: 'gltf_unresolved_reference', count: 1, severity: 'high' })
 
       expect(await run(paths.incorrectVertexArrays)).toEqual({
         ok: false,
