@@ -4,7 +4,7 @@ import { readModel, writeModel } from './io/index.ts'
 import { FORMAT_CODECS } from './io/index.ts'
 import type { JobResult, WorkerJob } from './jobs.ts'
 import { compress, type CompressOptions } from './ops/compress.ts'
-import { diagnoseBytes } from './ops/diagnose-file.ts'
+import { diagnoseBytes, refuseUnreadableGltf } from './ops/diagnose-file.ts'
 import { loadGltfValidator } from './ops/gltf-validation.ts'
 import { repairDocument } from './ops/repair.ts'
 import { loadPlatform } from './platform.ts'
@@ -64,7 +64,9 @@ const gltfValidator = loadGltfValidator()
 export async function repairJob(job: WorkerJob): Promise<JobResult> {
   return runJob(job, async (report) => {
     report(5)
-    const doc = await readModel(platform, await loadInput(job), job.format)
+    const bytes = await loadInput(job)
+    const doc = await readModel(platform, bytes, job.format)
+    await refuseUnreadableGltf(gltfValidator, bytes, job.format)
     report(30)
     const repairs = await repairDocument(doc)
     report(80)

@@ -12,6 +12,7 @@ const { available, paths } = corpusFiles({
   infinites: assimp('glTF2', 'BoxWithInfinites-glTF-Binary', 'BoxWithInfinites.glb'),
   indexOutOfRange: assimp('glTF2', 'IndexOutOfRange', 'IndexOutOfRange.gltf'),
   boxEmbedded: assimp('glTF2', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
+  incorrectVertexArrays: assimp('glTF2', 'IncorrectVertexArrays', 'Cube.gltf'),
 })
 
 /** What diagnose reports as defects repair is meant to remove. */
@@ -128,6 +129,9 @@ describe('repair job', async () => {
     it('turns unreadable input into a failed result', async () => {
       const bad = await pool.run({ name: 'repair', input: { bytes: new Uint8Array(64).fill(7) }, format: 'glb', options: {} })
       expect(bad).toEqual({ ok: false, message: 'not a GLB file (bad magic header)' })
+      // Views past the end of their buffer: glTF-Transform would read memory that is not the file's.
+      const overrun = await pool.run({ name: 'repair', input: { bytes: embeddedGltf(paths.incorrectVertexArrays) }, format: 'gltf', options: {} })
+      expect(overrun).toEqual({ ok: false, message: expect.stringMatching(/^invalid glTF: BufferView does not fit buffer/) })
     })
   })
 })

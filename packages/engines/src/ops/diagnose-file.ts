@@ -6,6 +6,17 @@ import type { DiagnosisResult } from './diagnosis-types.ts'
 import { formatVersion } from './format-version.ts'
 import { describeValidatorMessage, type GltfValidator, validateGltf } from './gltf-validation.ts'
 
+/**
+ * Refuses glTF input whose views or accessors reach past their buffer: glTF-Transform reads such
+ * files without complaint, but what it reads there is not the file's data. Operations that write a
+ * model (repair) call this before trusting the document.
+ */
+export async function refuseUnreadableGltf(validator: GltfValidator, bytes: Uint8Array, format: string): Promise<void> {
+  if (format !== 'glb' && format !== 'gltf') return
+  const validation = await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null)
+  if (validation?.fatal) throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.fatal)}`)
+}
+
 /** Validator messages kept per file: enough to show every kind of problem, bounded for huge files. */
 export const VALIDATOR_MAX_ISSUES = 1000
 
