@@ -13,6 +13,7 @@ const { available, paths } = corpusFiles({
   indexOutOfRange: assimp('glTF2', 'IndexOutOfRange', 'IndexOutOfRange.gltf'),
   boxEmbedded: assimp('glTF2', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
   incorrectVertexArrays: assimp('glTF2', 'IncorrectVertexArrays', 'Cube.gltf'),
+  allIndicesOutOfRange: assimp('glTF2', 'IndexOutOfRange', 'AllIndicesOutOfRange.gltf'),
 })
 
 /** What diagnose reports as defects repair is meant to remove. */
@@ -96,10 +97,9 @@ describe('repair job', async () => {
   })
 
   describe.skipIf(!available)('real files', () => {
-    it('BoxBadNormals, BoxWithInfinites, IndexOutOfRange: repaired, then diagnosed clean', async () => {
+    it('BoxBadNormals, IndexOutOfRange: repaired, then diagnosed clean', async () => {
       const cases = [
         { path: paths.badNormals, format: 'glb', bytes: undefined, fixed: 'normals_recomputed' },
-        { path: paths.infinites, format: 'glb', bytes: undefined, fixed: 'non_finite_values_fixed' },
         { path: paths.indexOutOfRange, format: 'gltf', bytes: embeddedGltf(paths.indexOutOfRange), fixed: 'out_of_range_faces_removed' },
       ] as const
       for (const c of cases) {
@@ -124,6 +124,16 @@ describe('repair job', async () => {
         expect(result.extension).toBe('glb')
         expect(result.details).toMatchObject({ output_format: 'glb', output_format_note: 'no gltf writer: written as glb' })
       }
+    })
+
+    it('BoxWithInfinites, AllIndicesOutOfRange: nothing valid to keep is a failure, not an empty file', async () => {
+      // Every vertex of BoxWithInfinites has an infinite x: no face has a place in space.
+      expect(await pool.run({ name: 'repair', input: { path: paths.infinites }, format: 'glb', options: {} })).toEqual({
+        ok: false,
+        message: 'nothing valid to keep: all 12 faces have an out-of-range index or a corner with a non-finite position',
+      })
+      const all = await pool.run({ name: 'repair', input: { bytes: embeddedGltf(paths.allIndicesOutOfRange) }, format: 'gltf', options: {} })
+      expect(all).toMatchObject({ ok: false, message: expect.stringMatching(/^nothing valid to keep: all 12 faces/) })
     })
 
     it('turns unreadable input into a failed result', async () => {

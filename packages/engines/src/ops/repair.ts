@@ -1,5 +1,6 @@
 import { type Accessor, type Document, type Primitive, PropertyType, type Transform } from '@gltf-transform/core'
 import { prune } from '@gltf-transform/functions'
+import { ModelInputError } from '../errors.ts'
 import {
   canonicalVertices,
   isDegenerateTriangle,
@@ -73,9 +74,16 @@ export async function repairDocument(doc: Document): Promise<RepairReport> {
   // Unused data first, counted as found in the input; then the geometry, whose emptied
   // primitives may leave more to prune.
   await pruneCounting(doc, report, true)
+  const elementsBefore = countElements(doc)
   const replaced = new Set<Accessor>()
   for (const mesh of doc.getRoot().listMeshes()) {
     for (const prim of mesh.listPrimitives()) repairPrimitive(doc, prim, report, replaced)
+  }
+  // An empty file is no repair: say why instead (e.g. every vertex has an infinite coordinate).
+  if (elementsBefore > 0 && countElements(doc) === 0) {
+    throw new ModelInputError(
+      `nothing valid to keep: all ${elementsBefore} faces have an out-of-range index or a corner with a non-finite position`,
+    )
   }
   // Accessors the repair itself replaced are not the file's unused data: dispose them uncounted.
   for (const accessor of replaced) {
@@ -83,6 +91,17 @@ export async function repairDocument(doc: Document): Promise<RepairReport> {
   }
   await pruneCounting(doc, report, false)
   return report
+}
+
+function countElements(doc: Document): number {
+  let total = 0
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      const elements = primitiveElements(prim)
+      total += elements.indices.length / elements.size
+    }
+  }
+  return total
 }
 
 /** Property types counted as unused data (the lists diagnose checks, see unused-data.ts). */
