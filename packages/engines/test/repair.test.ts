@@ -1,4 +1,4 @@
-import type { Document } from '@gltf-transform/core'
+import { Document as GltfDocument, type Document } from '@gltf-transform/core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { createEnginePool, documentBounds, FORMAT_CODECS, type JobResult, loadPlatform } from '../src/index.ts'
@@ -94,6 +94,44 @@ describe('repair job', async () => {
     expect(triangleSet(output, 'no_normals')).toEqual(triangleSet(input, 'no_normals'))
     const normal = output.getRoot().listMeshes()[1]!.listPrimitives()[0]!.getAttribute('NORMAL')!
     expect(normal.getElement(0, [])).toEqual([0, 0, 1])
+  })
+
+  it('unrolls a stitched triangle strip, drops its zero-area stitches, keeps the morph target aligned', async () => {
+    const doc = new GltfDocument()
+    const buffer = doc.createBuffer()
+    const accessor = (type: 'VEC3' | 'SCALAR', array: Float32Array | Uint16Array) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+    // Two quads (x 0..1 and 2..3) in one strip, joined by repeated indices: 8 triangles, 4 of them stitches.
+    const corners = [0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1, 0, 2, 0, 0, 2, 1, 0, 3, 0, 0, 3, 1, 0]
+    const deltas = Array.from({ length: 24 }, (_, i) => (i % 3 === 2 ? (i + 1) / 30 : 0))
+    const prim = doc
+      .createPrimitive()
+      .setMode(5) // TRIANGLE_STRIP
+      .setAttribute('POSITION', accessor('VEC3', new Float32Array(corners)))
+      .setAttribute('NORMAL', accessor('VEC3', new Float32Array(24).map((_, i) => (i % 3 === 2 ? 1 : 0))))
+      .setIndices(accessor('SCALAR', new Uint16Array([0, 1, 2, 3, 3, 4, 4, 5, 6, 7])))
+      .addTarget(doc.createPrimitiveTarget().setAttribute('POSITION', accessor('VEC3', new Float32Array(deltas))))
+    doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh('strip').addPrimitive(prim).setWeights([0.5])))
+    const bytes = await platform.io.writeBinary(doc)
+
+    const before = await diagnoseBytes(bytes, 'glb')
+    expect(before.meshes[0]).toMatchObject({ triangles: 8, morph_targets: 1 })
+    expect(ownIssues(before.meshes[0]!.issues)).toEqual({ degenerate_faces: 4 })
+
+    const result = await pool.run({ name: 'repair', input: { bytes }, format: 'glb', options: {} })
+    expect(repairs(result)).toMatchObject({ degenerate_faces_removed: 4, duplicate_vertices_merged: 0, unused_vertices_removed: 0 })
+    if (!result.ok) return
+    const out = (await platform.io.readBinary(result.bytes!)).getRoot().listMeshes()[0]!.listPrimitives()[0]!
+    expect(out.getMode()).toBe(4)
+    expect(out.getIndices()!.getCount()).toBe(4 * 3)
+    const position = out.getAttribute('POSITION')!
+    const delta = out.listTargets()[0]!.getAttribute('POSITION')!
+    expect(delta.getCount()).toBe(position.getCount())
+    for (let v = 0; v < position.getCount(); v++) {
+      const p = position.getElement(v, [])
+      const original = corners.findIndex((_, i) => i % 3 === 0 && corners[i] === p[0] && corners[i + 1] === p[1]) / 3
+      expect(delta.getElement(v, [])).toEqual([0, 0, Math.fround(deltas[original * 3 + 2]!)])
+    }
+    expect(ownIssues((await diagnoseBytes(result.bytes!, 'glb')).meshes[0]!.issues)).toEqual({})
   })
 
   describe.skipIf(!available)('real files', () => {

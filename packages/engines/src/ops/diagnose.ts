@@ -1,4 +1,4 @@
-import type { Accessor, Animation, Document, Mesh, Texture } from '@gltf-transform/core'
+import { type Accessor, type Animation, type Document, type Mesh, Node, type Texture } from '@gltf-transform/core'
 import { primitiveTriangles } from '../geometry-stats.ts'
 import type { AnimationDiagnosis, DiagnosisIssue, DiagnosisResult, IssueSeverity, MeshDiagnosis, TextureDiagnosis } from './diagnosis-types.ts'
 import { type GltfValidation, validatorIssues } from './gltf-validation.ts'
@@ -158,7 +158,7 @@ function diagnoseMesh(mesh: Mesh, index: number): MeshDiagnosis {
     for (const [key, type] of DEFECT_TYPES) sum[type] = (sum[type] ?? 0) + defects[key]
   }
   const semantics = new Set(prims.flatMap((prim) => prim.listSemantics()))
-  const skinnedByNode = mesh.listParents().some((parent) => parent.propertyType === 'Node' && (parent as unknown as { getSkin(): unknown }).getSkin())
+  const skinnedByNode = mesh.listParents().some((parent) => parent instanceof Node && parent.getSkin() !== null)
   return {
     name: mesh.getName() || `mesh_${index}`,
     vertices: prims.reduce((total, prim) => total + (prim.getAttribute('POSITION')?.getCount() ?? 0), 0),
