@@ -22,6 +22,8 @@ const { available, paths } = corpusFiles({
   recursiveNodes: assimp('glTF2', 'RecursiveNodes', 'RecursiveNodes.gltf'),
   badArray: assimp('glTF2', 'wrongTypes', 'badArray.gltf'),
   noScene: assimp('glTF2', 'TestNoRootNode', 'NoScene.gltf'),
+  simpleSkin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
+  morphCube: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
   boxPng: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
 })
 
@@ -93,6 +95,16 @@ describe('diagnose job', async () => {
       const knight = diagnosisOf(await pool.run({ name: 'diagnose', input: { path: paths.knight }, format: 'glb', options: {} }))
       expect(knight.textures).toMatchObject([{ format: 'png', width: 256, height: 1 }])
       expect(knight.meshes[0]).toMatchObject({ has_colors: true, has_texcoords: true })
+    })
+
+    it('simple_skin and AnimatedMorphCube: skins, morph targets, animations with channels and duration', async () => {
+      const run = (path: string) => pool.run({ name: 'diagnose', input: { bytes: embeddedGltf(path) }, format: 'gltf', options: {} })
+      const skin = diagnosisOf(await run(paths.simpleSkin))
+      expect(skin.meshes[0]).toMatchObject({ skinned: true, morph_targets: 0 })
+      expect(skin.animations).toEqual([{ name: 'animation_0', channels: 1, duration_seconds: 5.5 }])
+      const cube = diagnosisOf(await run(paths.morphCube))
+      expect(cube.meshes[0]).toMatchObject({ name: 'Cube', skinned: false, morph_targets: 2 })
+      expect(cube.animations).toEqual([{ name: 'Square', channels: 1, duration_seconds: 4.2 }])
     })
 
     it('BoxBadNormals and BoxWithInfinites: their defects, plus the validator findings', async () => {
