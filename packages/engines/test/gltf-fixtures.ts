@@ -8,8 +8,10 @@ const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg'
  * jobs can read it as one upload (files the corpus lacks, as in MissingBin, stay external).
  */
 export function embeddedGltf(path: string): Uint8Array {
-  const json = JSON.parse(readFileSync(path, 'utf8')) as { buffers?: { uri?: string }[]; images?: { uri?: string }[] }
-  for (const item of [...(json.buffers ?? []), ...(json.images ?? [])]) {
+  const json = JSON.parse(readFileSync(path, 'utf8')) as { buffers?: unknown; images?: unknown }
+  // glTF 1.0 keeps these as objects; those files are refused anyway, left as they are.
+  const list = (value: unknown) => (Array.isArray(value) ? (value as { uri?: string }[]) : [])
+  for (const item of [...list(json.buffers), ...list(json.images)]) {
     if (!item.uri || item.uri.startsWith('data:')) continue
     const sibling = join(dirname(path), decodeURIComponent(item.uri))
     if (!existsSync(sibling)) continue
