@@ -134,6 +134,23 @@ describe('repair job', async () => {
     expect(ownIssues((await diagnoseBytes(result.bytes!, 'glb')).meshes[0]!.issues)).toEqual({})
   })
 
+  it('refuses a primitive whose attributes have different vertex counts; diagnose reports it', async () => {
+    const doc = new GltfDocument()
+    const buffer = doc.createBuffer()
+    const prim = doc
+      .createPrimitive()
+      .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0])).setBuffer(buffer))
+      .setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1])).setBuffer(buffer))
+    doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh('uneven').addPrimitive(prim)))
+    const bytes = await platform.io.writeBinary(doc)
+    const diagnosis = await diagnoseBytes(bytes, 'glb')
+    expect(diagnosis.meshes[0]!.issues).toContainEqual({ type: 'gltf_mesh_primitive_unequal_accessor_count', count: 1, severity: 'high' })
+    expect(await pool.run({ name: 'repair', input: { bytes }, format: 'glb', options: {} })).toEqual({
+      ok: false,
+      message: 'cannot repair mesh "uneven": its vertex attributes have different counts (POSITION 4, another 3)',
+    })
+  })
+
   describe.skipIf(!available)('real files', () => {
     it('BoxBadNormals, IndexOutOfRange: repaired, then diagnosed clean', async () => {
       const cases = [

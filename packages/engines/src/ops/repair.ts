@@ -140,6 +140,15 @@ function repairPrimitive(doc: Document, prim: Primitive, report: RepairReport, r
   const positionAccessor = prim.getAttribute('POSITION')
   if (!positionAccessor) return
   const { size, indices, vertexCount } = primitiveElements(prim)
+  // Merging and compacting pair up every attribute's n-th element: unequal counts have no answer.
+  for (const accessor of vertexAccessors(prim)) {
+    if (accessor.getCount() !== vertexCount || !accessor.getArray()) {
+      const mesh = prim.listParents().find((parent) => parent.propertyType === PropertyType.MESH)?.getName() ?? ''
+      throw new ModelInputError(
+        `cannot repair mesh "${mesh}": its vertex attributes have different counts (POSITION ${vertexCount}, another ${accessor.getCount()})`,
+      )
+    }
+  }
   const triangles = size === 3
   const elementCount = indices.length / size
   const keep = new Uint8Array(elementCount).fill(1)
