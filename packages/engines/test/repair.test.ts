@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { createEnginePool, documentBounds, FORMAT_CODECS, type JobResult, loadPlatform } from '../src/index.ts'
 import type { DiagnosisIssue, DiagnosisResult } from '../src/ops/diagnosis-types.ts'
-import type { RepairReport } from '../src/ops/repair.ts'
+import { repair, type RepairReport } from '../src/ops/repair.ts'
 import { buildDefectiveModel, DEFECTS } from './defective-model.ts'
 import { embeddedGltf } from './gltf-fixtures.ts'
 
@@ -94,6 +94,12 @@ describe('repair job', async () => {
     expect(triangleSet(output, 'no_normals')).toEqual(triangleSet(input, 'no_normals'))
     const normal = output.getRoot().listMeshes()[1]!.listPrimitives()[0]!.getAttribute('NORMAL')!
     expect(normal.getElement(0, [])).toEqual([0, 0, 1])
+  })
+
+  it('works as a glTF-Transform transform, reporting the same counts', async () => {
+    let report: RepairReport | undefined
+    await buildDefectiveModel().transform(repair({ onReport: (r) => (report = r) }))
+    expect(report).toMatchObject({ duplicate_vertices_merged: 3, degenerate_faces_removed: 3, normals_recomputed: 7, empty_nodes_removed: 2 })
   })
 
   it('unrolls a stitched triangle strip, drops its zero-area stitches, keeps the morph target aligned', async () => {
