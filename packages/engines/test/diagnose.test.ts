@@ -73,7 +73,14 @@ describe('diagnose job', async () => {
     ] as const) {
       expect(readImageHeader(new Uint8Array(bytes))).toEqual({ format, width: 211, height: 211 })
     }
+    // A KTX2 header (identifier, vkFormat, typeSize, pixelWidth, pixelHeight, ...), as toktx writes it.
+    const ktx2 = new Uint8Array(80)
+    ktx2.set([0xab, 0x4b, 0x54, 0x58, 0x20, 0x32, 0x30, 0xbb, 0x0d, 0x0a, 0x1a, 0x0a])
+    new DataView(ktx2.buffer).setUint32(20, 1024, true)
+    new DataView(ktx2.buffer).setUint32(24, 512, true)
+    expect(readImageHeader(ktx2)).toEqual({ format: 'ktx2', width: 1024, height: 512 })
     expect(readImageHeader(new Uint8Array(16))).toBeNull()
+    expect(readImageHeader(png.subarray(0, 20))).toBeNull()
   })
 
   describe.skipIf(!available)('real files', () => {
