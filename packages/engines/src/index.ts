@@ -25,3 +25,16 @@ export { ModelInputError, failureMessage } from './errors.ts'
 
 // Geometry statistics
 export { countSceneTriangles, countMeshTriangles, documentBounds, primitiveTriangles } from './geometry-stats.ts'
+
+// Repair and diagnose
+export { repair, repairDocument, REPAIR, REPAIR_DEFAULTS } from './ops/repair.ts'
+export type { RepairOptions, RepairReport } from './ops/repair.ts'
+export { diagnose, DIAGNOSE, DIAGNOSE_DEFAULTS, ISSUE_SEVERITIES, GEOMETRY_SAVINGS } from './ops/diagnose.ts'
+export type { DiagnoseOptions, IssueType } from './ops/diagnose.ts'
+export { diagnoseBytes, VALIDATOR_MAX_ISSUES } from './ops/diagnose-file.ts'
+export type { DiagnosisResult, MeshDiagnosis, TextureDiagnosis, AnimationDiagnosis, DiagnosisIssue, IssueSeverity } from './ops/diagnosis-types.ts'
+export { loadGltfValidator, validateGltf } from './ops/gltf-validation.ts'
+export type { GltfValidator, GltfValidation } from './ops/gltf-validation.ts'
+export { readImageHeader } from './ops/image-header.ts'
+export type { ImageHeader } from './ops/image-header.ts'
+export { formatVersion } from './ops/format-version.ts'
