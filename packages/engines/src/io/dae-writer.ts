@@ -1,0 +1,165 @@
+import type { Document } from '@gltf-transform/core'
+import type { Platform } from '../platform.ts'
+import { collectExportScene, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
+import type { WrittenModel } from './index.ts'
+import { writeZip } from './zip-store.ts'
+
+/**
+ * Writes a Document as COLLADA 1.4.1: the default scene's node tree (one matrix per node), one
+ * geometry per mesh with triangles and lines, normals, UVs and vertex colours, Phong effects with
+ * base colour or a base colour texture. COLLADA only references images, so a model with textures
+ * becomes a zip holding `model.dae` and the image files; without textures it is the .dae alone.
+ * Points, skins, morph targets, animations and cameras are dropped with a logged note.
+ */
+export async function writeDae(platform: Platform, doc: Document): Promise<WrittenModel> {
+  const scene = collectExportScene(doc, 'COLLADA', { lines: true })
+  const logger = doc.getLogger()
+  for (const note of scene.notes) logger.warn(`[dae] ${note}`)
+  const images = [...new Map(scene.materials.flatMap((m) => (m.baseColorTexture ? [[m.baseColorTexture.fileName, m.baseColorTexture] as const] : []))).values()]
+  const xml = [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">',
+    '  <asset><contributor><authoring_tool>Mos</authoring_tool></contributor>',
+    `    <created>${new Date(0).toISOString()}</created><modified>${new Date(0).toISOString()}</modified>`,
+    '    <unit name="meter" meter="1"/><up_axis>Y_UP</up_axis></asset>',
+    '  <library_images>',
+    ...images.map((image, i) => `    <image id="image-${i}" name="${attr(image.fileName)}"><init_from>${text(encodeURI(image.fileName))}</init_from></image>`),
+    '  </library_images>',
+    '  <library_effects>',
+    ...scene.materials.map((material) => effect(material, images.findIndex((image) => image === material.baseColorTexture))),
+    '  </library_effects>',
+    '  <library_materials>',
+    ...scene.materials.map((m) => `    <material id="material-${m.index}" name="${attr(m.name)}"><instance_effect url="#effect-${m.index}"/></material>`),
+    '  </library_materials>',
+    '  <library_geometries>',
+    ...scene.meshes.map(geometry),
+    '  </library_geometries>',
+    '  <library_visual_scenes>',
+    '    <visual_scene id="scene" name="scene">',
+    ...scene.roots.map((root) => visualNode(root, '      ', { next: 0 })),
+    '    </visual_scene>',
+    '  </library_visual_scenes>',
+    '  <scene><instance_visual_scene url="#scene"/></scene>',
+    '</COLLADA>',
+    '',
+  ].join('\n')
+  const dae = new TextEncoder().encode(xml)
+  if (images.length === 0) return { bytes: dae, extension: 'dae' }
+  return { bytes: writeZip([{ name: 'model.dae', bytes: dae }, ...images.map((image) => ({ name: image.fileName, bytes: image.bytes }))]), extension: 'zip' }
+}
+
+function effect(material: ExportMaterial, imageIndex: number): string {
+  const [r, g, b, a] = material.baseColor
+  const diffuse =
+    imageIndex >= 0
+      ? `<texture texture="sampler-${material.index}" texcoord="UVSET0"/>`
+      : `<color sid="diffuse">${num(r)} ${num(g)} ${num(b)} ${num(a)}</color>`
+  const params =
+    imageIndex >= 0
+      ? [
+          `        <newparam sid="surface-${material.index}"><surface type="2D"><init_from>image-${imageIndex}</init_from></surface></newparam>`,
+          `        <newparam sid="sampler-${material.index}"><sampler2D><source>surface-${material.index}</source></sampler2D></newparam>`,
+        ]
+      : []
+  return [
+    `    <effect id="effect-${material.index}" name="${attr(material.name)}"><profile_COMMON>`,
+    ...params,
+    '        <technique sid="common"><phong>',
+    `          <diffuse>${diffuse}</diffuse>`,
+    '          <specular><color sid="specular">0.2 0.2 0.2 1</color></specular><shininess><float sid="shininess">20</float></shininess>',
+    `          <transparency><float sid="transparency">${num(a)}</float></transparency>`,
+    '        </phong></technique>',
+    material.doubleSided ? '        <extra><technique profile="GOOGLEEARTH"><double_sided>1</double_sided></technique></extra>' : '',
+    '      </profile_COMMON></effect>',
+  ].join('\n')
+}
+
+function geometry(mesh: ExportMesh): string {
+  const id = `geometry-${mesh.index}`
+  const vertexCount = mesh.positions.length / 3
+  const source = (name: string, values: ArrayLike<number>, params: string[]) =>
+    [
+      `        <source id="${id}-${name}"><float_array id="${id}-${name}-array" count="${values.length}">${join(values)}</float_array>`,
+      `          <technique_common><accessor source="#${id}-${name}-array" count="${vertexCount}" stride="${params.length}">`,
+      params.map((p) => `<param name="${p}" type="float"/>`).join(''),
+      '</accessor></technique_common></source>',
+    ].join('')
+  // COLLADA's v axis points up, glTF's down.
+  const uvs = mesh.uvs && Float32Array.from(mesh.uvs, (value, i) => (i % 2 === 1 ? 1 - value : value))
+  const inputs = [
+    '<input semantic="VERTEX" source="#' + id + '-vertices" offset="0"/>',
+    mesh.normals ? `<input semantic="NORMAL" source="#${id}-normals" offset="0"/>` : '',
+    uvs ? `<input semantic="TEXCOORD" source="#${id}-uvs" offset="0" set="0"/>` : '',
+    mesh.colors ? `<input semantic="COLOR" source="#${id}-colors" offset="0"/>` : '',
+  ].join('')
+  const primitives = mesh.groups.flatMap((group) => [
+    ...(group.triangles.length > 0
+      ? [`        <triangles material="material-${group.material.index}" count="${group.triangles.length / 3}">${inputs}<p>${join(group.triangles)}</p></triangles>`]
+      : []),
+    ...(group.lines.length > 0 ? [`        <lines material="material-${group.material.index}" count="${group.lines.length / 2}">${inputs}<p>${join(group.lines)}</p></lines>`] : []),
+  ])
+  return [
+    `    <geometry id="${id}" name="${attr(mesh.name)}"><mesh>`,
+    source('positions', mesh.positions, ['X', 'Y', 'Z']),
+    mesh.normals ? source('normals', mesh.normals, ['X', 'Y', 'Z']) : '',
+    uvs ? source('uvs', uvs, ['S', 'T']) : '',
+    mesh.colors ? source('colors', mesh.colors, ['R', 'G', 'B', 'A']) : '',
+    `        <vertices id="${id}-vertices"><input semantic="POSITION" source="#${id}-positions"/></vertices>`,
+    ...primitives,
+    '    </mesh></geometry>',
+  ]
+    .filter((line) => line !== '')
+    .join('\n')
+}
+
+function visualNode(node: ExportNode, indent: string, ids: { next: number }): string {
+  const id = `node-${ids.next++}`
+  const lines = [`${indent}<node id="${id}" name="${attr(node.name || id)}" type="NODE">`, `${indent}  <matrix sid="transform">${join(localMatrix(node))}</matrix>`]
+  if (node.mesh && node.mesh.groups.length > 0) {
+    const materials = [...new Set(node.mesh.groups.map((g) => g.material))]
+    lines.push(
+      `${indent}  <instance_geometry url="#geometry-${node.mesh.index}"><bind_material><technique_common>`,
+      ...materials.map(
+        (m) =>
+          `${indent}    <instance_material symbol="material-${m.index}" target="#material-${m.index}"><bind_vertex_input semantic="UVSET0" input_semantic="TEXCOORD" input_set="0"/></instance_material>`,
+      ),
+      `${indent}  </technique_common></bind_material></instance_geometry>`,
+    )
+  }
+  for (const child of node.children) lines.push(visualNode(child, indent + '  ', ids))
+  lines.push(`${indent}</node>`)
+  return lines.join('\n')
+}
+
+/** The node's local transform as COLLADA writes a matrix: row-major, translation in the last column. */
+function localMatrix(node: ExportNode): number[] {
+  const r = quaternionToMatrix(node.rotation)
+  const [sx, sy, sz] = node.scale
+  const [tx, ty, tz] = node.translation
+  return [
+    r[0]![0]! * sx, r[0]![1]! * sy, r[0]![2]! * sz, tx,
+    r[1]![0]! * sx, r[1]![1]! * sy, r[1]![2]! * sz, ty,
+    r[2]![0]! * sx, r[2]![1]! * sy, r[2]![2]! * sz, tz,
+    0, 0, 0, 1,
+  ]
+}
+
+function join(values: ArrayLike<number>): string {
+  let out = ''
+  for (let i = 0; i < values.length; i++) out += (i > 0 ? ' ' : '') + num(values[i]!)
+  return out
+}
+
+/** Shortest text that reads back to the same float32. */
+function num(value: number): string {
+  if (!Number.isFinite(value)) return '0'
+  return String(Math.fround(value) === value ? Number(value.toPrecision(9)) : value)
+}
+
+function attr(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+}
+
+function text(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+}
