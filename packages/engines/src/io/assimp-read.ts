@@ -2,7 +2,7 @@ import type { Document, JSONDocument } from '@gltf-transform/core'
 import { weld } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
-import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, type AssimpInputLimits } from './assimp-input-limits.ts'
+import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { discardAssimp, loadAssimp } from './assimp-module.ts'
 import { encodePng } from './png-encode.ts'
 import { decodeTga } from './tga.ts'
@@ -33,7 +33,7 @@ export async function readWithAssimp(platform: Platform, bytes: Uint8Array, form
   if (format === 'fbx') checkFbxInput(bytes, limits)
   else checkDaeInput(bytes, limits)
   const resources = options.resources ?? {}
-  const glb = await convertToGlb(platform, bytes, format, resources)
+  const glb = await convertToGlb(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format, resources)
   const jsonDoc = splitGlb(glb)
   const notes: string[] = []
   const dropped = attachImages(jsonDoc, resources, (note) => notes.push(note))
@@ -129,6 +129,17 @@ function attachImages(jsonDoc: JSONDocument, resources: Record<string, Uint8Arra
     dropped.add(image.uri)
   })
   return dropped
+}
+
+/**
+ * assimp 5.2's XML reader fails on UTF-16 COLLADA (Debian's CLI too); SketchUp and some Windows
+ * tools write it. Re-encoded as UTF-8, with the declaration changed to match, it reads.
+ */
+function utf16ToUtf8(bytes: Uint8Array): Uint8Array {
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)
+  if (!utf16) return bytes
+  const text = decodeXmlText(bytes).replace(/^\uFEFF/, '').replace(/^(<\?xml[^>]*encoding\s*=\s*["'])utf-16(?:le|be)?(["'])/i, '$1UTF-8$2')
+  return new TextEncoder().encode(text)
 }
 
 /**
