@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Document, Logger, Primitive } from '@gltf-transform/core'
+import { Document, Logger } from '@gltf-transform/core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countMeshTriangles, countSceneTriangles, documentBounds, loadPlatform, readModel, writeModel } from '../src/index.ts'
@@ -160,13 +160,14 @@ function pointsLinesTriangle(): Document {
   const doc = new Document()
   const buffer = doc.createBuffer()
   const mesh = doc.createMesh('mixed')
-  const add = (mode: number, positions: number[]) => {
+  const add = (mode: 0 | 3 | 4, positions: number[]) => {
     const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array(positions)).setBuffer(buffer)
-    mesh.addPrimitive(doc.createPrimitive().setMode(mode as 0).setAttribute('POSITION', position))
+    mesh.addPrimitive(doc.createPrimitive().setMode(mode).setAttribute('POSITION', position))
   }
-  add(Primitive.Mode.TRIANGLES, [0, 0, 0, 1, 0, 0, 0, 1, 0])
-  add(Primitive.Mode.LINE_STRIP, [0, 0, 1, 1, 0, 1, 1, 1, 1])
-  add(Primitive.Mode.POINTS, [2, 2, 2])
+  // glTF modes: 4 triangles, 3 line strip, 0 points
+  add(4, [0, 0, 0, 1, 0, 0, 0, 1, 0])
+  add(3, [0, 0, 1, 1, 0, 1, 1, 1, 1])
+  add(0, [2, 2, 2])
   doc.createScene().addChild(doc.createNode('mixed').setMesh(mesh))
   return doc
 }
@@ -187,6 +188,6 @@ function cornerSet(doc: Document): string[] {
   const position = prim.getAttribute('POSITION')!
   const uv = prim.getAttribute('TEXCOORD_0')!
   const out = new Set<string>()
-  for (let i = 0; i < position.getCount(); i++) out.add([...position.getElement(i, []), ...uv.getElement(i, [])].map((v) => v.toFixed(4)).join(' '))
+  for (let i = 0; i < position.getCount(); i++) out.add([...position.getElement(i, [] as number[]), ...uv.getElement(i, [] as number[])].map((v) => v.toFixed(4)).join(' '))
   return [...out].sort()
 }

@@ -206,7 +206,7 @@ function cornerSet(doc: Document): string[] {
   const uv = prim.getAttribute('TEXCOORD_0')!
   const out = new Set<string>()
   for (let i = 0; i < position.getCount(); i++) {
-    out.add([...position.getElement(i, []), ...uv.getElement(i, [])].map((v) => v.toFixed(4)).join(' '))
+    out.add([...position.getElement(i, [] as number[]), ...uv.getElement(i, [] as number[])].map((v) => v.toFixed(4)).join(' '))
   }
   return [...out].sort()
 }
