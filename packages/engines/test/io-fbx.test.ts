@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countMeshTriangles, countSceneTriangles, createEnginePool, documentBounds, loadPlatform, readModel, writeModel } from '../src/index.ts'
 import { checkFbxInput } from '../src/io/assimp-input-limits.ts'
+import { loadAssimp, releaseLargeAssimpHeap } from '../src/io/assimp-module.ts'
 import { encodeFbxBinary, fbx, fbxNode } from '../src/io/fbx-binary.ts'
 import { readFbx } from '../src/io/fbx.ts'
 import { quaternionToEulerXyz } from '../src/io/fbx-writer.ts'
@@ -65,6 +66,18 @@ describe.skipIf(!available)('FBX', async () => {
       let visible = 0
       for (const mesh of doc.getRoot().listMeshes()) for (const prim of mesh.listPrimitives()) visible += primitiveVisibleTriangles(prim)
       expect(visible).toBe(info.triangles)
+    })
+
+    it('loads the WASM module once, and drops it after a job that grew its heap past the bound', async () => {
+      const first = await loadAssimp(platform)
+      await read(paths.box)
+      expect(await loadAssimp(platform)).toBe(first)
+      expect(releaseLargeAssimpHeap(platform, first)).toBe(false) // 16 MiB heap: kept
+      expect(releaseLargeAssimpHeap(platform, first, 0)).toBe(true)
+      const second = await loadAssimp(platform)
+      expect(second).not.toBe(first)
+      expect(countMeshTriangles(await read(paths.box))).toBe(12)
+      expect(await loadAssimp(platform)).toBe(second)
     })
 
     it('takes embedded textures from binary and ASCII FBX as PNG', async () => {

@@ -11,8 +11,13 @@ import type { Platform } from '../platform.ts'
  */
 const modules = new WeakMap<Platform, Promise<AssimpModule>>()
 
-/** Heap size above which a worker should be recycled after its job: a WASM heap never shrinks. */
-export const ASSIMP_RECYCLE_HEAP_BYTES = 512 * 1024 * 1024
+/**
+ * A WASM heap grows to the largest model read and never shrinks. Past this size the module is
+ * dropped after its job (see {@link releaseLargeAssimpHeap}): garbage collection then frees the
+ * whole heap, and the next fbx/dae job loads a fresh module (tens of milliseconds), so the pool
+ * never has to recycle a thread for assimp's sake.
+ */
+export const ASSIMP_HEAP_KEEP_BYTES = 256 * 1024 * 1024
 
 /** The assimp module of this platform, loaded on first use. */
 export function loadAssimp(platform: Platform): Promise<AssimpModule> {
@@ -34,11 +39,7 @@ export function discardAssimp(platform: Platform): void {
   modules.delete(platform)
 }
 
-/**
- * Bytes held by the platform's assimp WASM heap (0 when never loaded). The heap grows to the
- * largest model read and never shrinks, so the pool should end a worker whose heap passed
- * {@link ASSIMP_RECYCLE_HEAP_BYTES} after its job (see {@link shouldRecycleWorker}).
- */
+/** Bytes held by the platform's assimp WASM heap (0 when not loaded), e.g. for metrics. */
 export async function assimpHeapBytes(platform: Platform): Promise<number> {
   const loading = modules.get(platform)
   if (!loading) return 0
@@ -49,9 +50,11 @@ export async function assimpHeapBytes(platform: Platform): Promise<number> {
   }
 }
 
-/** True when this thread's assimp heap has grown past the recycle threshold. */
-export async function shouldRecycleWorker(platform: Platform, thresholdBytes = ASSIMP_RECYCLE_HEAP_BYTES): Promise<boolean> {
-  return (await assimpHeapBytes(platform)) > thresholdBytes
+/** Drops the platform's assimp module when its heap has grown past `keepBytes`; true when it did. */
+export function releaseLargeAssimpHeap(platform: Platform, module: AssimpModule, keepBytes = ASSIMP_HEAP_KEEP_BYTES): boolean {
+  if (module.HEAP8.buffer.byteLength <= keepBytes) return false
+  discardAssimp(platform)
+  return true
 }
 
 const require = createRequire(import.meta.url)

@@ -3,7 +3,7 @@ import { weld } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
-import { discardAssimp, loadAssimp } from './assimp-module.ts'
+import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-module.ts'
 import { encodePng } from './png-encode.ts'
 import { decodeTga } from './tga.ts'
 
@@ -78,6 +78,7 @@ async function convertToGlb(platform: Platform, bytes: Uint8Array, format: 'fbx'
     } catch {
       // the module aborted; its objects are gone with it
     }
+    releaseLargeAssimpHeap(platform, ajs)
   }
 }
 
