@@ -12,6 +12,7 @@ import { readFbx } from '../src/io/fbx.ts'
 import { quaternionToEulerXyz } from '../src/io/fbx-writer.ts'
 import { primitiveVisibleTriangles } from '../src/geometry-stats.ts'
 import { assimpInfo } from './support/assimp-info.ts'
+import { nestUnderAwkwardTransforms } from './support/nested-transforms.ts'
 
 const { available, paths } = corpusFiles({
   box: assimp('FBX', 'box.fbx'),
@@ -165,6 +166,13 @@ describe.skipIf(!available)('FBX', async () => {
         expectSameBounds(back, source)
       })
     }
+
+    it('keeps nested rotations (one at gimbal lock) and non-uniform scales', async () => {
+      const source = nestUnderAwkwardTransforms(await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb'))
+      const back = await readModel(platform, (await writeModel(platform, source, 'fbx')).bytes, 'fbx')
+      expectSameBounds(back, source)
+      expect(back.getRoot().listNodes().map((n) => n.getName())).toEqual(expect.arrayContaining(['outer', 'gimbal', 'inner']))
+    })
 
     it('embeds the base colour texture and keeps UVs (v flipped back)', async () => {
       const source = await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb')

@@ -15,6 +15,9 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
   const scene = collectExportScene(doc, 'COLLADA', { lines: true })
   const logger = doc.getLogger()
   for (const note of scene.notes) logger.warn(`[dae] ${note}`)
+  // assimp (and other readers) name nodes and meshes after their COLLADA ids, so ids carry the names.
+  const ids = createIdMaker()
+  const geometryIds = new Map(scene.meshes.map((mesh) => [mesh, ids(mesh.name, 'mesh')]))
   const images = [...new Map(scene.materials.flatMap((m) => (m.baseColorTexture ? [[m.baseColorTexture.fileName, m.baseColorTexture] as const] : []))).values()]
   const xml = [
     '<?xml version="1.0" encoding="utf-8"?>',
@@ -32,11 +35,11 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
     ...scene.materials.map((m) => `    <material id="material-${m.index}" name="${attr(m.name)}"><instance_effect url="#effect-${m.index}"/></material>`),
     '  </library_materials>',
     '  <library_geometries>',
-    ...scene.meshes.map(geometry),
+    ...scene.meshes.map((mesh) => geometry(mesh, geometryIds.get(mesh)!)),
     '  </library_geometries>',
     '  <library_visual_scenes>',
     '    <visual_scene id="scene" name="scene">',
-    ...scene.roots.map((root) => visualNode(root, '      ', { next: 0 })),
+    ...scene.roots.map((root) => visualNode(root, '      ', ids, geometryIds)),
     '    </visual_scene>',
     '  </library_visual_scenes>',
     '  <scene><instance_visual_scene url="#scene"/></scene>',
@@ -74,8 +77,7 @@ function effect(material: ExportMaterial, imageIndex: number): string {
   ].join('\n')
 }
 
-function geometry(mesh: ExportMesh): string {
-  const id = `geometry-${mesh.index}`
+function geometry(mesh: ExportMesh, id: string): string {
   const vertexCount = mesh.positions.length / 3
   const source = (name: string, values: ArrayLike<number>, params: string[]) =>
     [
@@ -112,13 +114,13 @@ function geometry(mesh: ExportMesh): string {
     .join('\n')
 }
 
-function visualNode(node: ExportNode, indent: string, ids: { next: number }): string {
-  const id = `node-${ids.next++}`
+function visualNode(node: ExportNode, indent: string, ids: IdMaker, geometryIds: Map<ExportMesh, string>): string {
+  const id = ids(node.name, 'node')
   const lines = [`${indent}<node id="${id}" name="${attr(node.name || id)}" type="NODE">`, `${indent}  <matrix sid="transform">${join(localMatrix(node))}</matrix>`]
   if (node.mesh && node.mesh.groups.length > 0) {
     const materials = [...new Set(node.mesh.groups.map((g) => g.material))]
     lines.push(
-      `${indent}  <instance_geometry url="#geometry-${node.mesh.index}"><bind_material><technique_common>`,
+      `${indent}  <instance_geometry url="#${geometryIds.get(node.mesh)}"><bind_material><technique_common>`,
       ...materials.map(
         (m) =>
           `${indent}    <instance_material symbol="material-${m.index}" target="#material-${m.index}"><bind_vertex_input semantic="UVSET0" input_semantic="TEXCOORD" input_set="0"/></instance_material>`,
@@ -126,9 +128,31 @@ function visualNode(node: ExportNode, indent: string, ids: { next: number }): st
       `${indent}  </technique_common></bind_material></instance_geometry>`,
     )
   }
-  for (const child of node.children) lines.push(visualNode(child, indent + '  ', ids))
+  for (const child of node.children) lines.push(visualNode(child, indent + '  ', ids, geometryIds))
   lines.push(`${indent}</node>`)
   return lines.join('\n')
+}
+
+type IdMaker = (name: string, fallback: string) => string
+
+/** Ids the writer uses for materials, effects, images and a geometry's sources. */
+const RESERVED_ID = /^(material|effect|image)-\d+$|-(positions|normals|uvs|colors|vertices)(-array)?$/
+
+/**
+ * Unique XML ids made from names (an xs:ID must start with a letter or "_" and holds no spaces),
+ * never one of the writer's own ids.
+ */
+function createIdMaker(): IdMaker {
+  const used = new Set<string>(['scene'])
+  return (name, fallback) => {
+    let base = name.replace(/[^\w.]/g, '_') || fallback
+    if (!/^[A-Za-z_]/.test(base)) base = `_${base}`
+    let id = base
+    const taken = (candidate: string) => used.has(candidate.toLowerCase()) || RESERVED_ID.test(candidate)
+    for (let n = 1; taken(id); n++) id = `${base}-${n}`
+    used.add(id.toLowerCase())
+    return id
+  }
 }
 
 /** The node's local transform as COLLADA writes a matrix: row-major, translation in the last column. */
@@ -150,10 +174,20 @@ function join(values: ArrayLike<number>): string {
   return out
 }
 
-/** Shortest text that reads back to the same float32. */
+/**
+ * Shortest text that reads back to the same float32 (the values come from float32 arrays): most
+ * need 6–7 digits, not the 9 a fixed precision would write, which keeps files smaller and faster
+ * to read back.
+ */
 function num(value: number): string {
   if (!Number.isFinite(value)) return '0'
-  return String(Math.fround(value) === value ? Number(value.toPrecision(9)) : value)
+  if (Number.isInteger(value)) return String(value)
+  const single = Math.fround(value)
+  for (let precision = 6; precision < 9; precision++) {
+    const text = value.toPrecision(precision)
+    if (Math.fround(Number(text)) === single) return String(Number(text))
+  }
+  return String(Number(value.toPrecision(9)))
 }
 
 function attr(value: string): string {
