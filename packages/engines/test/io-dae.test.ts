@@ -100,6 +100,15 @@ describe.skipIf(!available)('COLLADA', async () => {
       })
     }
 
+    it('keeps base colour and alpha of an untextured material', async () => {
+      const source = await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb')
+      source.getRoot().listMaterials()[0]!.setBaseColorTexture(null).setBaseColorFactor([0.2, 0.4, 0.6, 0.5]).setAlphaMode('BLEND')
+      const back = await readModel(platform, (await writeModel(platform, source, 'dae')).bytes, 'dae')
+      const material = back.getRoot().listMaterials()[0]!
+      expect(material.getBaseColorFactor().map((v) => Number(v.toFixed(4)))).toEqual([0.2, 0.4, 0.6, 0.5])
+      expect(material.getAlphaMode()).toBe('BLEND')
+    })
+
     it('keeps nested rotations (one at gimbal lock) and non-uniform scales', async () => {
       const source = nestUnderAwkwardTransforms(await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb'))
       const { daePath, resources } = await writeDaeFiles(source, 'nested')

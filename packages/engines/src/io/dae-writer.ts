@@ -56,7 +56,8 @@ function effect(material: ExportMaterial, imageIndex: number): string {
   const diffuse =
     imageIndex >= 0
       ? `<texture texture="sampler-${material.index}" texcoord="UVSET0"/>`
-      : `<color sid="diffuse">${num(r)} ${num(g)} ${num(b)} ${num(a)}</color>`
+      : // Alpha goes in <transparency> only: readers multiply the two (assimp does).
+        `<color sid="diffuse">${num(r)} ${num(g)} ${num(b)} 1</color>`
   const params =
     imageIndex >= 0
       ? [
