@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Document } from '@gltf-transform/core'
 import { afterAll, describe, expect, it } from 'vitest'
-import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { ASSIMP_MODELS, assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countMeshTriangles, countSceneTriangles, createEnginePool, documentBounds, loadPlatform, readModel, writeModel } from '../src/index.ts'
 import { checkFbxInput } from '../src/io/assimp-input-limits.ts'
 import { loadAssimp, releaseLargeAssimpHeap } from '../src/io/assimp-module.ts'
@@ -118,6 +118,20 @@ describe.skipIf(!available)('FBX', async () => {
       expect(await fail(bytes.subarray(0, bytes.byteLength / 2))).toMatch(/malformed binary FBX: .*truncated/)
       expect(await fail(new Uint8Array(4096).map((_, i) => (i * 7919) % 251))).toMatch(/could not read the FBX file/)
       expect(await fail(new TextEncoder().encode('; FBX 7.3.0 project file\nObjects: {'))).toMatch(/could not read the FBX file/)
+    })
+
+    it('fails every file of the corpus invalid/ folder (none is .fbx or .dae), read as fbx and as dae', async () => {
+      const folder = join(ASSIMP_MODELS, 'invalid')
+      for (const name of await readdir(folder)) {
+        const bytes = new Uint8Array(await readFile(join(folder, name)))
+        for (const format of ['fbx', 'dae']) {
+          const message = await readModel(platform, bytes, format).then(
+            () => 'read without error',
+            (e: Error) => e.message,
+          )
+          expect(message, `${name} as ${format}`).toMatch(/^(empty file|could not read the (FBX|DAE) file .+|malformed binary FBX: .+)$/)
+        }
+      }
     })
 
     it('refuses a file assimp cannot read (transparentTest.fbx, which Debian assimp refuses too)', async () => {
