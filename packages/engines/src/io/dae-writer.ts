@@ -170,23 +170,23 @@ function localMatrix(node: ExportNode): number[] {
 }
 
 function join(values: ArrayLike<number>): string {
-  let out = ''
-  for (let i = 0; i < values.length; i++) out += (i > 0 ? ' ' : '') + num(values[i]!)
-  return out
+  const parts = new Array<string>(values.length)
+  for (let i = 0; i < values.length; i++) parts[i] = num(values[i]!)
+  return parts.join(' ')
 }
 
 /**
- * Shortest text that reads back to the same float32 (the values come from float32 arrays): most
- * need 6–7 digits, not the 9 a fixed precision would write, which keeps files smaller and faster
- * to read back.
+ * Short text that reads back to the same float32 (the values come from float32 arrays): 7 or 8
+ * significant digits nearly always do, not the 17 `String()` writes for a float32 held in a double;
+ * trailing zeros go, so 0.5 stays "0.5". Keeps files smaller and faster to read back.
  */
 function num(value: number): string {
-  if (!Number.isFinite(value)) return '0'
   if (Number.isInteger(value)) return String(value)
+  if (!Number.isFinite(value)) return '0'
   const single = Math.fround(value)
-  for (let precision = 6; precision < 9; precision++) {
-    const text = value.toPrecision(precision)
-    if (Math.fround(Number(text)) === single) return String(Number(text))
+  for (let precision = 7; precision < 9; precision++) {
+    const short = Number(value.toPrecision(precision))
+    if (Math.fround(short) === single) return String(short)
   }
   return String(Number(value.toPrecision(9)))
 }

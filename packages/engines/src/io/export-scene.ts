@@ -141,22 +141,20 @@ function flattenMesh(
   options: { lines: boolean },
   counts: { points: number; lines: number },
 ): ExportMesh {
-  const kept: { prim: Primitive; triangles: number[]; lines: number[] }[] = []
+  const kept: { prim: Primitive; triangles: ArrayLike<number>; lines: number[] }[] = []
   for (const prim of mesh.listPrimitives()) {
     const position = prim.getAttribute('POSITION')
     if (!position) continue
     const order = vertexOrder(prim, position)
     const mode = prim.getMode()
-    const triangles: number[] = []
+    let triangles: ArrayLike<number> = []
     const lines: number[] = []
-    if (mode === 4) for (let i = 0; i + 2 < order.length; i += 3) triangles.push(order[i]!, order[i + 1]!, order[i + 2]!)
+    if (mode === 4) triangles = order.length % 3 === 0 ? order : Array.prototype.slice.call(order, 0, order.length - (order.length % 3))
     else if (mode === 5) {
-      for (let i = 0; i + 2 < order.length; i++) {
-        if (i % 2 === 0) triangles.push(order[i]!, order[i + 1]!, order[i + 2]!)
-        else triangles.push(order[i + 1]!, order[i]!, order[i + 2]!)
-      }
-    } else if (mode === 6) for (let i = 1; i + 1 < order.length; i++) triangles.push(order[0]!, order[i]!, order[i + 1]!)
-    else if (mode === 1) for (let i = 0; i + 1 < order.length; i += 2) lines.push(order[i]!, order[i + 1]!)
+      triangles = strip(order)
+    } else if (mode === 6) {
+      triangles = fan(order)
+    } else if (mode === 1) for (let i = 0; i + 1 < order.length; i += 2) lines.push(order[i]!, order[i + 1]!)
     else if (mode === 3 || mode === 2) {
       for (let i = 0; i + 1 < order.length; i++) lines.push(order[i]!, order[i + 1]!)
       if (mode === 2 && order.length > 2) lines.push(order[order.length - 1]!, order[0]!)
@@ -186,8 +184,8 @@ function flattenMesh(
     if (colors) copyAttribute(prim.getAttribute('COLOR_0'), colors, base, 4)
     groups.push({
       material: exportMaterial(prim.getMaterial()),
-      triangles: Uint32Array.from(triangles, (i) => i + base),
-      lines: Uint32Array.from(lines, (i) => i + base),
+      triangles: offsetIndices(triangles, base),
+      lines: offsetIndices(lines, base),
     })
     base += count
   }
@@ -200,9 +198,36 @@ function vertexOrder(prim: Primitive, position: Accessor): ArrayLike<number> {
   return Uint32Array.from({ length: position.getCount() }, (_, i) => i)
 }
 
+function strip(order: ArrayLike<number>): number[] {
+  const out: number[] = []
+  // Every other triangle of a strip is wound the other way round.
+  for (let i = 0; i + 2 < order.length; i++) {
+    if (i % 2 === 0) out.push(order[i]!, order[i + 1]!, order[i + 2]!)
+    else out.push(order[i + 1]!, order[i]!, order[i + 2]!)
+  }
+  return out
+}
+
+function fan(order: ArrayLike<number>): number[] {
+  const out: number[] = []
+  for (let i = 1; i + 1 < order.length; i++) out.push(order[0]!, order[i]!, order[i + 1]!)
+  return out
+}
+
+function offsetIndices(indices: ArrayLike<number>, base: number): Uint32Array {
+  const out = Uint32Array.from(indices)
+  if (base !== 0) for (let i = 0; i < out.length; i++) out[i]! += base
+  return out
+}
+
 /** Copies an accessor's elements (denormalized) into `target` from vertex `base`, padding to `size`. */
 function copyAttribute(accessor: Accessor | null, target: Float32Array, base: number, size: number): void {
   if (!accessor) return
+  const array = accessor.getArray()
+  if (array instanceof Float32Array && accessor.getElementSize() === size) {
+    target.set(array.subarray(0, accessor.getCount() * size), base * size) // the common case, without per-element calls
+    return
+  }
   const element: number[] = []
   const width = accessor.getElementSize()
   for (let i = 0; i < accessor.getCount(); i++) {

@@ -163,11 +163,17 @@ function modelNode(modelId: bigint, node: ExportNode, hasMesh: boolean): FbxNode
 
 function geometryNode(geometryId: bigint, mesh: ExportMesh): FbxNode {
   const triangleGroups = mesh.groups.filter((g) => g.triangles.length > 0)
-  const corners = triangleGroups.flatMap((g) => Array.from(g.triangles))
-  // The last corner of each polygon is stored as -(index + 1).
-  const polygonVertexIndex = Int32Array.from(corners, (v, i) => (i % 3 === 2 ? -v - 1 : v))
+  const corners = new Int32Array(triangleGroups.reduce((n, g) => n + g.triangles.length, 0))
   const materials = uniqueMaterials(mesh)
-  const polygonMaterials = triangleGroups.flatMap((g) => new Array<number>(g.triangles.length / 3).fill(materials.indexOf(g.material)))
+  const polygonMaterials = new Int32Array(corners.length / 3)
+  let offset = 0
+  for (const group of triangleGroups) {
+    corners.set(group.triangles, offset)
+    polygonMaterials.fill(materials.indexOf(group.material), offset / 3, (offset + group.triangles.length) / 3)
+    offset += group.triangles.length
+  }
+  // The last corner of each polygon is stored as -(index + 1).
+  const polygonVertexIndex = corners.map((v, i) => (i % 3 === 2 ? -v - 1 : v))
   const layers: FbxNode[] = []
   const elements: FbxNode[] = []
   const layerElement = (type: string, children: FbxNode[]) => {
@@ -179,7 +185,7 @@ function geometryNode(geometryId: bigint, mesh: ExportMesh): FbxNode {
     fbxNode('MappingInformationType', [fbx.string('ByPolygonVertex')]),
     fbxNode('ReferenceInformationType', [fbx.string('IndexToDirect')]),
     fbxNode(data, [fbx.doubles(values)]),
-    fbxNode(index, [fbx.ints(corners)]),
+    fbxNode(index, [{ type: 'i', value: corners }]),
   ]
   if (mesh.normals) layerElement('LayerElementNormal', perCorner('Normals', mesh.normals, 'NormalsIndex'))
   if (mesh.colors) layerElement('LayerElementColor', perCorner('Colors', mesh.colors, 'ColorIndex'))
