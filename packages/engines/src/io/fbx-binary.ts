@@ -1,4 +1,5 @@
 import { deflateSync } from 'node:zlib'
+import { ModelInputError } from '../errors.ts'
 
 /** One FBX property value, tagged with its binary type code. */
 export type FbxProperty =
@@ -119,6 +120,9 @@ function writeProperty(out: ByteWriter, property: FbxProperty): void {
   }
 }
 
+/** FBX 7.4 node records locate their ends with 32-bit offsets. */
+const MAX_FBX_7400_BYTES = 0xffffffff
+
 /** A growable little-endian byte buffer. */
 class ByteWriter {
   private buffer = new Uint8Array(1 << 16)
@@ -126,8 +130,12 @@ class ByteWriter {
 
   private reserve(extra: number): void {
     if (this.length + extra <= this.buffer.byteLength) return
+    if (this.length + extra > MAX_FBX_7400_BYTES) {
+      throw new ModelInputError('model too large for FBX 7.4: its 32-bit offsets end at 4 GiB')
+    }
     let size = this.buffer.byteLength * 2
     while (size < this.length + extra) size *= 2
+    size = Math.min(size, MAX_FBX_7400_BYTES)
     const grown = new Uint8Array(size)
     grown.set(this.buffer.subarray(0, this.length))
     this.buffer = grown
