@@ -1,4 +1,5 @@
 import type { Document } from '@gltf-transform/core'
+import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { collectExportScene, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
 import type { WrittenModel } from './index.ts'
@@ -15,37 +16,51 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
   const scene = collectExportScene(doc, 'COLLADA', { lines: true })
   const logger = doc.getLogger()
   for (const note of scene.notes) logger.warn(`[dae] ${note}`)
-  // assimp (and other readers) name nodes and meshes after their COLLADA ids, so ids carry the names.
+  // assimp (and other readers) name nodes and meshes after their COLLADA ids, so ids carry the names;
+  // nodes choose first, so a mesh named like its node is the one that gets a suffix.
   const ids = createIdMaker()
+  const nodeIds = new Map<ExportNode, string>()
+  const nameNodes = (node: ExportNode) => {
+    nodeIds.set(node, ids(node.name, 'node'))
+    node.children.forEach(nameNodes)
+  }
+  scene.roots.forEach(nameNodes)
   const geometryIds = new Map(scene.meshes.map((mesh) => [mesh, ids(mesh.name, 'mesh')]))
   const images = [...new Map(scene.materials.flatMap((m) => (m.baseColorTexture ? [[m.baseColorTexture.fileName, m.baseColorTexture] as const] : []))).values()]
-  const xml = [
-    '<?xml version="1.0" encoding="utf-8"?>',
-    '<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">',
-    '  <asset><contributor><authoring_tool>Mos</authoring_tool></contributor>',
-    `    <created>${new Date(0).toISOString()}</created><modified>${new Date(0).toISOString()}</modified>`,
-    '    <unit name="meter" meter="1"/><up_axis>Y_UP</up_axis></asset>',
-    '  <library_images>',
-    ...images.map((image, i) => `    <image id="image-${i}" name="${attr(image.fileName)}"><init_from>${text(encodeURI(image.fileName))}</init_from></image>`),
-    '  </library_images>',
-    '  <library_effects>',
-    ...scene.materials.map((material) => effect(material, images.findIndex((image) => image === material.baseColorTexture))),
-    '  </library_effects>',
-    '  <library_materials>',
-    ...scene.materials.map((m) => `    <material id="material-${m.index}" name="${attr(m.name)}"><instance_effect url="#effect-${m.index}"/></material>`),
-    '  </library_materials>',
-    '  <library_geometries>',
-    ...scene.meshes.map((mesh) => geometry(mesh, geometryIds.get(mesh)!)),
-    '  </library_geometries>',
-    '  <library_visual_scenes>',
-    '    <visual_scene id="scene" name="scene">',
-    ...scene.roots.map((root) => visualNode(root, '      ', ids, geometryIds)),
-    '    </visual_scene>',
-    '  </library_visual_scenes>',
-    '  <scene><instance_visual_scene url="#scene"/></scene>',
-    '</COLLADA>',
-    '',
-  ].join('\n')
+  let xml: string
+  try {
+    xml = [
+      '<?xml version="1.0" encoding="utf-8"?>',
+      '<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">',
+      '  <asset><contributor><authoring_tool>Mos</authoring_tool></contributor>',
+      `    <created>${new Date(0).toISOString()}</created><modified>${new Date(0).toISOString()}</modified>`,
+      '    <unit name="meter" meter="1"/><up_axis>Y_UP</up_axis></asset>',
+      '  <library_images>',
+      ...images.map((image, i) => `    <image id="image-${i}" name="${attr(image.fileName)}"><init_from>${text(encodeURI(image.fileName))}</init_from></image>`),
+      '  </library_images>',
+      '  <library_effects>',
+      ...scene.materials.map((material) => effect(material, images.findIndex((image) => image === material.baseColorTexture))),
+      '  </library_effects>',
+      '  <library_materials>',
+      ...scene.materials.map((m) => `    <material id="material-${m.index}" name="${attr(m.name)}"><instance_effect url="#effect-${m.index}"/></material>`),
+      '  </library_materials>',
+      '  <library_geometries>',
+      ...scene.meshes.map((mesh) => geometry(mesh, geometryIds.get(mesh)!)),
+      '  </library_geometries>',
+      '  <library_visual_scenes>',
+      '    <visual_scene id="scene" name="scene">',
+      ...scene.roots.map((root) => visualNode(root, '      ', nodeIds, geometryIds)),
+      '    </visual_scene>',
+      '  </library_visual_scenes>',
+      '  <scene><instance_visual_scene url="#scene"/></scene>',
+      '</COLLADA>',
+      '',
+    ].join('\n')
+  } catch (error) {
+    // V8 strings end near 512 M characters: past that the model does not fit in one COLLADA text.
+    if (error instanceof RangeError) throw new ModelInputError('model too large for COLLADA output (over ~512 MB of XML)')
+    throw error
+  }
   const dae = new TextEncoder().encode(xml)
   if (images.length === 0) return { bytes: dae, extension: 'dae' }
   return { bytes: writeZip([{ name: 'model.dae', bytes: dae }, ...images.map((image) => ({ name: image.fileName, bytes: image.bytes }))]), extension: 'zip' }
@@ -115,8 +130,8 @@ function geometry(mesh: ExportMesh, id: string): string {
     .join('\n')
 }
 
-function visualNode(node: ExportNode, indent: string, ids: IdMaker, geometryIds: Map<ExportMesh, string>): string {
-  const id = ids(node.name, 'node')
+function visualNode(node: ExportNode, indent: string, nodeIds: Map<ExportNode, string>, geometryIds: Map<ExportMesh, string>): string {
+  const id = nodeIds.get(node)!
   const lines = [`${indent}<node id="${id}" name="${attr(node.name || id)}" type="NODE">`, `${indent}  <matrix sid="transform">${join(localMatrix(node))}</matrix>`]
   if (node.mesh && node.mesh.groups.length > 0) {
     const materials = [...new Set(node.mesh.groups.map((g) => g.material))]
@@ -129,7 +144,7 @@ function visualNode(node: ExportNode, indent: string, ids: IdMaker, geometryIds:
       `${indent}  </technique_common></bind_material></instance_geometry>`,
     )
   }
-  for (const child of node.children) lines.push(visualNode(child, indent + '  ', ids, geometryIds))
+  for (const child of node.children) lines.push(visualNode(child, indent + '  ', nodeIds, geometryIds))
   lines.push(`${indent}</node>`)
   return lines.join('\n')
 }
