@@ -12,6 +12,7 @@ export interface AssimpInputLimits {
   maxArrayBytes: number
 }
 
+/** Default limits: a 256 MiB file, arrays up to 512 MiB decoded. */
 export const ASSIMP_INPUT_LIMITS: AssimpInputLimits = {
   maxInputBytes: 256 * 1024 * 1024,
   maxArrayBytes: 512 * 1024 * 1024,

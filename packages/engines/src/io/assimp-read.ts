@@ -7,6 +7,7 @@ import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-modu
 import { encodePng } from './png-encode.ts'
 import { decodeTga } from './tga.ts'
 
+/** Options of the FBX and COLLADA readers. */
 export interface AssimpReadOptions {
   /**
    * Files beside the model (textures a COLLADA file references, e.g. from an uploaded zip), by name.

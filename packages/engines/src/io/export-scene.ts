@@ -13,6 +13,7 @@ export interface ExportScene {
   notes: string[]
 }
 
+/** A node of the default scene, with its local transform. */
 export interface ExportNode {
   name: string
   translation: [number, number, number]
@@ -22,6 +23,7 @@ export interface ExportNode {
   children: ExportNode[]
 }
 
+/** A glTF mesh flattened to one vertex list. */
 export interface ExportMesh {
   index: number
   name: string
@@ -36,12 +38,14 @@ export interface ExportMesh {
   groups: ExportGroup[]
 }
 
+/** Triangles and lines of one source primitive, indexing the mesh's vertex list. */
 export interface ExportGroup {
   material: ExportMaterial
   triangles: Uint32Array
   lines: Uint32Array
 }
 
+/** What the writers keep of a material. */
 export interface ExportMaterial {
   index: number
   name: string
@@ -50,6 +54,7 @@ export interface ExportMaterial {
   doubleSided: boolean
 }
 
+/** A base colour image as a file beside (COLLADA) or inside (FBX) the model. */
 export interface ExportImage {
   /** A file name unique within the export, with the extension of the image's type. */
   fileName: string
@@ -236,7 +241,7 @@ function copyAttribute(accessor: Accessor | null, target: Float32Array, base: nu
   }
 }
 
-/** Column-major 3×3 rotation of a unit quaternion (x, y, z, w), as rows m[row][col]. */
+/** The 3×3 rotation matrix of a unit quaternion (x, y, z, w), acting on column vectors, indexed m[row][col]. */
 export function quaternionToMatrix([x, y, z, w]: [number, number, number, number]): number[][] {
   return [
     [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
