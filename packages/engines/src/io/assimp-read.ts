@@ -10,8 +10,8 @@ import { decodeTga } from './tga.ts'
 /** Options of the FBX and COLLADA readers. */
 export interface AssimpReadOptions {
   /**
-   * Files beside the model (textures a COLLADA file references, e.g. from an uploaded zip), by name.
-   * assimp matches them by base name, case-insensitively.
+   * Files beside the model (textures it references, e.g. the other entries of an uploaded zip), by
+   * name; matched to the model's texture paths by base name, case-insensitively.
    */
   resources?: Record<string, Uint8Array>
   limits?: AssimpInputLimits
@@ -34,11 +34,13 @@ export async function readWithAssimp(platform: Platform, bytes: Uint8Array, form
   if (format === 'fbx') checkFbxInput(bytes, limits)
   else checkDaeInput(bytes, limits)
   const resources = options.resources ?? {}
-  const glb = await convertToGlb(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format, resources)
+  const glb = await convertToGlb(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format)
   const jsonDoc = splitGlb(glb)
   const notes: string[] = []
   const dropped = attachImages(jsonDoc, resources, (note) => notes.push(note))
-  const doc = await platform.io.readJSON(jsonDoc)
+  const doc = await platform.io.readJSON(jsonDoc).catch((error: unknown) => {
+    throw new ModelInputError(`could not read the ${format.toUpperCase()} file (assimp's glTF hand-over is invalid: ${messageOf(error)})`)
+  })
   for (const note of notes) doc.getLogger().warn(`[${format}] ${note}`)
   for (const texture of doc.getRoot().listTextures()) {
     if (dropped.has(texture.getURI())) texture.dispose()
@@ -47,12 +49,16 @@ export async function readWithAssimp(platform: Platform, bytes: Uint8Array, form
   return doc
 }
 
-async function convertToGlb(platform: Platform, bytes: Uint8Array, format: 'fbx' | 'dae', resources: Record<string, Uint8Array>): Promise<Uint8Array<ArrayBuffer>> {
+/**
+ * Imports the model alone: assimp only records the paths of external textures (its GLB keeps them
+ * as URIs, resolved afterwards by {@link attachImages}), so handing it the other files would only
+ * cost their copy into WASM (a few MB/s) and let assimp try each as the model when the first fails.
+ */
+async function convertToGlb(platform: Platform, bytes: Uint8Array, format: 'fbx' | 'dae'): Promise<Uint8Array<ArrayBuffer>> {
   const ajs = await loadAssimp(platform)
   const list = new ajs.FileList()
   try {
     list.AddFile(MAIN_FILE[format], bytes)
-    for (const [name, content] of Object.entries(resources)) list.AddFile(name, content)
     const result = ajs.ConvertFileList(list, 'glb2')
     try {
       if (!result.IsSuccess() || result.FileCount() === 0) {
