@@ -149,6 +149,14 @@ describe.skipIf(!available)('FBX', async () => {
       expect(await fail(ascii)).toMatch(/FBX file declares 900000000 elements/)
     })
 
+    it('refuses many arrays that add up past the total bound', async () => {
+      const vertices = () => fbxNode('Vertices', [fbx.doubles([1, 2, 3])])
+      const file = encodeFbxBinary([fbxNode('Objects', [], [vertices(), vertices(), vertices()])])
+      const limits = { maxInputBytes: 1 << 20, maxArrayBytes: 24, maxTotalArrayBytes: 48 }
+      expect(() => checkFbxInput(file, limits)).toThrow('FBX arrays add up to more than the limit of 48 bytes')
+      expect(() => checkFbxInput(file, { ...limits, maxTotalArrayBytes: 72 })).not.toThrow()
+    })
+
     it('become failed results through the pool, which keeps working', async () => {
       const pool = createEnginePool({ threads: 1 })
       try {

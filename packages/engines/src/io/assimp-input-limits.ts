@@ -10,12 +10,15 @@ export interface AssimpInputLimits {
   maxInputBytes: number
   /** Largest array a file may declare, in decoded bytes (FBX arrays, COLLADA counts × 4 bytes). */
   maxArrayBytes: number
+  /** Largest sum of those: many arrays just under the bound (zlib makes them cheap to ship) add up. */
+  maxTotalArrayBytes: number
 }
 
-/** Default limits: a 256 MiB file, arrays up to 512 MiB decoded. */
+/** Default limits: a 256 MiB file, arrays up to 512 MiB decoded, 2 GiB in all (the WASM heap ends at 4 GiB). */
 export const ASSIMP_INPUT_LIMITS: AssimpInputLimits = {
   maxInputBytes: 256 * 1024 * 1024,
   maxArrayBytes: 512 * 1024 * 1024,
+  maxTotalArrayBytes: 2 * 1024 * 1024 * 1024,
 }
 
 const FBX_BINARY_MAGIC = 'Kaydara FBX Binary  \0'
@@ -45,6 +48,7 @@ export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
     throw new ModelInputError(`malformed binary FBX: ${why}`)
   }
 
+  let total = 0
   const scanList = (start: number, end: number, depth: number): void => {
     if (depth > MAX_DEPTH) fail('nodes nested too deeply')
     let pos = start
@@ -72,6 +76,10 @@ export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
           const decoded = length * ARRAY_ELEMENT_BYTES[type]!
           if (decoded > limits.maxArrayBytes) {
             throw new ModelInputError(`FBX array of ${length} elements (${decoded} bytes) exceeds the limit of ${limits.maxArrayBytes} bytes`)
+          }
+          total += decoded
+          if (total > limits.maxTotalArrayBytes) {
+            throw new ModelInputError(`FBX arrays add up to more than the limit of ${limits.maxTotalArrayBytes} bytes`)
           }
           if (encoding === 0 && stored !== decoded) fail(`array at byte ${p} stores ${stored} bytes for ${decoded}`)
           p += 12 + stored
@@ -110,10 +118,15 @@ function checkSize(bytes: Uint8Array, limits: AssimpInputLimits, name: string): 
 }
 
 function checkDeclaredCounts(text: string, pattern: RegExp, elementBytes: number, limits: AssimpInputLimits, name: string): void {
+  let total = 0
   for (const match of text.matchAll(pattern)) {
     const count = Number(match[1])
     if (count * elementBytes > limits.maxArrayBytes) {
       throw new ModelInputError(`${name} file declares ${count} elements (${count * elementBytes} bytes), over the limit of ${limits.maxArrayBytes} bytes`)
+    }
+    total += count * elementBytes
+    if (total > limits.maxTotalArrayBytes) {
+      throw new ModelInputError(`${name} file declares more elements in all than the limit of ${limits.maxTotalArrayBytes} bytes`)
     }
   }
 }
