@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Document, Logger } from '@gltf-transform/core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { countMeshTriangles, countSceneTriangles, documentBounds, loadPlatform, readModel, writeModel } from '../src/index.ts'
+import { countMeshTriangles, countSceneTriangles, createEnginePool, documentBounds, loadPlatform, readModel, writeModel } from '../src/index.ts'
 import { readDae } from '../src/io/dae.ts'
 import { assimpInfo, unzipTo } from './support/assimp-info.ts'
 import { nestUnderAwkwardTransforms } from './support/nested-transforms.ts'
@@ -74,6 +74,20 @@ describe.skipIf(!available)('COLLADA', async () => {
       expect(await fail(bytes.subarray(0, bytes.byteLength / 2))).toBe('could not read the DAE file (assimp: import error)')
       expect(await fail(new Uint8Array(4096).map((_, i) => (i * 7919) % 251))).toBe('could not read the DAE file (assimp: import error)')
       expect(await fail(new TextEncoder().encode('<?xml version="1.0"?><html><body/></html>'))).toBe('could not read the DAE file (assimp: import error)')
+    })
+
+    it('become failed results through the pool, which keeps working', async () => {
+      const pool = createEnginePool({ threads: 1 })
+      try {
+        const bytes = new Uint8Array(await readFile(paths.duck))
+        const bad = await pool.run({ name: 'compress', input: { bytes: bytes.slice(0, 5000) }, format: 'dae', options: { engine: 'draco' } })
+        expect(bad).toEqual({ ok: false, message: 'could not read the DAE file (assimp: import error)' })
+        const good = await pool.run({ name: 'compress', input: { path: paths.sphere }, format: 'dae', options: { engine: 'draco' } })
+        if (!good.ok) throw new Error(good.message)
+        expect(countMeshTriangles(await platform.io.readBinary(good.bytes!))).toBe(760)
+      } finally {
+        await pool.destroy()
+      }
     })
 
     it('refuses declared huge counts before assimp grows its heap for them', async () => {
