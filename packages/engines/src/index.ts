@@ -11,6 +11,14 @@ export type { EngineJob, JobInput, JobName, JobResult, JobSuccess, JobFailure } 
 // Formats
 export { readableFormats, writableFormats, readModel, writeModel, FORMAT_CODECS } from './io/index.ts'
 export { isGlb } from './io/gltf.ts'
+export { readFbx } from './io/fbx.ts'
+export { readDae } from './io/dae.ts'
+export { writeFbx } from './io/fbx-writer.ts'
+export { writeDae } from './io/dae-writer.ts'
+export type { AssimpReadOptions } from './io/assimp-read.ts'
+export { ASSIMP_INPUT_LIMITS } from './io/assimp-input-limits.ts'
+export type { AssimpInputLimits } from './io/assimp-input-limits.ts'
+export { assimpHeapBytes, ASSIMP_HEAP_KEEP_BYTES } from './io/assimp-module.ts'
 
 // Operations
 export { compress, COMPRESS, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
