@@ -53,6 +53,6 @@ export function imageDecodeError(error: unknown, label: string): ModelInputError
 }
 
 function formatMb(bytes: number): string {
-  const mb = bytes / (1024 * 1024)
-  return mb >= 10 ? mb.toFixed(0) : mb.toFixed(2).replace(/\.?0+$/, '')
+  // Three significant digits: a 1000-byte limit reads "0.000954", not "0".
+  return String(Number((bytes / (1024 * 1024)).toPrecision(3)))
 }
