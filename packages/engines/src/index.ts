@@ -11,14 +11,25 @@ export type { EngineJob, JobInput, JobName, JobResult, JobSuccess, JobFailure } 
 // Formats
 export { readableFormats, writableFormats, readModel, writeModel, FORMAT_CODECS } from './io/index.ts'
 export { isGlb } from './io/gltf.ts'
+export { readImageHeader, isImageExtension, IMAGE_EXTENSION_FORMATS } from './io/image.ts'
+export type { ImageFormat, ImageHeader } from './io/image.ts'
 
 // Operations
 export { compress, COMPRESS, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
 export type { CompressOptions } from './ops/compress.ts'
+export { textureOptimize, optimizeImage, TEXTURE_OPTIMIZE, TEXTURE_OPTIMIZE_DEFAULTS } from './ops/texture-optimize.ts'
+export type { TextureOptimizeOptions, SharpEncoder } from './ops/texture-optimize.ts'
+export { textureKtx2, encodeImageKtx2, TEXTURE_KTX2, TEXTURE_KTX2_DEFAULTS } from './ops/texture-ktx2.ts'
+export type { TextureKtx2Options } from './ops/texture-ktx2.ts'
+export { checkTextureLimits, TEXTURE_LIMITS_DEFAULTS } from './ops/texture-limits.ts'
+export type { TextureLimits } from './ops/texture-limits.ts'
+export type { TextureReport } from './ops/texture-report.ts'
 
 // Platform: codecs loaded once per thread
 export { loadPlatform, describeEngines, installedVersion } from './platform.ts'
 export type { Platform } from './platform.ts'
+export { loadBasisEncoder, encodeBasisKtx2, basisEncoderVersion, BASIS_MAX_SOURCE_PIXELS } from './basis-encoder.ts'
+export type { BasisModule, BasisEncodeOptions } from './basis-encoder.ts'
 
 // Errors
 export { ModelInputError, failureMessage } from './errors.ts'
