@@ -4,7 +4,7 @@ import { workerData } from 'node:worker_threads'
 import sharp from 'sharp'
 import { loadBasisEncoder, type BasisModule } from './basis-encoder.ts'
 import { failureMessage } from './errors.ts'
-import { readModel, writeModel } from './io/index.ts'
+import { readModel, writableFormats, writeModel } from './io/index.ts'
 import type { JobResult, WorkerJob } from './jobs.ts'
 import { compress, type CompressOptions } from './ops/compress.ts'
 import { isImageExtension } from './io/image.ts'
@@ -77,6 +77,11 @@ function loadBasis(): Promise<BasisModule> {
   return basisModule
 }
 
+/** Texture jobs answer in the input's own format where it can be written (gltf → zip), else GLB. */
+function sameContainer(format: string): string {
+  return writableFormats().includes(format) ? format : 'glb'
+}
+
 type TextureJobOptions = Record<string, unknown> & { maxTextureBytes?: number; maxPixels?: number }
 
 /** texture_optimize: every texture of a model (or a standalone image) re-encoded to JPEG, WebP or PNG. */
@@ -91,7 +96,7 @@ export async function textureOptimizeJob(job: WorkerJob): Promise<JobResult> {
     const textures: TextureReport[] = []
     await doc.transform(textureOptimize({ ...options, report: textures }))
     report(85)
-    const written = await writeModel(platform, doc, job.format)
+    const written = await writeModel(platform, doc, sameContainer(job.format))
     return { ...written, details: summarizeTextures(textures) }
   })
 }
@@ -108,7 +113,7 @@ export async function textureKtx2Job(job: WorkerJob): Promise<JobResult> {
     report(15)
     const textures: TextureReport[] = []
     await doc.transform(textureKtx2({ ...options, report: textures, onProgress: (f) => report(15 + 75 * f) }))
-    const written = await writeModel(platform, doc, job.format)
+    const written = await writeModel(platform, doc, sameContainer(job.format))
     return { ...written, details: summarizeTextures(textures) }
   })
 }
