@@ -5,12 +5,13 @@ import sharp from 'sharp'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { encodeBasisKtx2, loadBasisEncoder } from '../src/basis-encoder.ts'
-import { createEnginePool, loadPlatform, type JobResult } from '../src/index.ts'
+import { createEnginePool, loadPlatform, writableFormats, type JobResult } from '../src/index.ts'
 import { bombPng, testImage, testNormalMap, texturedGlb, validateGlb } from './texture-fixtures.ts'
 
 const { available, paths } = corpusFiles({
   knight: shared('glb', 'chr_knight.glb'),
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  boxEmbedded: assimp('glTF2', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
 })
 
 const pool = createEnginePool({ threads: 2 })
@@ -40,11 +41,11 @@ const ETC1S = { colorModel: KHR_DF_MODEL_ETC1S, supercompression: KHR_SUPERCOMPR
 const UASTC = { colorModel: KHR_DF_MODEL_UASTC, supercompression: KHR_SUPERCOMPRESSION_ZSTD }
 
 describe('texture_ktx2 on standalone images', () => {
-  it('512² PNG → ETC1S: BasisLZ, sRGB, full mip chain', async () => {
-    const png = await testImage(512, 'png')
+  it('1024² PNG → ETC1S: BasisLZ, sRGB, full mip chain', async () => {
+    const png = await testImage(1024, 'png')
     const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: png.slice() }, format: 'png', options: { uastc: false, quality: 128 } }))
     expect(result.extension).toBe('ktx2')
-    expect(ktx2Facts(result.bytes!)).toEqual({ width: 512, height: 512, levels: 10, transfer: KHR_DF_TRANSFER_SRGB, ...ETC1S })
+    expect(ktx2Facts(result.bytes!)).toEqual({ width: 1024, height: 1024, levels: 11, transfer: KHR_DF_TRANSFER_SRGB, ...ETC1S })
     expect(result.size).toBeLessThan(png.byteLength)
     expect(result.details).toMatchObject({ textures: [{ before: png.byteLength, after: result.size, mode: 'etc1s', colorSpace: 'srgb' }] })
   })
@@ -142,4 +143,24 @@ describe.skipIf(!available)('texture_ktx2 on real models', () => {
       expect((await validateGlb(result.bytes!)).errors).toEqual([])
     })
   }
+
+  it('a WebP-textured model (texture_optimize output) → KTX2: EXT_texture_webp gone, KHR_texture_basisu required', async () => {
+    const webp = success(await pool.run({ name: 'texture_optimize', input: { path: paths.box }, format: 'glb', options: { format: 'webp' } }))
+    const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: webp.bytes! }, format: 'glb', options: {} }))
+    const output = await platform.io.readBinary(result.bytes!)
+    const used = output.getRoot().listExtensionsUsed().map((e) => e.extensionName)
+    expect(used).toContain('KHR_texture_basisu')
+    expect(used).not.toContain('EXT_texture_webp')
+    expect(ktx2Facts(output.getRoot().listTextures()[0]!.getImage()!)).toMatchObject({ transfer: KHR_DF_TRANSFER_SRGB, ...ETC1S })
+  })
+
+  it('BoxTextured.gltf (embedded) → KTX2 in the gltf writer’s container, or GLB until there is one', async () => {
+    const result = success(await pool.run({ name: 'texture_ktx2', input: { path: paths.boxEmbedded }, format: 'gltf', options: { uastc: true } }))
+    if (writableFormats().includes('gltf')) {
+      expect(result.extension).toBe('zip')
+      return
+    }
+    const output = await platform.io.readBinary(result.bytes!)
+    expect(ktx2Facts(output.getRoot().listTextures()[0]!.getImage()!)).toMatchObject(UASTC)
+  })
 })
