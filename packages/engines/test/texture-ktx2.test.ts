@@ -65,6 +65,11 @@ describe('texture_ktx2 on standalone images', () => {
     expect(sizes[1]).toBeGreaterThan(sizes[0]!)
   })
 
+  it('a quality out of the mode’s range fails with a message', async () => {
+    const result = await pool.run({ name: 'texture_ktx2', input: { bytes: await testImage(16, 'png') }, format: 'png', options: { uastc: true, quality: 128 } })
+    expect(result).toEqual({ ok: false, message: 'UASTC quality must be an integer from 0 to 4, not 128' })
+  })
+
   it('a 64-byte PNG declaring 100000×100000 pixels fails cleanly before decoding', async () => {
     const result = await pool.run({ name: 'texture_ktx2', input: { bytes: bombPng() }, format: 'png', options: {} })
     expect(result).toEqual({ ok: false, message: expect.stringContaining('declares 100000×100000 pixels') })

@@ -146,6 +146,13 @@ describe('texture_optimize on standalone images', () => {
     expect(good.ok).toBe(true)
   })
 
+  it('options the routes would refuse fail with a message, not a sharp error', async () => {
+    const png = await testImage(16, 'png')
+    const run = (options: Record<string, unknown>) => pool.run({ name: 'texture_optimize', input: { bytes: png.slice() }, format: 'png', options })
+    expect(await run({ format: 'gif' })).toEqual({ ok: false, message: 'texture format must be jpeg, webp or png, not gif' })
+    expect(await run({ format: 'png', quality: 10 })).toEqual({ ok: false, message: 'png quality must be an integer from 1 to 9, not 10' })
+  })
+
   it('an image that is not one fails with a decode message', async () => {
     const bytes = new Uint8Array(2048).map((_, i) => (i * 7919) % 251)
     const result = await pool.run({ name: 'texture_optimize', input: { bytes }, format: 'png', options: { format: 'webp' } })

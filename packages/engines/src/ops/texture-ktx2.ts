@@ -46,6 +46,7 @@ export const TEXTURE_KTX2_DEFAULTS = {
  * ```
  */
 export function textureKtx2(options: TextureKtx2Options): Transform {
+  checkKtx2Options(options)
   return async function textureKtx2Transform(doc: Document): Promise<void> {
     const textures = doc.getRoot().listTextures()
     const usedUris = new Set(textures.map((t) => t.getURI()).filter(Boolean))
@@ -167,6 +168,7 @@ export interface StandaloneKtx2Result {
  * material slot to say what it holds, so it is treated as colour (sRGB).
  */
 export async function encodeImageKtx2(bytes: Uint8Array, options: TextureKtx2Options): Promise<StandaloneKtx2Result> {
+  checkKtx2Options(options)
   const header = checkTextureLimits(bytes, options, 'image')
   const encoded = await encodeKtx2(bytes, options, { srgb: true, normalMap: false }, 'image')
   const report: TextureReport = {
@@ -180,6 +182,15 @@ export async function encodeImageKtx2(bytes: Uint8Array, options: TextureKtx2Opt
     ...(encoded.resizedFrom ? { resizedFrom: encoded.resizedFrom } : {}),
   }
   return { bytes: encoded.bytes, extension: 'ktx2', details: { width: encoded.width, height: encoded.height, textures: [report] } }
+}
+
+/** The routes validate these (4.8); a bad value here would otherwise reach the encoder unchecked. */
+function checkKtx2Options(options: TextureKtx2Options): void {
+  if (options.quality === undefined) return
+  const [min, max] = options.uastc ? [0, 4] : [1, 255]
+  if (!Number.isInteger(options.quality) || options.quality < min || options.quality > max) {
+    throw new Error(`${options.uastc ? 'UASTC' : 'ETC1S'} quality must be an integer from ${min} to ${max}, not ${options.quality}`)
+  }
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

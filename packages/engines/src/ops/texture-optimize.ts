@@ -43,7 +43,7 @@ export const TEXTURE_OPTIMIZE_DEFAULTS = {
  * ```
  */
 export function textureOptimize(options: TextureOptimizeOptions & { report?: TextureReport[] }): Transform {
-  const quality = options.quality ?? TEXTURE_OPTIMIZE_DEFAULTS.quality[options.format]
+  const quality = resolveQuality(options)
   const concurrency = options.concurrency ?? TEXTURE_OPTIMIZE_DEFAULTS.concurrency
   return async function textureOptimizeTransform(doc: Document): Promise<void> {
     const textures = doc.getRoot().listTextures()
@@ -95,6 +95,18 @@ async function optimizeTexture(doc: Document, texture: Texture, options: Texture
   if (header.format === target && bytes.byteLength >= image.byteLength) bytes = image
   texture.setImage(bytes).setMimeType(IMAGE_MIME_TYPES[target])
   return { ...base, to: IMAGE_MIME_TYPES[target], after: bytes.byteLength, ...(note ? { note } : {}) }
+}
+
+/**
+ * The quality for the target format, checked: the routes validate it (4.7), but a bad value here
+ * would otherwise surface as sharp's error about the image.
+ */
+function resolveQuality(options: TextureOptimizeOptions): number {
+  if (!(options.format in IMAGE_MIME_TYPES)) throw new Error(`texture format must be jpeg, webp or png, not ${String(options.format)}`)
+  const quality = options.quality ?? TEXTURE_OPTIMIZE_DEFAULTS.quality[options.format]
+  const max = options.format === 'png' ? 9 : 100
+  if (!Number.isInteger(quality) || quality < 1 || quality > max) throw new Error(`${options.format} quality must be an integer from 1 to ${max}, not ${quality}`)
+  return quality
 }
 
 interface EncodeSettings {
@@ -158,8 +170,8 @@ export interface StandaloneImageResult {
  * with alpha is composited on white; EXIF orientation is applied, since the output carries no EXIF.
  */
 export async function optimizeImage(bytes: Uint8Array, options: TextureOptimizeOptions): Promise<StandaloneImageResult> {
+  const quality = resolveQuality(options)
   const header = checkTextureLimits(bytes, options, 'image')
-  const quality = options.quality ?? TEXTURE_OPTIMIZE_DEFAULTS.quality[options.format]
   const settings = { format: options.format, quality, lossless: false, autoOrient: true, flatten: options.format === 'jpeg' }
   const output = await encodeImage(options.encoder, bytes, settings, options, 'image')
   return {
