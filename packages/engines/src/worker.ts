@@ -77,9 +77,16 @@ function loadBasis(): Promise<BasisModule> {
   return basisModule
 }
 
-/** Texture jobs answer in the input's own format where it can be written (gltf → zip), else GLB. */
+/**
+ * Texture jobs answer in the input's own container: its format where that can be written (gltf →
+ * zip), a zip bundle (OBJ and its textures, say) as a glTF zip so the new images travel with it,
+ * and anything else as GLB.
+ */
 function sameContainer(format: string): string {
-  return writableFormats().includes(format) ? format : 'glb'
+  const writable = writableFormats()
+  if (writable.includes(format)) return format
+  if (format === 'zip' && writable.includes('gltf')) return 'gltf'
+  return 'glb'
 }
 
 type TextureJobOptions = Record<string, unknown> & { maxTextureBytes?: number; maxPixels?: number }
