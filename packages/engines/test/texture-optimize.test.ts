@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises'
-import type { Document } from '@gltf-transform/core'
+import { Document } from '@gltf-transform/core'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { createEnginePool, loadPlatform, readableFormats, writableFormats, type JobResult } from '../src/index.ts'
+import { createEnginePool, loadPlatform, textureOptimize, readableFormats, writableFormats, type JobResult } from '../src/index.ts'
 import { bombPng, storedZip, testImage, testNormalMap, texturedGlb, validateGlb } from './texture-fixtures.ts'
 
 const { available, paths } = corpusFiles({
@@ -109,6 +109,16 @@ describe('texture_optimize on generated models', () => {
     // Lossless means lossless: the normal map's pixels are untouched.
     const [a, b] = await Promise.all([sharp(normal).raw().toBuffer(), sharp(m0!.getNormalTexture()!.getImage()!).raw().toBuffer()])
     expect(b.equals(a)).toBe(true)
+  })
+
+  it('gives renamed textures the new extension, without collisions', async () => {
+    const doc = new Document()
+    const png = await testImage(32, 'png')
+    const jpeg = await testImage(32, 'jpeg')
+    const a = doc.createTexture('a').setImage(png).setMimeType('image/png').setURI('textures/wood.png')
+    const b = doc.createTexture('b').setImage(jpeg).setMimeType('image/jpeg').setURI('textures/wood.jpg')
+    await doc.transform(textureOptimize({ encoder: sharp, format: 'webp' }))
+    expect([a.getURI(), b.getURI()]).toEqual(['textures/wood.webp', 'textures/wood-1.webp'])
   })
 
   it('refuses a decompression bomb inside a model before decoding it', async () => {

@@ -16,6 +16,13 @@ export const IMAGE_MIME_TYPES: Record<ImageFormat, string> = { png: 'image/png',
 /** File extension written for each format. */
 export const IMAGE_FILE_EXTENSIONS: Record<ImageFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' }
 
+/** File extension for a texture's MIME type (image/webp → webp), or undefined for others. */
+export function extensionForMimeType(mimeType: string): string | undefined {
+  const format = (Object.keys(IMAGE_MIME_TYPES) as ImageFormat[]).find((f) => IMAGE_MIME_TYPES[f] === mimeType)
+  if (format) return IMAGE_FILE_EXTENSIONS[format]
+  return mimeType === 'image/ktx2' ? 'ktx2' : undefined
+}
+
 /** True when the upload's extension names a standalone image rather than a model. */
 export function isImageExtension(extension: string): boolean {
   return extension.toLowerCase() in IMAGE_EXTENSION_FORMATS

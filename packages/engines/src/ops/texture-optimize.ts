@@ -1,7 +1,7 @@
 import type { Document, Texture, Transform } from '@gltf-transform/core'
 import { EXTTextureWebP } from '@gltf-transform/extensions'
 import type sharpModule from 'sharp'
-import { IMAGE_FILE_EXTENSIONS, IMAGE_MIME_TYPES, type ImageFormat } from '../io/image.ts'
+import { extensionForMimeType, IMAGE_FILE_EXTENSIONS, IMAGE_MIME_TYPES, type ImageFormat } from '../io/image.ts'
 import { mapLimited } from './map-limited.ts'
 import { textureLabel, textureRole } from './texture-roles.ts'
 import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
@@ -55,7 +55,7 @@ export function textureOptimize(options: TextureOptimizeOptions & { report?: Tex
         const uri = texture.getURI()
         if (uri) {
           usedUris.delete(uri)
-          texture.setURI(renameUri(uri, IMAGE_FILE_EXTENSIONS[report.to as ImageFormat] ?? 'bin', usedUris))
+          texture.setURI(renameUri(uri, extensionForMimeType(report.to)!, usedUris))
           usedUris.add(texture.getURI())
         }
       }
