@@ -66,6 +66,8 @@ export { compressJob as compress }
 const poolThreads = Math.max(1, Number((workerData as { threads?: number } | undefined)?.threads) || availableParallelism())
 const imageThreads = Math.max(1, Math.floor(availableParallelism() / poolThreads))
 sharp.concurrency(imageThreads)
+// Every upload is new: libvips's operation cache (up to 50 MB, process-wide) would only hold memory.
+sharp.cache(false)
 
 // The Basis encoder is loaded on the first KTX2 job only (3 MB of WASM), then kept for the thread.
 let basisModule: Promise<BasisModule> | undefined
