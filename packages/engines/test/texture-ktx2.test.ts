@@ -56,6 +56,17 @@ describe('texture_ktx2 on standalone images', () => {
     expect(ktx2Facts(result.bytes!)).toEqual({ width: 256, height: 256, levels: 9, transfer: KHR_DF_TRANSFER_SRGB, ...UASTC })
   })
 
+  it('odd sizes keep their size and get a full mip chain (1×1, 300×170 with alpha)', async () => {
+    for (const [width, height, levels] of [
+      [1, 1, 1],
+      [300, 170, 9],
+    ] as const) {
+      const png = new Uint8Array(await sharp({ create: { width, height, channels: 4, background: { r: 200, g: 20, b: 90, alpha: 0.5 } } }).png().toBuffer())
+      const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: png }, format: 'png', options: {} }))
+      expect(ktx2Facts(result.bytes!)).toMatchObject({ width, height, levels, ...ETC1S })
+    }
+  })
+
   it('ETC1S quality moves the size: 255 is larger than 1', async () => {
     const png = await testImage(256, 'png')
     const sizes = []
