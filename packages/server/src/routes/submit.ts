@@ -2,6 +2,7 @@ import { ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, type ParseResult, type SubmitRespon
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
 import { readUploadStream } from '../uploads/read-upload.ts'
@@ -33,6 +34,7 @@ export function assertFormat(filename: string, formats: readonly string[]): stri
  * the fields, records a pending task. On any refusal the upload is removed and no task exists.
  */
 export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
+  await assertTrialLeft(ctx.licensing)
   const taskId = newTaskId()
   const key = taskFileKey(taskId, 'input')
   const upload = await readUploadStream(event, {
@@ -51,6 +53,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     if (!file) throw new ApiError(400, ERROR_TEXTS.missingField('file'))
     const parsed = route.parseFields(upload.fields, ctx)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
+    await admitFiles(ctx.licensing, 1)
     await ctx.tasks.submit({
       taskId,
       type: route.type,
