@@ -78,8 +78,8 @@ export async function infoDocumentB(
     status: state.status,
     license_expires_at: expires ?? NO_EXPIRY,
     tier: TIER_NUMBER[state.tier],
-    // Whole days left, rounded down; negative once expired; 0 without a licence.
-    days_until_expiry: expires === undefined ? 0 : Math.floor((expires * 1000 - now) / DAY_MS),
+    // Whole days left (rounded towards zero); negative once expired; 0 without a licence.
+    days_until_expiry: expires === undefined ? 0 : Math.trunc((expires * 1000 - now) / DAY_MS),
     machine_id: licensing.machineId,
     message: state.message,
     trial: { used_files: await licensing.trial.used(), max_files: licensing.trialMaxFiles },
