@@ -33,8 +33,6 @@ export const ERROR_TEXTS = {
     `license expired at ${expiredAt}; trial limits apply and all ${maxFiles} trial files are used`,
   /** 402 in variant B (license verify): the key was refused; `reason` says why. */
   licenseRefused: (reason: string) => `license key refused: ${reason}`,
-  /** 403: an admin-only action with an ordinary API key. */
-  adminRequired: () => 'forbidden: this action needs an admin key',
   /** 429, variant A. */
   rateLimited: (perMinute: number) => `rate limit exceeded: max ${perMinute} requests per minute per API key`,
   /** 404 */
