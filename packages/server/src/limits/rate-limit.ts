@@ -34,7 +34,8 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
   let redis: Redis | undefined
   let limiter: RateLimiterAbstract = memory
   if (options.redisUrl) {
-    redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000 })
+    // Connects on the first counted request, not when the context is created.
+    redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000 })
     redis.on('error', () => undefined) // reported through failed commands → insurance limiter
     limiter = new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
   }
