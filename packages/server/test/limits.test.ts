@@ -1,4 +1,7 @@
 import { batchSubmitResponseSchema, ERROR_TEXTS } from '@mos/sdk/contract'
+import { defineHandler, H3 } from 'h3'
+import { renderError } from '../src/errors.ts'
+import { submitTask, type SubmitRoute } from '../src/routes/submit.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { activeLimits } from '../src/limits/active-limits.ts'
@@ -59,6 +62,34 @@ describe.skipIf(!available).each(VARIANTS)('limits of a small licence tier in va
     const response = await batch([paths.box, paths.engine])
     expect(response.status).toBe(limitStatus)
     expect(await response.json()).toEqual({ error: ERROR_TEXTS.fileTooLarge(1.8, 1) })
+  })
+})
+
+describe.skipIf(!available).each(VARIANTS)('texture size limit in variant %s', (variant) => {
+  it('applies the tier texture limit to texture operations, with its own text', async () => {
+    const vendor = testVendor()
+    const dir = await tempDir()
+    const key = vendor.issue({ tier: 'standard', limits: { max_file_size_mb: 10, max_texture_size_mb: 1 } })
+    const service = inProcessApp(testEnv(variant, dir.path, { SERVICE__LICENSE__PUBLIC_KEY: vendor.publicKeyBase64, SERVICE__LICENSE__KEY: key }))
+    // The texture routes are wired elsewhere; this is the generic submit path they go through.
+    const route = (type: SubmitRoute['type']): SubmitRoute => ({ type, path: `/${type}`, formats: () => ['glb'], parseFields: () => ({ ok: true, value: {} }) })
+    const app = new H3({ onError: renderError })
+    for (const type of ['texture_optimize', 'repair'] as const) app.post(`/${type}`, defineHandler((event) => submitTask(event, service.context, route(type))))
+    const post = async (type: string, file: string) => {
+      await service.context.licensing.refresh()
+      return app.fetch(new Request(`http://mos.test/${type}`, { method: 'POST', body: await form({}, [file]) }))
+    }
+    try {
+      const refused = await post('texture_optimize', paths.engine)
+      expect(refused.status).toBe(variant === 'A' ? 413 : 402)
+      expect(await refused.json()).toEqual({ error: ERROR_TEXTS.textureTooLarge(1.8, 1) })
+      expect((await post('texture_optimize', paths.knight)).status).toBe(200)
+      // Other operations only have the file limit.
+      expect((await post('repair', paths.engine)).status).toBe(200)
+    } finally {
+      await service.close()
+      await dir.remove()
+    }
   })
 })
 

@@ -29,6 +29,19 @@ export function assertFormat(filename: string, formats: readonly string[]): stri
   return extension
 }
 
+const TEXTURE_TASK_TYPES: ReadonlySet<TaskType> = new Set(['texture_optimize', 'texture_ktx2'])
+
+/**
+ * The size limit of an upload: the tier's file limit, and for texture operations also its texture
+ * limit (8 Limits: "Maximum texture size … Texture operations"), reported with the texture text
+ * when that is the tighter one.
+ */
+export function uploadLimit(ctx: ServiceContext, type: TaskType): { maxFileBytes: number; tooLargeText?: (sizeMb: number, limitMb: number) => string } {
+  const limits = ctx.limits()
+  if (!TEXTURE_TASK_TYPES.has(type) || limits.maxTextureBytes >= limits.maxFileBytes) return { maxFileBytes: limits.maxFileBytes }
+  return { maxFileBytes: limits.maxTextureBytes, tooLargeText: ERROR_TEXTS.textureTooLarge }
+}
+
 /**
  * Handles a single-file submission: streams the upload straight to the task's input key, validates
  * the fields, records a pending task. On any refusal the upload is removed and no task exists.
@@ -41,7 +54,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     files: ctx.files,
     fileField: 'file',
     maxFiles: 1,
-    maxFileBytes: ctx.limits().maxFileBytes,
+    ...uploadLimit(ctx, route.type),
     limitStatus: LIMIT_EXCEEDED_STATUS[ctx.variant],
     place: (filename) => {
       assertFormat(filename, route.formats())
