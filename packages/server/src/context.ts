@@ -53,12 +53,13 @@ export interface ServiceContext {
 export function createServiceContext(config: Config): ServiceContext {
   const stores = createStores(config.storage)
   const taskStore = createTaskStore(stores.records)
+  // First: a bad licence setting stops start-up before any worker thread exists.
+  const licensing = createLicensing({ config: config.license, records: stores.records })
   const pool = createEnginePool({ threads: config.engines.threads, maxHeapMb: config.engines.maxHeapMb })
   const metrics = createMetrics({ variant: config.server.variant, queue: () => queue })
   const runner = createTaskRunner({ tasks: taskStore, files: stores.files, pool, onSettled: (task) => metrics.taskSettled(task) })
   const queue = createLocalQueue({ concurrency: config.engines.threads, handler: runner.run })
   const tasks = createTaskService({ tasks: taskStore, queue })
-  const licensing = createLicensing({ config: config.license, records: stores.records })
   // Variant A only: the contract rate limits per key there, and B does not rate limit.
   const rateLimit =
     config.server.variant === 'A'

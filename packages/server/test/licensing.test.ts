@@ -6,6 +6,7 @@ import { ERROR_TEXTS, licenseInfoSchemaA, licenseInfoSchemaB, licenseVerifySchem
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { runLicenseCli } from '../src/cli/license.ts'
+import { ConfigError, createServiceContext, loadConfig } from '../src/index.ts'
 import { checkLicenseKey, parsePublicKey } from '../src/licensing/license-key.ts'
 import { TIER_LIMITS } from '../src/licensing/tiers.ts'
 import { API_KEY, form, inProcessApp, tempDir, testEnv, VARIANTS } from './support/harness.ts'
@@ -69,6 +70,17 @@ describe('licence keys', () => {
     } finally {
       await dir.remove()
     }
+  })
+})
+
+describe('licence settings', () => {
+  it.each([
+    ['a public key that is not Ed25519', { SERVICE__LICENSE__PUBLIC_KEY: 'bm90IGEga2V5' }, /SERVICE__LICENSE__PUBLIC_KEY: not a usable Ed25519 public key/],
+    ['a key file that does not exist', { SERVICE__LICENSE__KEY_FILE: '/nonexistent/licence.key' }, /SERVICE__LICENSE__KEY_FILE: cannot read \/nonexistent\/licence.key/],
+  ])('stops start-up for %s, naming the setting', (_label, extra, message) => {
+    const config = loadConfig(testEnv('A', '/tmp/unused', { SERVICE__STORAGE__DRIVER: 'memory', ...extra }))
+    expect(() => createServiceContext(config)).toThrow(ConfigError)
+    expect(() => createServiceContext(config)).toThrow(message)
   })
 })
 

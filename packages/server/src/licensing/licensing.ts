@@ -1,8 +1,8 @@
 import { createHash, type KeyObject } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import type { LicenseStatus, LicenseTier, TierLimits } from '@mos/sdk/contract'
 import type { Storage } from 'unstorage'
+import { ConfigError } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
 import { checkLicenseKey, parsePublicKey, type LicenseCheck, type LicensePayload } from './license-key.ts'
 import { machineId as readMachineId } from './machine-id.ts'
@@ -34,8 +34,8 @@ export interface Licensing {
   /** The state computed from the keys loaded so far (call `refresh` first). */
   state(): LicenseState
   /**
-   * Loads the configured key (once) and the key activated through the API (again after a few
-   * seconds, so an activation on one cluster node reaches the others).
+   * Reads the key activated through the API (again after a few seconds, so an activation on one
+   * cluster node reaches the others).
    */
   refresh(): Promise<void>
   /** Makes a checked key the active licence for every process sharing the record storage. */
@@ -45,18 +45,24 @@ export interface Licensing {
 const ACTIVE_KEY = 'license:active'
 const REFRESH_MS = 5_000
 
-/** Thrown at start-up for a public key that cannot be read. */
-export class LicenseConfigError extends Error {
-  override name = 'LicenseConfigError'
-}
-
 /** Reads SERVICE__LICENSE__PUBLIC_KEY: PEM, base64 SPKI DER, a PEM file's path, or empty for Mos's key. */
 function loadPublicKey(setting: string): KeyObject {
   const text = setting && !setting.includes('-----BEGIN') && existsSync(setting) ? readFileSync(setting, 'utf8') : setting
   try {
     return parsePublicKey(text || MOS_VENDOR_PUBLIC_KEY)
   } catch (error) {
-    throw new LicenseConfigError(`SERVICE__LICENSE__PUBLIC_KEY: not a usable Ed25519 public key (${(error as Error).message})`)
+    throw new ConfigError(`SERVICE__LICENSE__PUBLIC_KEY: not a usable Ed25519 public key (${(error as Error).message})`)
+  }
+}
+
+/** The configured licence key: SERVICE__LICENSE__KEY, else the file SERVICE__LICENSE__KEY_FILE names. */
+function loadConfiguredKey(config: Config['license']): string | undefined {
+  if (config.key) return config.key
+  if (!config.keyFile) return undefined
+  try {
+    return readFileSync(config.keyFile, 'utf8').trim() || undefined
+  } catch (error) {
+    throw new ConfigError(`SERVICE__LICENSE__KEY_FILE: cannot read ${config.keyFile} (${(error as Error).message})`)
   }
 }
 
@@ -69,21 +75,17 @@ export function createLicensing(options: { config: Config['license']; records: S
   const trial = createTrialCounter(records)
   const check = (key: string) => checkLicenseKey(publicKey, key, { machineId, now: clock() })
 
-  let configured: string | undefined
-  let configuredLoaded = false
+  // Read at start-up, so a missing key file stops the service instead of failing every request.
+  const configured = loadConfiguredKey(config)
+  if (configured) {
+    const result = check(configured)
+    if (!result.ok && result.reason !== 'expired') console.warn(`[mos] configured licence key refused: ${result.message}`)
+  }
   let activated: string | undefined
   let lastRead = -Infinity
   let reading: Promise<void> | undefined
 
   async function read(): Promise<void> {
-    if (!configuredLoaded) {
-      configured = config.key || (config.keyFile ? (await readFile(config.keyFile, 'utf8')).trim() : undefined)
-      configuredLoaded = true
-      if (configured) {
-        const result = check(configured)
-        if (!result.ok && result.reason !== 'expired') console.warn(`[mos] configured licence key refused: ${result.message}`)
-      }
-    }
     const stored = await records.getItem<{ key?: string }>(ACTIVE_KEY)
     activated = stored && typeof stored === 'object' && typeof stored.key === 'string' ? stored.key : undefined
     lastRead = clock()
