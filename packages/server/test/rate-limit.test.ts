@@ -125,6 +125,27 @@ describe('no rate limit in variant B', () => {
   })
 })
 
+describe('rate limit when Redis does not answer (variant A)', () => {
+  it('keeps limiting in the process instead of refusing traffic', async () => {
+    const dir = await tempDir()
+    // Port 1 on loopback: nothing listens, connections are refused at once.
+    const service = inProcessApp(
+      testEnv('A', dir.path, { SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '3', SERVICE__RATE_LIMIT__REDIS_URL: 'redis://127.0.0.1:1' }),
+    )
+    try {
+      for (let i = 1; i <= 3; i++) {
+        const response = await service.call('/api/v1/capabilities')
+        expect(response.status).toBe(200)
+        expect(figures(response)).toMatchObject({ limit: 3, remaining: 3 - i })
+      }
+      expect((await service.call('/api/v1/capabilities')).status).toBe(429)
+    } finally {
+      await service.close()
+      await dir.remove()
+    }
+  })
+})
+
 describe.skipIf(!redisUrl)('rate limit shared through Redis by two server processes (variant A)', () => {
   let dirs: Awaited<ReturnType<typeof tempDir>>[] = []
   let servers: Awaited<ReturnType<typeof realServer>>[] = []
