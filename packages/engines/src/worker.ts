@@ -3,6 +3,7 @@ import { failureMessage } from './errors.ts'
 import { readModel, writeModel } from './io/index.ts'
 import type { JobResult, WorkerJob } from './jobs.ts'
 import { compress, type CompressOptions } from './ops/compress.ts'
+import { parseConvertOptions } from './ops/convert.ts'
 import { loadPlatform } from './platform.ts'
 
 /**
@@ -48,4 +49,19 @@ export async function compressJob(job: WorkerJob): Promise<JobResult> {
   })
 }
 
+/** convert: any readable model → `target_format` (glb, gltf as a zip, obj, stl, ply, ...). */
+export async function convertJob(job: WorkerJob): Promise<JobResult> {
+  return runJob(job, async (report) => {
+    const options = parseConvertOptions(job.options)
+    report(5)
+    const readOptions = options.maxAllocationBytes === undefined ? {} : { maxAllocationBytes: options.maxAllocationBytes }
+    const doc = await readModel(platform, await loadInput(job), job.format, readOptions)
+    report(50)
+    const { bytes, extension, notes } = await writeModel(platform, doc, options.target_format)
+    report(95)
+    return { bytes, extension, ...(notes && notes.length > 0 ? { details: { notes } } : {}) }
+  })
+}
+
 export { compressJob as compress }
+export { convertJob as convert }

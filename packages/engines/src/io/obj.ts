@@ -1,0 +1,362 @@
+import { Document, type Material } from '@gltf-transform/core'
+import { ModelInputError } from '../errors.ts'
+import { flattenDocument } from './flatten.ts'
+import { checkAllocation, type ReadOptions } from './limits.ts'
+import { buildDocument, GrowableArray, type MeshData, type PrimitiveData } from './mesh-builder.ts'
+import { decodeText, formatFloat, imageMimeType, TextSink } from './text.ts'
+
+/** Finds a file referenced by the model (an .mtl, a texture) among the files uploaded with it. */
+export type ResolveFile = (name: string) => Uint8Array | undefined
+
+export interface ObjReadOptions extends ReadOptions {
+  /** Files uploaded beside the .obj (from a zip); without it `mtllib` and textures are skipped. */
+  resolve?: ResolveFile
+}
+
+/** Collects the corners of one primitive, one vertex per distinct v/vt/vn triple. */
+class PrimitiveBuilder {
+  readonly positions = new GrowableArray(Float32Array)
+  readonly uvs = new GrowableArray(Float32Array)
+  readonly normals = new GrowableArray(Float32Array)
+  readonly colors = new GrowableArray(Float32Array)
+  readonly indices = new GrowableArray(Uint32Array)
+  hasUv = false
+  hasNormal = false
+  private readonly corners = new Map<string, number>()
+  constructor(
+    readonly mode: 0 | 1 | 4,
+    readonly material: string | undefined,
+  ) {}
+
+  corner(v: number, t: number, n: number, data: ObjData): number {
+    const key = `${v}/${t}/${n}`
+    let index = this.corners.get(key)
+    if (index === undefined) {
+      index = this.positions.length / 3
+      this.corners.set(key, index)
+      this.positions.push3(data.v.get(v * 3), data.v.get(v * 3 + 1), data.v.get(v * 3 + 2))
+      if (data.hasColors) this.colors.push3(data.c.get(v * 3), data.c.get(v * 3 + 1), data.c.get(v * 3 + 2))
+      if (t >= 0) {
+        this.hasUv = true
+        this.uvs.push(data.vt.get(t * 2))
+        this.uvs.push(data.vt.get(t * 2 + 1))
+      } else {
+        this.uvs.push(0)
+        this.uvs.push(0)
+      }
+      if (n >= 0) {
+        this.hasNormal = true
+        this.normals.push3(data.vn.get(n * 3), data.vn.get(n * 3 + 1), data.vn.get(n * 3 + 2))
+      } else this.normals.push3(0, 0, 0)
+    }
+    this.indices.push(index)
+    return index
+  }
+}
+
+interface ObjData {
+  v: GrowableArray<Float32Array>
+  c: GrowableArray<Float32Array>
+  vt: GrowableArray<Float32Array>
+  vn: GrowableArray<Float32Array>
+  hasColors: boolean
+}
+
+/**
+ * Reads Wavefront OBJ: v (with optional r g b colours), vt, vn, f (any polygon, fan-triangulated;
+ * v, v/vt, v//vn, v/vt/vn; negative indices), l (polylines) and p (points), o/g (one mesh each) and
+ * usemtl (one primitive per material). `mtllib` materials and their textures are used when `resolve`
+ * finds them (uploads in a zip); otherwise materials keep their names only.
+ */
+export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Document {
+  // Text expands about 4x into vertex data (a 2-byte "1 " becomes a 4-byte float + index).
+  checkAllocation(bytes.byteLength * 4, 'OBJ file', options)
+  const text = decodeText(bytes)
+  const doc = new Document()
+  const data: ObjData = {
+    v: new GrowableArray(Float32Array),
+    c: new GrowableArray(Float32Array),
+    vt: new GrowableArray(Float32Array),
+    vn: new GrowableArray(Float32Array),
+    hasColors: false,
+  }
+  const meshes = new Map<string, Map<string, PrimitiveBuilder>>()
+  let meshName = 'default'
+  let material: string | undefined
+  const mtlFiles: string[] = []
+  const builder = (mode: 0 | 1 | 4) => {
+    let prims = meshes.get(meshName)
+    if (!prims) meshes.set(meshName, (prims = new Map()))
+    const key = `${mode}|${material ?? ''}`
+    let prim = prims.get(key)
+    if (!prim) prims.set(key, (prim = new PrimitiveBuilder(mode, material)))
+    return prim
+  }
+  const vertexIndex = (token: string, lineNo: number) => {
+    const [vs, ts, ns] = token.split('/')
+    const v = resolveIndex(vs!, data.v.length / 3)
+    if (v < 0) throw new ModelInputError(`invalid OBJ: line ${lineNo} references vertex "${vs}", ${data.v.length / 3} defined`)
+    const t = ts ? resolveIndex(ts, data.vt.length / 2) : -1
+    const n = ns ? resolveIndex(ns, data.vn.length / 3) : -1
+    return [v, t, n] as const
+  }
+
+  const lines = text.split(/\r?\n|\r/)
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!
+    // A trailing backslash continues the statement on the next line.
+    while (line.endsWith('\\') && i + 1 < lines.length) line = line.slice(0, -1) + ' ' + lines[++i]!
+    const hash = line.indexOf('#')
+    if (hash >= 0) line = line.slice(0, hash)
+    line = line.trim()
+    if (line === '') continue
+    const space = line.search(/\s/)
+    const keyword = space < 0 ? line : line.slice(0, space)
+    const rest = space < 0 ? '' : line.slice(space + 1).trim()
+    switch (keyword) {
+      case 'v': {
+        const t = rest.split(/\s+/).map(Number)
+        data.v.push3(num(t[0]), num(t[1]), num(t[2]))
+        if (t.length >= 6) {
+          if (!data.hasColors) {
+            // Vertices before the first coloured one are white.
+            for (let k = data.c.length; k < data.v.length - 3; k++) data.c.push(1)
+            data.hasColors = true
+          }
+          data.c.push3(num(t[3]), num(t[4]), num(t[5]))
+        } else if (data.hasColors) data.c.push3(1, 1, 1)
+        break
+      }
+      case 'vt': {
+        const t = rest.split(/\s+/).map(Number)
+        data.vt.push(num(t[0]))
+        data.vt.push(num(t[1]))
+        break
+      }
+      case 'vn': {
+        const t = rest.split(/\s+/).map(Number)
+        data.vn.push3(num(t[0]), num(t[1]), num(t[2]))
+        break
+      }
+      case 'f': {
+        const corners = rest.split(/\s+/).map((token) => vertexIndex(token, i + 1))
+        if (corners.length < 3) break
+        const prim = builder(4)
+        // Fan triangulation: exact for convex polygons, which OBJ exporters write almost always.
+        for (let k = 1; k + 1 < corners.length; k++) {
+          for (const c of [corners[0]!, corners[k]!, corners[k + 1]!]) prim.corner(c[0], c[1], c[2], data)
+        }
+        break
+      }
+      case 'l': {
+        const corners = rest.split(/\s+/).map((token) => vertexIndex(token, i + 1))
+        const prim = builder(1)
+        for (let k = 0; k + 1 < corners.length; k++) {
+          for (const c of [corners[k]!, corners[k + 1]!]) prim.corner(c[0], c[1], -1, data)
+        }
+        break
+      }
+      case 'p': {
+        const prim = builder(0)
+        for (const token of rest.split(/\s+/)) {
+          const c = vertexIndex(token, i + 1)
+          prim.corner(c[0], -1, -1, data)
+        }
+        break
+      }
+      case 'o':
+      case 'g':
+        meshName = rest || 'default'
+        break
+      case 'usemtl':
+        material = rest || undefined
+        break
+      case 'mtllib':
+        mtlFiles.push(rest)
+        break
+      default:
+      // s, vp, cstype and other free-form statements are not geometry we can carry
+    }
+  }
+
+  const materials = new Map<string, Material>()
+  if (options.resolve) {
+    for (const name of mtlFiles) {
+      // A name with spaces is either one file or several: try the whole first.
+      const candidates = [name, ...name.split(/\s+/)]
+      for (const candidate of candidates) {
+        const mtl = options.resolve(candidate)
+        if (mtl) {
+          readMtl(doc, decodeText(mtl), options.resolve, materials)
+          break
+        }
+      }
+    }
+  }
+  const materialFor = (name: string | undefined) => {
+    if (name === undefined) return undefined
+    let m = materials.get(name)
+    if (!m) materials.set(name, (m = doc.createMaterial(name)))
+    return m
+  }
+
+  const out: MeshData[] = []
+  for (const [name, prims] of meshes) {
+    const primitives: PrimitiveData[] = []
+    for (const prim of prims.values()) {
+      if (prim.indices.length === 0) continue
+      const triangles = prim.mode === 4
+      primitives.push({
+        positions: prim.positions.toArray(),
+        ...(triangles && prim.hasNormal ? { normals: prim.normals.toArray() } : {}),
+        ...(triangles && prim.hasUv ? { uvs: prim.uvs.toArray() } : {}),
+        ...(data.hasColors ? { colors: prim.colors.toArray(), colorSize: 3 as const } : {}),
+        indices: prim.indices.toArray(),
+        mode: prim.mode,
+        ...(prim.material !== undefined ? { material: materialFor(prim.material)! } : {}),
+      })
+    }
+    out.push({ name, primitives })
+  }
+  if (out.every((m) => m.primitives.length === 0)) throw new ModelInputError('OBJ file holds no faces, lines or points')
+  return buildDocument(doc, out)
+}
+
+function num(value: number | undefined): number {
+  return value !== undefined && Number.isFinite(value) ? value : 0
+}
+
+/** 1-based or negative (relative) OBJ index → 0-based, or -1 when out of range. */
+function resolveIndex(token: string, count: number): number {
+  const i = parseInt(token, 10)
+  if (Number.isNaN(i) || i === 0) return -1
+  const index = i > 0 ? i - 1 : count + i
+  return index >= 0 && index < count ? index : -1
+}
+
+const MAP_OPTION_ARGS: Record<string, number> = { '-o': 3, '-s': 3, '-t': 3, '-mm': 2 }
+
+/** The file name of a `map_*` statement, after its options (-s 1 1 1, -bm 0.5, ...). */
+function mapFileName(rest: string): string {
+  const tokens = rest.split(/\s+/)
+  let i = 0
+  while (i < tokens.length && tokens[i]!.startsWith('-')) {
+    const args = MAP_OPTION_ARGS[tokens[i]!] ?? 1
+    i++
+    // -o/-s/-t take 1 to 3 numbers
+    for (let k = 0; k < args && i < tokens.length - 1 && (args === 1 || !Number.isNaN(Number(tokens[i]))); k++) i++
+  }
+  return tokens.slice(i).join(' ')
+}
+
+/** Reads an .mtl into glTF materials: Kd/d/Tr, Ke, map_Kd (base colour), map_Bump/norm (normal map). */
+function readMtl(doc: Document, text: string, resolve: ResolveFile, out: Map<string, Material>): void {
+  let current: Material | undefined
+  const textures = new Map<string, ReturnType<Document['createTexture']> | null>()
+  const texture = (file: string) => {
+    if (textures.has(file)) return textures.get(file) ?? undefined
+    const bytes = resolve(file)
+    const mimeType = bytes && imageMimeType(bytes)
+    const made = bytes && mimeType ? doc.createTexture(file).setImage(bytes).setMimeType(mimeType).setURI(file.replace(/^.*[\\/]/, '')) : null
+    textures.set(file, made)
+    return made ?? undefined
+  }
+  for (const raw of text.split(/\r?\n|\r/)) {
+    const line = raw.replace(/#.*/, '').trim()
+    if (line === '') continue
+    const space = line.search(/\s/)
+    const keyword = (space < 0 ? line : line.slice(0, space)).toLowerCase()
+    const rest = space < 0 ? '' : line.slice(space + 1).trim()
+    if (keyword === 'newmtl') {
+      current = doc.createMaterial(rest)
+      out.set(rest, current)
+      continue
+    }
+    if (!current) continue
+    const values = rest.split(/\s+/).map(Number)
+    switch (keyword) {
+      case 'kd': {
+        const [r, g, b] = [num(values[0]), num(values[1] ?? values[0]), num(values[2] ?? values[0])]
+        current.setBaseColorFactor([r, g, b, current.getBaseColorFactor()[3]!])
+        break
+      }
+      case 'd':
+      case 'tr': {
+        const value = num(values[0] ?? 1)
+        const alpha = Math.max(0, Math.min(1, keyword === 'd' ? value : 1 - value))
+        const f = current.getBaseColorFactor()
+        current.setBaseColorFactor([f[0]!, f[1]!, f[2]!, alpha])
+        if (alpha < 1) current.setAlphaMode('BLEND')
+        break
+      }
+      case 'ke':
+        current.setEmissiveFactor([num(values[0]), num(values[1] ?? values[0]), num(values[2] ?? values[0])])
+        break
+      case 'map_kd': {
+        const t = texture(mapFileName(rest))
+        if (t) current.setBaseColorTexture(t)
+        break
+      }
+      case 'map_bump':
+      case 'bump':
+      case 'norm': {
+        const t = texture(mapFileName(rest))
+        if (t) current.setNormalTexture(t)
+        break
+      }
+      default:
+      // Ka, Ks, Ns, illum: no glTF metallic-roughness equivalent worth guessing
+    }
+  }
+}
+
+/**
+ * Writes OBJ: one `o` group per flattened primitive, world-space `v` (with r g b when the part has
+ * vertex colours), `vt`, `vn`, `f` for triangles, `l` for lines and `p` for points. A single .obj
+ * carries no .mtl, so materials are dropped with a note.
+ */
+export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } {
+  const prims = flattenDocument(doc)
+  const out = new TextSink()
+  out.write('# written by Mos\n')
+  let base = 1
+  let baseUv = 1
+  let baseNormal = 1
+  let materials = 0
+  const seen = new Set<Material>()
+  const f = formatFloat
+  for (const p of prims) {
+    const m = p.material
+    if (m && !seen.has(m)) {
+      seen.add(m)
+      materials++
+    }
+    out.write(`o ${p.name.replace(/\s+/g, '_') || 'mesh'}\n`)
+    const count = p.positions.length / 3
+    for (let v = 0; v < count; v++) {
+      const x = p.positions[v * 3]!, y = p.positions[v * 3 + 1]!, z = p.positions[v * 3 + 2]!
+      if (p.colors) out.write(`v ${f(x)} ${f(y)} ${f(z)} ${f(p.colors[v * 4]!)} ${f(p.colors[v * 4 + 1]!)} ${f(p.colors[v * 4 + 2]!)}\n`)
+      else out.write(`v ${f(x)} ${f(y)} ${f(z)}\n`)
+    }
+    const uvs = p.mode === 4 ? p.uvs : undefined
+    const normals = p.mode === 4 ? p.normals : undefined
+    if (uvs) for (let v = 0; v < count; v++) out.write(`vt ${f(uvs[v * 2]!)} ${f(uvs[v * 2 + 1]!)}\n`)
+    if (normals) for (let v = 0; v < count; v++) out.write(`vn ${f(normals[v * 3]!)} ${f(normals[v * 3 + 1]!)} ${f(normals[v * 3 + 2]!)}\n`)
+    const corner = (i: number) => {
+      const a = i + base
+      if (uvs && normals) return `${a}/${i + baseUv}/${i + baseNormal}`
+      if (uvs) return `${a}/${i + baseUv}`
+      if (normals) return `${a}//${i + baseNormal}`
+      return String(a)
+    }
+    const idx = p.indices
+    if (p.mode === 4) for (let t = 0; t < idx.length; t += 3) out.write(`f ${corner(idx[t]!)} ${corner(idx[t + 1]!)} ${corner(idx[t + 2]!)}\n`)
+    else if (p.mode === 1) for (let t = 0; t < idx.length; t += 2) out.write(`l ${idx[t]! + base} ${idx[t + 1]! + base}\n`)
+    else for (let t = 0; t < idx.length; t++) out.write(`p ${idx[t]! + base}\n`)
+    base += count
+    if (uvs) baseUv += count
+    if (normals) baseNormal += count
+  }
+  const notes = materials > 0 ? [`OBJ output carries no .mtl: ${materials} material(s) dropped (geometry, UVs and vertex colours kept)`] : []
+  return { bytes: out.bytes(), notes }
+}
