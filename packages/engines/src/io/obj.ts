@@ -218,6 +218,12 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
     }
     out.push({ name, primitives })
   }
+  if (out.every((m) => m.primitives.length === 0) && data.v.length > 0) {
+    // Only vertices: a point cloud (MeshLab writes one vn per v for these).
+    const normals = data.vn.length === data.v.length ? { normals: data.vn.toArray() } : {}
+    const colors = data.hasColors ? { colors: data.c.toArray(), colorSize: 3 as const } : {}
+    out.push({ name: 'points', primitives: [{ positions: data.v.toArray(), ...normals, ...colors, mode: 0 }] })
+  }
   if (out.every((m) => m.primitives.length === 0)) throw new ModelInputError('OBJ file holds no faces, lines or points')
   return buildDocument(doc, out)
 }
