@@ -139,6 +139,7 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
         break
       }
       case 'f': {
+        if (rest === '') throw new ModelInputError(`invalid OBJ: line ${i + 1} is a face without vertices`)
         const corners = rest.split(/\s+/).map((token) => vertexIndex(token, i + 1))
         if (corners.length < 3) break
         const prim = builder(4)
