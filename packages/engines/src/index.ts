@@ -11,10 +11,15 @@ export type { EngineJob, JobInput, JobName, JobResult, JobSuccess, JobFailure } 
 // Formats
 export { readableFormats, writableFormats, readModel, writeModel, FORMAT_CODECS } from './io/index.ts'
 export { isGlb } from './io/gltf.ts'
+export { DEFAULT_MAX_ALLOCATION_BYTES, READ_DEFAULTS } from './io/limits.ts'
+export type { ReadOptions } from './io/limits.ts'
+export type { FormatCodec, WrittenModel } from './io/index.ts'
 
 // Operations
 export { compress, COMPRESS, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
 export type { CompressOptions } from './ops/compress.ts'
+export { convertDocument, parseConvertOptions } from './ops/convert.ts'
+export type { ConvertOptions } from './ops/convert.ts'
 
 // Platform: codecs loaded once per thread
 export { loadPlatform, describeEngines, installedVersion } from './platform.ts'

@@ -3,7 +3,7 @@ import { failureMessage } from './errors.ts'
 import { readModel, writeModel } from './io/index.ts'
 import type { JobResult, WorkerJob } from './jobs.ts'
 import { compress, type CompressOptions } from './ops/compress.ts'
-import { parseConvertOptions } from './ops/convert.ts'
+import { convertDocument, parseConvertOptions } from './ops/convert.ts'
 import { loadPlatform } from './platform.ts'
 
 /**
@@ -57,7 +57,7 @@ export async function convertJob(job: WorkerJob): Promise<JobResult> {
     const readOptions = options.maxAllocationBytes === undefined ? {} : { maxAllocationBytes: options.maxAllocationBytes }
     const doc = await readModel(platform, await loadInput(job), job.format, readOptions)
     report(50)
-    const { bytes, extension, notes } = await writeModel(platform, doc, options.target_format)
+    const { bytes, extension, notes } = await convertDocument(platform, doc, options.target_format)
     report(95)
     return { bytes, extension, ...(notes && notes.length > 0 ? { details: { notes } } : {}) }
   })

@@ -51,3 +51,16 @@ export function gltfJson(bytes: Uint8Array): { accessors?: unknown[] } | undefin
     return undefined
   }
 }
+
+/**
+ * Runs a glTF read, turning glTF-Transform's internal errors on malformed JSON (wrong member types,
+ * short arrays) into ModelInputErrors that say the input is invalid.
+ */
+export async function asInputError<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    if (error instanceof ModelInputError) throw error
+    throw new ModelInputError(`invalid glTF: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}

@@ -3,7 +3,7 @@ import { zipSync, type Zippable } from 'fflate'
 import { ModelInputError } from '../errors.ts'
 import { readGltf } from './gltf.ts'
 import type { ReadOptions } from './limits.ts'
-import { checkGltfAllocation } from './gltf-limits.ts'
+import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
 import { readObj } from './obj.ts'
 import { unzipSafely, zipLimits } from './zip.ts'
 
@@ -37,7 +37,7 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
       const found = resolve(uri)
       if (found) resources[uri] = found
     }
-    return readGltf(io, files.get(model)!, resources)
+    return asInputError(() => readGltf(io, files.get(model)!, resources))
   }
   if (format === 'obj') return readObj(files.get(model)!, { ...options, resolve })
   return readInner(format, files.get(model)!)

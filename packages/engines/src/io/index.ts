@@ -2,7 +2,7 @@ import type { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { readGlb, readGltf, writeGlb } from './gltf.ts'
-import { checkGltfAllocation, glbJson, gltfJson } from './gltf-limits.ts'
+import { asInputError, checkGltfAllocation, glbJson, gltfJson } from './gltf-limits.ts'
 import { readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
 import { readObj, writeObj } from './obj.ts'
@@ -26,11 +26,11 @@ export interface WrittenModel {
 /** One entry per format; the format layer adds the others here. */
 export const FORMAT_CODECS: Record<string, FormatCodec> = {
   glb: {
-    read: (platform, bytes, options) => (checkGltfAllocation(glbJson(bytes) ?? {}, options), readGlb(platform.io, bytes)),
+    read: (platform, bytes, options) => (checkGltfAllocation(glbJson(bytes) ?? {}, options), asInputError(() => readGlb(platform.io, bytes))),
     write: async (platform, doc) => ({ bytes: await writeGlb(platform.io, doc), extension: 'glb' }),
   },
   gltf: {
-    read: (platform, bytes, options) => (checkGltfAllocation(gltfJson(bytes) ?? {}, options), readGltf(platform.io, bytes)),
+    read: (platform, bytes, options) => (checkGltfAllocation(gltfJson(bytes) ?? {}, options), asInputError(() => readGltf(platform.io, bytes))),
     // .gltf output is a zip of the .gltf, its .bin and textures
     write: async (platform, doc) => ({ bytes: await writeGltfZip(platform.io, doc), extension: 'zip' }),
   },

@@ -1,0 +1,218 @@
+// Format matrix: every corpus model → glb → every writable format, each output reopened by
+// `assimp info` (a reader we did not write) and compared by triangle count with the input as our
+// reader sees it. Writes the generated section of docs/formats.md. Slow: a script, not a test.
+//
+//   node --import tsx scripts/format-matrix.ts
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, dirname, extname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { unzipSync, zipSync } from 'fflate'
+import { convertDocument, countSceneTriangles, failureMessage, loadPlatform, readableFormats, readModel, writableFormats } from '../packages/engines/src/index.ts'
+import { assimpInfo } from '../test/support/assimp-info.ts'
+import { ASSIMP_MODELS, SHARED_CORPUS } from '../test/support/corpus.ts'
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
+const DOC = join(ROOT, 'docs', 'formats.md')
+const START = '<!-- format-matrix:start -->'
+const END = '<!-- format-matrix:end -->'
+
+/** Corpus folders and the formats read from each (FBX and Collada only when a reader is registered). */
+const FOLDERS: { dir: string; label: string; formats: string[] }[] = [
+  { dir: join(ASSIMP_MODELS, 'OBJ'), label: 'OBJ', formats: ['obj'] },
+  { dir: join(ASSIMP_MODELS, 'STL'), label: 'STL', formats: ['stl', ''] },
+  { dir: join(ASSIMP_MODELS, 'PLY'), label: 'PLY', formats: ['ply'] },
+  { dir: join(ASSIMP_MODELS, 'glTF2'), label: 'glTF2', formats: ['glb', 'gltf'] },
+  { dir: join(ASSIMP_MODELS, 'FBX'), label: 'FBX', formats: ['fbx'] },
+  { dir: join(ASSIMP_MODELS, 'Collada'), label: 'Collada', formats: ['dae'] },
+  { dir: SHARED_CORPUS, label: 'shared', formats: ['glb', 'gltf', 'obj'] },
+]
+
+interface Input {
+  path: string
+  /** Display name, relative to the corpus root. */
+  name: string
+  /** Format of the bytes handed to the reader (zip when the model's side files are bundled). */
+  format: string
+  /** Format of the model itself, for grouping. */
+  modelFormat: string
+  bytes: () => Uint8Array
+}
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry)
+    return statSync(path).isDirectory() ? walk(path) : [path]
+  })
+}
+
+/** A .gltf pointing at files, or an .obj with an .mtl, is uploaded as a zip of its folder's files. */
+function bundle(path: string, sideFiles: (name: string) => boolean): Uint8Array {
+  const files: Record<string, Uint8Array> = { [basename(path)]: readFileSync(path) }
+  for (const entry of readdirSync(dirname(path))) {
+    const full = join(dirname(path), entry)
+    if (entry !== basename(path) && statSync(full).isFile() && sideFiles(entry)) files[entry] = readFileSync(full)
+  }
+  return zipSync(files, { level: 1 })
+}
+
+function collectInputs(): Input[] {
+  const readable = new Set(readableFormats())
+  const inputs: Input[] = []
+  for (const folder of FOLDERS) {
+    for (const path of walk(folder.dir).sort()) {
+      const ext = extname(path).slice(1).toLowerCase()
+      if (!folder.formats.includes(ext)) continue
+      const modelFormat = ext === '' ? folder.formats[0]! : ext
+      if (!readable.has(modelFormat)) continue
+      const name = relative(folder.dir === SHARED_CORPUS ? dirname(SHARED_CORPUS) : ASSIMP_MODELS, path)
+      let format = modelFormat
+      let bytes = () => new Uint8Array(readFileSync(path))
+      if (modelFormat === 'gltf') {
+        const text = readFileSync(path, 'utf8')
+        if (/"uri"\s*:\s*"(?!data:)/.test(text)) {
+          format = 'zip'
+          bytes = () => bundle(path, (entry) => !/\.(gltf|glb)$/i.test(entry))
+        }
+      } else if (modelFormat === 'obj' && /^\s*mtllib\s/m.test(readFileSync(path, 'latin1'))) {
+        format = 'zip'
+        bytes = () => bundle(path, (entry) => /\.(mtl|jpe?g|png)$/i.test(entry))
+      }
+      inputs.push({ path, name, format, modelFormat, bytes })
+    }
+  }
+  return inputs
+}
+
+/** Triangles `assimp info --raw` reads from written bytes; a zip is unpacked and its .gltf opened. */
+async function assimpTriangles(bytes: Uint8Array, extension: string): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'mos-matrix-'))
+  try {
+    let file = join(dir, `model.${extension}`)
+    if (extension === 'zip') {
+      for (const [name, content] of Object.entries(unzipSync(bytes))) {
+        await mkdir(dirname(join(dir, name)), { recursive: true })
+        await writeFile(join(dir, name), content)
+      }
+      file = join(dir, 'model.gltf')
+    } else await writeFile(file, bytes)
+    return (await assimpInfo(file, { raw: true })).triangles
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+type Outcome = { ok: true } | { ok: false; reason: string } | { ok: 'skip'; reason: string }
+
+async function check(platform: Awaited<ReturnType<typeof loadPlatform>>, bytes: Uint8Array, extension: string, expected: number): Promise<Outcome> {
+  if (expected === 0) return { ok: 'skip', reason: 'no triangles (points/lines only)' }
+  try {
+    const ours = countSceneTriangles(await readModel(platform, bytes, extension))
+    if (ours !== expected) return { ok: false, reason: `our reader reopens ${ours} triangles, expected ${expected}` }
+  } catch (error) {
+    return { ok: false, reason: `our reader cannot reopen it: ${failureMessage(error)}` }
+  }
+  try {
+    const theirs = await assimpTriangles(bytes, extension)
+    if (theirs !== expected) return { ok: false, reason: `assimp reads ${theirs} triangles, expected ${expected}` }
+  } catch (error) {
+    return { ok: false, reason: failureMessage(error).slice(0, 160) }
+  }
+  return { ok: true }
+}
+
+const platform = await loadPlatform()
+const targets = writableFormats().filter((f) => f !== 'glb')
+const inputs = collectInputs()
+const columns = ['glb', ...targets]
+/** per model format → column → [passed, checked] */
+const table = new Map<string, { files: number; read: number; cells: Map<string, [number, number]> }>()
+const failures: string[] = []
+const refused: string[] = []
+const skipped = new Set<string>()
+const started = Date.now()
+
+for (const input of inputs) {
+  const row = table.get(input.modelFormat) ?? { files: 0, read: 0, cells: new Map(columns.map((c) => [c, [0, 0] as [number, number]])) }
+  table.set(input.modelFormat, row)
+  row.files++
+  let expected: number
+  let glb: Uint8Array
+  try {
+    const doc = await readModel(platform, input.bytes(), input.format)
+    expected = countSceneTriangles(doc)
+    glb = (await convertDocument(platform, doc, 'glb')).bytes
+  } catch (error) {
+    refused.push(`\`${input.name}\`: ${failureMessage(error).slice(0, 200)}`)
+    continue
+  }
+  row.read++
+  const record = (column: string, outcome: Outcome) => {
+    const cell = row.cells.get(column)!
+    if (outcome.ok === 'skip') {
+      skipped.add(`\`${input.name}\`: ${outcome.reason}`)
+      return
+    }
+    cell[1]++
+    if (outcome.ok) cell[0]++
+    else failures.push(`${input.modelFormat} → ${column === 'glb' ? 'glb' : `glb → ${column}`}: \`${input.name}\`: ${outcome.reason}`)
+  }
+  record('glb', await check(platform, glb, 'glb', expected))
+  for (const target of targets) {
+    try {
+      const doc = await readModel(platform, glb, 'glb')
+      const written = await convertDocument(platform, doc, target)
+      record(target, await check(platform, written.bytes, written.extension, expected))
+    } catch (error) {
+      record(target, { ok: false, reason: `writer failed: ${failureMessage(error).slice(0, 160)}` })
+    }
+  }
+  process.stdout.write('.')
+}
+process.stdout.write('\n')
+
+const header = `| input | files | read | ${columns.map((c) => (c === 'glb' ? '→ glb' : `glb → ${c}`)).join(' | ')} |`
+const rule = `|${' --- |'.repeat(3 + columns.length)}`
+const rows = [...table].map(
+  ([format, row]) => `| ${format} | ${row.files} | ${row.read} | ${columns.map((c) => {
+    const [passed, total] = row.cells.get(c)!
+    return total === 0 ? '–' : `${passed}/${total}${passed === total ? '' : ' ✗'}`
+  }).join(' | ')} |`,
+)
+const section = [
+  START,
+  '## Format matrix (generated)',
+  '',
+  `Generated by \`node --import tsx scripts/format-matrix.ts\` on ${new Date().toISOString().slice(0, 10)} ` +
+    `(${inputs.length} corpus files, ${((Date.now() - started) / 1000).toFixed(0)} s). A cell counts the files whose output ` +
+    '`assimp info --raw` opens with exactly the triangle count our reader found in the input (and our own reader reopens ' +
+    'with the same count); "→ glb" is the input converted to glb, "glb → X" that glb converted to X. ' +
+    '`gltf` output is the zip bundle, unpacked before assimp opens it. Files without triangles (points or lines only) ' +
+    'are listed under "not compared".',
+  '',
+  header,
+  rule,
+  ...rows,
+  '',
+  `### Failing conversions (${failures.length})`,
+  '',
+  ...(failures.length > 0 ? failures.map((f) => `- ${f}`) : ['None.']),
+  '',
+  `### Inputs refused with a reason (${refused.length})`,
+  '',
+  'Each would end as a failed convert task with this message. Deliberately broken corpus files belong here.',
+  '',
+  ...(refused.length > 0 ? refused.map((f) => `- ${f}`) : ['None.']),
+  '',
+  `### Not compared (${skipped.size})`,
+  '',
+  ...(skipped.size > 0 ? [...skipped].map((f) => `- ${f}`) : ['None.']),
+  END,
+].join('\n')
+
+const doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Formats\n'
+const next = doc.includes(START) ? doc.slice(0, doc.indexOf(START)) + section + doc.slice(doc.indexOf(END) + END.length) : `${doc.trimEnd()}\n\n${section}\n`
+writeFileSync(DOC, next)
+console.log(`${inputs.length} files, ${failures.length} failing conversions, ${refused.length} refused inputs → ${relative(ROOT, DOC)}`)
