@@ -75,10 +75,10 @@ describe.skipIf(!available)('convert job', async () => {
     expect(text.match(/^f /gm)).toHaveLength(12)
     const stl = await pool.run({ name: 'convert', input: { path: paths.testmixed }, format: 'obj', options: { target_format: 'stl' } })
     if (!stl.ok) throw new Error(stl.message)
-    expect(stl.details?.notes).toEqual(['STL holds only triangles: 24 points dropped', 'STL cannot hold lines: 18 line segments dropped'])
+    expect(stl.details?.notes).toEqual(['STL cannot hold these points: 24 points dropped', 'STL cannot hold lines: 18 line segments dropped'])
     const ply = await pool.run({ name: 'convert', input: { path: paths.testmixed }, format: 'obj', options: { target_format: 'ply' } })
     if (!ply.ok) throw new Error(ply.message)
-    expect(ply.details?.notes).toEqual(['PLY cannot hold lines: 18 line segments dropped'])
+    expect(ply.details?.notes).toEqual(['PLY cannot hold these points: 24 points dropped', 'PLY cannot hold lines: 18 line segments dropped'])
   })
 
   it('PLY → glb → PLY round trip keeps triangles, normals and UVs', async () => {

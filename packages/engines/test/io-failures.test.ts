@@ -94,6 +94,7 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
       ['obj', garbage, /^(invalid OBJ|OBJ file holds no faces)/],
       ['zip', garbage, /^not a zip file/],
       ['zip', zipSync({ 'readme.txt': strToU8('hello') }), /^zip holds no model file/],
+      ['zip', zipSync({ 'a.obj': strToU8('v 0 0 0'), 'b.obj': strToU8('v 0 0 0') }), /^zip holds 2 \.obj models \(a\.obj, b\.obj\): upload one model per zip$/],
       ['gltf', garbage, /^invalid glTF JSON/],
       ['glb', garbage, /^not a GLB file/],
     ]

@@ -206,7 +206,7 @@ export function droppedNote(prims: FlatPrimitive[], format: string, keep: { poin
   const notes: string[] = []
   const points = prims.filter((p) => p.mode === 0).reduce((sum, p) => sum + p.indices.length, 0)
   const lines = prims.filter((p) => p.mode === 1).reduce((sum, p) => sum + p.indices.length / 2, 0)
-  if (points > 0 && !keep.points) notes.push(`${format} holds only triangles: ${points} points dropped`)
+  if (points > 0 && !keep.points) notes.push(`${format} cannot hold these points: ${points} points dropped`)
   if (lines > 0 && !keep.lines) notes.push(`${format} cannot hold lines: ${lines} line segments dropped`)
   return notes
 }

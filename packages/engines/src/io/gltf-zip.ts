@@ -25,6 +25,10 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
   models.sort((a, b) => MODEL_EXTENSIONS.indexOf(extensionOf(a)) - MODEL_EXTENSIONS.indexOf(extensionOf(b)) || depth(a) - depth(b))
   const model = models[0]
   if (!model) throw new ModelInputError(`zip holds no model file (looked for ${MODEL_EXTENSIONS.map((e) => `.${e}`).join(', ')})`)
+  const rivals = models.filter((path) => extensionOf(path) === extensionOf(model) && depth(path) === depth(model))
+  if (rivals.length > 1) {
+    throw new ModelInputError(`zip holds ${rivals.length} .${extensionOf(model)} models (${rivals.slice(0, 3).join(', ')}${rivals.length > 3 ? ', ...' : ''}): upload one model per zip`)
+  }
   const resolve = resolver(files, model)
   const format = extensionOf(model)
   if (format === 'gltf') {

@@ -218,7 +218,7 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
         }
       }
     } else if (element.name === 'face' || element.name === 'tristrips') {
-      sawFaces = true
+      if (element.count > 0) sawFaces = true
       const indexProp = props.findIndex((p) => p.countType && (p.name === 'vertex_indices' || p.name === 'vertex_index'))
       const uvProp = props.findIndex((p) => p.countType && p.name === 'texcoord')
       if (uvProp < 0) hasCornerUvs = false
@@ -335,17 +335,21 @@ function unweld(base: Omit<PrimitiveData, 'mode'>, indices: Uint32Array, corner:
 }
 
 /**
- * Writes binary little-endian PLY: all triangles and points of the flattened scene in one vertex
- * list (normals and UVs when every part has them, colours as uchar RGBA when any has). Lines are
- * dropped with a note.
+ * Writes binary little-endian PLY: all triangles of the flattened scene in one vertex list (normals
+ * and UVs when every part has them, colours as uchar RGBA when any has), or its points as a point
+ * cloud when it has no triangles. Lines, and points beside triangles, are dropped with a note.
  */
 export function writePly(doc: Document): { bytes: Uint8Array; notes: string[] } {
   const prims = flattenDocument(doc)
-  const kept = prims.filter((p) => p.mode === 4 || p.mode === 0)
+  // Beside faces, points would be read back as unused vertices: PLY holds points only as a point cloud.
+  const cloud = !prims.some((p) => p.mode === 4)
+  const kept = prims.filter((p) => p.mode === 4 || (cloud && p.mode === 0))
   const withNormals = kept.length > 0 && kept.every((p) => p.normals)
   const withUvs = kept.length > 0 && kept.every((p) => p.uvs)
   const withColors = kept.some((p) => p.colors)
-  const vertices = kept.reduce((sum, p) => sum + p.positions.length / 3, 0)
+  // A point cloud writes one vertex per drawn point (glTF may draw a vertex twice); a mesh writes its vertices.
+  const order = (p: FlatPrimitive) => (p.mode === 0 ? p.indices : null)
+  const vertices = kept.reduce((sum, p) => sum + (order(p)?.length ?? p.positions.length / 3), 0)
   const faces = kept.filter((p) => p.mode === 4).reduce((sum, p) => sum + p.indices.length / 3, 0)
   const header =
     'ply\nformat binary_little_endian 1.0\ncomment written by Mos\n' +
@@ -363,8 +367,10 @@ export function writePly(doc: Document): { bytes: Uint8Array; notes: string[] } 
   const byte = (v: number) => Math.max(0, Math.min(255, Math.round(v * 255)))
   for (const p of kept) writeVertices(p)
   function writeVertices(p: FlatPrimitive) {
-    const count = p.positions.length / 3
-    for (let v = 0; v < count; v++) {
+    const points = order(p)
+    const count = points ? points.length : p.positions.length / 3
+    for (let i = 0; i < count; i++) {
+      const v = points ? points[i]! : i
       for (let k = 0; k < 3; k++, at += 4) view.setFloat32(at, p.positions[v * 3 + k]!, true)
       if (withNormals) for (let k = 0; k < 3; k++, at += 4) view.setFloat32(at, p.normals![v * 3 + k]!, true)
       if (withUvs) for (let k = 0; k < 2; k++, at += 4) view.setFloat32(at, p.uvs![v * 2 + k]!, true)
@@ -381,5 +387,5 @@ export function writePly(doc: Document): { bytes: Uint8Array; notes: string[] } 
     }
     offset += p.positions.length / 3
   }
-  return { bytes, notes: droppedNote(prims, 'PLY', { points: true, lines: false }) }
+  return { bytes, notes: droppedNote(prims, 'PLY', { points: cloud, lines: false }) }
 }

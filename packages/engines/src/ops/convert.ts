@@ -35,6 +35,7 @@ export function parseConvertOptions(options: Record<string, unknown>): ConvertOp
  */
 export async function convertDocument(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
   checkGeometry(doc)
+  checkSomethingToWrite(doc, target)
   for (const extension of doc.getRoot().listExtensionsUsed()) {
     if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()
   }
@@ -42,6 +43,33 @@ export async function convertDocument(platform: Platform, doc: Document, target:
   renumberAttributeSets(doc)
   if (target === 'glb') await doc.transform(unpartition())
   return writeModel(platform, doc, target)
+}
+
+/** What each single-space target can hold; others hold triangles, lines and points. */
+const TARGET_HOLDS: Record<string, ('triangles' | 'lines' | 'points')[]> = {
+  stl: ['triangles'],
+  ply: ['triangles', 'points'],
+}
+
+/** Refuses a model with nothing drawn, or nothing the target can hold (an empty STL helps nobody). */
+function checkSomethingToWrite(doc: Document, target: string): void {
+  const found = { triangles: 0, lines: 0, points: 0 }
+  for (const scene of doc.getRoot().listScenes()) {
+    scene.traverse((node) => {
+      for (const prim of node.getMesh()?.listPrimitives() ?? []) {
+        const mode = prim.getMode()
+        if (!prim.getAttribute('POSITION')?.getCount()) continue
+        if (mode >= 4) found.triangles++
+        else if (mode >= 1) found.lines++
+        else found.points++
+      }
+    })
+  }
+  if (found.triangles + found.lines + found.points === 0) throw new ModelInputError('the model has no geometry in any scene')
+  const holds = TARGET_HOLDS[target]
+  if (holds && holds.every((kind) => found[kind] === 0)) {
+    throw new ModelInputError(`${target.toUpperCase()} holds only ${holds.join(' and ')}; this model has only ${found.lines > 0 ? 'lines' : 'points'}${found.lines > 0 && found.points > 0 ? ' and points' : ''}`)
+  }
 }
 
 function checkGeometry(doc: Document): void {
