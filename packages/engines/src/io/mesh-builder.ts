@@ -75,6 +75,9 @@ export class GrowableArray<T extends Float32Array | Uint32Array> {
   get(index: number): number {
     return this.data[index]!
   }
+  set(index: number, value: number): void {
+    this.data[index] = value
+  }
   toArray(): T {
     return this.data.slice(0, this.length) as T
   }

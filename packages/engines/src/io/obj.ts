@@ -3,7 +3,7 @@ import { ModelInputError } from '../errors.ts'
 import { flattenDocument } from './flatten.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type MeshData, type PrimitiveData } from './mesh-builder.ts'
-import { decodeText, formatFloat, imageMimeType, TextSink } from './text.ts'
+import { decodeText, formatFloat, imageMimeType, parseCorners, parseNumbers, TextSink } from './text.ts'
 
 /** Finds a file referenced by the model (an .mtl, a texture) among the files uploaded with it. */
 export type ResolveFile = (name: string) => Uint8Array | undefined
@@ -22,33 +22,48 @@ class PrimitiveBuilder {
   readonly indices = new GrowableArray(Uint32Array)
   hasUv = false
   hasNormal = false
-  private readonly corners = new Map<string, number>()
+  /** Per source position: the first vertex made from it; vertices chain through `next`. */
+  private readonly first = new Map<number, number>()
+  private readonly vt = new GrowableArray(Uint32Array)
+  private readonly vn = new GrowableArray(Uint32Array)
+  private readonly next = new GrowableArray(Uint32Array)
   constructor(
     readonly mode: 0 | 1 | 4,
     readonly material: string | undefined,
   ) {}
 
   corner(v: number, t: number, n: number, data: ObjData): number {
-    const key = `${v}/${t}/${n}`
-    let index = this.corners.get(key)
-    if (index === undefined) {
-      index = this.positions.length / 3
-      this.corners.set(key, index)
-      this.positions.push3(data.v.get(v * 3), data.v.get(v * 3 + 1), data.v.get(v * 3 + 2))
-      if (data.hasColors) this.colors.push3(data.c.get(v * 3), data.c.get(v * 3 + 1), data.c.get(v * 3 + 2))
-      if (t >= 0) {
-        this.hasUv = true
-        this.uvs.push(data.vt.get(t * 2))
-        this.uvs.push(data.vt.get(t * 2 + 1))
-      } else {
-        this.uvs.push(0)
-        this.uvs.push(0)
+    // Most positions make one or two vertices: a short chain walk beats hashing a string key.
+    let index = this.first.get(v) ?? -1
+    let last = -1
+    while (index >= 0) {
+      if (this.vt.get(index) === t + 1 && this.vn.get(index) === n + 1) {
+        this.indices.push(index)
+        return index
       }
-      if (n >= 0) {
-        this.hasNormal = true
-        this.normals.push3(data.vn.get(n * 3), data.vn.get(n * 3 + 1), data.vn.get(n * 3 + 2))
-      } else this.normals.push3(0, 0, 0)
+      last = index
+      index = this.next.get(index) - 1
     }
+    index = this.positions.length / 3
+    if (last < 0) this.first.set(v, index)
+    else this.next.set(last, index + 1)
+    this.vt.push(t + 1)
+    this.vn.push(n + 1)
+    this.next.push(0)
+    this.positions.push3(data.v.get(v * 3), data.v.get(v * 3 + 1), data.v.get(v * 3 + 2))
+    if (data.hasColors) this.colors.push3(data.c.get(v * 3), data.c.get(v * 3 + 1), data.c.get(v * 3 + 2))
+    if (t >= 0) {
+      this.hasUv = true
+      this.uvs.push(data.vt.get(t * 2))
+      this.uvs.push(data.vt.get(t * 2 + 1))
+    } else {
+      this.uvs.push(0)
+      this.uvs.push(0)
+    }
+    if (n >= 0) {
+      this.hasNormal = true
+      this.normals.push3(data.vn.get(n * 3), data.vn.get(n * 3 + 1), data.vn.get(n * 3 + 2))
+    } else this.normals.push3(0, 0, 0)
     this.indices.push(index)
     return index
   }
@@ -92,15 +107,23 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
     if (!prim) prims.set(key, (prim = new PrimitiveBuilder(mode, material)))
     return prim
   }
-  const vertexIndex = (token: string, lineNo: number) => {
-    const [vs, ts, ns] = token.split('/')
-    const v = resolveIndex(vs!, data.v.length / 3)
-    if (v < 0) throw new ModelInputError(`invalid OBJ: line ${lineNo} references vertex "${vs}", ${data.v.length / 3} defined`)
-    const t = ts ? resolveIndex(ts, data.vt.length / 2) : -1
-    const n = ns ? resolveIndex(ns, data.vn.length / 3) : -1
-    return [v, t, n] as const
+  const raw: number[] = []
+  /** Parses the corners of an f/l/p statement into `corners` (v, t, n triples, -1 when absent). */
+  const corners: number[] = []
+  const readCorners = (rest: string, lineNo: number) => {
+    const count = parseCorners(rest, raw)
+    const vertices = data.v.length / 3
+    for (let k = 0; k < count; k++) {
+      const v = resolveIndex(raw[k * 3]!, vertices)
+      if (v < 0) throw new ModelInputError(`invalid OBJ: line ${lineNo} references vertex ${raw[k * 3]}, ${vertices} defined`)
+      corners[k * 3] = v
+      corners[k * 3 + 1] = raw[k * 3 + 1] ? resolveIndex(raw[k * 3 + 1]!, data.vt.length / 2) : -1
+      corners[k * 3 + 2] = raw[k * 3 + 2] ? resolveIndex(raw[k * 3 + 2]!, data.vn.length / 3) : -1
+    }
+    return count
   }
 
+  const values = new Float64Array(7)
   const lines = text.split(/\r?\n|\r/)
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!
@@ -115,9 +138,10 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
     const rest = space < 0 ? '' : line.slice(space + 1).trim()
     switch (keyword) {
       case 'v': {
-        const t = rest.split(/\s+/).map(Number)
+        const found = parseNumbers(rest, values)
+        const t = values
         data.v.push3(num(t[0]), num(t[1]), num(t[2]))
-        if (t.length >= 6) {
+        if (found >= 6) {
           if (!data.hasColors) {
             // Vertices before the first coloured one are white.
             for (let k = data.c.length; k < data.v.length - 3; k++) data.c.push(1)
@@ -128,41 +152,39 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
         break
       }
       case 'vt': {
-        const t = rest.split(/\s+/).map(Number)
-        data.vt.push(num(t[0]))
-        data.vt.push(num(t[1]))
+        const found = parseNumbers(rest, values)
+        data.vt.push(found > 0 ? num(values[0]) : 0)
+        data.vt.push(found > 1 ? num(values[1]) : 0)
         break
       }
       case 'vn': {
-        const t = rest.split(/\s+/).map(Number)
-        data.vn.push3(num(t[0]), num(t[1]), num(t[2]))
+        const found = parseNumbers(rest, values)
+        data.vn.push3(num(values[0]), found > 1 ? num(values[1]) : 0, found > 2 ? num(values[2]) : 0)
         break
       }
       case 'f': {
         if (rest === '') throw new ModelInputError(`invalid OBJ: line ${i + 1} is a face without vertices`)
-        const corners = rest.split(/\s+/).map((token) => vertexIndex(token, i + 1))
-        if (corners.length < 3) break
+        const count = readCorners(rest, i + 1)
+        if (count < 3) break
         const prim = builder(4)
         // Fan triangulation: exact for convex polygons, which OBJ exporters write almost always.
-        for (let k = 1; k + 1 < corners.length; k++) {
-          for (const c of [corners[0]!, corners[k]!, corners[k + 1]!]) prim.corner(c[0], c[1], c[2], data)
+        for (let k = 1; k + 1 < count; k++) {
+          for (const c of [0, k, k + 1]) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
         }
         break
       }
       case 'l': {
-        const corners = rest.split(/\s+/).map((token) => vertexIndex(token, i + 1))
+        const count = readCorners(rest, i + 1)
         const prim = builder(1)
-        for (let k = 0; k + 1 < corners.length; k++) {
-          for (const c of [corners[k]!, corners[k + 1]!]) prim.corner(c[0], c[1], -1, data)
+        for (let k = 0; k + 1 < count; k++) {
+          for (const c of [k, k + 1]) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, -1, data)
         }
         break
       }
       case 'p': {
+        const count = readCorners(rest, i + 1)
         const prim = builder(0)
-        for (const token of rest.split(/\s+/)) {
-          const c = vertexIndex(token, i + 1)
-          prim.corner(c[0], -1, -1, data)
-        }
+        for (let k = 0; k < count; k++) prim.corner(corners[k * 3]!, -1, -1, data)
         break
       }
       case 'o':
@@ -234,8 +256,7 @@ function num(value: number | undefined): number {
 }
 
 /** 1-based or negative (relative) OBJ index → 0-based, or -1 when out of range. */
-function resolveIndex(token: string, count: number): number {
-  const i = parseInt(token, 10)
+function resolveIndex(i: number, count: number): number {
   if (Number.isNaN(i) || i === 0) return -1
   const index = i > 0 ? i - 1 : count + i
   return index >= 0 && index < count ? index : -1
@@ -349,15 +370,17 @@ export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } 
     const normals = p.mode === 4 ? p.normals : undefined
     if (uvs) for (let v = 0; v < count; v++) out.write(`vt ${f(uvs[v * 2]!)} ${f(uvs[v * 2 + 1]!)}\n`)
     if (normals) for (let v = 0; v < count; v++) out.write(`vn ${f(normals[v * 3]!)} ${f(normals[v * 3 + 1]!)} ${f(normals[v * 3 + 2]!)}\n`)
-    const corner = (i: number) => {
+    const cornerText = (i: number) => {
       const a = i + base
       if (uvs && normals) return `${a}/${i + baseUv}/${i + baseNormal}`
       if (uvs) return `${a}/${i + baseUv}`
       if (normals) return `${a}//${i + baseNormal}`
       return String(a)
     }
+    // Each vertex's corner text is built once, not once per triangle using it.
+    const corners: string[] = p.mode === 4 ? Array.from({ length: count }, (_, i) => cornerText(i)) : []
     const idx = p.indices
-    if (p.mode === 4) for (let t = 0; t < idx.length; t += 3) out.write(`f ${corner(idx[t]!)} ${corner(idx[t + 1]!)} ${corner(idx[t + 2]!)}\n`)
+    if (p.mode === 4) for (let t = 0; t < idx.length; t += 3) out.write(`f ${corners[idx[t]!]} ${corners[idx[t + 1]!]} ${corners[idx[t + 2]!]}\n`)
     else if (p.mode === 1) for (let t = 0; t < idx.length; t += 2) out.write(`l ${idx[t]! + base} ${idx[t + 1]! + base}\n`)
     else for (let t = 0; t < idx.length; t++) out.write(`p ${idx[t]! + base}\n`)
     base += count
