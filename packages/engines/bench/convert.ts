@@ -1,9 +1,14 @@
 // Convert benchmark: a deterministic 1M-triangle mesh converted between every readable and writable
-// format of the basic set, printing wall time and peak memory (JS heap + array buffers, sampled every
-// 5 ms, above the level before the pair) per pair. Not a test. Samples are taken between awaits, so
-// a synchronous reader's peak can be under-reported; times are what matter most.
+// format of the basic set, printing wall time and peak memory per pair. Each pair runs in a fresh
+// process, so its peak RSS is its own (the baseline, ~the loaded codecs, is printed beside it).
+// Not a test.
 //
-//   npm run bench -w @mos/engines        (or: node --expose-gc --import tsx bench/convert.ts [triangles])
+//   npm run bench -w @mos/engines        (or: node --import tsx bench/convert.ts [triangles])
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Document } from '@gltf-transform/core'
 import { convertDocument, countSceneTriangles, loadPlatform, readModel } from '../src/index.ts'
 
@@ -57,46 +62,40 @@ function generateMesh(triangles: number): Document {
   return doc
 }
 
-/** JS heap plus array buffers: what a conversion allocates (RSS never shrinks back, so it hides later peaks). */
-const used = () => {
-  const m = process.memoryUsage()
-  return m.heapUsed + m.external
-}
-
-/** Runs `task`, sampling memory every 5 ms; returns its time and the peak above the level before it. */
-async function measure<T>(task: () => Promise<T>): Promise<{ result: T; seconds: number; peakMb: number }> {
-  ;(globalThis as { gc?: () => void }).gc?.()
-  const before = used()
-  let peak = before
-  const timer = setInterval(() => (peak = Math.max(peak, used())), 5)
-  const start = performance.now()
-  // Sampling needs the event loop: yield once so the first sample lands during the task.
-  await new Promise((resolve) => setImmediate(resolve))
-  const result = await task()
-  const seconds = (performance.now() - start) / 1000
-  clearInterval(timer)
-  peak = Math.max(peak, used())
-  return { result, seconds, peakMb: (peak - before) / 2 ** 20 }
-}
-
 const platform = await loadPlatform()
-const generated = generateMesh(TRIANGLES)
-console.log(`generated mesh: ${countSceneTriangles(generated)} triangles`)
-const sources = new Map<string, Uint8Array>()
-for (const format of FORMATS) {
-  const { result, seconds, peakMb } = await measure(() => convertDocument(platform, generateMesh(TRIANGLES), format))
-  sources.set(format, result.bytes)
-  console.log(`write ${format.padEnd(4)} ${seconds.toFixed(2).padStart(6)} s  peak +${peakMb.toFixed(0).padStart(5)} MB  ${(result.bytes.byteLength / 2 ** 20).toFixed(1)} MB`)
-}
-console.log('\nfrom → to      time (read + write)   peak memory')
-for (const from of FORMATS) {
-  for (const to of FORMATS) {
-    const { result, seconds, peakMb } = await measure(async () => {
-      const doc = await readModel(platform, sources.get(from)!, READ_AS[from] ?? from)
-      const triangles = countSceneTriangles(doc)
-      await convertDocument(platform, doc, to)
-      return triangles
-    })
-    console.log(`${from.padEnd(4)} → ${to.padEnd(4)}  ${seconds.toFixed(2).padStart(8)} s  peak +${peakMb.toFixed(0).padStart(5)} MB  (${result} triangles)`)
+const [mode, from, to, file] = process.argv.slice(2)
+
+if (mode === '--pair') {
+  // One pair in a fresh process: its peak RSS (maxRSS) is this conversion's alone.
+  const baseline = process.resourceUsage().maxRSS
+  const bytes = new Uint8Array(readFileSync(file!))
+  const start = performance.now()
+  const doc = await readModel(platform, bytes, READ_AS[from!] ?? from!)
+  const triangles = countSceneTriangles(doc)
+  await convertDocument(platform, doc, to!)
+  const seconds = (performance.now() - start) / 1000
+  console.log(JSON.stringify({ seconds, peakMb: process.resourceUsage().maxRSS / 1024, baselineMb: baseline / 1024, triangles }))
+} else {
+  const triangles = Number(mode ?? 1_000_000)
+  const dir = mkdtempSync(join(tmpdir(), 'mos-bench-'))
+  try {
+    const generated = generateMesh(triangles)
+    console.log(`generated mesh: ${countSceneTriangles(generated)} triangles`)
+    for (const format of FORMATS) {
+      const start = performance.now()
+      const { bytes } = await convertDocument(platform, generateMesh(triangles), format)
+      writeFileSync(join(dir, format), bytes)
+      console.log(`write ${format.padEnd(4)} ${((performance.now() - start) / 1000).toFixed(2).padStart(6)} s  ${(bytes.byteLength / 2 ** 20).toFixed(1)} MB`)
+    }
+    console.log('\nfrom → to     read + write   peak RSS (process, incl. ~' + 'baseline)')
+    for (const source of FORMATS) {
+      for (const target of FORMATS) {
+        const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--pair', source, target, join(dir, source)], { encoding: 'utf8', maxBuffer: 1 << 20 })
+        const r = JSON.parse(out.trim().split('\n').pop()!) as { seconds: number; peakMb: number; baselineMb: number; triangles: number }
+        console.log(`${source.padEnd(4)} → ${target.padEnd(4)} ${r.seconds.toFixed(2).padStart(8)} s   ${r.peakMb.toFixed(0).padStart(6)} MB (baseline ${r.baselineMb.toFixed(0)} MB)  ${r.triangles} triangles`)
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
