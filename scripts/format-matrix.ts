@@ -70,7 +70,7 @@ function collectInputs(): Input[] {
       if (!readable.has(modelFormat)) continue
       const name = relative(folder.dir === SHARED_CORPUS ? dirname(SHARED_CORPUS) : ASSIMP_MODELS, path)
       let format = modelFormat
-      let bytes = () => new Uint8Array(readFileSync(path))
+      let bytes: () => Uint8Array = () => new Uint8Array(readFileSync(path))
       if (modelFormat === 'gltf') {
         const text = readFileSync(path, 'utf8')
         if (/"uri"\s*:\s*"(?!data:)/.test(text)) {
