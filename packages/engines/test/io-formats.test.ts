@@ -107,6 +107,23 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
     expect(new Set(materials).size).toBe(3)
   })
 
+  it('ear-clips concave polygons (a fan would overlap itself)', async () => {
+    // An L of three unit squares, listed from a corner whose fan covers area 4.
+    const obj = 'v 1 2 0\nv 0 2 0\nv 0 0 0\nv 2 0 0\nv 2 1 0\nv 1 1 0\nf 1 2 3 4 5 6\n'
+    const doc = await readModel(platform, new TextEncoder().encode(obj), 'obj')
+    const prim = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+    const indices = prim.getIndices()!.getArray()!
+    const p = prim.getAttribute('POSITION')!
+    let area = 0
+    const a: number[] = [], b: number[] = [], c: number[] = []
+    for (let i = 0; i < indices.length; i += 3) {
+      p.getElement(indices[i]!, a), p.getElement(indices[i + 1]!, b), p.getElement(indices[i + 2]!, c)
+      area += Math.abs((b[0]! - a[0]!) * (c[1]! - a[1]!) - (b[1]! - a[1]!) * (c[0]! - a[0]!)) / 2
+    }
+    expect(indices.length).toBe(12)
+    expect(area).toBeCloseTo(3, 6)
+  })
+
   it('reads UTF-16 OBJ (which assimp itself cannot)', async () => {
     expect(countSceneTriangles(await read(paths.utf16))).toBe(12)
   })

@@ -3,6 +3,7 @@ import { ModelInputError } from '../errors.ts'
 import { flattenDocument } from './flatten.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type MeshData, type PrimitiveData } from './mesh-builder.ts'
+import { triangulatePolygon } from './triangulate.ts'
 import { decodeText, formatFloat, imageMimeType, parseCorners, parseNumbers, TextSink } from './text.ts'
 
 /** Finds a file referenced by the model (an .mtl, a texture) among the files uploaded with it. */
@@ -78,7 +79,7 @@ interface ObjData {
 }
 
 /**
- * Reads Wavefront OBJ: v (with optional r g b colours), vt, vn, f (any polygon, fan-triangulated;
+ * Reads Wavefront OBJ: v (with optional r g b colours), vt, vn, f (any polygon, triangulated;
  * v, v/vt, v//vn, v/vt/vn; negative indices), l (polylines) and p (points), o/g (one mesh each) and
  * usemtl (one primitive per material). `mtllib` materials and their textures are used when `resolve`
  * finds them (uploads in a zip); otherwise materials keep their names only.
@@ -167,10 +168,12 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
         const count = readCorners(rest, i + 1)
         if (count < 3) break
         const prim = builder(4)
-        // Fan triangulation: exact for convex polygons, which OBJ exporters write almost always.
-        for (let k = 1; k + 1 < count; k++) {
-          for (const c of [0, k, k + 1]) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
+        if (count === 3) {
+          for (let c = 0; c < 3; c++) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
+          break
         }
+        const triangles = triangulatePolygon(count, (c, axis) => data.v.get(corners[c * 3]! * 3 + axis))
+        for (const c of triangles) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
         break
       }
       case 'l': {

@@ -3,6 +3,7 @@ import { ModelInputError } from '../errors.ts'
 import { droppedNote, flattenDocument, type FlatPrimitive } from './flatten.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type PrimitiveData } from './mesh-builder.ts'
+import { triangulatePolygon } from './triangulate.ts'
 
 const TYPE_SIZES: Record<string, number> = {
   char: 1, int8: 1, uchar: 1, uint8: 1, short: 2, int16: 2, ushort: 2, uint16: 2,
@@ -119,6 +120,7 @@ function asciiReader(bytes: Uint8Array, start: number): ValueReader {
   }
 }
 
+const TRIANGLE = [0, 1, 2]
 const COLOR_NAMES = [['red', 'r', 'diffuse_red'], ['green', 'g', 'diffuse_green'], ['blue', 'b', 'diffuse_blue'], ['alpha', 'a', 'diffuse_alpha']]
 const UV_NAMES = [['s', 'u', 'texture_u', 'texture_s'], ['t', 'v', 'texture_v', 'texture_t']]
 
@@ -131,7 +133,7 @@ function colorScale(type: string): number {
 /**
  * Reads PLY: ASCII and binary (little/big endian); vertex positions, normals, colours (integer
  * types scaled to 0..1, floats as is), UVs (s/t, u/v, texture_u/texture_v); faces (polygons
- * fan-triangulated, per-corner `texcoord` lists), triangle strips (-1 restarts) and edges. A file
+ * triangulated, per-corner `texcoord` lists), triangle strips (-1 restarts) and edges. A file
  * without faces is a point cloud. Counts are checked against the file size and the allocation bound
  * before anything is allocated.
  */
@@ -243,12 +245,14 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
           addStrip(polygon, triangles, checkIndex)
           continue
         }
-        for (let k = 1; k + 1 < polygon.length; k++) {
-          triangles.push3(checkIndex(polygon[0]!), checkIndex(polygon[k]!), checkIndex(polygon[k + 1]!))
+        for (const index of polygon) checkIndex(index)
+        const order = polygon.length === 3 ? TRIANGLE : triangulatePolygon(polygon.length, (c, axis) => positions?.[polygon[c]! * 3 + axis] ?? 0)
+        for (let k = 0; k < order.length; k += 3) {
+          triangles.push3(polygon[order[k]!]!, polygon[order[k + 1]!]!, polygon[order[k + 2]!]!)
           if (hasCornerUvs) {
-            for (const c of [0, k, k + 1]) {
-              cornerUvs.push(polygonUvs[c * 2] ?? 0)
-              cornerUvs.push(polygonUvs[c * 2 + 1] ?? 0)
+            for (let c = k; c < k + 3; c++) {
+              cornerUvs.push(polygonUvs[order[c]! * 2] ?? 0)
+              cornerUvs.push(polygonUvs[order[c]! * 2 + 1] ?? 0)
             }
           }
         }
