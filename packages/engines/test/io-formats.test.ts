@@ -90,6 +90,44 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
     if (cli) expect((await assimpInfo(paths.spiderBinary, { raw: true })).triangles).toBe(1368)
   })
 
+  it('reads a binary STL whose header starts with "solid" as binary', async () => {
+    const bytes = new Uint8Array(await readFile(paths.spiderBinary))
+    bytes.set(new TextEncoder().encode('solid spider exported by a CAD tool'), 0)
+    expect(countSceneTriangles(await readModel(platform, bytes, 'stl'))).toBe(1368)
+  })
+
+  it('reads big-endian PLY with uchar colours, a quad face and a triangle strip', async () => {
+    const header = new TextEncoder().encode(
+      'ply\nformat binary_big_endian 1.0\nelement vertex 5\nproperty float x\nproperty float y\nproperty float z\n' +
+        'property uchar red\nproperty uchar green\nproperty uchar blue\nelement face 1\nproperty list uchar int vertex_indices\n' +
+        'element tristrips 1\nproperty list int int vertex_indices\nend_header\n',
+    )
+    const body = new DataView(new ArrayBuffer(5 * 15 + 1 + 16 + 4 + 24))
+    const corners = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [2, 0, 0]]
+    let at = 0
+    corners.forEach((c, i) => {
+      for (const v of c) body.setFloat32((at += 4) - 4, v, false)
+      for (const v of [255, i * 50, 0]) body.setUint8(at++, v)
+    })
+    body.setUint8(at++, 4)
+    for (const v of [0, 1, 2, 3]) body.setInt32((at += 4) - 4, v, false)
+    body.setInt32((at += 4) - 4, 6, false)
+    for (const v of [1, 4, 2, -1, 3, 0]) body.setInt32((at += 4) - 4, v, false)
+    const bytes = new Uint8Array(header.byteLength + body.byteLength)
+    bytes.set(header)
+    bytes.set(new Uint8Array(body.buffer), header.byteLength)
+    const doc = await readModel(platform, bytes, 'ply')
+    // quad → 2 triangles; strip 1 4 2 → 1 triangle (the -1 restart leaves 3 0, too short)
+    expect(countSceneTriangles(doc)).toBe(3)
+    const prim = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+    const color: number[] = []
+    prim.getAttribute('COLOR_0')!.getElement(4, color)
+    expect(color.map((v) => Math.round(v * 255))).toEqual([255, 200, 0])
+    const position: number[] = []
+    prim.getAttribute('POSITION')!.getElement(4, position)
+    expect(position).toEqual([2, 0, 0])
+  })
+
   it('keeps two ASCII solids as two meshes', async () => {
     const doc = await read(paths.twoSolids)
     expect(doc.getRoot().listMeshes().map((m) => m.getName())).toEqual(['testTriangle_1', 'testTriangle_2'])
