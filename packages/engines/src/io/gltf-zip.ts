@@ -57,18 +57,21 @@ function resolver(files: Map<string, Uint8Array>, model: string) {
     byLowerName.set(path.slice(path.lastIndexOf('/') + 1).toLowerCase(), bytes)
   }
   return (reference: string): Uint8Array | undefined => {
-    let name = reference.replace(/\\/g, '/').replace(/^(\.\/)+/, '')
-    try {
-      name = decodeURIComponent(name)
-    } catch {
-      // not percent-encoded
-    }
+    const name = safeDecode(reference.replace(/\\/g, '/').replace(/^(\.\/)+/, ''))
     const joined = normalize(folder + name)
     return (
       files.get(joined) ??
       byLowerPath.get(joined.toLowerCase()) ??
       byLowerName.get(name.slice(name.lastIndexOf('/') + 1).toLowerCase())
     )
+  }
+}
+
+function safeDecode(uri: string): string {
+  try {
+    return decodeURIComponent(uri)
+  } catch {
+    return uri
   }
 }
 
@@ -121,7 +124,7 @@ export async function writeGltfZip(io: NodeIO, doc: Document): Promise<Uint8Arra
     'model.gltf': [new TextEncoder().encode(JSON.stringify(json, null, 2)), { level: 6 }],
   }
   for (const [uri, bytes] of Object.entries(resources)) {
-    const name = decodeURIComponent(uri)
+    const name = safeDecode(uri)
     // Binary geometry deflates ~10-20% at level 1 and barely more at 6 for several times the time.
     entries[name] = [bytes, { level: /\.bin$/i.test(name) ? 1 : 0 }]
   }

@@ -26,11 +26,17 @@ export interface WrittenModel {
 /** One entry per format; the format layer adds the others here. */
 export const FORMAT_CODECS: Record<string, FormatCodec> = {
   glb: {
-    read: (platform, bytes, options) => (checkGltfAllocation(glbJson(bytes) ?? {}, options), asInputError(() => readGlb(platform.io, bytes))),
+    read: async (platform, bytes, options) => {
+      checkGltfAllocation(glbJson(bytes) ?? {}, options)
+      return asInputError(() => readGlb(platform.io, bytes))
+    },
     write: async (platform, doc) => ({ bytes: await writeGlb(platform.io, doc), extension: 'glb' }),
   },
   gltf: {
-    read: (platform, bytes, options) => (checkGltfAllocation(gltfJson(bytes) ?? {}, options), asInputError(() => readGltf(platform.io, bytes))),
+    read: async (platform, bytes, options) => {
+      checkGltfAllocation(gltfJson(bytes) ?? {}, options)
+      return asInputError(() => readGltf(platform.io, bytes))
+    },
     // .gltf output is a zip of the .gltf, its .bin and textures
     write: async (platform, doc) => ({ bytes: await writeGltfZip(platform.io, doc), extension: 'zip' }),
   },
