@@ -3,6 +3,7 @@
 // reader sees it. Writes the generated section of docs/formats.md. Slow: a script, not a test.
 //
 //   node --import tsx scripts/format-matrix.ts
+//   FORMAT_MATRIX_FILTER=ClearCoat node --import tsx scripts/format-matrix.ts   (matching files only, no doc)
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -13,6 +14,33 @@ import { convertDocument, countSceneTriangles, failureMessage, loadPlatform, rea
 import { assimpInfo } from '../test/support/assimp-info.ts'
 import { ASSIMP_MODELS, SHARED_CORPUS } from '../test/support/corpus.ts'
 import type { Document } from '@gltf-transform/core'
+import { createRequire } from 'node:module'
+
+interface ValidatorReport {
+  issues: { numErrors: number; messages: { code: string; message: string; pointer?: string; severity: number }[] }
+}
+/** Khronos glTF-Validator (dart2js build, untyped). */
+const validator = createRequire(import.meta.url)('gltf-validator') as {
+  validateBytes(data: Uint8Array, options?: { uri?: string; maxIssues?: number; externalResourceFunction?: (uri: string) => Promise<Uint8Array> }): Promise<ValidatorReport>
+}
+
+/** glTF-Validator's errors for a glb, or for the .gltf of a zip bundle with its files; empty when valid. */
+async function validatorErrors(bytes: Uint8Array, extension: string): Promise<string[]> {
+  let report: ValidatorReport
+  if (extension === 'zip') {
+    const files = unzipSync(bytes)
+    report = await validator.validateBytes(files['model.gltf']!, {
+      uri: 'model.gltf',
+      maxIssues: 10,
+      externalResourceFunction: async (uri) => {
+        const file = files[decodeURIComponent(uri)]
+        if (!file) throw new Error(`missing ${uri}`)
+        return file
+      },
+    })
+  } else report = await validator.validateBytes(bytes, { maxIssues: 10 })
+  return report.issues.messages.filter((m) => m.severity === 0).map((m) => `${m.code} at ${m.pointer ?? '?'}`)
+}
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
 const DOC = join(ROOT, 'docs', 'formats.md')
@@ -160,12 +188,18 @@ async function check(platform: Awaited<ReturnType<typeof loadPlatform>>, bytes: 
   } catch (error) {
     return { ok: false, reason: failureMessage(error).slice(0, 160) }
   }
+  if (extension === 'glb' || extension === 'zip') {
+    const errors = await validatorErrors(bytes, extension)
+    if (errors.length > 0) return { ok: false, reason: `glTF-Validator: ${errors.slice(0, 3).join('; ')}` }
+  }
   return { ok: true }
 }
 
 const platform = await loadPlatform()
 const targets = writableFormats().filter((f) => f !== 'glb')
-const inputs = collectInputs()
+// FORMAT_MATRIX_FILTER=substring runs only matching files and prints failures instead of writing the doc.
+const filter = process.env.FORMAT_MATRIX_FILTER
+const inputs = collectInputs().filter((input) => !filter || input.name.includes(filter))
 const columns = ['glb', ...targets]
 /** per model format → column → [passed, checked] */
 const table = new Map<string, { files: number; read: number; cells: Map<string, [number, number]> }>()
@@ -234,7 +268,7 @@ const section = [
     `(${inputs.length} corpus files, ${((Date.now() - started) / 1000).toFixed(0)} s). A cell counts the files whose output ` +
     '`assimp info --raw` opens with exactly the triangles, line segments and points our reader found in the input ' +
     '(lines and points only where the target holds them: not STL; PLY holds points only as a point cloud), and our own reader reopens with the ' +
-    'same counts; "→ glb" is the input converted to glb, "glb → X" that glb converted to X by the convert job\'s code. ' +
+    'same counts; glb and gltf outputs must also pass Khronos glTF-Validator with no error. "→ glb" is the input converted to glb, "glb → X" that glb converted to X by the convert job\'s code. ' +
     '`gltf` output is the zip bundle, unpacked before assimp opens it. Point clouds written as PLY are checked by our ' +
     'reader only (assimp refuses PLY meshes without faces). A glTF whose `.gltf` names side files, and an `.obj` with ' +
     '`mtllib`, are uploaded as a zip of their folder, as a user would.',
@@ -259,6 +293,10 @@ const section = [
   END,
 ].join('\n')
 
+if (filter) {
+  console.log([...failures, ...refused].join('\n') || 'no failures')
+  process.exit(0)
+}
 const doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Formats\n'
 const next = doc.includes(START) ? doc.slice(0, doc.indexOf(START)) + section + doc.slice(doc.indexOf(END) + END.length) : `${doc.trimEnd()}\n\n${section}\n`
 writeFileSync(DOC, next)

@@ -22,6 +22,8 @@ const { available, paths } = corpusFiles({
   noScene: glTF2('TestNoRootNode', 'NoScene.gltf'),
   badArray: glTF2('wrongTypes', 'badArray.gltf'),
   badNumber: glTF2('wrongTypes', 'badNumber.gltf'),
+  badNormals: glTF2('BoxBadNormals-glTF-Binary', 'BoxBadNormals.glb'),
+  infinites: glTF2('BoxWithInfinites-glTF-Binary', 'BoxWithInfinites.glb'),
 })
 
 const cli = hasAssimpCli()
@@ -29,6 +31,7 @@ const cli = hasAssimpCli()
 /** A .gltf as a user uploads it: alone, or zipped with the files of its folder when it names any. */
 async function upload(path: string): Promise<{ bytes: Uint8Array; format: string }> {
   const bytes = new Uint8Array(await readFile(path))
+  if (path.endsWith('.glb')) return { bytes, format: 'glb' }
   if (!/"uri"\s*:\s*"(?!data:)/.test(new TextDecoder().decode(bytes))) return { bytes, format: 'gltf' }
   const files: Record<string, Uint8Array> = {}
   for (const entry of await readdir(dirname(path))) {
@@ -78,6 +81,21 @@ describe.skipIf(!available)('convert on glTF inputs', async () => {
     }
   })
 
+  it('writes unit normals (glTF requires them) for a file whose normals are not', async () => {
+    const result = await pool.run({ name: 'convert', input: { path: paths.badNormals }, format: 'glb', options: { target_format: 'glb' } })
+    if (!result.ok) throw new Error(result.message)
+    const input = await readModel(platform, new Uint8Array(await readFile(paths.badNormals)), 'glb')
+    const lengths = (doc: typeof input) => {
+      const normal = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('NORMAL')!
+      const out: number[] = []
+      const n: number[] = []
+      for (let i = 0; i < normal.getCount(); i++) out.push(Math.hypot(...normal.getElement(i, n)))
+      return out
+    }
+    expect(lengths(input).some((l) => Math.abs(l - 1) > 0.01)).toBe(true)
+    expect(lengths(await platform.io.readBinary(result.bytes!)).every((l) => Math.abs(l - 1) < 1e-5)).toBe(true)
+  })
+
   it('fails the broken glTF2 corpus files with a reason', async () => {
     const cases: [keyof typeof paths, RegExp][] = [
       ['incorrectArrays', /^invalid glTF: /],
@@ -88,6 +106,7 @@ describe.skipIf(!available)('convert on glTF inputs', async () => {
       ['noScene', /^the model has no geometry in any scene$/],
       ['badArray', /^invalid glTF: /],
       ['badNumber', /^invalid glTF: /],
+      ['infinites', /^invalid input: mesh "Mesh" has 24 non-finite position values/],
     ]
     for (const [name, message] of cases) {
       const { bytes, format } = await upload(paths[name])

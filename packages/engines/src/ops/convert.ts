@@ -3,6 +3,7 @@ import { unpartition } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
 import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
 import type { Platform } from '../platform.ts'
+import { checkFiniteAttributes, unitNormals } from './unit-normals.ts'
 
 export interface ConvertOptions {
   /** Output format: glb, gltf (written as a zip), obj, stl, ply, or any other writer the registry holds. */
@@ -29,13 +30,17 @@ export function parseConvertOptions(options: Record<string, unknown>): ConvertOp
 /**
  * Writes a read Document in the target format. Geometry is written uncompressed (re-encoding Draco
  * would quantize again and drop degenerate triangles: convert keeps every vertex as read); buffers
- * are merged for GLB (which holds one); names that are not strings become strings. Input whose
- * indices or attribute lengths do not fit its vertex count is refused: every target would carry
+ * are merged for GLB (which holds one); names that are not strings become strings; normals are made
+ * unit length (glTF requires it; OBJ and PLY files often break it). Input whose
+ * indices or attribute lengths do not fit its vertex count, or whose positions are not finite, is
+ * refused: every target would carry
  * the damage on, and repair is the operation that fixes it.
  */
 export async function convertDocument(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
   checkGeometry(doc)
+  checkFiniteAttributes(doc)
   checkSomethingToWrite(doc, target)
+  unitNormals(doc)
   for (const extension of doc.getRoot().listExtensionsUsed()) {
     if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()
   }
