@@ -31,14 +31,14 @@ async function validatorErrors(bytes: Uint8Array, extension: string): Promise<st
     const files = unzipSync(bytes)
     report = await validator.validateBytes(files['model.gltf']!, {
       uri: 'model.gltf',
-      maxIssues: 10,
+      maxIssues: 0,
       externalResourceFunction: async (uri) => {
         const file = files[decodeURIComponent(uri)]
         if (!file) throw new Error(`missing ${uri}`)
         return file
       },
     })
-  } else report = await validator.validateBytes(bytes, { maxIssues: 10 })
+  } else report = await validator.validateBytes(bytes, { maxIssues: 0 })
   return report.issues.messages.filter((m) => m.severity === 0).map((m) => `${m.code} at ${m.pointer ?? '?'}`)
 }
 

@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { unzipSync } from 'fflate'
@@ -14,6 +15,11 @@ const { available, paths } = corpusFiles({
   testmixed: assimp('OBJ', 'testmixed.obj'),
   wusonPly: assimp('PLY', 'Wuson.ply'),
 })
+
+/** Khronos glTF-Validator (dart2js build, untyped). */
+const validator = createRequire(import.meta.url)('gltf-validator') as {
+  validateBytes(data: Uint8Array, options?: { uri?: string; maxIssues?: number; externalResourceFunction?: (uri: string) => Promise<Uint8Array> }): Promise<{ issues: { numErrors: number } }>
+}
 
 const cli = hasAssimpCli()
 if (!cli) {
@@ -57,10 +63,17 @@ describe.skipIf(!available)('convert job', async () => {
     }
   }
 
-  it('gltf output is a zip of model.gltf, model.bin and the textures', async () => {
+  it('gltf output is a zip of model.gltf, model.bin and the textures, valid for glTF-Validator', async () => {
     const result = await pool.run({ name: 'convert', input: { path: paths.box }, format: 'glb', options: { target_format: 'gltf' } })
     if (!result.ok) throw new Error(result.message)
-    const names = Object.keys(unzipSync(result.bytes!)).sort()
+    const files = unzipSync(result.bytes!)
+    const report = await validator.validateBytes(files['model.gltf']!, {
+      uri: 'model.gltf',
+      maxIssues: 0,
+      externalResourceFunction: async (uri) => files[decodeURIComponent(uri)]!,
+    })
+    expect(report.issues.numErrors).toBe(0)
+    const names = Object.keys(files).sort()
     expect(names).toEqual(['baseColor.png', 'model.bin', 'model.gltf'])
     const back = await readModel(platform, result.bytes!, 'zip')
     expect(back.getRoot().listTextures()[0]!.getImage()!.byteLength).toBeGreaterThan(0)
