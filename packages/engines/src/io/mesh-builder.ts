@@ -1,4 +1,4 @@
-import type { Document, Material } from '@gltf-transform/core'
+import { type Document, Logger, type Material } from '@gltf-transform/core'
 
 /** One primitive as a reader produces it: flat typed arrays, indices optional. */
 export interface PrimitiveData {
@@ -24,6 +24,8 @@ export interface MeshData {
  * reader (OBJ, STL, PLY) returns. Empty primitives are left out.
  */
 export function buildDocument(doc: Document, meshes: MeshData[]): Document {
+  // Same verbosity as the platform's IO: a service logs warnings, not every transform's progress.
+  doc.setLogger(new Logger(Logger.Verbosity.WARN))
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer()
   const scene = doc.getRoot().getDefaultScene() ?? doc.createScene()
   doc.getRoot().setDefaultScene(scene)

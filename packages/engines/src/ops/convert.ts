@@ -40,7 +40,7 @@ export async function convertDocument(platform: Platform, doc: Document, target:
   checkGeometry(doc)
   checkFiniteAttributes(doc)
   checkSomethingToWrite(doc, target)
-  unitNormals(doc)
+  await doc.transform(unitNormals())
   for (const extension of doc.getRoot().listExtensionsUsed()) {
     if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()
   }

@@ -1,13 +1,28 @@
-import type { Document, Primitive } from '@gltf-transform/core'
+import type { Document, Primitive, Transform } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
+
+export const UNIT_NORMALS = 'unitNormals'
 
 /**
  * Makes every float NORMAL a unit vector, as glTF requires: non-unit normals are normalized; zero
  * or non-finite ones (an OBJ face without `vn` in a group that has them, a PLY point without a
  * normal) are replaced by the area-weighted normal of the triangles using the vertex, or +Z when no
- * triangle does. Returns how many normals changed. Quantized (integer) normals are left alone.
+ * triangle does. Quantized (integer) normals are left alone. Logs how many normals changed.
+ *
+ * ```ts
+ * await doc.transform(unitNormals())
+ * ```
  */
-export function unitNormals(doc: Document): number {
+export function unitNormals(): Transform {
+  const transform: Transform = (doc: Document) => {
+    const changed = fixNormals(doc)
+    if (changed > 0) doc.getLogger().info(`${UNIT_NORMALS}: ${changed} normals made unit length`)
+  }
+  Object.defineProperty(transform, 'name', { value: UNIT_NORMALS })
+  return transform
+}
+
+function fixNormals(doc: Document): number {
   let changed = 0
   const done = new Set<unknown>()
   for (const mesh of doc.getRoot().listMeshes()) {
