@@ -1,7 +1,11 @@
+/** Concave polygons up to this many corners are ear-clipped (CAD n-gons are far smaller). */
+export const MAX_EAR_CLIPPING_CORNERS = 256
+
 /**
  * Triangulates one polygon, returning corner numbers (0..n-1), three per triangle. Convex polygons
  * (what exporters write almost always) get a fan from corner 0; concave ones are ear-clipped in
- * the polygon's own plane (Newell normal, dominant axis dropped). Degenerate input falls back to
+ * the polygon's own plane (Newell normal, dominant axis dropped) when they have at most
+ * MAX_EAR_CLIPPING_CORNERS corners. Degenerate input falls back to
  * the fan, so a polygon of n corners always yields n - 2 triangles.
  */
 export function triangulatePolygon(n: number, coordinate: (corner: number, axis: number) => number): number[] {
@@ -34,7 +38,8 @@ export function triangulatePolygon(n: number, coordinate: (corner: number, axis:
   const cross = (a: number, b: number, c: number) => (px[b]! - px[a]!) * (py[c]! - py[a]!) - (py[b]! - py[a]!) * (px[c]! - px[a]!)
   let convex = true
   for (let i = 0; i < n && convex; i++) if (cross(i, (i + 1) % n, (i + 2) % n) < 0) convex = false
-  if (convex) return fan()
+  // Ear clipping is cubic in the worst case: a hostile file's million-corner face gets the fan.
+  if (convex || n > MAX_EAR_CLIPPING_CORNERS) return fan()
 
   const remaining = Array.from({ length: n }, (_, i) => i)
   const out: number[] = []
