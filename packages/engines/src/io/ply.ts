@@ -77,6 +77,8 @@ function parseHeader(bytes: Uint8Array): PlyHeader {
 /** A cursor over the body that yields numbers in file order (ASCII tokens or binary scalars). */
 interface ValueReader {
   read(type: string): number
+  /** Most values of `type` the rest of the body could hold: bounds a list's declared length. */
+  room(type: string): number
 }
 
 function binaryReader(bytes: Uint8Array, start: number, little: boolean): ValueReader {
@@ -86,6 +88,7 @@ function binaryReader(bytes: Uint8Array, start: number, little: boolean): ValueR
     if (at + n > bytes.byteLength) throw new ModelInputError('truncated PLY: body ends before the declared elements')
   }
   return {
+    room: (type) => (bytes.byteLength - at) / TYPE_SIZES[type]!,
     read(type) {
       const size = TYPE_SIZES[type]!
       need(size)
@@ -110,6 +113,7 @@ function asciiReader(bytes: Uint8Array, start: number): ValueReader {
   const text = new TextDecoder('latin1').decode(bytes.subarray(start))
   const token = /\S+/g
   return {
+    room: () => (text.length - token.lastIndex + 1) / 2,
     read() {
       const match = token.exec(text)
       if (!match) throw new ModelInputError('truncated PLY: body ends before the declared elements')
@@ -236,6 +240,7 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
           }
           const n = reader.read(prop.countType)
           if (!(n >= 0) || !Number.isInteger(n)) throw new ModelInputError(`invalid PLY: list length ${n}`)
+          if (n > reader.room(prop.type)) throw new ModelInputError(`truncated PLY: a ${element.name} list declares ${n} values, more than the rest of the file holds`)
           const values: number[] = new Array(n)
           for (let k = 0; k < n; k++) values[k] = reader.read(prop.type)
           if (p === indexProp) polygon = values
