@@ -3,8 +3,9 @@ import { ModelInputError } from '../errors.ts'
 import { flattenDocument } from './flatten.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type MeshData, type PrimitiveData } from './mesh-builder.ts'
+import { readMtl } from './mtl.ts'
 import { triangulatePolygon } from './triangulate.ts'
-import { decodeText, formatFloat, imageMimeType, parseCorners, parseNumbers, TextSink } from './text.ts'
+import { decodeText, finiteOrZero, formatFloat, parseCorners, parseNumbers, TextSink } from './text.ts'
 
 /** Finds a file referenced by the model (an .mtl, a texture) among the files uploaded with it. */
 export type ResolveFile = (name: string) => Uint8Array | undefined
@@ -141,26 +142,26 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
       case 'v': {
         const found = parseNumbers(rest, values)
         const t = values
-        data.v.push3(num(t[0]), num(t[1]), num(t[2]))
+        data.v.push3(finiteOrZero(t[0]), finiteOrZero(t[1]), finiteOrZero(t[2]))
         if (found >= 6) {
           if (!data.hasColors) {
             // Vertices before the first coloured one are white.
             for (let k = data.c.length; k < data.v.length - 3; k++) data.c.push(1)
             data.hasColors = true
           }
-          data.c.push3(num(t[3]), num(t[4]), num(t[5]))
+          data.c.push3(finiteOrZero(t[3]), finiteOrZero(t[4]), finiteOrZero(t[5]))
         } else if (data.hasColors) data.c.push3(1, 1, 1)
         break
       }
       case 'vt': {
         const found = parseNumbers(rest, values)
-        data.vt.push(found > 0 ? num(values[0]) : 0)
-        data.vt.push(found > 1 ? num(values[1]) : 0)
+        data.vt.push(found > 0 ? finiteOrZero(values[0]) : 0)
+        data.vt.push(found > 1 ? finiteOrZero(values[1]) : 0)
         break
       }
       case 'vn': {
         const found = parseNumbers(rest, values)
-        data.vn.push3(num(values[0]), found > 1 ? num(values[1]) : 0, found > 2 ? num(values[2]) : 0)
+        data.vn.push3(finiteOrZero(values[0]), found > 1 ? finiteOrZero(values[1]) : 0, found > 2 ? finiteOrZero(values[2]) : 0)
         break
       }
       case 'f': {
@@ -254,91 +255,12 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
   return buildDocument(doc, out)
 }
 
-function num(value: number | undefined): number {
-  return value !== undefined && Number.isFinite(value) ? value : 0
-}
 
 /** 1-based or negative (relative) OBJ index → 0-based, or -1 when out of range. */
 function resolveIndex(i: number, count: number): number {
   if (Number.isNaN(i) || i === 0) return -1
   const index = i > 0 ? i - 1 : count + i
   return index >= 0 && index < count ? index : -1
-}
-
-const MAP_OPTION_ARGS: Record<string, number> = { '-o': 3, '-s': 3, '-t': 3, '-mm': 2 }
-
-/** The file name of a `map_*` statement, after its options (-s 1 1 1, -bm 0.5, ...). */
-function mapFileName(rest: string): string {
-  const tokens = rest.split(/\s+/)
-  let i = 0
-  while (i < tokens.length && tokens[i]!.startsWith('-')) {
-    const args = MAP_OPTION_ARGS[tokens[i]!] ?? 1
-    i++
-    // -o/-s/-t take 1 to 3 numbers
-    for (let k = 0; k < args && i < tokens.length - 1 && (args === 1 || !Number.isNaN(Number(tokens[i]))); k++) i++
-  }
-  return tokens.slice(i).join(' ')
-}
-
-/** Reads an .mtl into glTF materials: Kd/d/Tr, Ke, map_Kd (base colour), map_Bump/norm (normal map). */
-function readMtl(doc: Document, text: string, resolve: ResolveFile, out: Map<string, Material>): void {
-  let current: Material | undefined
-  const textures = new Map<string, ReturnType<Document['createTexture']> | null>()
-  const texture = (file: string) => {
-    if (textures.has(file)) return textures.get(file) ?? undefined
-    const bytes = resolve(file)
-    const mimeType = bytes && imageMimeType(bytes)
-    const made = bytes && mimeType ? doc.createTexture(file).setImage(bytes).setMimeType(mimeType).setURI(file.replace(/^.*[\\/]/, '')) : null
-    textures.set(file, made)
-    return made ?? undefined
-  }
-  for (const raw of text.split(/\r?\n|\r/)) {
-    const line = raw.replace(/#.*/, '').trim()
-    if (line === '') continue
-    const space = line.search(/\s/)
-    const keyword = (space < 0 ? line : line.slice(0, space)).toLowerCase()
-    const rest = space < 0 ? '' : line.slice(space + 1).trim()
-    if (keyword === 'newmtl') {
-      current = doc.createMaterial(rest)
-      out.set(rest, current)
-      continue
-    }
-    if (!current) continue
-    const values = rest.split(/\s+/).map(Number)
-    switch (keyword) {
-      case 'kd': {
-        const [r, g, b] = [num(values[0]), num(values[1] ?? values[0]), num(values[2] ?? values[0])]
-        current.setBaseColorFactor([r, g, b, current.getBaseColorFactor()[3]!])
-        break
-      }
-      case 'd':
-      case 'tr': {
-        const value = num(values[0] ?? 1)
-        const alpha = Math.max(0, Math.min(1, keyword === 'd' ? value : 1 - value))
-        const f = current.getBaseColorFactor()
-        current.setBaseColorFactor([f[0]!, f[1]!, f[2]!, alpha])
-        if (alpha < 1) current.setAlphaMode('BLEND')
-        break
-      }
-      case 'ke':
-        current.setEmissiveFactor([num(values[0]), num(values[1] ?? values[0]), num(values[2] ?? values[0])])
-        break
-      case 'map_kd': {
-        const t = texture(mapFileName(rest))
-        if (t) current.setBaseColorTexture(t)
-        break
-      }
-      case 'map_bump':
-      case 'bump':
-      case 'norm': {
-        const t = texture(mapFileName(rest))
-        if (t) current.setNormalTexture(t)
-        break
-      }
-      default:
-      // Ka, Ks, Ns, illum: no glTF metallic-roughness equivalent worth guessing
-    }
-  }
 }
 
 /**

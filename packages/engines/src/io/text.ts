@@ -191,3 +191,8 @@ function nextSpace(text: string, i: number): number {
   while (i < text.length && text.charCodeAt(i) > 32) i++
   return i
 }
+
+/** A parsed number, or 0 when it is missing or not finite (what OBJ/MTL readers do with junk). */
+export function finiteOrZero(value: number | undefined): number {
+  return value !== undefined && Number.isFinite(value) ? value : 0
+}
