@@ -106,6 +106,14 @@ describe.skipIf(!available)('convert job', async () => {
     expect(prim.getAttribute('TEXCOORD_0')).not.toBeNull()
   })
 
+  it('compress reads through the same format layer (PLY in, Draco glb out)', async () => {
+    const result = await pool.run({ name: 'compress', input: { path: paths.wusonPly }, format: 'ply', options: { engine: 'draco' } })
+    if (!result.ok) throw new Error(result.message)
+    const out = await platform.io.readBinary(result.bytes!)
+    expect(out.getRoot().listExtensionsUsed().map((e) => e.extensionName)).toContain('KHR_draco_mesh_compression')
+    expect(countSceneTriangles(out)).toBe(3732)
+  })
+
   it('refuses an unknown or unwritable target with the writable list', async () => {
     const result = await pool.run({ name: 'convert', input: { path: paths.box }, format: 'glb', options: { target_format: 'usdz' } })
     expect(result.ok).toBe(false)
