@@ -13,6 +13,16 @@ export interface AssimpCounts {
   polygons: number
   /** Faces of meshes mixing primitive types (raw imports only), which cannot be told apart. */
   mixed: number
+  /** Triangle faces with each mesh counted once, however often nodes instance it. */
+  meshTriangles: number
+  /** Line faces with each mesh counted once. */
+  meshLines: number
+  meshes: number
+  nodes: number
+  embeddedTextures: number
+  textureRefs: string[]
+  min: [number, number, number]
+  max: [number, number, number]
 }
 
 /** True when the `assimp` command is installed. */
@@ -54,7 +64,26 @@ export function parseAssimpInfo(stdout: string): AssimpCounts {
       if (m) for (const id of m[1]!.split(',').map((s) => Number(s.trim()))) uses.set(id, (uses.get(id) ?? 0) + 1)
     }
   }
-  const counts: AssimpCounts = { triangles: 0, lines: 0, points: 0, polygons: 0, mixed: 0 }
+  const field = (name: string) => Number(new RegExp(`^${name}:?\\s+(\\d+)`, 'm').exec(stdout)?.[1] ?? Number.NaN)
+  const point = (name: string) =>
+    (/\(([-\d.e+]+) ([-\d.e+]+) ([-\d.e+]+)\)/.exec(new RegExp(`^${name} point.*$`, 'm').exec(stdout)?.[0] ?? '')?.slice(1).map(Number) ??
+      [NaN, NaN, NaN]) as [number, number, number]
+  const refs = /Texture Refs:\n((?:\s+'.*'\n)*)/.exec(stdout)?.[1] ?? ''
+  const counts: AssimpCounts = {
+    triangles: 0,
+    lines: 0,
+    points: 0,
+    polygons: 0,
+    mixed: 0,
+    meshTriangles: meshes.reduce((n, m) => n + (m?.types === 'triangle' ? m.faces : 0), 0),
+    meshLines: meshes.reduce((n, m) => n + (m?.types === 'line' ? m.faces : 0), 0),
+    meshes: field('Meshes'),
+    nodes: field('Nodes'),
+    embeddedTextures: Number(/Textures \(embed\.\):\s+(\d+)/.exec(stdout)?.[1] ?? 0),
+    textureRefs: [...refs.matchAll(/'(.*)'/g)].map((m) => m[1]!),
+    min: point('Minimum'),
+    max: point('Maximum'),
+  }
   meshes.forEach((mesh, id) => {
     const instances = uses.get(id) ?? 0
     const faces = mesh.faces * instances
@@ -65,4 +94,9 @@ export function parseAssimpInfo(stdout: string): AssimpCounts {
     else counts.mixed += faces
   })
   return counts
+}
+
+/** Extracts a zip with the system's `unzip` into `dir`. */
+export async function unzipTo(zipPath: string, dir: string): Promise<void> {
+  await run('unzip', ['-o', '-q', zipPath, '-d', dir])
 }
