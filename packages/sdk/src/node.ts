@@ -1,7 +1,7 @@
 // @mos/sdk/node: everything of @mos/sdk, plus uploads from paths and Node streams and downloads to
 // files. Only this entry imports Node built-ins.
 import { createWriteStream, openAsBlob } from 'node:fs'
-import { rename, rm } from 'node:fs/promises'
+import { rename, rm, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -31,6 +31,8 @@ export type NodeClient<V extends Variant = Variant> = Client<V, NodeUploadable> 
  */
 export async function fileFromPath(path: string | URL, filename?: string): Promise<File> {
   const filePath = typeof path === 'string' ? path : fileURLToPath(path)
+  // stat first: openAsBlob's own failure ("Unable to open file as blob") names neither path nor cause.
+  if (!(await stat(filePath)).isFile()) throw new TypeError(`[mos] not a file: ${filePath}`)
   const blob = await openAsBlob(filePath)
   return new File([blob], filename ?? basename(filePath))
 }
