@@ -1,3 +1,4 @@
+/// <reference path="./draco3dgltf.d.ts" />
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'

@@ -1,5 +1,6 @@
 import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression } from '@gltf-transform/extensions'
+import { assertIndicesInRange } from './check-indices.ts'
 import { dedup, dequantize, draco, meshopt, prune, reorder, weld } from '@gltf-transform/functions'
 
 export const COMPRESS = 'compress'
@@ -55,6 +56,7 @@ export function meshoptPositionBitsForLevel(level: number): number {
 export function compress(options: CompressOptions): Transform {
   const o = { ...COMPRESS_DEFAULTS, ...withoutUndefined(options) }
   return async function compressTransform(doc: Document): Promise<void> {
+    assertIndicesInRange(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     await doc.transform(dedup(), prune({ keepAttributes: false }), weld())
     if (o.engine === 'draco') {

@@ -25,6 +25,8 @@ export const ERROR_TEXTS = {
   /** 404 */
   taskNotFound: (id: string) => `task not found: ${id}`,
   batchNotFound: (id: string) => `batch not found: ${id}`,
+  /** 404: the task exists but its result was removed (retention). */
+  resultGone: (id: string) => `result of task ${id} is no longer available`,
   routeNotFound: (path: string) => `not found: ${path}`,
   /** 405 */
   methodNotAllowed: (method: string, path: string) => `method not allowed: ${method} ${path}`,

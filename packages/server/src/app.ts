@@ -1,0 +1,49 @@
+import { API_PREFIX, ERROR_TEXTS } from '@mos/sdk/contract'
+import { defineHandler, getRouterParam, H3, type H3Event } from 'h3'
+import { requireApiKey } from './auth.ts'
+import type { ServiceContext } from './context.ts'
+import { ApiError, renderError } from './errors.ts'
+import { capabilitiesDocument } from './routes/capabilities.ts'
+import { healthDocument } from './routes/health.ts'
+import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
+import { submitTask } from './routes/submit.ts'
+import { downloadResult, getTaskRecord } from './routes/tasks.ts'
+
+type KeyedHandler = (event: H3Event, apiKey: string) => unknown
+
+/**
+ * Builds the h3 app over a service context. No I/O happens here: tests call `app.fetch(request)`
+ * in-process, `main.ts` puts it behind a listening server.
+ */
+export function createApp(ctx: ServiceContext): H3 {
+  const app = new H3({ onError: (error, event) => renderError(error, event) })
+
+  // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
+  const keyed = (handler: KeyedHandler) =>
+    defineHandler(async (event) => {
+      const apiKey = requireApiKey(event, ctx.keys)
+      for (const guard of ctx.guards) await guard(event, apiKey)
+      return handler(event, apiKey)
+    })
+  const param = (event: H3Event, name: string) => decodeURIComponent(getRouterParam(event, name) ?? '')
+
+  app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
+  app.get(`${API_PREFIX}/capabilities`, keyed(() => capabilitiesDocument(ctx)))
+
+  for (const route of submitRoutes(ctx.variant)) {
+    app.post(API_PREFIX + route.path, keyed((event) => submitTask(event, ctx, route)))
+  }
+  for (const reserved of RESERVED_ROUTES[ctx.variant]) {
+    app.post(
+      API_PREFIX + reserved.path,
+      keyed(() => {
+        throw new ApiError(501, ERROR_TEXTS.notImplemented(reserved.what))
+      }),
+    )
+  }
+
+  app.get(`${API_PREFIX}/tasks/:id`, keyed((event) => getTaskRecord(ctx, param(event, 'id'))))
+  app.get(`${API_PREFIX}/tasks/:id/download`, keyed((event) => downloadResult(ctx, param(event, 'id'))))
+
+  return app
+}

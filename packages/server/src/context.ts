@@ -1,0 +1,75 @@
+import { createEnginePool, type EnginePool } from '@mos/engines'
+import type { Variant } from '@mos/sdk/contract'
+import type { H3Event } from 'h3'
+import { createKeyRing, type KeyRing } from './auth.ts'
+import type { Config } from './config/schema.ts'
+import { createLocalQueue } from './queue/local-queue.ts'
+import type { TaskQueue } from './queue/task-queue.ts'
+import { createStores, type Stores } from './storage/create-storage.ts'
+import type { FileStore } from './storage/file-store.ts'
+import { createTaskStore, type TaskStore } from './storage/task-store.ts'
+import { createTaskRunner, type TaskRunner } from './tasks/task-runner.ts'
+import { createTaskService, type TaskService } from './tasks/task-service.ts'
+import { SERVICE_VERSION } from './version.ts'
+
+/** Runs before a keyed handler, after the key was checked (rate limits, licence checks). */
+export type Guard = (event: H3Event, apiKey: string) => void | Promise<void>
+
+/** Limits in force for the next request (the licence tier may change them at run time). */
+export interface ActiveLimits {
+  maxFileBytes: number
+}
+
+/** Everything the routes use, created once from the configuration and passed down. */
+export interface ServiceContext {
+  config: Config
+  variant: Variant
+  version: string
+  startedAt: number
+  keys: KeyRing
+  stores: Stores
+  files: FileStore
+  taskStore: TaskStore
+  pool: EnginePool
+  queue: TaskQueue
+  runner: TaskRunner
+  tasks: TaskService
+  guards: Guard[]
+  limits(): ActiveLimits
+  /** Stops taking work. With `drain: false`, running tasks are left for the next start to pick up. */
+  close(options?: { drain?: boolean }): Promise<void>
+}
+
+/** Creates the service's parts. Nothing runs until `tasks.recover()` or a submission. */
+export function createServiceContext(config: Config): ServiceContext {
+  const stores = createStores(config.storage)
+  const taskStore = createTaskStore(stores.records)
+  const pool = createEnginePool({ threads: config.engines.threads, maxHeapMb: config.engines.maxHeapMb })
+  const runner = createTaskRunner({ tasks: taskStore, files: stores.files, pool })
+  const queue = createLocalQueue({ concurrency: config.engines.threads, handler: runner.run })
+  const tasks = createTaskService({ tasks: taskStore, queue })
+  const maxFileBytes = config.limits.maxFileSizeMb * 1024 * 1024
+
+  return {
+    config,
+    variant: config.server.variant,
+    version: SERVICE_VERSION,
+    startedAt: Date.now(),
+    keys: createKeyRing(config.auth.apiKeys),
+    stores,
+    files: stores.files,
+    taskStore,
+    pool,
+    queue,
+    runner,
+    tasks,
+    guards: [],
+    limits: () => ({ maxFileBytes }),
+    async close({ drain = true } = {}) {
+      if (!drain) runner.stop()
+      await queue.close({ drain })
+      await pool.destroy().catch(() => undefined)
+      await stores.records.dispose()
+    },
+  }
+}

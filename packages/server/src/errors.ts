@@ -1,0 +1,39 @@
+import { ERROR_TEXTS } from '@mos/sdk/contract'
+import { HTTPError, type H3Event } from 'h3'
+
+/**
+ * The one error type routes throw. Its message is the wire text of the contract; `onError` in
+ * app.ts renders it as `{"error": message}` with its status and headers.
+ */
+export class ApiError extends HTTPError {
+  /** Headers to send with the error (e.g. rate-limit headers on 429). */
+  readonly extraHeaders: Record<string, string>
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+    // An HTTPError subclass, so h3 treats it as handled (no stack trace logged for a 400).
+    super({ status, message })
+    this.extraHeaders = headers
+  }
+}
+
+/** Renders any thrown value as the contract's error body. */
+export function renderError(error: unknown, event: H3Event): Response {
+  const { status, message, extraHeaders } = toApiError(error, event)
+  if (status === 500) console.error(`[mos] ${event.req.method} ${event.url.pathname}: ${message}`)
+  return Response.json({ error: message }, { status, headers: extraHeaders })
+}
+
+function toApiError(error: unknown, event: H3Event): ApiError {
+  const cause = HTTPError.isError(error) && error.cause instanceof ApiError ? error.cause : error
+  if (cause instanceof ApiError) return cause
+  if (HTTPError.isError(cause)) {
+    if (cause.status === 404) return new ApiError(404, ERROR_TEXTS.routeNotFound(event.url.pathname))
+    if (cause.status === 405) return new ApiError(405, ERROR_TEXTS.methodNotAllowed(event.req.method, event.url.pathname))
+    if (cause.status < 500) return new ApiError(cause.status, ERROR_TEXTS.malformedBody(cause.message))
+    return new ApiError(cause.status, ERROR_TEXTS.internal(describe(cause.cause ?? cause)))
+  }
+  return new ApiError(500, ERROR_TEXTS.internal(describe(error)))
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error)
+}

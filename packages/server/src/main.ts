@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { ConfigError, loadConfig } from './config/load.ts'
+import type { Config } from './config/schema.ts'
+import { startServer } from './server.ts'
+
+/**
+ * With no key configured, a development key is created once, kept beside the data (so it survives
+ * restarts) and printed: `npm install && npm start` gives a working service with nothing to set.
+ */
+async function developmentKey(config: Config): Promise<string> {
+  const file = join(resolve(config.storage.fs.base), 'dev-api-key')
+  try {
+    return (await readFile(file, 'utf8')).trim()
+  } catch {
+    const key = `dev-${randomBytes(18).toString('base64url')}`
+    await mkdir(resolve(config.storage.fs.base), { recursive: true })
+    await writeFile(file, `${key}\n`, { mode: 0o600 })
+    return key
+  }
+}
+
+async function main(): Promise<void> {
+  let config: Config
+  try {
+    config = loadConfig(process.env)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`[mos] configuration error: ${error.message}`)
+      process.exit(1)
+    }
+    throw error
+  }
+  let devKey: string | undefined
+  if (config.auth.apiKeys.length === 0) {
+    devKey = await developmentKey(config)
+    config.auth.apiKeys = [devKey]
+  }
+  const server = await startServer({ config })
+  console.log(`[mos] variant ${config.server.variant} listening on http://${config.server.host}:${server.port} (storage: ${config.storage.driver})`)
+  if (devKey) console.log(`[mos] development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    console.log(`[mos] ${signal}: finishing running tasks, then stopping`)
+    await server.close({ drain: true })
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+await main()

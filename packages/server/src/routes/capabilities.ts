@@ -1,0 +1,25 @@
+import { describeEngines } from '@mos/engines'
+import {
+  ENGINES,
+  MODEL_FORMATS,
+  OUTPUT_FORMATS,
+  type CapabilitiesA,
+  type CapabilitiesB,
+} from '@mos/sdk/contract'
+import type { ServiceContext } from '../context.ts'
+import { submitRoutes } from './operations.ts'
+
+/**
+ * GET /api/v1/capabilities: the variant's capabilities document (2.6). Features list only the
+ * operations this deployment really serves.
+ */
+export function capabilitiesDocument(ctx: ServiceContext): CapabilitiesA | CapabilitiesB {
+  if (ctx.variant === 'A') {
+    return { engines: [...ENGINES], formats: [...MODEL_FORMATS], features: submitRoutes('A').map((route) => route.type) }
+  }
+  return {
+    engines: describeEngines(),
+    formats: { input: [...MODEL_FORMATS], output: [...OUTPUT_FORMATS.B] },
+    license: { authorized: false, tier: 0, status: 'trial' },
+  }
+}

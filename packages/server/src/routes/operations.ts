@@ -1,0 +1,44 @@
+import { readableFormats } from '@mos/engines'
+import { parseCompressFields, type CompressOptions, type TaskType, type Variant } from '@mos/sdk/contract'
+import type { SubmitRoute } from './submit.ts'
+
+/** Engine option names for a validated compress request (contract names → engine names). */
+export function compressJobOptions(o: CompressOptions): Record<string, unknown> {
+  return {
+    engine: o.engine,
+    level: o.level,
+    positionBits: o.position_quantization_bits,
+    normalBits: o.normal_quantization_bits,
+    texcoordBits: o.texcoord_quantization_bits,
+    colorBits: o.color_quantization_bits,
+    genericBits: o.generic_quantization_bits,
+    meshoptLevel: o.meshopt_compression_level,
+  }
+}
+
+/** Model inputs: every format the engines read (zip bundles included once the format layer has them). */
+const modelFormats = () => readableFormats()
+
+/** The submit endpoints this deployment serves, per variant. */
+export function submitRoutes(variant: Variant): SubmitRoute[] {
+  return [
+    {
+      type: 'compress',
+      path: '/compress',
+      formats: modelFormats,
+      parseFields: (raw) => {
+        const parsed = parseCompressFields(variant, raw)
+        return parsed.ok ? { ok: true, value: compressJobOptions(parsed.value) } : parsed
+      },
+    },
+  ]
+}
+
+/** Operations a variant reserves: their endpoints answer 501 (section 4.6, 4.8). */
+export const RESERVED_ROUTES: Record<Variant, { path: string; what: TaskType }[]> = {
+  A: [],
+  B: [
+    { path: '/diagnose', what: 'diagnose' },
+    { path: '/textures/ktx2', what: 'texture_ktx2' },
+  ],
+}

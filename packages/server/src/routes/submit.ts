@@ -1,0 +1,67 @@
+import { ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, type ParseResult, type SubmitResponse, type TaskType } from '@mos/sdk/contract'
+import type { H3Event } from 'h3'
+import type { ServiceContext } from '../context.ts'
+import { ApiError } from '../errors.ts'
+import { taskFileKey } from '../tasks/task-runner.ts'
+import { newTaskId } from '../tasks/task-service.ts'
+import { readUploadStream } from '../uploads/read-upload.ts'
+
+/** One submit endpoint: which task it creates, which inputs it takes, how its fields validate. */
+export interface SubmitRoute {
+  type: TaskType
+  path: string
+  /** Input formats (lower-case extensions) the operation reads. */
+  formats: () => readonly string[]
+  parseFields: (raw: Record<string, string>, ctx: ServiceContext) => ParseResult<object>
+}
+
+/** The lower-case extension of a file name; '' when it has none. */
+export function extensionOf(filename: string): string {
+  const base = filename.replace(/^.*[\\/]/, '')
+  return base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : ''
+}
+
+/** The 400 for a file the operation cannot read; the text names the extension (section 7). */
+export function assertFormat(filename: string, formats: readonly string[]): string {
+  const extension = extensionOf(filename)
+  if (!formats.includes(extension)) throw new ApiError(400, ERROR_TEXTS.unsupportedFormat(extension || '(no extension)'))
+  return extension
+}
+
+/**
+ * Handles a single-file submission: streams the upload straight to the task's input key, validates
+ * the fields, records a pending task. On any refusal the upload is removed and no task exists.
+ */
+export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
+  const taskId = newTaskId()
+  const key = taskFileKey(taskId, 'input')
+  const upload = await readUploadStream(event, {
+    files: ctx.files,
+    fileField: 'file',
+    maxFiles: 1,
+    maxFileBytes: ctx.limits().maxFileBytes,
+    limitStatus: LIMIT_EXCEEDED_STATUS[ctx.variant],
+    place: (filename) => {
+      assertFormat(filename, route.formats())
+      return { key }
+    },
+  })
+  const file = upload.files[0]
+  try {
+    if (!file) throw new ApiError(400, ERROR_TEXTS.missingField('file'))
+    const parsed = route.parseFields(upload.fields, ctx)
+    if (!parsed.ok) throw new ApiError(400, parsed.error)
+    await ctx.tasks.submit({
+      taskId,
+      type: route.type,
+      filename: file.filename,
+      size: file.size,
+      format: extensionOf(file.filename),
+      options: parsed.value as Record<string, unknown>,
+    })
+  } catch (error) {
+    await ctx.files.remove(`tasks/${taskId}`)
+    throw error
+  }
+  return { task_id: taskId, status: 'pending', message: `${route.type} task queued` }
+}

@@ -1,0 +1,45 @@
+import { ERROR_TEXTS, type TaskRecord } from '@mos/sdk/contract'
+import { Readable } from 'node:stream'
+import type { ServiceContext } from '../context.ts'
+import { ApiError } from '../errors.ts'
+import { FileNotFoundError } from '../storage/file-store.ts'
+import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
+
+async function findTask(ctx: ServiceContext, id: string): Promise<TaskState> {
+  const task = await ctx.tasks.get(id)
+  if (!task) throw new ApiError(404, ERROR_TEXTS.taskNotFound(id))
+  return task
+}
+
+/** GET /api/v1/tasks/{id}: the task record (2.1), 404 when unknown. */
+export async function getTaskRecord(ctx: ServiceContext, id: string): Promise<TaskRecord> {
+  return toTaskRecord(await findTask(ctx, id), ctx.variant)
+}
+
+/**
+ * GET /api/v1/tasks/{id}/download: the result as a stream with its name and length; 409 while the
+ * task has no result (pending, processing, failed), 404 when unknown or its file is gone.
+ */
+export async function downloadResult(ctx: ServiceContext, id: string): Promise<Response> {
+  const task = await findTask(ctx, id)
+  if (task.status !== 'completed' || !task.output || !task.job.outputKey) {
+    throw new ApiError(409, ERROR_TEXTS.taskNotCompleted(id, task.status))
+  }
+  let stream: Readable
+  try {
+    stream = await ctx.files.read(task.job.outputKey)
+  } catch (error) {
+    if (error instanceof FileNotFoundError) throw new ApiError(404, ERROR_TEXTS.resultGone(id))
+    throw error
+  }
+  const filename = task.output.filename
+  return new Response(Readable.toWeb(stream) as ReadableStream, {
+    status: 200,
+    headers: {
+      'content-type': 'application/octet-stream',
+      'content-length': String(task.output.size_bytes),
+      'content-disposition': `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+      'cache-control': 'private, max-age=0, no-store',
+    },
+  })
+}

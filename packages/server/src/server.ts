@@ -1,0 +1,57 @@
+import { toNodeHandler } from 'h3'
+import { listen, type Listener } from 'listhen'
+import { createApp } from './app.ts'
+import { loadConfig } from './config/load.ts'
+import type { Config } from './config/schema.ts'
+import { createServiceContext, type ServiceContext } from './context.ts'
+
+export interface StartServerOptions {
+  /** SERVICE__* variables; defaults to process.env. */
+  env?: Record<string, string | undefined>
+  /** An already loaded configuration (wins over `env`). */
+  config?: Config
+}
+
+export interface RunningServer {
+  url: string
+  port: number
+  context: ServiceContext
+  /** Stops listening and the workers. With `drain: false`, running tasks resume on the next start. */
+  close(options?: { drain?: boolean }): Promise<void>
+}
+
+/**
+ * Starts the service: picks up unfinished tasks, then listens.
+ *
+ * ```ts
+ * const server = await startServer({ env: { SERVICE__AUTH__API_KEYS: 'key', SERVICE__SERVER__PORT: '0' } })
+ * await fetch(`${server.url}/api/v1/health`)
+ * await server.close()
+ * ```
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const config = options.config ?? loadConfig(options.env ?? process.env)
+  const context = createServiceContext(config)
+  await context.tasks.recover()
+  const app = createApp(context)
+  const listener: Listener = await listen(toNodeHandler(app), {
+    port: config.server.port,
+    hostname: config.server.host,
+    showURL: false,
+    qr: false,
+    public: config.server.host !== '127.0.0.1' && config.server.host !== 'localhost',
+    // Port 0 means "any free port"; otherwise fail rather than silently moving to another port.
+    ...(config.server.port === 0 ? {} : { port: { port: config.server.port, random: false, alternativePortRange: [0, 0] as [number, number] } }),
+  })
+  const address = listener.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.server.port
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    context,
+    async close(closeOptions) {
+      await listener.close()
+      await context.close(closeOptions)
+    },
+  }
+}

@@ -1,0 +1,23 @@
+import type { Readable } from 'node:stream'
+
+/**
+ * Where uploaded inputs and results live. Drivers move files as streams; a driver that keeps files
+ * on this machine also says where (`localPath`), so worker threads read them without a copy.
+ */
+export interface FileStore {
+  /** Streams `source` into `key` atomically (readers never see half a file); resolves to the byte count. */
+  write(key: string, source: Readable | Uint8Array): Promise<number>
+  /** A stream of the file; rejects with `FileNotFoundError` when absent. */
+  read(key: string): Promise<Readable>
+  /** The whole file in memory (for drivers without a local path). */
+  readBytes(key: string): Promise<Uint8Array>
+  /** Size in bytes, or undefined when absent. */
+  size(key: string): Promise<number | undefined>
+  remove(key: string): Promise<void>
+  /** Local filesystem path of `key`, when the driver has one. */
+  localPath?(key: string): string
+}
+
+export class FileNotFoundError extends Error {
+  override name = 'FileNotFoundError'
+}

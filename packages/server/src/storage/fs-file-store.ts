@@ -1,0 +1,61 @@
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { dirname, join, resolve, sep } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { randomUUID } from 'node:crypto'
+import { FileNotFoundError, type FileStore } from './file-store.ts'
+
+/** Files under one folder; keys are relative paths (`tasks/<id>/input.glb`). */
+export function createFsFileStore(base: string): FileStore {
+  const root = resolve(base)
+  const pathOf = (key: string) => {
+    const path = resolve(root, key)
+    if (!path.startsWith(root + sep)) throw new Error(`[storage] [fs] key escapes the base folder: ${key}`)
+    return path
+  }
+  const missing = (key: string) => new FileNotFoundError(`[storage] [fs] no such file: ${key}`)
+
+  return {
+    async write(key, source) {
+      const path = pathOf(key)
+      await mkdir(dirname(path), { recursive: true })
+      // Write beside the target and rename: a crash mid-write leaves no half file under the key.
+      const temp = join(dirname(path), `.${randomUUID()}.part`)
+      try {
+        const input = source instanceof Uint8Array ? Readable.from([source]) : source
+        let bytes = 0
+        input.on('data', (chunk: Buffer) => (bytes += chunk.length))
+        await pipeline(input, createWriteStream(temp))
+        await rename(temp, path)
+        return bytes
+      } catch (error) {
+        await rm(temp, { force: true })
+        throw error
+      }
+    },
+    async read(key) {
+      if ((await this.size(key)) === undefined) throw missing(key)
+      return createReadStream(pathOf(key))
+    },
+    async readBytes(key) {
+      try {
+        return new Uint8Array(await readFile(pathOf(key)))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw missing(key)
+        throw error
+      }
+    },
+    async size(key) {
+      try {
+        return (await stat(pathOf(key))).size
+      } catch {
+        return undefined
+      }
+    },
+    async remove(key) {
+      await rm(pathOf(key), { force: true, recursive: true })
+    },
+    localPath: pathOf,
+  }
+}

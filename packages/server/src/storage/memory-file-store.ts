@@ -1,0 +1,32 @@
+import { Readable } from 'node:stream'
+import { buffer } from 'node:stream/consumers'
+import { FileNotFoundError, type FileStore } from './file-store.ts'
+
+/** Files in this process's memory: for tests and throw-away runs. */
+export function createMemoryFileStore(): FileStore {
+  const files = new Map<string, Uint8Array>()
+  const get = (key: string) => {
+    const bytes = files.get(key)
+    if (!bytes) throw new FileNotFoundError(`[storage] [memory] no such file: ${key}`)
+    return bytes
+  }
+  return {
+    async write(key, source) {
+      const bytes = source instanceof Uint8Array ? source : new Uint8Array(await buffer(source))
+      files.set(key, bytes)
+      return bytes.byteLength
+    },
+    async read(key) {
+      return Readable.from([get(key)])
+    },
+    async readBytes(key) {
+      return get(key)
+    },
+    async size(key) {
+      return files.get(key)?.byteLength
+    },
+    async remove(key) {
+      for (const k of files.keys()) if (k === key || k.startsWith(`${key}/`)) files.delete(k)
+    },
+  }
+}

@@ -1,0 +1,117 @@
+import type { EngineJob, EnginePool, JobName } from '@mos/engines'
+import { ERROR_TEXTS, TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
+import type { FileStore } from '../storage/file-store.ts'
+import type { TaskStore } from '../storage/task-store.ts'
+import { now, outputFilename, sizeFigures, type TaskState } from './task-state.ts'
+
+export interface TaskRunnerOptions {
+  tasks: TaskStore
+  files: FileStore
+  pool: EnginePool
+  /** Least time between two progress writes to the record. */
+  progressIntervalMs?: number
+  /** Called when a task reaches a terminal state (metrics, batches). */
+  onSettled?: (task: TaskState) => void
+}
+
+export interface TaskRunner {
+  /** Runs one task to completed or failed; safe to call again for the same task (idempotent result). */
+  run(taskId: string): Promise<void>
+  /** While stopping, results of interrupted jobs are not recorded: the task is picked up again on start. */
+  stop(): void
+}
+
+const WITH_SIZE_FIGURES = new Set(['compress', 'texture_optimize', 'texture_ktx2'])
+
+/** Key of a task's files in the file store. */
+export const taskFileKey = (taskId: string, name: 'input' | 'output') => `tasks/${taskId}/${name}`
+
+/**
+ * Runs tasks on the engine pool: pending → processing (with progress from the worker) → completed
+ * or failed. Every record write of one run goes through one chain, so a late progress update can
+ * never overwrite the final state.
+ */
+export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
+  const { tasks, files, pool } = options
+  const interval = options.progressIntervalMs ?? 250
+  let stopping = false
+
+  async function run(taskId: string): Promise<void> {
+    const stored = await tasks.get(taskId)
+    if (!stored || TERMINAL_TASK_STATUSES.includes(stored.status)) return
+    let task: TaskState = {
+      ...stored,
+      status: 'processing',
+      progress: 0,
+      started_at: now(),
+      job: { ...stored.job, attempts: stored.job.attempts + 1 },
+    }
+    let chain = tasks.put(task)
+    const save = (next: TaskState) => {
+      task = next
+      chain = chain.then(() => tasks.put(next))
+      return chain
+    }
+
+    let lastWrite = 0
+    const onProgress = (progress: number) => {
+      const value = Math.max(task.progress ?? 0, Math.min(99, Math.round(progress)))
+      if (task.status !== 'processing' || value === task.progress || Date.now() - lastWrite < interval) return
+      lastWrite = Date.now()
+      void save({ ...task, progress: value })
+    }
+
+    try {
+      const outputKey = taskFileKey(taskId, 'output')
+      const inputKey = task.job.inputKey
+      const localOutput = files.localPath?.(outputKey)
+      const job: EngineJob = {
+        name: task.type as JobName,
+        input: files.localPath ? { path: files.localPath(inputKey) } : { bytes: await files.readBytes(inputKey) },
+        format: task.job.format,
+        filename: task.input_filename,
+        options: task.job.options,
+        ...(localOutput ? { outputPath: localOutput } : {}),
+      }
+      const result = await pool.run(job, { onProgress })
+      if (stopping) return
+      if (!result.ok) {
+        await save(failed(task, result.message))
+      } else {
+        if (result.bytes) await files.write(outputKey, result.bytes)
+        const { result: diagnosis, ...details } = result.details ?? {}
+        await save({
+          ...task,
+          status: 'completed',
+          progress: 100,
+          completed_at: now(),
+          output: {
+            filename: outputFilename(task.input_filename, task.type, result.extension),
+            size_bytes: result.size,
+            ...(WITH_SIZE_FIGURES.has(task.type) ? sizeFigures(task.input_size_bytes, result.size) : {}),
+          },
+          ...(diagnosis !== undefined ? { result: diagnosis } : {}),
+          ...(Object.keys(details).length > 0 ? { details } : {}),
+          job: { ...task.job, outputKey },
+        })
+      }
+    } catch (error) {
+      if (stopping) return
+      await save(failed(task, ERROR_TEXTS.internal(error instanceof Error ? error.message : String(error))))
+    }
+    await chain
+    options.onSettled?.(task)
+  }
+
+  return {
+    run,
+    stop() {
+      stopping = true
+    },
+  }
+}
+
+function failed(task: TaskState, message: string): TaskState {
+  const { progress: _dropped, ...rest } = task
+  return { ...rest, status: 'failed', error: message, failed_at: now() }
+}

@@ -1,0 +1,108 @@
+import type { Output, TaskRecord, TaskStatus, TaskType, Variant } from '@mos/sdk/contract'
+
+/**
+ * A task as stored: the public fields of section 2.1 plus what the service needs to run it again
+ * after a restart (`job`). `toTaskRecord` is the only way a task leaves the service.
+ */
+export interface TaskState {
+  task_id: string
+  type: TaskType
+  status: TaskStatus
+  progress?: number
+  input_filename: string
+  input_size_bytes: number
+  created_at: string
+  started_at?: string
+  completed_at?: string
+  failed_at?: string
+  error?: string
+  output?: Output
+  /** Diagnosis result (variant A). */
+  result?: unknown
+  /** Extra facts an operation reports (e.g. repair counts); allowed by the contract's silence. */
+  details?: Record<string, unknown>
+  batch_id?: string
+  job: TaskJob
+}
+
+export interface TaskJob {
+  /** File-store key of the upload. */
+  inputKey: string
+  /** Input format: the upload's lower-case extension. */
+  format: string
+  options: Record<string, unknown>
+  /** File-store key of the result, once there is one. */
+  outputKey?: string
+  /** How many times a worker started this task (at-least-once execution). */
+  attempts: number
+}
+
+/** The public record of a task in the given variant (2.1): fields per status, nothing internal. */
+export function toTaskRecord(task: TaskState, variant: Variant): TaskRecord {
+  const base = {
+    task_id: task.task_id,
+    status: task.status,
+    type: task.type,
+    input_filename: task.input_filename,
+    input_size_bytes: task.input_size_bytes,
+    created_at: task.created_at,
+  }
+  switch (task.status) {
+    case 'pending':
+      return { ...base, status: 'pending' }
+    case 'processing':
+      return { ...base, status: 'processing', progress: task.progress ?? 0, started_at: task.started_at ?? task.created_at }
+    case 'completed':
+      return {
+        ...base,
+        status: 'completed',
+        progress: 100,
+        ...(task.started_at ? { started_at: task.started_at } : {}),
+        completed_at: task.completed_at!,
+        output: task.output!,
+        ...(task.result !== undefined && variant === 'A' ? { result: task.result as never } : {}),
+        ...(task.details ?? {}),
+      }
+    case 'failed':
+      // The failed record carries no progress (2.1).
+      return {
+        ...base,
+        status: 'failed',
+        error: task.error ?? 'unknown failure',
+        ...(task.started_at ? { started_at: task.started_at } : {}),
+        failed_at: task.failed_at!,
+      }
+  }
+}
+
+const OUTPUT_SUFFIX: Record<TaskType, string> = {
+  compress: 'compressed',
+  convert: '',
+  repair: 'repaired',
+  diagnose: 'diagnosis',
+  texture_optimize: 'optimized',
+  texture_ktx2: 'ktx2',
+}
+
+/** The result's file name: the input's stem, a suffix saying what was done, the output's extension. */
+export function outputFilename(inputFilename: string, type: TaskType, extension: string): string {
+  const base = inputFilename.replace(/^.*[\\/]/, '')
+  const stem = base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base
+  const suffix = OUTPUT_SUFFIX[type]
+  return `${stem || 'model'}${suffix ? `_${suffix}` : ''}.${extension}`
+}
+
+/** Output sizes relative to the input, for compress and texture tasks (2.2). */
+export function sizeFigures(inputBytes: number, outputBytes: number): Pick<Output, 'compression_ratio' | 'savings_percent'> {
+  if (inputBytes === 0) return { compression_ratio: 1, savings_percent: 0 }
+  const ratio = outputBytes / inputBytes
+  return { compression_ratio: round(ratio, 4), savings_percent: round((1 - ratio) * 100, 2) }
+}
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits
+  return Math.round(value * f) / f
+}
+
+/** ISO 8601 UTC timestamp, the contract's time format. */
+export const now = () => new Date().toISOString()

@@ -1,0 +1,75 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import type { TaskRecord, Variant } from '@mos/sdk/contract'
+import { createApp, createServiceContext, loadConfig, startServer, type RunningServer } from '../../src/index.ts'
+
+export const API_KEY = 'test-key-0123456789'
+export const VARIANTS: Variant[] = ['A', 'B']
+
+/** A fresh data folder per test file. */
+export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), 'mos-test-'))
+  return { path, remove: () => rm(path, { recursive: true, force: true }) }
+}
+
+export function testEnv(variant: Variant, base: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    SERVICE__AUTH__API_KEYS: `${API_KEY},second-key`,
+    SERVICE__SERVER__VARIANT: variant,
+    SERVICE__SERVER__PORT: '0',
+    SERVICE__SERVER__HOST: '127.0.0.1',
+    SERVICE__STORAGE__FS__BASE: base,
+    SERVICE__ENGINES__THREADS: '2',
+    ...extra,
+  }
+}
+
+/** The app in-process: requests go through `app.fetch`, no port. */
+export function inProcessApp(env: Record<string, string>) {
+  const context = createServiceContext(loadConfig(env))
+  const app = createApp(context)
+  const call = (path: string, init: RequestInit = {}, key: string | null = API_KEY) => {
+    const headers = new Headers(init.headers)
+    if (key) headers.set('X-API-Key', key)
+    return app.fetch(new Request(`http://mos.test${path}`, { ...init, headers }))
+  }
+  return { app, context, call, close: () => context.close({ drain: false }) }
+}
+
+/** A real listening server. */
+export async function realServer(env: Record<string, string>): Promise<RunningServer & { call: typeof fetch }> {
+  const server = await startServer({ env })
+  const call = ((path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers)
+    if (!headers.has('X-API-Key')) headers.set('X-API-Key', API_KEY)
+    return fetch(`${server.url}${path}`, { ...init, headers })
+  }) as typeof fetch
+  return Object.assign(server, { call })
+}
+
+/** A multipart body with the given fields and files (path on disk, or bytes with a name). */
+export async function form(fields: Record<string, string | number>, files: (string | { name: string; bytes: Uint8Array })[] = [], fileField = 'file'): Promise<FormData> {
+  const data = new FormData()
+  for (const file of files) {
+    const { name, bytes } = typeof file === 'string' ? { name: basename(file), bytes: new Uint8Array(await readFile(file)) } : file
+    data.append(fileField, new Blob([bytes as Uint8Array<ArrayBuffer>]), name)
+  }
+  for (const [key, value] of Object.entries(fields)) data.append(key, String(value))
+  return data
+}
+
+/** Polls a task until it is completed or failed. */
+export async function waitForTask(
+  get: (path: string) => Response | Promise<Response>,
+  id: string,
+  timeoutMs = 60_000,
+): Promise<TaskRecord & Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const record = (await (await get(`/api/v1/tasks/${id}`)).json()) as TaskRecord & Record<string, unknown>
+    if (record.status === 'completed' || record.status === 'failed') return record
+    if (Date.now() > deadline) throw new Error(`task ${id} still ${record.status} after ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
