@@ -1,6 +1,6 @@
 import { mkdir, stat } from 'node:fs/promises'
 import type { DiagnosisResult, SubmitResponse } from '../contract/index.ts'
-import type { NodeClient } from '../node.ts'
+import { NotFoundError, type NodeClient } from '../node.ts'
 import type { CliArgs, TaskCommand } from './args.ts'
 import { outputPath, summaryLine } from './format.ts'
 import type { ProgressDisplay, ProgressLine } from './progress.ts'
@@ -142,16 +142,25 @@ export async function runTasks(client: NodeClient, args: CliArgs, display: Progr
 
   if (canBatch(args)) {
     args.files.forEach(lineOf)
-    const batch = client.batchCompress({ files: args.files, engine: args.engine, level: args.level }, { signal })
+    // A deployment without the batch endpoint (404) gets one request per file instead.
+    const batch = client
+      .batchCompress({ files: args.files, engine: args.engine, level: args.level }, { signal })
+      .catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined
+        throw error
+      })
     // Sub-tasks come back in upload order; match by name too in case a server reorders them.
     const taskIdOf = async (file: string, index: number) => {
-      const { tasks } = await batch
+      const answer = await batch
+      if (!answer) return (await submitOne(client, args, file, signal)).task_id
+      const { tasks } = answer
       const byIndex = tasks[index]
       const name = file.split(/[\\/]/).pop()
       const task = byIndex && byIndex.filename === name ? byIndex : (tasks.find((t) => t.filename === name) ?? byIndex)
       if (!task) throw new Error('the batch answer lists no task for this file')
       return task.task_id
     }
+    // Marks a failed batch as handled at once; each file's line reports it when it gets there.
     batch.catch(() => undefined)
     return Promise.all(args.files.map((file, index) => runOne(file, index, () => taskIdOf(file, index))))
   }
