@@ -232,3 +232,18 @@ describe('waitForTask', () => {
     for (const record of seen) expect(record.files).toHaveLength(1)
   })
 })
+
+describe('detectVariant', () => {
+  it('reads the variant from the health document, which needs no key', async () => {
+    const { detectVariant, MosError } = await import('../src/index.ts')
+    let body: unknown = { status: 'ok' }
+    let key: string | null = 'unset'
+    server.use(http.get(`${API}/health`, ({ request }) => ((key = request.headers.get('x-api-key')), HttpResponse.json(body))))
+    expect(await detectVariant(BASE)).toBe('A')
+    expect(key).toBeNull()
+    body = { status: 'healthy', version: '0.1.0', uptime_seconds: 5, active_tasks: 0, queue_length: 0 }
+    expect(await detectVariant(`${BASE}/`)).toBe('B')
+    body = { status: 'up' }
+    await expect(detectVariant(BASE)).rejects.toSatisfy((e) => e instanceof MosError && /neither variant/.test((e as Error).message))
+  })
+})
