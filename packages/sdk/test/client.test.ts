@@ -236,7 +236,7 @@ describe('waitForTask', () => {
 describe('detectVariant', () => {
   it('reads the variant from the health document, which needs no key', async () => {
     const { detectVariant, MosError } = await import('../src/index.ts')
-    let body: unknown = { status: 'ok' }
+    let body: Record<string, unknown> = { status: 'ok' }
     let key: string | null = 'unset'
     server.use(http.get(`${API}/health`, ({ request }) => ((key = request.headers.get('x-api-key')), HttpResponse.json(body))))
     expect(await detectVariant(BASE)).toBe('A')
