@@ -89,8 +89,8 @@ async function inParallel<T>(jobs: (() => Promise<T>)[], limit: number): Promise
 
 function describeDiagnosis(result: DiagnosisResult | undefined): string {
   if (!result) return ''
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
-  return `  ${result.format} ${result.version}: ${plural(result.meshes.length, 'mesh')}, ${plural(result.textures.length, 'texture')}, ${plural(result.total_issues, 'issue')}`
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+  return `  ${result.format} ${result.version}: ${count(result.meshes.length, 'mesh', 'meshes')}, ${count(result.textures.length, 'texture', 'textures')}, ${count(result.total_issues, 'issue', 'issues')}`
 }
 
 /**
