@@ -73,7 +73,7 @@ export function createTransport(options: TransportOptions): Transport {
     try {
       const headers: Record<string, string> = { accept: request.responseType === 'json' ? 'application/json' : '*/*', ...call.headers }
       if (options.apiKey) headers[API_KEY_HEADER] = options.apiKey
-      let response: FetchResponse<any>
+      let response: FetchResponse<unknown>
       try {
         response = await $fetch.raw(request.path, {
           baseURL,
