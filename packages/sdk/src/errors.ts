@@ -1,4 +1,5 @@
 import type { FailedTask } from './contract/index.ts'
+import { retryAfterMs } from './retry-after.ts'
 
 /**
  * The SDK's error hierarchy, after openai-node and stripe-node: every error the client throws is a
@@ -52,9 +53,13 @@ export class ConflictError extends APIError {
 export class PayloadTooLargeError extends APIError {
   override name = 'PayloadTooLargeError'
 }
-/** 429 (variant A): too many requests per minute for this key; see `retryAfterMs`. */
+/** 429 (variant A): too many requests per minute for this key. */
 export class RateLimitError extends APIError {
   override name = 'RateLimitError'
+  /** The wait the server asks for (`Retry-After`, else `X-RateLimit-Reset`), in ms from now. */
+  get retryAfterMs(): number | undefined {
+    return retryAfterMs(this.headers)
+  }
 }
 /** 501 (variant B): diagnose and KTX2 encoding are reserved there. */
 export class NotImplementedError extends APIError {

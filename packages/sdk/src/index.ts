@@ -24,6 +24,7 @@ export * from './errors.ts'
 
 // Retries and waiting
 export { isRetryable, retryDelayMs, RETRY_DEFAULTS } from './retry.ts'
+export { retryAfterMs } from './retry-after.ts'
 export type { RetryPolicy } from './retry.ts'
 export { sleep, WAIT_DEFAULTS } from './wait.ts'
 export type { WaitOptions } from './wait.ts'

@@ -1,4 +1,5 @@
 import { APIError, ConnectionError, TimeoutError } from './errors.ts'
+import { retryAfterMs } from './retry-after.ts'
 
 /** Backoff settings of the retry loop. */
 export interface RetryPolicy {
@@ -47,20 +48,8 @@ export function retryDelayMs(
   now: number = Date.now(),
   random: () => number = Math.random,
 ): number {
-  const hinted = headers ? serverDelayMs(headers, now) : undefined
+  const hinted = headers ? retryAfterMs(headers, now) : undefined
   if (hinted !== undefined && hinted >= 0 && hinted <= policy.maxServerDelayMs) return hinted
   const step = Math.min(policy.initialDelayMs * 2 ** retry, policy.maxDelayMs)
   return Math.round(step * (1 - random() * 0.25))
-}
-
-function serverDelayMs(headers: Headers, now: number): number | undefined {
-  const retryAfter = headers.get('retry-after')?.trim()
-  if (retryAfter) {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.ceil(Number(retryAfter) * 1000)
-    const date = Date.parse(retryAfter)
-    if (!Number.isNaN(date)) return Math.max(0, date - now)
-  }
-  const reset = headers.get('x-ratelimit-reset')?.trim()
-  if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now)
-  return undefined
 }

@@ -184,4 +184,11 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(0, new Headers({ 'retry-after': '3600' }), RETRY_DEFAULTS, now, () => 0)).toBe(500)
     expect(retryDelayMs(0, new Headers({ 'retry-after': 'soon' }), RETRY_DEFAULTS, now, () => 0)).toBe(500)
   })
+  it('RateLimitError.retryAfterMs reads the same headers', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now })
+    server.use(http.get(`${API}/tasks/t1`, () => HttpResponse.json({ error: 'slow down' }, { status: 429, headers: { 'x-ratelimit-reset': String(now / 1000 + 12) } })))
+    const error = await createClient({ baseURL: BASE, apiKey: KEY, maxRetries: 0 }).getTask('t1').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RateLimitError)
+    expect((error as RateLimitError).retryAfterMs).toBe(12_000)
+  })
 })
