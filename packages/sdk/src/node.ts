@@ -78,6 +78,8 @@ export function createClient<V extends Variant = Variant>(options: ClientOptions
         await pipeline(Readable.fromWeb(stream as import('node:stream/web').ReadableStream<Uint8Array>), out)
         await rename(partial, path)
       } catch (error) {
+        // Release the connection too when the file side failed first (e.g. a missing folder).
+        await stream.cancel().catch(() => undefined)
         await rm(partial, { force: true })
         throw error
       }

@@ -98,6 +98,11 @@ describe('downloadToFile', () => {
     expect(await readdir(dir)).toEqual(['out.glb'])
   })
 
+  it('a folder that does not exist: the error, no partial file', async () => {
+    server.use(http.get(`${API}/tasks/t1/download`, () => new HttpResponse(new Uint8Array(10))))
+    await expect(client.downloadToFile('t1', join(dir, 'missing', 'out.glb'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
   it('an HTTP error creates no file', async () => {
     server.use(http.get(`${API}/tasks/t2/download`, () => HttpResponse.json({ error: 'task t2 is pending: no result to download' }, { status: 409 })))
     const target = join(dir, 'never.glb')
