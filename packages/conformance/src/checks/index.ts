@@ -1,0 +1,20 @@
+import type { Check } from '../check.ts'
+import { authChecks } from './auth.ts'
+import { capabilitiesChecks } from './capabilities.ts'
+import { compressChecks, downloadChecks } from './compress.ts'
+import { fieldChecks } from './fields.ts'
+import { healthChecks } from './health.ts'
+import { notFoundChecks } from './not-found.ts'
+import { reservedChecks } from './reserved.ts'
+
+/** Every check, in report order. */
+export const ALL_CHECKS: readonly Check[] = [
+  ...healthChecks,
+  ...capabilitiesChecks,
+  ...authChecks,
+  ...notFoundChecks,
+  ...reservedChecks,
+  ...fieldChecks,
+  ...compressChecks,
+  ...downloadChecks,
+]
