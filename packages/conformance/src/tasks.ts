@@ -116,6 +116,8 @@ export function checkTaskRecords(run: TaskRun): string {
     const status = record.status as keyof typeof SCHEMAS
     expect(record.task_id === run.id, `record task_id ${JSON.stringify(record.task_id)} is not the submitted ${run.id}`)
     expectSchema(SCHEMAS[status], record, `the ${status} record of task ${run.id}`)
+    // Checked on the raw record: the contract schema strips unknown keys before its own refinement.
+    if (status === 'failed') expect(!('progress' in record), `the failed record of task ${run.id} carries progress (${JSON.stringify(record.progress)}); 2.1 says it is absent`)
     if (status !== 'failed') expect(record.type === run.type, `record type ${JSON.stringify(record.type)}, expected "${run.type}"`)
     const order = STATUS_ORDER[status]!
     expect(order >= lastOrder, `status went back to ${status} after a later state`)

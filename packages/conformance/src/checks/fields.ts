@@ -13,11 +13,12 @@ import {
   type TaskType,
   type Variant,
 } from '@mos/sdk/contract'
-import { expectError, expectErrorText, expectJson, expectSchema, expectStatus } from '../assert.ts'
+import { expect, expectError, expectErrorText, expectJson, expectSchema, expectStatus } from '../assert.ts'
 import type { Check, CheckNeeds, Profile } from '../check.ts'
+import { expectCompressedGlb } from '../inspect/compressed.ts'
 import type { RunContext } from '../context.ts'
 import type { Fixtures } from '../fixtures/index.ts'
-import { submit, type Fields } from '../tasks.ts'
+import { download, submit, waitForTask, type Fields } from '../tasks.ts'
 
 /** One submit endpoint's form rules, as the contract's field specs give them. */
 interface FormRules {
@@ -45,8 +46,13 @@ const RULES: FormRules[] = [
   { name: 'batch', path: '/batch/compress', type: 'compress', needs: { endpoint: 'batch' }, fileField: 'files', file: 'small', valid: { engine: 'draco' }, specs: batchCompressFieldSpecs },
 ]
 
+/** Ranges the contract leaves "not shown"; the service documents its own (docs/api.md): mos profile. */
+const UNSTATED_RANGES = new Set(['normal_quantization_bits', 'texcoord_quantization_bits', 'color_quantization_bits', 'generic_quantization_bits'])
+
 interface Case {
   id: string
+  /** Profile of the status check (default core). */
+  profile?: Profile
   title: string
   fields: Fields
   withFile?: boolean
@@ -80,10 +86,11 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
   ]
   for (const spec of rules.specs(variant)) {
     const base = fieldsFor(rules, spec)
-    const refuse = (id: string, title: string, value: string | number, text = ERROR_TEXTS.invalidField(spec.name, describeRule(spec))) =>
-      cases.push({ id: `field.${spec.name}.${id}`, title: `${spec.name}=${value} (${title})`, fields: { ...base, [spec.name]: value }, expect: { accepted: false, text, textProfile: 'mos' } })
-    const accept = (id: string, value: string | number) =>
-      cases.push({ id: `field.${spec.name}.${id}`, title: `${spec.name}=${value} is accepted`, fields: { ...base, [spec.name]: value }, expect: { accepted: true } })
+    const rangeProfile: Profile = UNSTATED_RANGES.has(spec.name) ? 'mos' : 'core'
+    const refuse = (id: string, title: string, value: string | number, text = ERROR_TEXTS.invalidField(spec.name, describeRule(spec)), profile: Profile = 'core') =>
+      cases.push({ id: `field.${spec.name}.${id}`, profile, title: `${spec.name}=${value} (${title})`, fields: { ...base, [spec.name]: value }, expect: { accepted: false, text, textProfile: 'mos' } })
+    const accept = (id: string, value: string | number, profile: Profile = 'core') =>
+      cases.push({ id: `field.${spec.name}.${id}`, profile, title: `${spec.name}=${value} is accepted`, fields: { ...base, [spec.name]: value }, expect: { accepted: true } })
     if (spec.required) {
       const fields = { ...base }
       delete fields[spec.name]
@@ -91,12 +98,12 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
     }
     switch (spec.kind) {
       case 'integer':
-        refuse('below-min', `below ${spec.min}`, spec.min - 1)
-        refuse('above-max', `above ${spec.max}`, spec.max + 1)
+        refuse('below-min', `below ${spec.min}`, spec.min - 1, undefined, rangeProfile)
+        refuse('above-max', `above ${spec.max}`, spec.max + 1, undefined, rangeProfile)
         refuse('fraction', 'not an integer', spec.min + 0.5)
         refuse('not-a-number', 'not a number', 'seven')
-        accept('accepts-min', spec.min)
-        accept('accepts-max', spec.max)
+        accept('accepts-min', spec.min, rangeProfile)
+        accept('accepts-max', spec.max, rangeProfile)
         break
       case 'enum':
         refuse('unknown', 'not an allowed value', 'conformance-bogus', spec.unsupportedFormatError ? ERROR_TEXTS.unsupportedFormat('conformance-bogus') : undefined)
@@ -112,6 +119,7 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
       if (other) {
         cases.push({
           id: `field.${spec.name}.only-with-${spec.onlyWith.equals}`,
+          profile: 'mos',
           title: `${spec.name} with ${spec.onlyWith.field}=${other}`,
           fields: { ...rules.valid, [spec.onlyWith.field]: other, [spec.name]: value },
           expect: { accepted: false, text: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`), textProfile: 'mos' },
@@ -144,17 +152,24 @@ export const fieldChecks: Check[] = RULES.flatMap((rules) => {
       const common = { group: `fields.${rules.name}`, variants: [variant], needs: rules.needs }
       if (c.expect.accepted) {
         return [{
-          ...common, id, profile: 'core', title: `${rules.path}: ${c.title}`,
+          ...common, id, profile: c.profile ?? 'core', title: `${rules.path}: ${c.title} (the task completes)`,
           async run(ctx) {
             const response = await send(ctx, rules, c)
             expectStatus(response, 200)
-            if (rules.fileField === 'file') expectSchema(submitResponseSchema, expectJson(response), `the ${rules.path} response`)
+            if (rules.fileField !== 'file') return
+            const { task_id: id } = expectSchema(submitResponseSchema, expectJson(response), `the ${rules.path} response`)
+            // Accepted must also mean done: the task completes, and a compress result is compressed.
+            const run = await waitForTask(ctx, id, rules.type)
+            expect(run.final.status === 'completed', `the task ended ${run.final.status}: ${JSON.stringify(run.final.error)}`)
+            if (rules.type === 'compress' && c.fields.level !== 0) {
+              await expectCompressedGlb((await download(ctx, id)).bytes, c.fields.engine === 'meshopt' ? 'meshopt' : 'draco')
+            }
           },
         }]
       }
       const { text, textProfile } = c.expect
       const checks: Check[] = [{
-        ...common, id, profile: 'core', title: `${rules.path}: ${c.title} answers 400 with an error body`,
+        ...common, id, profile: c.profile ?? 'core', title: `${rules.path}: ${c.title} answers 400 with an error body`,
         async run(ctx) {
           expectError(await send(ctx, rules, c), 400)
         },

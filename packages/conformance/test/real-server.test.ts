@@ -1,0 +1,57 @@
+import { VARIANTS } from '@mos/sdk/contract'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runSuite, type SuiteReport } from '../src/index.ts'
+import { API_KEY, startRealServer } from './support/servers.ts'
+
+/**
+ * Server bugs the suite found, reported to the server's owner; listed so this test stays green until
+ * they are fixed, and fails (asking to remove the entry) once one passes.
+ */
+const KNOWN_SERVER_ISSUES: Record<string, string> = {
+  // docs/api.md gives 1–30 for the other quantization bits, but Draco silently leaves the mesh
+  // uncompressed at normal bits 1 and aborts at 30.
+  'compress.field.normal_quantization_bits.accepts-min': 'stored without KHR_draco_mesh_compression',
+  'compress.field.normal_quantization_bits.accepts-max': 'Aborted()',
+}
+
+const failures = (report: SuiteReport) =>
+  report.results.filter((r) => r.outcome === 'fail' && !(r.id in KNOWN_SERVER_ISSUES)).map((r) => `${r.id}: ${r.message}`)
+const outcome = (report: SuiteReport, id: string) => report.results.find((r) => r.id === id)?.outcome
+
+// The project's own CI: the whole suite, both profiles, against our server in each variant.
+describe.each(VARIANTS)('the suite against our server, variant %s', (variant) => {
+  let server: Awaited<ReturnType<typeof startRealServer>>
+  let report: SuiteReport
+
+  beforeAll(async () => {
+    server = await startRealServer(variant)
+    report = await runSuite({ baseUrl: server.url, apiKey: API_KEY, variant, profiles: ['core', 'mos'] })
+  }, 300_000)
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it('reports no failure', () => {
+    expect(failures(report)).toEqual([])
+  })
+
+  it('still finds the known server issues (remove an entry once it is fixed)', () => {
+    for (const [id, symptom] of Object.entries(KNOWN_SERVER_ISSUES)) {
+      const result = report.results.find((r) => r.id === id)
+      expect(result?.outcome, id).toBe('fail')
+      expect(result?.message, id).toContain(symptom)
+    }
+  })
+
+  it('really ran the central checks (they pass, not skip)', () => {
+    for (const id of ['health.document', 'capabilities.document', 'auth.missing-key.compress', 'task.lifecycle', 'task.failed-record', 'compress.output.draco', 'compress.output.meshopt', 'download.length', 'download.content-type', 'not-found.task']) {
+      expect(outcome(report, id), id).toBe('pass')
+    }
+    if (variant === 'B') expect(outcome(report, 'reserved.diagnose')).toBe('pass')
+  })
+
+  it('skips only with a reason, and only what the deployment does not serve or needs a setting', () => {
+    const skips = report.results.filter((r) => r.outcome === 'skip')
+    for (const skip of skips) expect(skip.message, skip.id).toMatch(/not advertised|not served|needs --/)
+  })
+})
