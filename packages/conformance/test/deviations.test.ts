@@ -2,6 +2,7 @@ import { API_KEY_HEADER, type Variant } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runSuite, type Settings } from '../src/index.ts'
 import { API_KEY, json, mapJson, pathOf, startProxy, startRealServer, type Deviation } from './support/servers.ts'
+import { batchStub, chain, licenseStub, metricsStub, rateLimitStub, sizeLimitStub } from './support/stubs.ts'
 
 /**
  * The suite tested: a proxy in front of our real server introduces ONE deviation per case, and the
@@ -13,9 +14,10 @@ interface Case {
   variant: Variant
   /** The check that owns the rule. */
   check: string
-  deviation: Deviation
+  /** Built fresh for each run: stubs keep state (counters, uploads). */
+  deviation: () => Deviation
   /** Stubs the deviation builds on (e.g. an endpoint today's server lacks), used for the baseline. */
-  baseline?: Deviation
+  baseline?: () => Deviation
   settings?: Settings
 }
 
@@ -54,99 +56,126 @@ function echoUpload(): Deviation {
 }
 
 const CASES: Case[] = [
-  { name: 'wrong health shape (A)', variant: 'A', check: 'health.document', deviation: { request: (r) => (pathOf(r) === '/api/v1/health' ? json({ status: 'healthy' }) : undefined) } },
+  { name: 'wrong health shape (A)', variant: 'A', check: 'health.document', deviation: () => ({ request: (r) => (pathOf(r) === '/api/v1/health' ? json({ status: 'healthy' }) : undefined) }) },
   {
     name: 'health without uptime (B)', variant: 'B', check: 'health.document',
-    deviation: { response: (r, res) => (pathOf(r) === '/api/v1/health' ? mapJson(res, ({ uptime_seconds: _, ...rest }) => rest) : res) },
+    deviation: () => ({ response: (r, res) => (pathOf(r) === '/api/v1/health' ? mapJson(res, ({ uptime_seconds: _, ...rest }) => rest) : res) }),
   },
   {
     name: 'capabilities without meshopt (A)', variant: 'A', check: 'capabilities.document',
-    deviation: { response: (r, res) => (pathOf(r) === '/api/v1/capabilities' ? mapJson(res, (doc) => ({ ...doc, engines: ['draco'] })) : res) },
+    deviation: () => ({ response: (r, res) => (pathOf(r) === '/api/v1/capabilities' ? mapJson(res, (doc) => ({ ...doc, engines: ['draco'] })) : res) }),
   },
   {
     name: 'capabilities engines as a list (B)', variant: 'B', check: 'capabilities.document',
-    deviation: { response: (r, res) => (pathOf(r) === '/api/v1/capabilities' ? mapJson(res, (doc) => ({ ...doc, engines: ['draco', 'meshopt'] })) : res) },
+    deviation: () => ({ response: (r, res) => (pathOf(r) === '/api/v1/capabilities' ? mapJson(res, (doc) => ({ ...doc, engines: ['draco', 'meshopt'] })) : res) }),
   },
   {
     // The proxy adds the key the client left out: the server then accepts the upload.
     name: '200 instead of 401 on a keyless submit', variant: 'A', check: 'auth.missing-key.compress',
-    deviation: {
+    deviation: () => ({
       request: (r, body) => {
         if (pathOf(r) !== '/api/v1/compress' || r.headers.has(API_KEY_HEADER)) return undefined
         const headers = new Headers(r.headers)
         headers.set(API_KEY_HEADER, API_KEY)
         return fetch(new Request(r.url.replace(new URL(r.url).origin, target('A')), { method: 'POST', headers, body: body as Uint8Array<ArrayBuffer> }))
       },
-    },
+    }),
   },
   {
     name: 'wrong 401 text', variant: 'B', check: 'auth.wrong-key.task',
-    deviation: { response: (_, res) => (res.status === 401 ? json({ error: 'unauthorized' }, 401) : res) },
+    deviation: () => ({ response: (_, res) => (res.status === 401 ? json({ error: 'unauthorized' }, 401) : res) }),
   },
   {
     name: '401 without a JSON error body', variant: 'A', check: 'auth.missing-key.download',
-    deviation: { response: (_, res) => (res.status === 401 ? new Response('Unauthorized', { status: 401, headers: { 'content-type': 'text/plain' } }) : res) },
+    deviation: () => ({ response: (_, res) => (res.status === 401 ? new Response('Unauthorized', { status: 401, headers: { 'content-type': 'text/plain' } }) : res) }),
   },
   {
     name: 'wrong missing-field text', variant: 'A', check: 'compress.missing.engine.text',
-    deviation: { response: (_, res) => (res.status === 400 ? mapJson(res, (b) => ({ error: String(b.error).replace('missing required field: ', '') + ' is required' })) : res) },
+    deviation: () => ({ response: (_, res) => (res.status === 400 ? mapJson(res, (b) => ({ error: String(b.error).replace('missing required field: ', '') + ' is required' })) : res) }),
   },
   {
     name: 'out-of-range level accepted', variant: 'A', check: 'compress.field.level.above-max',
-    deviation: {
+    deviation: () => ({
       request: (r, body) =>
         pathOf(r) === '/api/v1/compress' && /name="level"\r\n\r\n11\r\n/.test(new TextDecoder().decode(body))
           ? json({ task_id: 'b6a4c7a2-0000-4000-8000-000000000001', status: 'pending' })
           : undefined,
-    },
+    }),
   },
-  { name: 'no progress on a processing task', variant: 'A', check: 'task.lifecycle', deviation: mapRecords('processing', ({ progress: _, ...rest }) => rest) },
-  { name: 'progress on a failed task', variant: 'B', check: 'task.failed-record', deviation: mapRecords('failed', (r) => ({ ...r, progress: 100 })) },
-  { name: 'completed progress below 100', variant: 'B', check: 'task.lifecycle', deviation: mapRecords('completed', (r) => ({ ...r, progress: 99 })) },
-  { name: 'created_at not ISO 8601', variant: 'A', check: 'task.lifecycle', deviation: mapRecords('completed', (r) => ({ ...r, created_at: Date.now() })) },
-  { name: 'failed_at missing', variant: 'A', check: 'task.failed-record', deviation: mapRecords('failed', ({ failed_at: _, ...rest }) => rest) },
+  { name: 'no progress on a processing task', variant: 'A', check: 'task.lifecycle', deviation: () => mapRecords('processing', ({ progress: _, ...rest }) => rest) },
+  { name: 'progress on a failed task', variant: 'B', check: 'task.failed-record', deviation: () => mapRecords('failed', (r) => ({ ...r, progress: 100 })) },
+  { name: 'completed progress below 100', variant: 'B', check: 'task.lifecycle', deviation: () => mapRecords('completed', (r) => ({ ...r, progress: 99 })) },
+  { name: 'created_at not ISO 8601', variant: 'A', check: 'task.lifecycle', deviation: () => mapRecords('completed', (r) => ({ ...r, created_at: Date.now() })) },
+  { name: 'failed_at missing', variant: 'A', check: 'task.failed-record', deviation: () => mapRecords('failed', ({ failed_at: _, ...rest }) => rest) },
   {
     name: 'download one byte short', variant: 'A', check: 'download.length',
-    deviation: { response: async (r, res) => (isDownload(r) && res.status === 200 ? new Response((await res.arrayBuffer()).slice(0, -1), { headers: res.headers }) : res) },
+    deviation: () => ({ response: async (r, res) => (isDownload(r) && res.status === 200 ? new Response((await res.arrayBuffer()).slice(0, -1), { headers: res.headers }) : res) }),
   },
   {
     name: 'download as application/json', variant: 'B', check: 'download.content-type',
-    deviation: {
+    deviation: () => ({
       response: (r, res) => {
         if (!isDownload(r) || res.status !== 200) return res
         const headers = new Headers(res.headers)
         headers.set('content-type', 'application/json')
         return new Response(res.body, { headers })
       },
-    },
+    }),
   },
-  { name: 'GLB without Draco (the upload served back)', variant: 'A', check: 'compress.output.draco', deviation: echoUpload() },
+  { name: 'GLB without Draco (the upload served back)', variant: 'A', check: 'compress.output.draco', deviation: () => echoUpload() },
   {
     name: 'wrong compression_ratio (input/output)', variant: 'A', check: 'compress.size-figures',
-    deviation: mapRecords('completed', (r) => {
+    deviation: () => mapRecords('completed', (r) => {
       const output = r.output as { size_bytes: number }
       return { ...r, output: { ...output, compression_ratio: (r.input_size_bytes as number) / output.size_bytes } }
     }),
   },
   {
     name: '404 → 500 for an unknown task', variant: 'A', check: 'not-found.task',
-    deviation: { response: (_, res) => (res.status === 404 ? json({ error: 'internal error: no such task' }, 500) : res) },
+    deviation: () => ({ response: (_, res) => (res.status === 404 ? json({ error: 'internal error: no such task' }, 500) : res) }),
   },
   {
     name: 'reserved diagnose answers 404 in B', variant: 'B', check: 'reserved.diagnose',
-    deviation: { request: (r) => (pathOf(r) === '/api/v1/diagnose' && r.headers.has(API_KEY_HEADER) ? json({ error: 'not found' }, 404) : undefined) },
+    deviation: () => ({ request: (r) => (pathOf(r) === '/api/v1/diagnose' && r.headers.has(API_KEY_HEADER) ? json({ error: 'not found' }, 404) : undefined) }),
   },
   {
     name: '409 on early download becomes 404', variant: 'A', check: 'download.not-completed',
-    deviation: { response: (_, res) => (res.status === 409 ? json({ error: 'not found' }, 404) : res) },
+    deviation: () => ({ response: (_, res) => (res.status === 409 ? json({ error: 'not found' }, 404) : res) }),
   },
 ]
+
+const A_METRIC = 'service_tasks_total'
+CASES.push(
+  { name: 'wrong metric name (A)', variant: 'A', check: 'metrics.families', baseline: () => metricsStub('A'), deviation: () => metricsStub('A', (t) => t.replaceAll(A_METRIC, 'service_task_total')) },
+  { name: 'a distribution declared as a gauge (B)', variant: 'B', check: 'metrics.families', baseline: () => metricsStub('B'), deviation: () => metricsStub('B', (t) => t.replace('service_task_processing_duration_seconds histogram', 'service_task_processing_duration_seconds gauge')) },
+  { name: 'metrics as text/html', variant: 'A', check: 'metrics.format', baseline: () => metricsStub('A'), deviation: () => metricsStub('A', undefined, 'text/html') },
+  { name: 'metrics line not in the text format', variant: 'B', check: 'metrics.format', baseline: () => metricsStub('B'), deviation: () => metricsStub('B', (t) => `${t}service_errors_total three\n`) },
+  { name: 'no completed compress counted (A)', variant: 'A', check: 'metrics.counts-tasks', baseline: () => metricsStub('A'), deviation: () => metricsStub('A', (t) => t.replace('status="completed"} 3', 'status="completed"} 0')) },
+  { name: 'licence limits as strings (A)', variant: 'A', check: 'license.info', baseline: () => licenseStub('A'), deviation: () => licenseStub('A', { info: (d) => ({ ...d, limits: { max_file_size_mb: '500', max_batch_count: '-1', max_texture_size_mb: '50' } }) }) },
+  { name: 'licence key not masked (A)', variant: 'A', check: 'license.info', baseline: () => licenseStub('A'), deviation: () => licenseStub('A', { info: (d) => ({ ...d, license_key: 'MOS-PRO-1234-5678-C0DE' }) }) },
+  { name: 'licence tier as a string (B)', variant: 'B', check: 'license.info', baseline: () => licenseStub('B'), deviation: () => licenseStub('B', { info: (d) => ({ ...d, tier: 'pro' }) }) },
+  { name: 'made-up key verifies (A)', variant: 'A', check: 'license.verify.invalid', baseline: () => licenseStub('A'), deviation: () => licenseStub('A', { verify: (d) => ({ ...d, valid: true }) }) },
+  { name: 'verify expires_at as ISO in B', variant: 'B', check: 'license.verify.invalid', baseline: () => licenseStub('B'), deviation: () => licenseStub('B', { verify: (d) => ({ ...d, expires_at: '2027-01-01T00:00:00Z' }) }) },
+  { name: 'batch submit without filenames', variant: 'A', check: 'batch.submit', baseline: () => batchStub(() => target('A')), deviation: () => batchStub(() => target('A'), { submit: (a) => ({ ...a, tasks: (a.tasks as Record<string, unknown>[]).map(({ filename: _, ...t }) => t) }) }) },
+  { name: 'batch counts that do not add up', variant: 'B', check: 'batch.record', baseline: () => batchStub(() => target('B')), deviation: () => batchStub(() => target('B'), { record: (r) => ({ ...r, completed: 0 }) }) },
+  { name: 'batch status outside the documented values', variant: 'A', check: 'batch.status-values', baseline: () => batchStub(() => target('A')), deviation: () => batchStub(() => target('A'), { record: (r) => ({ ...r, status: r.status === 'completed' ? 'done' : r.status }) }) },
+  { name: 'unknown batch → 200', variant: 'A', check: 'not-found.batch', baseline: () => batchStub(() => target('A')), deviation: () => chain({ request: (r) => (/\/batch\/0{8}-/.test(pathOf(r)) ? json({}) : undefined) }, batchStub(() => target('A'))) },
+  {
+    name: 'batch over the limit accepted', variant: 'B', check: 'limits.batch-count', settings: { maxBatchCount: 2 },
+    baseline: () => batchStub(() => target('B'), {}, { maxCount: 2, status: 402 }), deviation: () => batchStub(() => target('B')),
+  },
+  { name: 'no rate limit at all', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => ({}) },
+  { name: '429 without X-RateLimit-Reset', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => rateLimitStub(5, ({ 'X-RateLimit-Reset': _, ...h }) => h) },
+  { name: '429 one request late', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => rateLimitStub(6) },
+  { name: 'oversize upload → 400 instead of 413 (A)', variant: 'A', check: 'limits.file-size', settings: { maxFileSizeMb: 1 }, baseline: () => sizeLimitStub('A', 1), deviation: () => sizeLimitStub('A', 1, 400) },
+  { name: 'oversize upload → 413 instead of 402 (B)', variant: 'B', check: 'limits.file-size', settings: { maxFileSizeMb: 1 }, baseline: () => sizeLimitStub('B', 1), deviation: () => sizeLimitStub('B', 1, 413) },
+)
 
 const servers = new Map<Variant, Awaited<ReturnType<typeof startRealServer>>>()
 const target = (variant: Variant) => servers.get(variant)!.url
 
-async function runThrough(c: Case, deviation: Deviation | undefined) {
-  const proxy = await startProxy(target(c.variant), deviation)
+async function runThrough(c: Case, deviation: (() => Deviation) | undefined) {
+  const proxy = await startProxy(target(c.variant), deviation?.())
   try {
     const report = await runSuite({
       baseUrl: proxy.url, apiKey: API_KEY, variant: c.variant, profiles: ['core', 'mos'], include: [c.check], ...(c.settings ? { settings: c.settings } : {}),

@@ -1,0 +1,59 @@
+import { ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, VARIANTS } from '@mos/sdk/contract'
+import { describeResponse, expect, expectErrorText } from '../assert.ts'
+import type { Check } from '../check.ts'
+import { submit } from '../tasks.ts'
+import { UNKNOWN_ID } from './auth.ts'
+
+const MB = 1024 * 1024
+
+/** Sections 2.8, 7 and 8: the plan's size limit and the per-key rate limit, given by flags. */
+export const limitChecks: Check[] = [
+  {
+    id: 'limits.file-size',
+    group: 'limits',
+    title: 'An upload just over max_file_size_mb is refused: 413 (A) / 402 (B), "file size <n>MB exceeds limit of <m>MB …"',
+    profile: 'core',
+    variants: VARIANTS,
+    needs: { feature: 'compress', setting: 'maxFileSizeMb' },
+    async run(ctx) {
+      const limit = ctx.settings.maxFileSizeMb!
+      const bytes = new Uint8Array(limit * MB + 64 * 1024)
+      const response = await submit(ctx, '/compress', { engine: 'draco' }, [{ name: 'conformance-oversize.glb', bytes }])
+      const pattern = new RegExp(`^file size (\\d+(?:\\.\\d+)?)MB exceeds limit of ${limit}MB for current license tier$`)
+      expectErrorText(response, LIMIT_EXCEEDED_STATUS[ctx.variant], pattern)
+      const reported = Number(pattern.exec((response.json() as { error: string }).error)![1])
+      expect(reported >= limit, `the text reports ${reported}MB for a file of ${(bytes.byteLength / MB).toFixed(2)}MB`)
+    },
+  },
+  {
+    id: 'limits.rate',
+    group: 'limits',
+    title: 'More than rate-limit requests a minute answer 429 with the text and X-RateLimit-Limit/Remaining/Reset',
+    profile: 'core',
+    variants: ['A'],
+    needs: { setting: 'rateLimit' },
+    last: true,
+    async run(ctx) {
+      const limit = ctx.settings.rateLimit!
+      let accepted = 0
+      for (let i = 0; i < limit + 2; i++) {
+        const response = await ctx.http.get(`/tasks/${UNKNOWN_ID}`, { waitOn429: false })
+        if (response.status !== 429) {
+          accepted++
+          continue
+        }
+        expect(accepted <= limit, `${accepted} requests were answered before the 429, the limit is ${limit}`)
+        expectErrorText(response, 429, ERROR_TEXTS.rateLimited(limit))
+        const header = (name: string) => response.headers.get(name)
+        expect(header('x-ratelimit-limit') === String(limit), `X-RateLimit-Limit is ${header('x-ratelimit-limit')}, expected ${limit}`)
+        expect(header('x-ratelimit-remaining') === '0', `X-RateLimit-Remaining is ${header('x-ratelimit-remaining')}, expected 0`)
+        const reset = header('x-ratelimit-reset') ?? ''
+        expect(/^\d+$/.test(reset), `X-RateLimit-Reset is ${JSON.stringify(reset)}, not an integer timestamp`)
+        const resetMs = Number(reset) > 1e12 ? Number(reset) : Number(reset) * 1000
+        expect(resetMs > Date.now() - 5000 && resetMs <= Date.now() + 61_000 + 5000, `X-RateLimit-Reset ${reset} is not an instant within the next minute`)
+        return `429 after ${accepted} requests`
+      }
+      expect(false, `no 429 after ${limit + 2} requests in a row (last: ${describeResponse(await ctx.http.get(`/tasks/${UNKNOWN_ID}`, { waitOn429: false }))})`)
+    },
+  },
+]
