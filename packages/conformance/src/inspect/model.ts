@@ -108,21 +108,75 @@ export function countStlTriangles(bytes: Uint8Array): number {
   throw new Error('neither binary STL (length does not match the triangle count) nor ASCII STL')
 }
 
-/** Triangles of a PLY: read from the header's face element and, for ASCII, the face lines. */
+const PLY_SIZES: Record<string, number> = {
+  char: 1, int8: 1, uchar: 1, uint8: 1, short: 2, int16: 2, ushort: 2, uint16: 2,
+  int: 4, int32: 4, uint: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8,
+}
+
+interface PlyElement {
+  name: string
+  count: number
+  properties: { type: string; list?: { countType: string; itemType: string } }[]
+}
+
+/** Triangles of a PLY (ASCII or binary): a face of k corners is k − 2 triangles. */
 export function countPlyTriangles(bytes: Uint8Array): number {
-  const text = new TextDecoder('latin1').decode(bytes.subarray(0, Math.min(bytes.byteLength, 4096)))
-  if (!text.startsWith('ply')) throw new Error('does not start with "ply"')
-  const headerEnd = text.indexOf('end_header')
-  if (headerEnd < 0) throw new Error('no end_header')
-  const faces = /element\s+face\s+(\d+)/.exec(text.slice(0, headerEnd))
-  if (!faces) throw new Error('no face element')
-  const count = Number(faces[1])
-  if (/format\s+ascii/.test(text)) {
-    const body = new TextDecoder().decode(bytes).slice(headerEnd).split(/\r?\n/).slice(1)
-    const vertexCount = Number(/element\s+vertex\s+(\d+)/.exec(text)?.[1] ?? 0)
-    return body
-      .slice(vertexCount, vertexCount + count)
-      .reduce((sum, line) => sum + Math.max(0, Number(line.trim().split(/\s+/)[0]) - 2), 0)
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, Math.min(bytes.byteLength, 8192)))
+  if (!head.startsWith('ply')) throw new Error('does not start with "ply"')
+  const end = /end_header\r?\n/.exec(head)
+  if (!end) throw new Error('no end_header')
+  const elements: PlyElement[] = []
+  let format = ''
+  for (const line of head.slice(0, end.index).split(/\r?\n/)) {
+    const parts = line.trim().split(/\s+/)
+    if (parts[0] === 'format') format = parts[1] ?? ''
+    if (parts[0] === 'element') elements.push({ name: parts[1]!, count: Number(parts[2]), properties: [] })
+    if (parts[0] === 'property') {
+      const element = elements.at(-1)
+      if (!element) throw new Error('a property before any element')
+      element.properties.push(parts[1] === 'list' ? { type: 'list', list: { countType: parts[2]!, itemType: parts[3]! } } : { type: parts[1]! })
+    }
   }
-  return count
+  const faces = elements.find((e) => e.name === 'face')
+  if (!faces) throw new Error('no face element')
+  const body = bytes.subarray(end.index + end[0].length)
+  let triangles = 0
+  if (format === 'ascii') {
+    const lines = new TextDecoder().decode(body).split(/\r?\n/).filter((line) => line.trim() !== '')
+    let offset = 0
+    for (const element of elements) {
+      if (element === faces) {
+        for (const line of lines.slice(offset, offset + element.count)) triangles += Math.max(0, Number(line.trim().split(/\s+/)[0]) - 2)
+        return triangles
+      }
+      offset += element.count
+    }
+  }
+  const little = format === 'binary_little_endian'
+  if (!little && format !== 'binary_big_endian') throw new Error(`unknown PLY format "${format}"`)
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength)
+  const readCount = (type: string, at: number) => {
+    const size = PLY_SIZES[type]
+    if (size === 1) return view.getUint8(at)
+    if (size === 2) return view.getUint16(at, little)
+    if (size === 4) return view.getUint32(at, little)
+    throw new Error(`unsupported list count type ${type}`)
+  }
+  let at = 0
+  for (const element of elements) {
+    for (let i = 0; i < element.count; i++) {
+      for (const property of element.properties) {
+        if (property.list) {
+          const n = readCount(property.list.countType, at)
+          at += PLY_SIZES[property.list.countType]! + n * (PLY_SIZES[property.list.itemType] ?? NaN)
+          if (element === faces) triangles += Math.max(0, n - 2)
+        } else {
+          at += PLY_SIZES[property.type] ?? NaN
+        }
+        if (!(at <= body.byteLength)) throw new Error(`the ${element.name} data runs past the end of the file`)
+      }
+    }
+    if (element === faces) return triangles
+  }
+  return triangles
 }

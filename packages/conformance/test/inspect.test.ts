@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { NodeIO } from '@gltf-transform/core'
+import { createDefaultContainer, KHR_DF_MODEL_UASTC, write } from 'ktx-parse'
+import { describe, expect, it } from 'vitest'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { createFixtures } from '../src/fixtures/index.ts'
+import { inspectKtx2, sniffImage } from '../src/inspect/image.ts'
+import { readGlbJson, uncompressedPrimitives } from '../src/inspect/glb-json.ts'
+import { countObjTriangles, countPlyTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../src/inspect/model.ts'
+import { familySamples, parseExposition } from '../src/inspect/prometheus.ts'
+
+const { available, paths } = corpusFiles({
+  spiderAscii: assimp('STL', 'Spider_ascii.stl'),
+  spiderBinary: assimp('STL', 'Spider_binary.stl'),
+  cubeAscii: assimp('PLY', 'cube.ply'),
+  cubeBinary: assimp('PLY', 'cube_binary.ply'),
+  box: assimp('OBJ', 'box.obj'),
+})
+
+/** Triangle count as the assimp CLI reports it (faces after triangulation). */
+async function assimpFaces(path: string): Promise<number> {
+  const { stdout } = await promisify(execFile)('assimp', ['info', path])
+  return Number(/Faces:\s+(\d+)/.exec(stdout)![1])
+}
+
+describe('the fixtures', () => {
+  it('are deterministic and have the triangle counts the checks rely on', async () => {
+    const [a, b] = [await createFixtures(), await createFixtures()]
+    expect(Buffer.from(a.heavy.bytes).equals(Buffer.from(b.heavy.bytes))).toBe(true)
+    expect((await inspectGlb(a.small.bytes)).triangles).toBe(a.small.triangles)
+    expect((await inspectGlb(a.heavy.bytes)).triangles).toBe(125_000)
+    const defects = await inspectGlb(a.defects.bytes)
+    expect(defects).toMatchObject({ triangles: 20, vertices: 54, degenerate: 2 })
+    expect(countObjTriangles(new TextDecoder().decode(a.smallObj.bytes))).toBe(32)
+    expect(sniffImage(a.png.bytes)).toBe('png')
+    await expect(inspectGlb(a.broken.bytes)).rejects.toThrow()
+  })
+})
+
+describe.skipIf(!available)('output inspectors on real files', () => {
+  it('count STL triangles, ASCII and binary, as assimp does', async () => {
+    const expected = await assimpFaces(paths.spiderBinary)
+    expect(countStlTriangles(new Uint8Array(await readFile(paths.spiderBinary)))).toBe(expected)
+    expect(countStlTriangles(new Uint8Array(await readFile(paths.spiderAscii)))).toBe(expected)
+  })
+
+  it('count PLY triangles, ASCII quads and binary triangles, as assimp does', async () => {
+    expect(countPlyTriangles(new Uint8Array(await readFile(paths.cubeAscii)))).toBe(await assimpFaces(paths.cubeAscii))
+    expect(countPlyTriangles(new Uint8Array(await readFile(paths.cubeBinary)))).toBe(await assimpFaces(paths.cubeBinary))
+  })
+
+  it('count OBJ triangles as assimp does', async () => {
+    expect(countObjTriangles(await readFile(paths.box, 'utf8'))).toBe(await assimpFaces(paths.box))
+  })
+})
+
+describe('glTF bundles, GLB JSON, KTX2 and metrics', () => {
+  it('open a deflated .zip holding .gltf and .bin', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mos-zip-'))
+    try {
+      const { small } = await createFixtures()
+      const io = new NodeIO()
+      const { json, resources } = await io.writeJSON(await io.readBinary(small.bytes))
+      await writeFile(join(dir, 'model.gltf'), JSON.stringify(json))
+      for (const [name, data] of Object.entries(resources)) await writeFile(join(dir, name), data)
+      await promisify(execFile)('zip', ['-q', '-r', 'bundle.zip', '.'], { cwd: dir })
+      const facts = await inspectGltfZip(new Uint8Array(await readFile(join(dir, 'bundle.zip'))))
+      expect(facts.triangles).toBe(32)
+      expect(facts.entries).toContain('model.gltf')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('see an uncompressed primitive in raw GLB JSON', async () => {
+    const { small } = await createFixtures()
+    expect(uncompressedPrimitives(readGlbJson(small.bytes), 'draco')).toEqual({ total: 1, uncompressed: 1 })
+    expect(uncompressedPrimitives(readGlbJson(small.bytes), 'meshopt')).toEqual({ total: 1, uncompressed: 1 })
+  })
+
+  it('read a KTX2 container', () => {
+    const container = createDefaultContainer()
+    container.pixelWidth = 64
+    container.pixelHeight = 32
+    container.dataFormatDescriptor[0]!.colorModel = KHR_DF_MODEL_UASTC
+    container.levels = [{ levelData: new Uint8Array(16), uncompressedByteLength: 16 }]
+    const bytes = write(container)
+    expect(sniffImage(bytes)).toBe('ktx2')
+    expect(inspectKtx2(bytes)).toMatchObject({ width: 64, height: 32, mode: 'uastc' })
+  })
+
+  it('parse the Prometheus text format and refuse what is not', () => {
+    const exposition = parseExposition('# HELP a_total x\n# TYPE a_total counter\na_total{type="compress",status="completed"} 3\nh_bucket{le="+Inf"} 1\nh_sum 0.5\nh_count 1\n')
+    expect(familySamples(exposition, 'h')).toHaveLength(3)
+    expect(exposition.samples[0]).toEqual({ name: 'a_total', labels: { type: 'compress', status: 'completed' }, value: 3 })
+    expect(() => parseExposition('a_total three\n')).toThrow(/not a number/)
+    expect(() => parseExposition('<html>\n')).toThrow(/not a sample/)
+  })
+})
