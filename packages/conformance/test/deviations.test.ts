@@ -2,6 +2,11 @@ import { API_KEY_HEADER, type Variant } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runSuite, type Settings } from '../src/index.ts'
 import { API_KEY, json, mapJson, pathOf, startProxy, startRealServer, type Deviation } from './support/servers.ts'
+import sharp from 'sharp'
+import { KHR_DF_MODEL_ETC1S, read, write } from 'ktx-parse'
+import { createFixtures } from '../src/fixtures/index.ts'
+import { unzip } from '../src/inspect/unzip.ts'
+import { operationsStub, type StubResult } from './support/operation-stubs.ts'
 import { batchStub, chain, licenseStub, metricsStub, rateLimitStub, sizeLimitStub } from './support/stubs.ts'
 
 /**
@@ -169,6 +174,44 @@ CASES.push(
   { name: '429 one request late', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => rateLimitStub(6) },
   { name: 'oversize upload → 400 instead of 413 (A)', variant: 'A', check: 'limits.file-size', settings: { maxFileSizeMb: 1 }, baseline: () => sizeLimitStub('A', 1), deviation: () => sizeLimitStub('A', 1, 400) },
   { name: 'oversize upload → 413 instead of 402 (B)', variant: 'B', check: 'limits.file-size', settings: { maxFileSizeMb: 1 }, baseline: () => sizeLimitStub('B', 1), deviation: () => sizeLimitStub('B', 1, 413) },
+)
+
+/** One change to a stand-in operation result, for one task type (and target). */
+const opFault = (variant: Variant, match: (type: string, fields: Record<string, string>) => boolean, change: (r: StubResult) => StubResult | Promise<StubResult>) => ({
+  baseline: () => operationsStub(variant),
+  deviation: () => operationsStub(variant, (type, fields, r) => (match(type, fields) ? (change(r) as StubResult) : r)),
+})
+const resize = (r: StubResult, bytes: Uint8Array) => ({ ...r, bytes, record: { ...r.record, output: { ...(r.record.output as object), size_bytes: bytes.byteLength } } })
+const withDiagnosis = (r: StubResult, map: (result: Record<string, unknown>) => unknown) => ({ ...r, record: { ...r.record, result: map(r.record.result as Record<string, unknown>) } })
+
+CASES.push(
+  {
+    name: 'diagnosis without degenerate_faces', variant: 'A', check: 'diagnose.result',
+    ...opFault('A', (t) => t === 'diagnose', (r) => withDiagnosis(r, (d) => ({ ...d, meshes: (d.meshes as { issues: { type: string }[] }[]).map((m) => ({ ...m, issues: m.issues.filter((i) => i.type !== 'degenerate_faces') })) }))),
+  },
+  { name: 'diagnosis result missing', variant: 'A', check: 'diagnose.result', ...opFault('A', (t) => t === 'diagnose', (r) => withDiagnosis(r, () => undefined)) },
+  { name: 'diagnosis with a wrong triangle count', variant: 'A', check: 'diagnose.result', ...opFault('A', (t) => t === 'diagnose', (r) => withDiagnosis(r, (d) => ({ ...d, meshes: (d.meshes as object[]).map((m) => ({ ...m, triangles: 10 })) }))) },
+  {
+    name: 'ETC1S served for uastc=true', variant: 'A', check: 'textures.ktx2.uastc',
+    ...opFault('A', (t, f) => t === 'texture_ktx2' && f.uastc === 'true', (r) => {
+      const container = read(r.bytes)
+      container.dataFormatDescriptor[0]!.colorModel = KHR_DF_MODEL_ETC1S
+      return resize(r, write(container))
+    }),
+  },
+  { name: 'a PNG served for format=webp', variant: 'B', check: 'textures.optimize.webp', ...opFault('B', (t, f) => t === 'texture_optimize' && f.format === 'webp', async (r) => resize(r, new Uint8Array(await sharp(r.bytes).png().toBuffer()))) },
+  { name: 'the JPEG comes back resized', variant: 'A', check: 'textures.optimize.jpeg', ...opFault('A', (t, f) => t === 'texture_optimize' && f.format === 'jpeg', async (r) => resize(r, new Uint8Array(await sharp(r.bytes).resize(32, 32).jpeg().toBuffer()))) },
+  {
+    name: 'STL one triangle short', variant: 'B', check: 'convert.output.stl',
+    ...opFault('B', (t, f) => t === 'convert' && f.target_format === 'stl', (r) => {
+      const bytes = Buffer.from(r.bytes.subarray(0, r.bytes.byteLength - 50))
+      bytes.writeUInt32LE(bytes.readUInt32LE(80) - 1, 80)
+      return resize(r, new Uint8Array(bytes))
+    }),
+  },
+  { name: 'OBJ one face short', variant: 'A', check: 'convert.output.obj', ...opFault('A', (t, f) => t === 'convert' && f.target_format === 'obj', (r) => resize(r, new TextEncoder().encode(new TextDecoder().decode(r.bytes).replace(/\nf [^\n]*\n$/, '\n')))) },
+  { name: 'gltf target served as plain .gltf, not a .zip', variant: 'A', check: 'convert.output.gltf', ...opFault('A', (t, f) => t === 'convert' && f.target_format === 'gltf', (r) => resize(r, unzip(r.bytes).get('model.gltf')!)) },
+  { name: 'repair returns the defects unchanged', variant: 'B', check: 'repair.output', ...opFault('B', (t) => t === 'repair', async (r) => resize(r, (await createFixtures()).defects.bytes)) },
 )
 
 const servers = new Map<Variant, Awaited<ReturnType<typeof startRealServer>>>()

@@ -101,3 +101,16 @@ describe('glTF bundles, GLB JSON, KTX2 and metrics', () => {
     expect(() => parseExposition('<html>\n')).toThrow(/not a sample/)
   })
 })
+
+describe('image headers', () => {
+  it('give the size of PNG, JPEG and WebP (lossy and lossless) as sharp wrote them', async () => {
+    const { default: sharp } = await import('sharp')
+    const { png } = await createFixtures()
+    const { imageSize } = await import('../src/inspect/image.ts')
+    expect(imageSize(png.bytes)).toEqual({ width: 64, height: 64 })
+    const source = sharp(png.bytes).resize(48, 20, { fit: 'fill' })
+    for (const bytes of [await source.clone().jpeg().toBuffer(), await source.clone().webp().toBuffer(), await source.clone().webp({ lossless: true }).toBuffer(), await source.clone().png().toBuffer()]) {
+      expect(imageSize(new Uint8Array(bytes))).toEqual({ width: 48, height: 20 })
+    }
+  })
+})

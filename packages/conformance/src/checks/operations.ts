@@ -3,7 +3,7 @@ import { expect, expectSchema } from '../assert.ts'
 import { fail, type Check } from '../check.ts'
 import type { RunContext } from '../context.ts'
 import type { Fixture, Fixtures } from '../fixtures/index.ts'
-import { inspectKtx2, sniffImage } from '../inspect/image.ts'
+import { imageSize, inspectKtx2, sniffImage } from '../inspect/image.ts'
 import { countObjTriangles, countPlyTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../inspect/model.ts'
 import { checkSizeFigures, checkTaskRecords, completedTask, type Fields } from '../tasks.ts'
 
@@ -135,6 +135,9 @@ const textureChecks: Check[] = TEXTURE_FORMATS.map((format): Check => ({
     const run = await finished(ctx, `texture optimize ${format}`, 'texture_optimize', '/textures/optimize', { format }, 'png')
     const sniffed = sniffImage(run.output)
     expect(sniffed === format, `the result is ${sniffed ?? 'not an image'}, asked for ${format}`)
+    const { png } = await ctx.fixtures()
+    const size = imageSize(run.output)
+    expect(size?.width === png.width && size.height === png.height, `the ${format} is ${size ? `${size.width}×${size.height}` : 'of unreadable size'}, the input ${png.width}×${png.height}`)
     checkSizeFigures(run.final)
   },
 }))

@@ -30,3 +30,45 @@ export function inspectKtx2(bytes: Uint8Array): Ktx2Facts {
     mode: model === KHR_DF_MODEL_ETC1S ? 'etc1s' : model === KHR_DF_MODEL_UASTC ? 'uastc' : 'other',
   }
 }
+
+/** Width and height from a PNG, JPEG or WebP header (no pixel is decoded); undefined when unreadable. */
+export function imageSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  try {
+    switch (sniffImage(bytes)) {
+      case 'png':
+        return { width: view.getUint32(16), height: view.getUint32(20) }
+      case 'jpeg': {
+        let at = 2
+        while (at + 9 < bytes.byteLength) {
+          if (bytes[at] !== 0xff) return undefined
+          const marker = bytes[at + 1]!
+          const length = view.getUint16(at + 2)
+          // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC) carry the frame size.
+          if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+            return { height: view.getUint16(at + 5), width: view.getUint16(at + 7) }
+          }
+          at += 2 + length
+        }
+        return undefined
+      }
+      case 'webp': {
+        const chunk = new TextDecoder('latin1').decode(bytes.subarray(12, 16))
+        if (chunk === 'VP8 ') return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff }
+        if (chunk === 'VP8L') {
+          const bits = view.getUint32(21, true)
+          return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 }
+        }
+        if (chunk === 'VP8X') {
+          const read24 = (at: number) => bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16)
+          return { width: read24(24) + 1, height: read24(27) + 1 }
+        }
+        return undefined
+      }
+      default:
+        return undefined
+    }
+  } catch {
+    return undefined
+  }
+}

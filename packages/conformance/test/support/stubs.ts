@@ -1,4 +1,4 @@
-import { API_KEY_HEADER, ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, type Variant } from '@mos/sdk/contract'
+import { API_KEY_HEADER, ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, parseBatchCompressFields, type Variant } from '@mos/sdk/contract'
 import { METRIC_FAMILIES } from '../../src/checks/metrics.ts'
 import { API_KEY, json, pathOf, type Deviation } from './servers.ts'
 
@@ -96,6 +96,10 @@ export function batchStub(
         const form = await new Request(request.url, { method: 'POST', headers: request.headers, body: body as Uint8Array<ArrayBuffer> }).formData()
         const files = form.getAll('files') as File[]
         if (files.length === 0) return json({ error: ERROR_TEXTS.missingField('files') }, 400)
+        const raw: Record<string, string> = {}
+        for (const [name, value] of form.entries()) if (typeof value === 'string') raw[name] = value
+        const parsed = parseBatchCompressFields(raw)
+        if (!parsed.ok) return json({ error: parsed.error }, 400)
         if (limit && files.length > limit.maxCount) return json({ error: `batch of ${files.length} files exceeds limit of ${limit.maxCount} files for current license tier` }, limit.status)
         const tasks: { task_id: string; filename: string }[] = []
         for (const file of files) {
