@@ -126,6 +126,10 @@ export function checkTaskRecords(run: TaskRun): string {
       expect(record.progress >= lastProgress, `progress went back from ${lastProgress} to ${record.progress}`)
       lastProgress = record.progress
     }
+    for (const field of ['created_at', 'started_at', 'completed_at', 'failed_at']) {
+      const value = record[field]
+      if (typeof value === 'string') expect(/(Z|[+-]00:?00)$/.test(value), `${field} ${value} is not a UTC timestamp`)
+    }
     const times = ['created_at', 'started_at', status === 'failed' ? 'failed_at' : 'completed_at']
       .map((field) => [field, record[field]] as const)
       .filter(([, value]) => typeof value === 'string')

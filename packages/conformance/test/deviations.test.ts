@@ -211,6 +211,16 @@ CASES.push(
   },
   { name: 'OBJ one face short', variant: 'A', check: 'convert.output.obj', ...opFault('A', (t, f) => t === 'convert' && f.target_format === 'obj', (r) => resize(r, new TextEncoder().encode(new TextDecoder().decode(r.bytes).replace(/\nf [^\n]*\n$/, '\n')))) },
   { name: 'gltf target served as plain .gltf, not a .zip', variant: 'A', check: 'convert.output.gltf', ...opFault('A', (t, f) => t === 'convert' && f.target_format === 'gltf', (r) => resize(r, unzip(r.bytes).get('model.gltf')!)) },
+  { name: 'the textured GLB comes back with its PNG (format=webp)', variant: 'A', check: 'textures.optimize.model', ...opFault('A', (t, f) => t === 'texture_optimize' && f.format === 'webp', async (r) => resize(r, (await createFixtures()).textured.bytes)) },
+  {
+    name: 'compress answer without message', variant: 'B', check: 'compress.submit-response',
+    deviation: () => ({ response: (r, res) => (pathOf(r) === '/api/v1/compress' && res.status === 200 ? mapJson(res, ({ message: _, ...rest }) => rest) : res) }),
+  },
+  { name: 'timestamps in local time, not UTC', variant: 'A', check: 'task.lifecycle', deviation: () => mapRecords('completed', (r) => ({ ...r, completed_at: String(r.completed_at).replace('Z', '+02:00') })) },
+  {
+    name: 'B capabilities without stl output', variant: 'B', check: 'capabilities.document',
+    deviation: () => ({ response: (r, res) => (pathOf(r) === '/api/v1/capabilities' ? mapJson(res, (doc) => ({ ...doc, formats: { ...(doc.formats as object), output: ['glb', 'gltf', 'obj', 'ply'] } })) : res) }),
+  },
   { name: 'repair returns the defects unchanged', variant: 'B', check: 'repair.output', ...opFault('B', (t) => t === 'repair', async (r) => resize(r, (await createFixtures()).defects.bytes)) },
 )
 

@@ -1,4 +1,4 @@
-import { ENGINES, ERROR_TEXTS, MODEL_FORMATS, TASK_TYPES, VARIANT_SCHEMAS, VARIANTS, type TaskType } from '@mos/sdk/contract'
+import { ENGINES, ERROR_TEXTS, MODEL_FORMATS, OUTPUT_FORMATS, TASK_TYPES, VARIANT_SCHEMAS, VARIANTS, type TaskType } from '@mos/sdk/contract'
 import { expect, expectErrorText, expectJson, expectSchema, expectStatus } from '../assert.ts'
 import type { Check } from '../check.ts'
 import { isServed, OPERATION_PATHS } from '../context.ts'
@@ -17,10 +17,12 @@ export const capabilitiesChecks: Check[] = [
       const doc = expectSchema(VARIANT_SCHEMAS[ctx.variant].capabilities, expectJson(response), 'the capabilities document')
       if ('features' in doc) {
         for (const engine of ENGINES) expect(doc.engines.includes(engine), `engines lacks "${engine}"`)
+        for (const format of MODEL_FORMATS) expect(doc.formats.includes(format), `formats lacks "${format}"`)
         expect(doc.features.includes('compress'), 'features lacks "compress"')
         return `features: ${doc.features.join(', ')}`
       }
       for (const format of MODEL_FORMATS) expect(doc.formats.input.includes(format), `formats.input lacks "${format}"`)
+      for (const format of OUTPUT_FORMATS.B) expect(doc.formats.output.includes(format), `formats.output lacks "${format}"`)
       return `output formats: ${doc.formats.output.join(', ')}`
     },
   },

@@ -1,10 +1,10 @@
-import { ERROR_TEXTS, VARIANTS } from '@mos/sdk/contract'
-import { describeResponse, expect, expectErrorText, expectStatus } from '../assert.ts'
+import { ERROR_TEXTS, submitResponseSchema, VARIANTS } from '@mos/sdk/contract'
+import { describeResponse, expect, expectError, expectErrorText, expectJson, expectSchema, expectStatus } from '../assert.ts'
 import { fail, type Check } from '../check.ts'
 import type { RunContext } from '../context.ts'
 import { expectCompressedGlb } from '../inspect/compressed.ts'
 import { inspectGlb } from '../inspect/model.ts'
-import { checkSizeFigures, checkTaskRecords, completedTask, download, getTask, runTask, submitTask } from '../tasks.ts'
+import { checkSizeFigures, checkTaskRecords, completedTask, download, getTask, runTask, submit, submitTask } from '../tasks.ts'
 
 const needs = { feature: 'compress' } as const
 
@@ -129,6 +129,46 @@ export const compressChecks: Check[] = [
     },
   },
 ]
+
+compressChecks.push(
+  {
+    id: 'compress.submit-response',
+    group: 'compress',
+    title: 'POST /compress answers task_id, status "pending" and a message',
+    profile: 'core',
+    variants: VARIANTS,
+    needs,
+    async run(ctx) {
+      const { small } = await ctx.fixtures()
+      const response = await submit(ctx, '/compress', { engine: 'meshopt' }, [small])
+      expectStatus(response, 200)
+      const body = expectSchema(submitResponseSchema, expectJson(response), 'the compress response')
+      expect(typeof body.message === 'string' && body.message.length > 0, 'the compress response has no message (4.3: a short queued notice)')
+    },
+  },
+  {
+    id: 'compress.malformed-body',
+    group: 'compress',
+    title: 'POST /compress with a JSON body instead of multipart answers 400 with an error body',
+    profile: 'core',
+    variants: VARIANTS,
+    needs,
+    async run(ctx) {
+      expectError(await ctx.once('compress json body', () => ctx.http.post('/compress', { json: { engine: 'draco' } })), 400)
+    },
+  },
+  {
+    id: 'compress.malformed-body.text',
+    group: 'compress',
+    title: 'POST /compress with a JSON body: the text starts "malformed request:" (mos)',
+    profile: 'mos',
+    variants: VARIANTS,
+    needs,
+    async run(ctx) {
+      expectErrorText(await ctx.once('compress json body', () => ctx.http.post('/compress', { json: { engine: 'draco' } })), 400, /^malformed request: /)
+    },
+  },
+)
 
 /** Section 4.10: downloads. */
 export const downloadChecks: Check[] = [

@@ -3,6 +3,7 @@ import { expect, expectSchema } from '../assert.ts'
 import { fail, type Check } from '../check.ts'
 import type { RunContext } from '../context.ts'
 import type { Fixture, Fixtures } from '../fixtures/index.ts'
+import { glbImages } from '../inspect/glb-json.ts'
 import { imageSize, inspectKtx2, sniffImage } from '../inspect/image.ts'
 import { countObjTriangles, countPlyTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../inspect/model.ts'
 import { checkSizeFigures, checkTaskRecords, completedTask, type Fields } from '../tasks.ts'
@@ -55,6 +56,7 @@ const convertChecks: Check[] = MODEL_FORMATS.map((format): Check => ({
   needs: { feature: 'convert' },
   async run(ctx) {
     const run = await finished(ctx, `convert small ${format}`, 'convert', '/convert', { target_format: format }, 'small')
+    if (format === 'gltf') expect(run.filename.toLowerCase().endsWith('.zip'), `output.filename is ${JSON.stringify(run.filename)}; a gltf result is a .zip bundle`)
     const triangles = await trianglesOf(format, run.output)
     const expected = (await ctx.fixtures()).small.triangles
     if (triangles !== undefined) expect(triangles === expected, `the ${format} result has ${triangles} triangles, the input ${expected}`)
@@ -158,6 +160,42 @@ const ktx2Checks: Check[] = (['etc1s', 'uastc'] as const).map((mode): Check => (
     checkSizeFigures(run.final)
   },
 }))
+
+/** Checks every embedded image of a GLB result is in `format` and the model still has its triangles. */
+async function expectModelTextures(ctx: RunContext, bytes: Uint8Array, format: 'jpeg' | 'webp' | 'png' | 'ktx2'): Promise<void> {
+  const { textured } = await ctx.fixtures()
+  const images = await wrap('the result is not a GLB', () => glbImages(bytes))
+  expect(images.length === textured.images, `the result embeds ${images.length} images, the input ${textured.images}`)
+  for (const image of images) expect(sniffImage(image) === format, `an embedded image is ${sniffImage(image) ?? 'unrecognised'}, asked for ${format}`)
+  const facts = await wrap('the result does not open as glTF', inspectGlb(bytes))
+  expect(facts.triangles === textured.triangles, `the result has ${facts.triangles} triangles, the input ${textured.triangles}`)
+}
+
+textureChecks.push({
+  id: 'textures.optimize.model',
+  group: 'textures',
+  title: 'textures/optimize on a GLB (format=webp): a GLB whose embedded texture is WebP, geometry unchanged',
+  profile: 'core',
+  variants: ['A', 'B'],
+  needs: { feature: 'texture_optimize' },
+  async run(ctx) {
+    const run = await finished(ctx, 'texture optimize model webp', 'texture_optimize', '/textures/optimize', { format: 'webp' }, 'textured')
+    await expectModelTextures(ctx, run.output, 'webp')
+  },
+})
+
+ktx2Checks.push({
+  id: 'textures.ktx2.model',
+  group: 'textures',
+  title: 'textures/ktx2 on a GLB: a GLB whose embedded texture is KTX2, geometry unchanged',
+  profile: 'core',
+  variants: ['A'],
+  needs: { feature: 'texture_ktx2' },
+  async run(ctx) {
+    const run = await finished(ctx, 'texture ktx2 model', 'texture_ktx2', '/textures/ktx2', {}, 'textured')
+    await expectModelTextures(ctx, run.output, 'ktx2')
+  },
+})
 
 /** Sections 4.4 to 4.8: every operation's result is opened and checked, not just fetched. */
 export const operationChecks: Check[] = [...convertChecks, ...repairChecks, ...diagnoseChecks, ...textureChecks, ...ktx2Checks]

@@ -7,12 +7,30 @@ export function readGlbJson(bytes: Uint8Array): GltfJson {
   return JSON.parse(new TextDecoder().decode(bytes.subarray(20, 20 + length))) as GltfJson
 }
 
+/** The images a GLB embeds (bufferView images), as bytes; URI images are left out. */
+export function glbImages(bytes: Uint8Array): Uint8Array[] {
+  const json = readGlbJson(bytes)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const jsonLength = view.getUint32(12, true)
+  const binStart = 20 + jsonLength
+  if (binStart + 8 > bytes.byteLength) return []
+  const bin = bytes.subarray(binStart + 8, binStart + 8 + view.getUint32(binStart, true))
+  return (json.images ?? []).flatMap((image) => {
+    if (image.bufferView === undefined) return []
+    const bufferView = json.bufferViews?.[image.bufferView]
+    if (!bufferView) return []
+    const start = bufferView.byteOffset ?? 0
+    return [bin.subarray(start, start + bufferView.byteLength)]
+  })
+}
+
 export interface GltfJson {
+  images?: { bufferView?: number; mimeType?: string; uri?: string }[]
   extensionsUsed?: string[]
   extensionsRequired?: string[]
   meshes?: { primitives: { attributes: Record<string, number>; indices?: number; extensions?: Record<string, unknown> }[] }[]
   accessors?: { bufferView?: number }[]
-  bufferViews?: { extensions?: Record<string, unknown> }[]
+  bufferViews?: { byteOffset?: number; byteLength: number; extensions?: Record<string, unknown> }[]
 }
 
 /**

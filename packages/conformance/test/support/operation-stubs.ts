@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib'
 import { NodeIO } from '@gltf-transform/core'
+import { ALL_EXTENSIONS, EXTTextureWebP, KHRTextureBasisu } from '@gltf-transform/extensions'
 import { API_KEY_HEADER, ERROR_TEXTS, IMAGE_EXTENSIONS, MODEL_FORMATS, TASK_TYPES, type TaskType, type Variant } from '@mos/sdk/contract'
 import { createDefaultContainer, KHR_DF_MODEL_ETC1S, KHR_DF_MODEL_UASTC, write } from 'ktx-parse'
 import sharp from 'sharp'
@@ -29,6 +30,7 @@ const PATHS: Record<string, TaskType> = {
 }
 
 const io = new NodeIO()
+const modelIO = new NodeIO().registerExtensions(ALL_EXTENSIONS)
 
 function meshArrays(n: number) {
   const prim = gridMeshDocument({ n }).getRoot().listMeshes()[0]!.listPrimitives()[0]!
@@ -137,22 +139,40 @@ async function produce(type: TaskType, fields: Record<string, string>, file: Uin
       }
       return { bytes: new TextEncoder().encode(JSON.stringify(result)), extension: 'json', result }
     }
-    case 'texture_optimize': {
-      const format = fields.format === 'jpeg' ? 'jpeg' : fields.format === 'webp' ? 'webp' : 'png'
-      return { bytes: new Uint8Array(await sharp(file).toFormat(format).toBuffer()), extension: format === 'jpeg' ? 'jpg' : format }
-    }
-    case 'texture_ktx2': {
-      const size = imageSize(file)!
-      const container = createDefaultContainer()
-      container.pixelWidth = size.width
-      container.pixelHeight = size.height
-      container.dataFormatDescriptor[0]!.colorModel = fields.uastc === 'true' ? KHR_DF_MODEL_UASTC : KHR_DF_MODEL_ETC1S
-      container.levels = [{ levelData: new Uint8Array(64), uncompressedByteLength: 64 }]
-      return { bytes: write(container), extension: 'ktx2' }
-    }
+    case 'texture_optimize':
+    case 'texture_ktx2':
+      if (new TextDecoder().decode(file.subarray(0, 4)) === 'glTF') return { bytes: await retextureGlb(type, fields, file), extension: 'glb' }
+      return type === 'texture_optimize' ? optimizeImage(fields, file) : ktx2Image(fields, file)
     default:
       throw new Error(`no stand-in for ${type}`)
   }
+}
+
+/** Re-encodes every texture of a GLB the way the operation would. */
+async function retextureGlb(type: TaskType, fields: Record<string, string>, file: Uint8Array): Promise<Uint8Array> {
+  const doc = await modelIO.readBinary(file)
+  for (const texture of doc.getRoot().listTextures()) {
+    const made = type === 'texture_optimize' ? await optimizeImage(fields, texture.getImage()!) : ktx2Image(fields, texture.getImage()!)
+    texture.setImage(made.bytes).setMimeType(made.extension === 'ktx2' ? 'image/ktx2' : `image/${made.extension === 'jpg' ? 'jpeg' : made.extension}`)
+  }
+  if (type === 'texture_ktx2') doc.createExtension(KHRTextureBasisu).setRequired(true)
+  else if (fields.format === 'webp') doc.createExtension(EXTTextureWebP).setRequired(true)
+  return modelIO.writeBinary(doc)
+}
+
+async function optimizeImage(fields: Record<string, string>, file: Uint8Array): Promise<{ bytes: Uint8Array; extension: string }> {
+  const format = fields.format === 'jpeg' ? 'jpeg' : fields.format === 'webp' ? 'webp' : 'png'
+  return { bytes: new Uint8Array(await sharp(file).toFormat(format).toBuffer()), extension: format === 'jpeg' ? 'jpg' : format }
+}
+
+function ktx2Image(fields: Record<string, string>, file: Uint8Array): { bytes: Uint8Array; extension: string } {
+  const size = imageSize(file)!
+  const container = createDefaultContainer()
+  container.pixelWidth = size.width
+  container.pixelHeight = size.height
+  container.dataFormatDescriptor[0]!.colorModel = fields.uastc === 'true' ? KHR_DF_MODEL_UASTC : KHR_DF_MODEL_ETC1S
+  container.levels = [{ levelData: new Uint8Array(64), uncompressedByteLength: 64 }]
+  return { bytes: write(container), extension: 'ktx2' }
 }
 
 export function operationsStub(variant: Variant, fault: OperationFault = (_, __, r) => r): Deviation {
@@ -167,7 +187,7 @@ export function operationsStub(variant: Variant, fault: OperationFault = (_, __,
         const file = form.get('file') as File | null
         if (!file) return json({ error: ERROR_TEXTS.missingField('file') }, 400)
         const extension = file.name.includes('.') ? file.name.slice(file.name.lastIndexOf('.') + 1).toLowerCase() : ''
-        const accepted: readonly string[] = type.startsWith('texture') ? IMAGE_EXTENSIONS : MODEL_FORMATS
+        const accepted: readonly string[] = type.startsWith('texture') ? [...IMAGE_EXTENSIONS, ...MODEL_FORMATS] : MODEL_FORMATS
         if (!accepted.includes(extension)) return json({ error: ERROR_TEXTS.unsupportedFormat(extension) }, 400)
         const fields: Record<string, string> = {}
         for (const [name, value] of form.entries()) if (typeof value === 'string') fields[name] = value
