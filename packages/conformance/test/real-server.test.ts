@@ -85,3 +85,21 @@ describe.each(VARIANTS)('the suite with stand-ins for the endpoints not on main 
     expect(report.results.filter((r) => r.group === 'convert').length).toBe(variant === 'A' ? 8 : 6)
   })
 })
+
+// Limits our server already enforces, provoked with small settings on a server of their own.
+describe.each(VARIANTS)('the limit checks against our server with a 1 MB upload limit, variant %s', (variant) => {
+  let server: Awaited<ReturnType<typeof startRealServer>>
+  let report: SuiteReport
+
+  beforeAll(async () => {
+    server = await startRealServer(variant, { SERVICE__LIMITS__MAX_FILE_SIZE_MB: '1' })
+    report = await runSuite({ baseUrl: server.url, apiKey: API_KEY, variant, include: ['limits.file-size'], settings: { maxFileSizeMb: 1 }, certify: true })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it('passes limits.file-size (413 in A, 402 in B)', () => {
+    expect(report.results.map((r) => [r.id, r.outcome, r.message])).toEqual([['limits.file-size', 'pass', undefined]])
+  })
+})

@@ -1,6 +1,6 @@
 import { API_PREFIX, ERROR_TEXTS, VARIANTS } from '@mos/sdk/contract'
 import { expectError, expectErrorText } from '../assert.ts'
-import type { Check, CheckNeeds, Profile } from '../check.ts'
+import type { Check, CheckNeeds } from '../check.ts'
 import type { RunContext } from '../context.ts'
 import type { HttpResponse } from '../http.ts'
 import { UNKNOWN_ID } from './auth.ts'
@@ -9,13 +9,12 @@ const ask = (ctx: RunContext, path: string) => ctx.once(`GET ${path}`, () => ctx
 
 function notFound(id: string, title: string, path: string, text: string, needs?: CheckNeeds): Check[] {
   const base = { group: 'not-found', variants: VARIANTS, ...(needs ? { needs } : {}) }
-  const profileOf = (profile: Profile) => profile
   return [
     {
       ...base,
       id,
       title: `${title} answers 404 with an error body`,
-      profile: profileOf('core'),
+      profile: 'core',
       async run(ctx) {
         expectError(await ask(ctx, path), 404)
       },
@@ -24,7 +23,7 @@ function notFound(id: string, title: string, path: string, text: string, needs?:
       ...base,
       id: `${id}.text`,
       title: `${title}: the 404 text is "${text}" (mos)`,
-      profile: profileOf('mos'),
+      profile: 'mos',
       async run(ctx) {
         expectErrorText(await ask(ctx, path), 404, text)
       },

@@ -19,6 +19,8 @@ export async function startRealServer(variant: Variant, extra: Record<string, st
       SERVICE__SERVER__HOST: '127.0.0.1',
       SERVICE__STORAGE__FS__BASE: dir,
       SERVICE__ENGINES__THREADS: '2',
+      // The suite sends a few hundred requests a minute; its rate-limit check runs in its own test.
+      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '100000',
       ...extra,
     },
   })
