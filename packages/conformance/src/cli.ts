@@ -87,6 +87,8 @@ export async function main(argv: string[], output: Output = CONSOLE, env: Record
     for (const profile of profiles) if (!PROFILES.includes(profile)) throw new UsageError(`unknown profile "${profile}" (core, mos, all)`)
     const selection = { variant: variant as Variant, profiles, include: list(values.include), exclude: list(values.exclude) }
 
+    if (selectChecks(selection).length === 0) throw new UsageError(`no check matches --include ${selection.include.join(',') || '(all)'} for variant ${variant} and profiles ${profiles.join(',')}`)
+
     if (values.list) {
       for (const check of selectChecks(selection)) output.out(`${check.id}  [${check.profile}] ${check.title}`)
       return EXIT.ok

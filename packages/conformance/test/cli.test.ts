@@ -51,6 +51,10 @@ describe('the mos-conformance command', () => {
     expect((await cli(['--variant', 'A', '--base-url', server.url, '--api-key', API_KEY, '--rate-limit', 'ten'])).code).toBe(2)
     expect((await cli(['--variant', 'A', '--base-url', server.url, '--api-key', API_KEY, '--no-such-flag'])).code).toBe(2)
     expect((await cli(['--variant', 'A', '--api-key', API_KEY])).stderr).toContain('--base-url')
+    // A mistyped --include must not pass by running nothing.
+    const none = await cli(['--variant', 'A', '--base-url', server.url, '--api-key', API_KEY, '--include', 'helth'])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain('no check matches')
   })
 
   it('exits 2 when the deployment cannot be reached', async () => {
