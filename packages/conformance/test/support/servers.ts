@@ -8,6 +8,13 @@ import type { Variant } from '@mos/sdk/contract'
 
 export const API_KEY = 'conformance-test-key-0123'
 
+/**
+ * Extra SERVICE__* settings for every server these tests start, as JSON in
+ * MOS_CONFORMANCE_SERVER_ENV: how CI runs the same suite on another backend (e.g. the Redis + S3
+ * cluster settings) without changing the tests.
+ */
+const EXTRA_ENV = JSON.parse(process.env.MOS_CONFORMANCE_SERVER_ENV || '{}') as Record<string, string>
+
 /** Our real service on a free port, in a fresh data folder (env as in the server's own harness). */
 export async function startRealServer(variant: Variant, extra: Record<string, string> = {}): Promise<RunningServer & { stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'mos-conformance-'))
@@ -21,6 +28,7 @@ export async function startRealServer(variant: Variant, extra: Record<string, st
       SERVICE__ENGINES__THREADS: '2',
       // The suite sends a few hundred requests a minute; its rate-limit check runs in its own test.
       SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '100000',
+      ...EXTRA_ENV,
       ...extra,
     },
   })
