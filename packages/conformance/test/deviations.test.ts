@@ -164,6 +164,7 @@ CASES.push(
   { name: 'batch submit without filenames', variant: 'A', check: 'batch.submit', baseline: () => batchStub(() => target('A')), deviation: () => batchStub(() => target('A'), { submit: (a) => ({ ...a, tasks: (a.tasks as Record<string, unknown>[]).map(({ filename: _, ...t }) => t) }) }) },
   { name: 'batch counts that do not add up', variant: 'B', check: 'batch.record', baseline: () => batchStub(() => target('B')), deviation: () => batchStub(() => target('B'), { record: (r) => ({ ...r, completed: 0 }) }) },
   { name: 'batch status outside the documented values', variant: 'A', check: 'batch.status-values', baseline: () => batchStub(() => target('A')), deviation: () => batchStub(() => target('A'), { record: (r) => ({ ...r, status: r.status === 'completed' ? 'done' : r.status }) }) },
+  { name: 'a failed sub-task counted as completed', variant: 'A', check: 'batch.partial-failure', baseline: () => batchStub(() => target('A')), deviation: () => batchStub(() => target('A'), { record: (r) => ({ ...r, completed: (r.completed as number) + (r.failed as number), failed: 0 }) }) },
   { name: 'unknown batch → 200', variant: 'A', check: 'not-found.batch', baseline: () => batchStub(() => target('A')), deviation: () => chain({ request: (r) => (/\/batch\/0{8}-/.test(pathOf(r)) ? json({}) : undefined) }, batchStub(() => target('A'))) },
   {
     name: 'batch over the limit accepted', variant: 'B', check: 'limits.batch-count', settings: { maxBatchCount: 2 },

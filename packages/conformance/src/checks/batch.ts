@@ -16,7 +16,21 @@ type BatchRecord = z.infer<typeof contractBatchSchema>
 function batchRun(ctx: RunContext) {
   return ctx.once('batch run', async () => {
     const { small } = await ctx.fixtures()
-    const files: Fixture[] = Array.from({ length: FILES }, (_, i) => ({ ...small, name: `conformance-batch-${i + 1}.glb` }))
+    return followBatch(ctx, Array.from({ length: FILES }, (_, i) => ({ ...small, name: `conformance-batch-${i + 1}.glb` })))
+  })
+}
+
+/** The small mesh and the broken GLB in one batch; its last record. */
+function partialBatch(ctx: RunContext) {
+  return ctx.once('batch partial', async () => {
+    const { small, broken } = await ctx.fixtures()
+    return (await followBatch(ctx, [small, broken])).final
+  })
+}
+
+/** Submits a batch and polls its record until every sub-task has ended. */
+async function followBatch(ctx: RunContext, files: Fixture[]) {
+  {
     const response = await submit(ctx, '/batch/compress', { engine: 'draco' }, files, { fileField: 'files' })
     expectStatus(response, 200)
     const submitted = expectSchema(batchSubmitResponseSchema, expectJson(response), 'the batch submit response')
@@ -34,7 +48,7 @@ function batchRun(ctx: RunContext) {
       await new Promise((resolve) => setTimeout(resolve, ctx.pollIntervalMs))
     }
     return { files, submitted, records, final: records.at(-1)! }
-  })
+  }
 }
 
 const needs = { endpoint: 'batch' } as const
@@ -109,6 +123,32 @@ export const batchChecks: Check[] = [
       const { records, final } = await batchRun(ctx)
       for (const record of records) expect(BATCH_STATUSES.includes(record.status as never), `status ${JSON.stringify(record.status)}`)
       expect(final.status === 'completed', `the finished batch has status ${final.status}`)
+    },
+  },
+  {
+    id: 'batch.partial-failure',
+    group: 'batch',
+    title: 'A batch with one broken file: that sub-task fails on its own, the other completes, the counts say 1 and 1',
+    profile: 'core',
+    variants: VARIANTS,
+    needs,
+    async run(ctx) {
+      const final = await partialBatch(ctx)
+      expect(final.completed === 1 && final.failed === 1, `completed ${final.completed}, failed ${final.failed}; expected 1 and 1`)
+      const broken = final.tasks.find((t) => t.filename === 'conformance-broken.glb')
+      expect(broken?.status === 'failed', `the broken file's sub-task is ${broken?.status}`)
+    },
+  },
+  {
+    id: 'batch.partial-failure.status',
+    group: 'batch',
+    title: 'A batch with one failed and one completed sub-task ends "partially_failed" (mos)',
+    profile: 'mos',
+    variants: VARIANTS,
+    needs,
+    async run(ctx) {
+      const final = await partialBatch(ctx)
+      expect(final.status === 'partially_failed', `the batch ended with status ${JSON.stringify(final.status)}`)
     },
   },
   {
