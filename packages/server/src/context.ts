@@ -2,7 +2,12 @@ import { createEnginePool, type EnginePool } from '@mos/engines'
 import type { Variant } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { createKeyRing, type KeyRing } from './auth.ts'
+import { createBatchStore, type BatchStore } from './batches/batch-store.ts'
 import type { Config } from './config/schema.ts'
+import { createLicensing, type Licensing } from './licensing/licensing.ts'
+import { activeLimits, type ActiveLimits } from './limits/active-limits.ts'
+import { createRateLimit } from './limits/rate-limit.ts'
+import { createMetrics, type Metrics } from './metrics/metrics.ts'
 import { createLocalQueue } from './queue/local-queue.ts'
 import type { TaskQueue } from './queue/task-queue.ts'
 import { createStores, type Stores } from './storage/create-storage.ts'
@@ -15,10 +20,7 @@ import { SERVICE_VERSION } from './version.ts'
 /** Runs before a keyed handler, after the key was checked (rate limits, licence checks). */
 export type Guard = (event: H3Event, apiKey: string) => void | Promise<void>
 
-/** Limits in force for the next request (the licence tier may change them at run time). */
-export interface ActiveLimits {
-  maxFileBytes: number
-}
+export type { ActiveLimits } from './limits/active-limits.ts'
 
 /** Everything the routes use, created once from the configuration and passed down. */
 export interface ServiceContext {
@@ -26,7 +28,10 @@ export interface ServiceContext {
   variant: Variant
   version: string
   startedAt: number
+  /** API keys and admin keys: either opens a keyed endpoint. */
   keys: KeyRing
+  /** Admin keys only (licence activation). */
+  adminKeys: KeyRing
   stores: Stores
   files: FileStore
   taskStore: TaskStore
@@ -34,7 +39,11 @@ export interface ServiceContext {
   queue: TaskQueue
   runner: TaskRunner
   tasks: TaskService
+  batches: BatchStore
+  licensing: Licensing
+  metrics: Metrics
   guards: Guard[]
+  /** Limits of the licence tier in force (refreshed by the licence guard before each keyed request). */
   limits(): ActiveLimits
   /** Stops taking work. With `drain: false`, running tasks are left for the next start to pick up. */
   close(options?: { drain?: boolean }): Promise<void>
@@ -44,18 +53,32 @@ export interface ServiceContext {
 export function createServiceContext(config: Config): ServiceContext {
   const stores = createStores(config.storage)
   const taskStore = createTaskStore(stores.records)
+  // First: a bad licence setting stops start-up before any worker thread exists.
+  const licensing = createLicensing({ config: config.license, records: stores.records })
   const pool = createEnginePool({ threads: config.engines.threads, maxHeapMb: config.engines.maxHeapMb })
-  const runner = createTaskRunner({ tasks: taskStore, files: stores.files, pool })
+  const metrics = createMetrics({ variant: config.server.variant, queue: () => queue })
+  const runner = createTaskRunner({ tasks: taskStore, files: stores.files, pool, onSettled: (task) => metrics.taskSettled(task) })
   const queue = createLocalQueue({ concurrency: config.engines.threads, handler: runner.run })
   const tasks = createTaskService({ tasks: taskStore, queue })
-  const maxFileBytes = config.limits.maxFileSizeMb * 1024 * 1024
+  // Variant A only: the contract rate limits per key there, and B does not rate limit.
+  const rateLimit =
+    config.server.variant === 'A'
+      ? createRateLimit({
+          perMinute: config.server.rateLimitPerMinute,
+          windowSeconds: config.rateLimit.windowSeconds,
+          prefix: config.rateLimit.prefix,
+          ...(config.rateLimit.redisUrl ? { redisUrl: config.rateLimit.redisUrl } : {}),
+        })
+      : undefined
+  const guards: Guard[] = [...(rateLimit ? [rateLimit.guard] : []), () => licensing.refresh()]
 
   return {
     config,
     variant: config.server.variant,
     version: SERVICE_VERSION,
     startedAt: Date.now(),
-    keys: createKeyRing(config.auth.apiKeys),
+    keys: createKeyRing([...config.auth.apiKeys, ...config.auth.adminKeys]),
+    adminKeys: createKeyRing(config.auth.adminKeys),
     stores,
     files: stores.files,
     taskStore,
@@ -63,12 +86,16 @@ export function createServiceContext(config: Config): ServiceContext {
     queue,
     runner,
     tasks,
-    guards: [],
-    limits: () => ({ maxFileBytes }),
+    batches: createBatchStore(stores.records),
+    licensing,
+    metrics,
+    guards,
+    limits: () => activeLimits(licensing.state().limits, config.limits),
     async close({ drain = true } = {}) {
       if (!drain) runner.stop()
       await queue.close({ drain })
       await pool.destroy().catch(() => undefined)
+      await rateLimit?.close()
       await stores.records.dispose()
     },
   }

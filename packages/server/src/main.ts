@@ -37,7 +37,17 @@ async function main(): Promise<void> {
     devKey = await developmentKey(config)
     config.auth.apiKeys = [devKey]
   }
-  const server = await startServer({ config })
+  let server: Awaited<ReturnType<typeof startServer>>
+  try {
+    server = await startServer({ config })
+  } catch (error) {
+    // Some settings (the licence's public key and key file) are checked when the service is built.
+    if (error instanceof ConfigError) {
+      console.error(`[mos] configuration error: ${error.message}`)
+      process.exit(1)
+    }
+    throw error
+  }
   console.log(`[mos] variant ${config.server.variant} listening on http://${config.server.host}:${server.port} (storage: ${config.storage.driver})`)
   if (devKey) console.log(`[mos] development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
 
