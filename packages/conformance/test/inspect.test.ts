@@ -98,6 +98,9 @@ describe('glTF bundles, GLB JSON, KTX2 and metrics', () => {
     expect(familySamples(exposition, 'h')).toHaveLength(3)
     expect(exposition.samples[0]).toEqual({ name: 'a_total', labels: { type: 'compress', status: 'completed' }, value: 3 })
     expect(() => parseExposition('a_total three\n')).toThrow(/not a number/)
+    expect(() => parseExposition('a_total 0x10\n')).toThrow(/not a number/)
+    // What Prometheus (Go's ParseFloat) reads: prom-client writes NaN as "Nan".
+    expect(parseExposition('a Nan\nb +Inf\nc -inf\nd 1.5e3\ne 7 1700000000000\n').samples.map((x) => x.value)).toEqual([NaN, Infinity, -Infinity, 1500, 7])
     expect(() => parseExposition('<html>\n')).toThrow(/not a sample/)
   })
 })

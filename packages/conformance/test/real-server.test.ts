@@ -46,10 +46,14 @@ describe.each(VARIANTS)('the suite against our server, variant %s', (variant) =>
   })
 
   it('really ran the central checks (they pass, not skip)', () => {
-    for (const id of ['health.document', 'capabilities.document', 'auth.missing-key.compress', 'task.lifecycle', 'task.failed-record', 'compress.output.draco', 'compress.output.meshopt', 'download.length', 'download.content-type', 'not-found.task']) {
-      expect(outcome(report, id), id).toBe('pass')
-    }
-    if (variant === 'B') expect(outcome(report, 'reserved.diagnose')).toBe('pass')
+    const central = [
+      'health.document', 'capabilities.document', 'auth.missing-key.compress', 'task.lifecycle', 'task.failed-record',
+      'compress.output.draco', 'compress.output.meshopt', 'download.length', 'download.content-type', 'not-found.task',
+      'repair.output', 'textures.optimize.webp', 'textures.optimize.model', 'batch.record', 'batch.partial-failure',
+      'license.info', 'license.verify.invalid', 'metrics.families', 'metrics.counts-tasks',
+    ]
+    const perVariant = variant === 'A' ? ['diagnose.result', 'textures.ktx2.uastc', 'textures.ktx2.model'] : ['reserved.diagnose', 'reserved.texture_ktx2', 'compress.output.level-0']
+    for (const id of [...central, ...perVariant]) expect(outcome(report, id), id).toBe('pass')
   })
 
   it('skips only with a reason, and only what the deployment does not serve or needs a setting', () => {
@@ -87,26 +91,30 @@ describe.each(VARIANTS)('the suite with stand-ins for the endpoints not on main 
 })
 
 // Limits our server already enforces, provoked with small settings on a server of their own.
-describe.each(VARIANTS)('the limit checks against our server with a 1 MB upload limit, variant %s', (variant) => {
+describe.each(VARIANTS)('the limit checks against our server in its trial (5 files a batch) with a 1 MB upload cap, variant %s', (variant) => {
   let server: Awaited<ReturnType<typeof startRealServer>>
   let report: SuiteReport
 
   beforeAll(async () => {
-    server = await startRealServer(variant, { SERVICE__LIMITS__MAX_FILE_SIZE_MB: '1' })
-    report = await runSuite({ baseUrl: server.url, apiKey: API_KEY, variant, include: ['limits.file-size'], settings: { maxFileSizeMb: 1 }, certify: true })
+    server = await startRealServer(variant, { SERVICE__LIMITS__MAX_FILE_SIZE_MB: '1' }, false)
+    report = await runSuite({
+      baseUrl: server.url, apiKey: API_KEY, variant, include: ['limits.file-size', 'limits.batch-count'], settings: { maxFileSizeMb: 1, maxBatchCount: 5 }, certify: true,
+    })
   }, 60_000)
   afterAll(async () => {
     await server?.stop()
   })
 
-  it('passes limits.file-size (413 in A, 402 in B)', () => {
-    expect(report.results.map((r) => [r.id, r.outcome, r.message])).toEqual([['limits.file-size', 'pass', undefined]])
+  it('passes the size and batch-count limits (413 in A, 402 in B)', () => {
+    expect(report.results.map((r) => [r.id, r.outcome, r.message])).toEqual([
+      ['limits.batch-count', 'pass', undefined],
+      ['limits.batch-count.at-limit', 'pass', undefined],
+      ['limits.file-size', 'pass', undefined],
+    ])
   })
 })
 
-// The rate limit (variant A). The setting exists on main but the limiter lands with the limits
-// branch: until then the check must report the missing 429, and this test says to flip it once the
-// limiter is merged (expect 'pass').
+// The rate limit (variant A), provoked with a limit of 5 on a server of its own.
 describe('the rate-limit check against our server with 5 requests a minute, variant A', () => {
   let server: Awaited<ReturnType<typeof startRealServer>>
   let report: SuiteReport
@@ -119,10 +127,7 @@ describe('the rate-limit check against our server with 5 requests a minute, vari
     await server?.stop()
   })
 
-  it('reports the missing 429 until the limiter is merged', () => {
-    const [result] = report.results
-    expect(result?.id).toBe('limits.rate')
-    if (result?.outcome === 'pass') throw new Error('the rate limiter has landed: make this test expect a pass')
-    expect(result?.message).toMatch(/^no 429 after 7 requests/)
+  it('passes limits.rate: 429 with the text and the three headers', () => {
+    expect(report.results.map((r) => [r.id, r.outcome])).toEqual([['limits.rate', 'pass']])
   })
 })

@@ -37,12 +37,23 @@ export function parseExposition(text: string): Exposition {
       if (!label) throw new Error(`line ${index + 1} has unreadable labels at "${body.slice(start, start + 40)}"`)
       labels[label[1]!] = label[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\')
     }
-    const valueText = match[4]!
-    const value = valueText === '+Inf' ? Infinity : valueText === '-Inf' ? -Infinity : Number(valueText)
-    if (Number.isNaN(value) && valueText !== 'NaN') throw new Error(`line ${index + 1} has a value that is not a number: ${valueText}`)
+    const value = parseValue(match[4]!)
+    if (value === undefined) throw new Error(`line ${index + 1} has a value that is not a number: ${match[4]}`)
     samples.push({ name: match[1]!, labels, value })
   })
   return { samples, types }
+}
+
+/**
+ * A sample value as Prometheus reads it (Go's ParseFloat): decimal or exponent numbers, and NaN,
+ * Inf and Infinity in any letter case (prom-client writes "Nan").
+ */
+function parseValue(text: string): number | undefined {
+  if (/^nan$/i.test(text)) return NaN
+  const infinity = /^([+-]?)inf(inity)?$/i.exec(text)
+  if (infinity) return infinity[1] === '-' ? -Infinity : Infinity
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined
+  return Number(text)
 }
 
 /** Samples of a family: its own name or, for histograms and summaries, the _bucket/_sum/_count series. */
