@@ -170,6 +170,21 @@ CASES.push(
     name: 'batch over the limit accepted', variant: 'B', check: 'limits.batch-count', settings: { maxBatchCount: 2 },
     baseline: () => batchStub(() => target('B'), {}, { maxCount: 2, status: 402 }), deviation: () => batchStub(() => target('B')),
   },
+  {
+    name: 'rate-limit headers only on the 429', variant: 'A', check: 'limits.rate-headers',
+    deviation: () => ({
+      response: (_, res) => {
+        if (res.status === 429) return res
+        const headers = new Headers(res.headers)
+        for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) headers.delete(name)
+        return new Response(res.body, { status: res.status, headers })
+      },
+    }),
+  },
+  {
+    name: 'B capabilities deny the licence the info shows', variant: 'B', check: 'license.capabilities-agree',
+    deviation: () => ({ response: (r, res) => (pathOf(r) === '/api/v1/capabilities' ? mapJson(res, (doc) => ({ ...doc, license: { authorized: false, tier: 0, status: 'trial' } })) : res) }),
+  },
   { name: 'no rate limit at all', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => ({}) },
   { name: '429 without X-RateLimit-Reset', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => rateLimitStub(5, ({ 'X-RateLimit-Reset': _, ...h }) => h) },
   { name: '429 one request late', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => rateLimitStub(6) },

@@ -30,6 +30,21 @@ export const licenseChecks: Check[] = [
     },
   },
   {
+    id: 'license.capabilities-agree',
+    group: 'license',
+    title: 'Variant B: capabilities.license says what /license/info says (authorized, tier, status) (mos)',
+    profile: 'mos',
+    variants: ['B'],
+    needs,
+    async run(ctx) {
+      const info = (await ctx.http.get('/license/info')).json() as Record<string, unknown> | undefined
+      const license = (await ctx.capabilities())?.license as Record<string, unknown> | undefined
+      for (const field of ['authorized', 'tier', 'status']) {
+        expect(license?.[field] === info?.[field], `capabilities.license.${field} is ${JSON.stringify(license?.[field])}, /license/info says ${JSON.stringify(info?.[field])}`)
+      }
+    },
+  },
+  {
     id: 'license.verify.invalid',
     group: 'license',
     title: 'POST /license/verify with a key that is no licence: A answers valid=false; B success=false or 402',

@@ -26,6 +26,21 @@ export const limitChecks: Check[] = [
     },
   },
   {
+    id: 'limits.rate-headers',
+    group: 'limits',
+    title: 'Every keyed answer carries X-RateLimit-Limit, -Remaining and -Reset, not only the 429 (mos)',
+    profile: 'mos',
+    variants: ['A'],
+    async run(ctx) {
+      const response = await ctx.http.get(`/tasks/${UNKNOWN_ID}`)
+      const limit = response.headers.get('x-ratelimit-limit')
+      const remaining = response.headers.get('x-ratelimit-remaining')
+      const reset = response.headers.get('x-ratelimit-reset')
+      expect([limit, remaining, reset].every((value) => value !== null && /^\d+$/.test(value)), `rate-limit headers: Limit ${limit}, Remaining ${remaining}, Reset ${reset}`)
+      expect(Number(remaining) < Number(limit), `X-RateLimit-Remaining ${remaining} is not below X-RateLimit-Limit ${limit} after a request`)
+    },
+  },
+  {
     id: 'limits.rate',
     group: 'limits',
     title: 'More than rate-limit requests a minute answer 429 with the text and X-RateLimit-Limit/Remaining/Reset',
