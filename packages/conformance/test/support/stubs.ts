@@ -57,7 +57,7 @@ export const LICENSE_DOCS = {
     verifyInvalid: { valid: false, tier: 'none', expires_at: '1970-01-01T00:00:00.000Z', limits: { max_file_size_mb: 50, max_batch_count: 10 } },
   },
   B: {
-    info: { authorized: true, server_fingerprint: 'fp-1', status: 'active', license_expires_at: 1798761600, tier: 1, days_until_expiry: 400, machine_id: 'machine-1' },
+    info: { authorized: true, server_fingerprint: 'fp-1', status: 'active', license_expires_at: 1798761600, tier: 2, days_until_expiry: 400, machine_id: 'machine-1' },
     verifyInvalid: { success: false, message: 'license key not recognised', expires_at: 0 },
   },
 } as const
