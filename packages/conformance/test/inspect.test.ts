@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { NodeIO } from '@gltf-transform/core'
 import { createDefaultContainer, KHR_DF_MODEL_UASTC, write } from 'ktx-parse'
@@ -12,6 +10,7 @@ import { inspectKtx2, sniffImage } from '../src/inspect/image.ts'
 import { readGlbJson, uncompressedPrimitives } from '../src/inspect/glb-json.ts'
 import { countObjTriangles, countPlyTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../src/inspect/model.ts'
 import { familySamples, parseExposition } from '../src/inspect/prometheus.ts'
+import { writeZip } from './support/operation-stubs.ts'
 
 const { available, paths } = corpusFiles({
   spiderAscii: assimp('STL', 'Spider_ascii.stl'),
@@ -59,21 +58,18 @@ describe.skipIf(!available)('output inspectors on real files', () => {
 })
 
 describe('glTF bundles, GLB JSON, KTX2 and metrics', () => {
-  it('open a deflated .zip holding .gltf and .bin', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mos-zip-'))
-    try {
-      const { small } = await createFixtures()
-      const io = new NodeIO()
-      const { json, resources } = await io.writeJSON(await io.readBinary(small.bytes))
-      await writeFile(join(dir, 'model.gltf'), JSON.stringify(json))
-      for (const [name, data] of Object.entries(resources)) await writeFile(join(dir, name), data)
-      await promisify(execFile)('zip', ['-q', '-r', 'bundle.zip', '.'], { cwd: dir })
-      const facts = await inspectGltfZip(new Uint8Array(await readFile(join(dir, 'bundle.zip'))))
+  it('open a .zip holding .gltf and .bin, deflated or stored, in a folder or not', async () => {
+    const { small } = await createFixtures()
+    const io = new NodeIO()
+    const { json, resources } = await io.writeJSON(await io.readBinary(small.bytes), { basename: 'model' })
+    const files = { 'model.gltf': new TextEncoder().encode(JSON.stringify(json)), ...resources }
+    const inFolder = Object.fromEntries(Object.entries(files).map(([name, data]) => [`bundle/${name}`, data]))
+    for (const zip of [writeZip(files, true), writeZip(files), writeZip(inFolder, true)]) {
+      const facts = await inspectGltfZip(zip)
       expect(facts.triangles).toBe(32)
-      expect(facts.entries).toContain('model.gltf')
-    } finally {
-      await rm(dir, { recursive: true, force: true })
+      expect(facts.entries.some((name) => name.endsWith('model.gltf'))).toBe(true)
     }
+    await expect(inspectGltfZip(writeZip({ 'model.bin': resources['model.bin']! }))).rejects.toThrow(/no \.gltf/)
   })
 
   it('see an uncompressed primitive in raw GLB JSON', async () => {

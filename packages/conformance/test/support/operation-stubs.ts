@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib'
+import { crc32, deflateRawSync } from 'node:zlib'
 import { NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS, EXTTextureWebP, KHRTextureBasisu } from '@gltf-transform/extensions'
 import { API_KEY_HEADER, ERROR_TEXTS, IMAGE_EXTENSIONS, MODEL_FORMATS, TASK_TYPES, type TaskType, type Variant } from '@mos/sdk/contract'
@@ -67,27 +67,30 @@ function writePly(n: number): Uint8Array {
   return new TextEncoder().encode(`${lines.join('\n')}\n`)
 }
 
-/** A ZIP with stored entries. */
-export function storedZip(entries: Record<string, Uint8Array>): Uint8Array {
+/** A ZIP of the entries, stored or deflated (method 0 or 8). */
+export function writeZip(entries: Record<string, Uint8Array>, deflate = false): Uint8Array {
   const locals: Buffer[] = []
   const centrals: Buffer[] = []
   let offset = 0
-  for (const [name, data] of Object.entries(entries)) {
+  for (const [name, raw] of Object.entries(entries)) {
+    const data = deflate ? deflateRawSync(raw) : raw
     const nameBytes = Buffer.from(name)
     const local = Buffer.alloc(30)
     local.writeUInt32LE(0x04034b50, 0)
     local.writeUInt16LE(20, 4)
-    local.writeUInt32LE(crc32(data), 14)
+    local.writeUInt16LE(deflate ? 8 : 0, 8)
+    local.writeUInt32LE(crc32(raw), 14)
     local.writeUInt32LE(data.length, 18)
-    local.writeUInt32LE(data.length, 22)
+    local.writeUInt32LE(raw.length, 22)
     local.writeUInt16LE(nameBytes.length, 26)
     const central = Buffer.alloc(46)
     central.writeUInt32LE(0x02014b50, 0)
     central.writeUInt16LE(20, 4)
     central.writeUInt16LE(20, 6)
-    central.writeUInt32LE(crc32(data), 16)
+    central.writeUInt16LE(deflate ? 8 : 0, 10)
+    central.writeUInt32LE(crc32(raw), 16)
     central.writeUInt32LE(data.length, 20)
-    central.writeUInt32LE(data.length, 24)
+    central.writeUInt32LE(raw.length, 24)
     central.writeUInt16LE(nameBytes.length, 28)
     central.writeUInt32LE(offset, 42)
     locals.push(local, nameBytes, Buffer.from(data))
@@ -110,7 +113,7 @@ async function convert(target: string): Promise<{ bytes: Uint8Array; extension: 
       return { bytes: await io.writeBinary(gridMeshDocument({ n: 4 })), extension: 'glb' }
     case 'gltf': {
       const { json: gltf, resources } = await io.writeJSON(gridMeshDocument({ n: 4 }), { basename: 'model' })
-      return { bytes: storedZip({ 'model.gltf': new TextEncoder().encode(JSON.stringify(gltf)), ...resources }), extension: 'zip' }
+      return { bytes: writeZip({ 'model.gltf': new TextEncoder().encode(JSON.stringify(gltf)), ...resources }), extension: 'zip' }
     }
     case 'obj':
       return { bytes: writeObj(4), extension: 'obj' }
