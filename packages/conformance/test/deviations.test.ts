@@ -187,6 +187,7 @@ CASES.push(
   },
   { name: 'no rate limit at all', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => ({}) },
   { name: '429 without X-RateLimit-Reset', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => rateLimitStub(5, ({ 'X-RateLimit-Reset': _, ...h }) => h) },
+  { name: '429 without Retry-After', variant: 'A', check: 'limits.rate.retry-after', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => rateLimitStub(5, ({ 'Retry-After': _, ...h }) => h) },
   { name: '429 one request late', variant: 'A', check: 'limits.rate', settings: { rateLimit: 5 }, baseline: () => rateLimitStub(5), deviation: () => rateLimitStub(6) },
   { name: 'oversize upload → 400 instead of 413 (A)', variant: 'A', check: 'limits.file-size', settings: { maxFileSizeMb: 1 }, baseline: () => sizeLimitStub('A', 1), deviation: () => sizeLimitStub('A', 1, 400) },
   { name: 'oversize upload → 413 instead of 402 (B)', variant: 'B', check: 'limits.file-size', settings: { maxFileSizeMb: 1 }, baseline: () => sizeLimitStub('B', 1), deviation: () => sizeLimitStub('B', 1, 413) },

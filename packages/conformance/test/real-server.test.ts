@@ -121,13 +121,13 @@ describe('the rate-limit check against our server with 5 requests a minute, vari
 
   beforeAll(async () => {
     server = await startRealServer('A', { SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '5' })
-    report = await runSuite({ baseUrl: server.url, apiKey: API_KEY, variant: 'A', include: ['limits.rate'], settings: { rateLimit: 5 } })
+    report = await runSuite({ baseUrl: server.url, apiKey: API_KEY, variant: 'A', profiles: ['core', 'mos'], include: ['limits.rate'], settings: { rateLimit: 5 } })
   }, 60_000)
   afterAll(async () => {
     await server?.stop()
   })
 
-  it('passes limits.rate: 429 with the text and the three headers', () => {
-    expect(report.results.map((r) => [r.id, r.outcome])).toEqual([['limits.rate', 'pass']])
+  it('passes limits.rate: 429 with the text and the three headers, and Retry-After', () => {
+    expect(report.results.map((r) => [r.id, r.outcome])).toEqual([['limits.rate', 'pass'], ['limits.rate.retry-after', 'pass']])
   })
 })

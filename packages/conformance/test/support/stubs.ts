@@ -141,7 +141,7 @@ export function rateLimitStub(limit: number, fault: (headers: Record<string, str
     request(request) {
       if (!keyed(request) || pathOf(request) === '/api/v1/health') return undefined
       if (++count <= limit) return undefined
-      const headers = fault({ 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetAt) })
+      const headers = fault({ 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetAt), 'Retry-After': String(Math.max(0, resetAt - Math.floor(Date.now() / 1000))) })
       return json({ error: ERROR_TEXTS.rateLimited(limit) }, 429, headers)
     },
   }
