@@ -57,7 +57,13 @@ export function createServiceContext(config: Config): ServiceContext {
   const licensing = createLicensing({ config: config.license, records: stores.records })
   const pool = createEnginePool({ threads: config.engines.threads, maxHeapMb: config.engines.maxHeapMb })
   const metrics = createMetrics({ variant: config.server.variant, queue: () => queue })
-  const runner = createTaskRunner({ tasks: taskStore, files: stores.files, pool, onSettled: (task) => metrics.taskSettled(task) })
+  const runner = createTaskRunner({
+    tasks: taskStore,
+    files: stores.files,
+    pool,
+    maxAllocationBytes: config.engines.maxAllocationMb * 1024 * 1024,
+    onSettled: (task) => metrics.taskSettled(task),
+  })
   const queue = createLocalQueue({ concurrency: config.engines.threads, handler: runner.run })
   const tasks = createTaskService({ tasks: taskStore, queue })
   // Variant A only: the contract rate limits per key there, and B does not rate limit.
