@@ -9,12 +9,7 @@ import { batchStub, chain, licenseStub, metricsStub } from './support/stubs.ts'
  * Server bugs the suite found, reported to the server's owner; listed so this test stays green until
  * they are fixed, and fails (asking to remove the entry) once one passes.
  */
-const KNOWN_SERVER_ISSUES: Record<string, string> = {
-  // docs/api.md gives 1–30 for the other quantization bits, but Draco silently leaves the mesh
-  // uncompressed at normal bits 1 and aborts at 30.
-  'compress.field.normal_quantization_bits.accepts-min': 'stored without KHR_draco_mesh_compression',
-  'compress.field.normal_quantization_bits.accepts-max': 'Aborted()',
-}
+const KNOWN_SERVER_ISSUES: Record<string, string> = {}
 
 const failures = (report: SuiteReport) =>
   report.results.filter((r) => r.outcome === 'fail' && !(r.id in KNOWN_SERVER_ISSUES)).map((r) => `${r.id}: ${r.message}`)

@@ -78,7 +78,7 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
         const order = ['pending', 'processing', 'completed']
         const ranks = seen.map((record) => order.indexOf(record.status))
         expect(ranks).toEqual([...ranks].sort())
-        const progress = seen.map((record) => ('progress' in record ? record.progress : 0))
+        const progress = seen.map((record) => (('progress' in record ? record.progress : undefined) ?? 0))
         expect(progress).toEqual([...progress].sort((a, b) => a - b))
 
         const bytes = await client.download(task.task_id)

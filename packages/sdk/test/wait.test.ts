@@ -60,7 +60,7 @@ describe('waitForTask', () => {
       signal: controller.signal,
       pollIntervalMs: 5,
       onProgress: (task) => {
-        seen.push('progress' in task ? task.progress : -1)
+        seen.push(('progress' in task ? task.progress : undefined) ?? -1)
         if (seen.length === 3) controller.abort()
       },
     })

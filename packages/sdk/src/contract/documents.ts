@@ -80,16 +80,18 @@ export const completedTaskSchema = z.object({
   output: outputSchema,
   result: diagnosisResultSchema.optional(),
 })
-/** The failed record carries no progress (2.1). */
-export const failedTaskSchema = z
-  .object({
-    task_id: z.string().min(1),
-    status: z.literal('failed'),
-    error: z.string().min(1),
-    created_at: isoTimestamp,
-    failed_at: isoTimestamp,
-  })
-  .refine((task) => !('progress' in task), { message: 'a failed task carries no progress' })
+/**
+ * The failed record carries no progress (2.1): `progress` is declared as a key that must be absent,
+ * so the rule holds even though unknown keys are otherwise allowed (and stripped).
+ */
+export const failedTaskSchema = z.object({
+  task_id: z.string().min(1),
+  status: z.literal('failed'),
+  error: z.string().min(1),
+  created_at: isoTimestamp,
+  failed_at: isoTimestamp,
+  progress: z.never({ error: 'a failed task carries no progress' }).optional(),
+})
 
 export const taskRecordSchema = z.union([pendingTaskSchema, processingTaskSchema, completedTaskSchema, failedTaskSchema])
 

@@ -39,8 +39,10 @@ export function compressFieldSpecs(variant: Variant): FieldSpec[] {
     { name: 'engine', kind: 'enum', required: true, values: ENGINES },
     { name: 'level', kind: 'integer', min: variant === 'A' ? 1 : 0, max: 10, default: 7 },
     { name: 'position_quantization_bits', kind: 'integer', min: 8, max: 24, default: 14, onlyWith: DRACO },
-    // Ranges below are "not shown" in the contract; 1..30 is what the Draco encoder itself accepts.
-    { name: 'normal_quantization_bits', kind: 'integer', min: 1, max: 30, default: 10, onlyWith: DRACO },
+    // Ranges below are "not shown" in the contract. 1..30 is what the Draco encoder accepts for
+    // texcoords, colours and generic attributes; its octahedral normal coding needs 2 bits at least
+    // (1 leaves the mesh uncompressed) and aborts at 30 (measured), so normals take 2..24.
+    { name: 'normal_quantization_bits', kind: 'integer', min: 2, max: 24, default: 10, onlyWith: DRACO },
     { name: 'texcoord_quantization_bits', kind: 'integer', min: 1, max: 30, default: 12, onlyWith: DRACO },
     { name: 'color_quantization_bits', kind: 'integer', min: 1, max: 30, default: 8, onlyWith: DRACO },
     { name: 'generic_quantization_bits', kind: 'integer', min: 1, max: 30, default: 12, onlyWith: DRACO },
