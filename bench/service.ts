@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { generateKeyPairSync } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { issueLicenseKey } from '../packages/server/src/licensing/license-key.ts'
+import { throwAwayLicenceEnv } from '../test/support/service-env.ts'
 
 export const BENCH_KEY = 'bench-key'
 
@@ -14,20 +13,6 @@ export interface BenchService {
   rss(): Promise<number>
   call(path: string, init?: RequestInit): Promise<Response>
   stop(): Promise<void>
-}
-
-/**
- * A professional licence from a vendor key pair made for this run, and no practical rate limit: the
- * benchmark measures the engine path, not the trial's file count or the per-key limit.
- */
-function benchLicenceEnv(): Record<string, string> {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519')
-  const now = Math.floor(Date.now() / 1000)
-  return {
-    SERVICE__LICENSE__PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
-    SERVICE__LICENSE__KEY: issueLicenseKey(privateKey, { id: 'lic_bench', tier: 'professional', issued_at: now, expires_at: now + 86_400 }),
-    SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
-  }
 }
 
 /** Starts the real service (`npm start`'s entry) as a child process on a free port. */
@@ -42,7 +27,9 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
       SERVICE__SERVER__HOST: '127.0.0.1',
       SERVICE__AUTH__API_KEYS: BENCH_KEY,
       SERVICE__STORAGE__FS__BASE: dataDir,
-      ...benchLicenceEnv(),
+      // The benchmark measures the engine path, not the trial's file count or the per-key limit.
+      ...throwAwayLicenceEnv('lic_bench'),
+      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

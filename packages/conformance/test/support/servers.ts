@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { generateKeyPairSync } from 'node:crypto'
-import { issueLicenseKey, startServer, type RunningServer } from '@mos/server'
+import { startServer, type RunningServer } from '@mos/server'
+import { localServiceEnv, throwAwayLicenceEnv } from '../../../../test/support/service-env.ts'
 import type { Variant } from '@mos/sdk/contract'
 
 export const API_KEY = 'conformance-test-key-0123'
@@ -16,18 +16,8 @@ export const API_KEY = 'conformance-test-key-0123'
  */
 const EXTRA_ENV = JSON.parse(process.env.MOS_CONFORMANCE_SERVER_ENV || '{}') as Record<string, string>
 
-/**
- * Settings for a professional licence signed by a throw-away vendor key (docs/licensing.md, "Testing
- * against a licensed service"): the trial's 100 files would run out after two full runs.
- */
-export function testLicenseEnv(): Record<string, string> {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519')
-  const now = Math.floor(Date.now() / 1000)
-  return {
-    SERVICE__LICENSE__PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
-    SERVICE__LICENSE__KEY: issueLicenseKey(privateKey, { id: 'lic_conformance', tier: 'professional', issued_at: now, expires_at: now + 86_400 }),
-  }
-}
+/** A professional licence from a throw-away vendor key: the trial's 100 files would run out after two full runs. */
+export const testLicenseEnv = () => throwAwayLicenceEnv('lic_conformance')
 
 /**
  * Our real service on a free port, in a fresh data folder (env as in the server's own harness),
@@ -36,19 +26,12 @@ export function testLicenseEnv(): Record<string, string> {
 export async function startRealServer(variant: Variant, extra: Record<string, string> = {}, licensed = true): Promise<RunningServer & { stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'mos-conformance-'))
   const server = await startServer({
-    env: {
-      SERVICE__AUTH__API_KEYS: API_KEY,
-      SERVICE__SERVER__VARIANT: variant,
-      SERVICE__SERVER__PORT: '0',
-      SERVICE__SERVER__HOST: '127.0.0.1',
-      SERVICE__STORAGE__FS__BASE: dir,
-      SERVICE__ENGINES__THREADS: '2',
-      // The suite sends a few hundred requests a minute; its rate-limit check runs in its own test.
-      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '100000',
-      ...(licensed ? testLicenseEnv() : {}),
-      ...EXTRA_ENV,
-      ...extra,
-    },
+    env: localServiceEnv({
+      variant,
+      dataDir: dir,
+      apiKeys: API_KEY,
+      extra: { ...(licensed ? testLicenseEnv() : {}), ...EXTRA_ENV, ...extra },
+    }),
   })
   return Object.assign(server, {
     async stop() {

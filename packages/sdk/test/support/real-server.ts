@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Variant } from '../../src/index.ts'
+import { localServiceEnv } from '../../../../test/support/service-env.ts'
 
 export const API_KEY = 'sdk-integration-key'
 
@@ -33,17 +34,7 @@ export async function startRealServer(
 ) {
   const dir = await mkdtemp(join(tmpdir(), `mos-sdk-it-${variant}-`))
   const server = await startServer({
-    env: {
-      SERVICE__AUTH__API_KEYS: API_KEY,
-      SERVICE__SERVER__VARIANT: variant,
-      SERVICE__SERVER__PORT: '0',
-      SERVICE__SERVER__HOST: '127.0.0.1',
-      SERVICE__STORAGE__FS__BASE: dir,
-      SERVICE__ENGINES__THREADS: '2',
-      // Polling every 50 ms would trip the default 60 per minute; the limiter has its own test.
-      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '100000',
-      ...extra,
-    },
+    env: localServiceEnv({ variant, dataDir: dir, apiKeys: API_KEY, extra }),
   })
   return {
     url: server.url,

@@ -1,5 +1,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { afterAll, beforeAll } from 'vitest'
+import { localServiceEnv } from '../../../../test/support/service-env.ts'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import type { TaskRecord, Variant } from '@mos/sdk/contract'
@@ -15,17 +16,7 @@ export async function tempDir(): Promise<{ path: string; remove: () => Promise<v
 }
 
 export function testEnv(variant: Variant, base: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    SERVICE__AUTH__API_KEYS: `${API_KEY},second-key`,
-    SERVICE__SERVER__VARIANT: variant,
-    SERVICE__SERVER__PORT: '0',
-    SERVICE__SERVER__HOST: '127.0.0.1',
-    SERVICE__STORAGE__FS__BASE: base,
-    SERVICE__ENGINES__THREADS: '2',
-    // Rate limiting has its own tests; elsewhere a suite's many requests must not hit it.
-    SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
-    ...extra,
-  }
+  return localServiceEnv({ variant, dataDir: base, apiKeys: `${API_KEY},second-key`, extra })
 }
 
 /** The app in-process: requests go through `app.fetch`, no port. */
