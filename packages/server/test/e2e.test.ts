@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises'
-import { countSceneTriangles, documentBounds, loadPlatform, type Platform } from '@mos/engines'
+import { loadPlatform, type Platform } from '@mos/engines'
 import { completedTaskSchema, failedTaskSchema, submitResponseSchema } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { expectSameGeometry } from '../../../test/support/geometry.ts'
 import { form, realServer, tempDir, testEnv, waitForTask } from './support/harness.ts'
 
 const { available, paths } = corpusFiles({
@@ -58,16 +59,7 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
         const output = await platform.io.readBinary(bytes)
         const extension = engine === 'draco' ? 'KHR_draco_mesh_compression' : 'EXT_meshopt_compression'
         expect(output.getRoot().listExtensionsUsed().map((e) => e.extensionName)).toContain(extension)
-        const visible = countSceneTriangles(input, { visibleOnly: true })
-        expect(countSceneTriangles(output)).toBeGreaterThanOrEqual(visible)
-        expect(countSceneTriangles(output)).toBeLessThanOrEqual(countSceneTriangles(input))
-        const a = documentBounds(input)
-        const b = documentBounds(output)
-        const extent = Math.max(...a.max.map((v, i) => v - a.min[i]!))
-        for (let i = 0; i < 3; i++) {
-          expect(Math.abs(a.min[i]! - b.min[i]!)).toBeLessThan(extent * 0.01)
-          expect(Math.abs(a.max[i]! - b.max[i]!)).toBeLessThan(extent * 0.01)
-        }
+        expectSameGeometry(input, output)
         expect(record.output.compression_ratio).toBeCloseTo(bytes.byteLength / inputBytes.byteLength, 3)
       })
     }
