@@ -3,7 +3,9 @@ import type { Variant } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { createKeyRing, type KeyRing } from './auth.ts'
 import type { Config } from './config/schema.ts'
-import { createLocalQueue } from './queue/local-queue.ts'
+import { createSweepLock } from './maintenance/create-sweep-lock.ts'
+import { createSweeper, sweepIntervalMs, type Sweeper } from './maintenance/sweep.ts'
+import { checkDeployment, createTaskQueue, type Role } from './queue/create-queue.ts'
 import type { TaskQueue } from './queue/task-queue.ts'
 import { createStores, type Stores } from './storage/create-storage.ts'
 import type { FileStore } from './storage/file-store.ts'
@@ -35,6 +37,10 @@ export interface ServiceContext {
   runner: TaskRunner
   tasks: TaskService
   guards: Guard[]
+  /** What this process does (SERVICE__SERVER__ROLE). */
+  role: Role
+  /** Retention, orphan uploads, lost tasks; started by `startServer`. */
+  sweeper: Sweeper
   limits(): ActiveLimits
   /** Stops taking work. With `drain: false`, running tasks are left for the next start to pick up. */
   close(options?: { drain?: boolean }): Promise<void>
@@ -42,11 +48,30 @@ export interface ServiceContext {
 
 /** Creates the service's parts. Nothing runs until `tasks.recover()` or a submission. */
 export function createServiceContext(config: Config): ServiceContext {
+  checkDeployment(config)
   const stores = createStores(config.storage)
   const taskStore = createTaskStore(stores.records)
   const pool = createEnginePool({ threads: config.engines.threads, maxHeapMb: config.engines.maxHeapMb })
-  const runner = createTaskRunner({ tasks: taskStore, files: stores.files, pool })
-  const queue = createLocalQueue({ concurrency: config.engines.threads, handler: runner.run })
+  const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
+  const runner = createTaskRunner({
+    tasks: taskStore,
+    files: stores.files,
+    pool,
+    timeoutMs: config.tasks.timeoutSeconds * 1000,
+    retentionMs,
+    maxAttempts: config.tasks.maxAttempts,
+  })
+  const queue = createTaskQueue(config, runner.run)
+  const sweeper = createSweeper({
+    tasks: taskStore,
+    files: stores.files,
+    queue,
+    lock: createSweepLock(config),
+    retentionMs,
+    orphanAgeMs: config.storage.orphanUploadMinutes * 60_000,
+    requeue: config.queue.driver === 'bullmq',
+    intervalMs: sweepIntervalMs(retentionMs),
+  })
   const tasks = createTaskService({ tasks: taskStore, queue })
   const maxFileBytes = config.limits.maxFileSizeMb * 1024 * 1024
 
@@ -64,12 +89,15 @@ export function createServiceContext(config: Config): ServiceContext {
     runner,
     tasks,
     guards: [],
+    role: config.server.role,
+    sweeper,
     limits: () => ({ maxFileBytes }),
     async close({ drain = true } = {}) {
+      await sweeper.stop()
       if (!drain) runner.stop()
       await queue.close({ drain })
       await pool.destroy().catch(() => undefined)
-      await stores.records.dispose()
+      await stores.close()
     },
   }
 }

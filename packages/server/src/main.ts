@@ -37,8 +37,20 @@ async function main(): Promise<void> {
     devKey = await developmentKey(config)
     config.auth.apiKeys = [devKey]
   }
-  const server = await startServer({ config })
-  console.log(`[mos] variant ${config.server.variant} listening on http://${config.server.host}:${server.port} (storage: ${config.storage.driver})`)
+  let server: Awaited<ReturnType<typeof startServer>>
+  try {
+    server = await startServer({ config })
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`[mos] configuration error: ${error.message}`)
+      process.exit(1)
+    }
+    throw error
+  }
+  console.log(
+    `[mos] ${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${server.port}` +
+      ` (role: ${config.server.role}, storage: ${config.storage.driver}, queue: ${config.queue.driver})`,
+  )
   if (devKey) console.log(`[mos] development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
 
   let stopping = false
