@@ -70,7 +70,7 @@ export function createServiceContext(config: Config): ServiceContext {
     retentionMs,
     orphanAgeMs: config.storage.orphanUploadMinutes * 60_000,
     requeue: config.queue.driver === 'bullmq',
-    intervalMs: sweepIntervalMs(retentionMs),
+    intervalMs: sweepIntervalMs(retentionMs, config.storage.orphanUploadMinutes * 60_000),
   })
   const tasks = createTaskService({ tasks: taskStore, queue })
   const maxFileBytes = config.limits.maxFileSizeMb * 1024 * 1024

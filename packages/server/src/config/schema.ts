@@ -43,8 +43,8 @@ export const CONFIG_SCHEMA = {
       doc: 'Where uploads and results live: `fs` or `s3`; `auto`: `s3` when SERVICE__STORAGE__DRIVER is s3, `memory` when it is memory, else `fs`.',
     },
     orphanUploadMinutes: {
-      kind: 'integer', default: 60, min: 1, max: 100_000,
-      doc: 'An uploaded file with no task record that is older than this (left by a process killed mid-request) is removed by the sweep.',
+      kind: 'number', default: 60, min: 0.01, max: 100_000,
+      doc: 'An uploaded file with no task record that is older than this (left by a process killed mid-request) is removed by the sweep (fractions allowed). Keep it above the longest upload.',
     },
     fs: {
       base: { kind: 'string', default: './data', doc: 'Folder of the fs driver (records and files).' },

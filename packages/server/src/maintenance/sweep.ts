@@ -119,5 +119,9 @@ export function createSweeper(options: SweeperOptions) {
 
 export type Sweeper = ReturnType<typeof createSweeper>
 
-/** Sweep often enough that a task is gone soon after it expires, at most once a minute, at least once a second. */
-export const sweepIntervalMs = (retentionMs: number) => Math.min(60_000, Math.max(1000, Math.round(retentionMs / 4)))
+/**
+ * Sweep often enough that a task (or an orphan upload) is gone soon after its time is up: a quarter
+ * of the shorter of the two, at least once a minute and at most once a second.
+ */
+export const sweepIntervalMs = (retentionMs: number, orphanAgeMs: number) =>
+  Math.min(60_000, Math.max(1000, Math.round(Math.min(retentionMs, orphanAgeMs) / 4)))

@@ -1,0 +1,135 @@
+import { existsSync } from 'node:fs'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { completedTaskSchema, ERROR_TEXTS, failedTaskSchema, submitResponseSchema } from '@mos/sdk/contract'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { ConfigError, loadConfig, startServer } from '../src/index.ts'
+import { writeBigMesh } from './support/big-mesh.ts'
+import { form, realServer, tempDir, testEnv, waitForTask } from './support/harness.ts'
+
+const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe.skipIf(!available)('task time-outs, retention and orphan uploads', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let bigMesh: string
+  beforeAll(async () => {
+    dir = await tempDir()
+    bigMesh = join(dir.path, 'big-mesh.glb')
+    await writeBigMesh(bigMesh, 900)
+  })
+  afterAll(() => dir.remove())
+
+  const submit = async (server: Awaited<ReturnType<typeof realServer>>, path: string) => {
+    const response = await server.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco', level: 10 }, [path]) })
+    expect(response.status).toBe(200)
+    return submitResponseSchema.parse(await response.json()).task_id
+  }
+
+  it('fails a task that runs past the time-out with `timeout`, stops its thread, and runs the next task', async () => {
+    const base = join(dir.path, 'timeout')
+    const server = await realServer(testEnv('A', base, { SERVICE__ENGINES__THREADS: '1', SERVICE__TASKS__TIMEOUT_SECONDS: '5' }))
+    try {
+      const slow = await submit(server, bigMesh)
+      const after = await submit(server, paths.box)
+      const raw = await waitForTask(server.call, slow)
+      const record = failedTaskSchema.parse(raw)
+      expect(record.error).toBe(ERROR_TEXTS.taskTimeout(5))
+      expect(record.error.startsWith('timeout')).toBe(true)
+      const started = Date.parse(String(raw.started_at))
+      expect(Date.parse(record.failed_at) - started).toBeGreaterThanOrEqual(5000)
+      expect(Date.parse(record.failed_at) - started).toBeLessThan(9000)
+      expect(typeof raw.expires_at).toBe('string')
+      // The single thread was replaced: the next task runs on a fresh one.
+      completedTaskSchema.parse(await waitForTask(server.call, after))
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('removes records and files of ended tasks after the retention; the download then answers 404', async () => {
+    const base = join(dir.path, 'retention')
+    // 0.001 h = 3.6 s; the sweep then runs every second.
+    const server = await realServer(testEnv('B', base, { SERVICE__TASKS__RETENTION_HOURS: '0.001' }))
+    try {
+      const id = await submit(server, paths.box)
+      const raw = await waitForTask(server.call, id)
+      const record = completedTaskSchema.parse(raw)
+      const expiresAt = Date.parse(String(raw.expires_at))
+      expect(expiresAt - Date.parse(record.completed_at)).toBeGreaterThanOrEqual(3000)
+      expect(expiresAt - Date.parse(record.completed_at)).toBeLessThanOrEqual(4600)
+      expect((await server.call(`/api/v1/tasks/${id}/download`)).status).toBe(200)
+      expect(existsSync(join(base, 'files', 'tasks', id, 'output'))).toBe(true)
+
+      const deadline = Date.now() + 20_000
+      while ((await server.call(`/api/v1/tasks/${id}`)).status !== 404) {
+        if (Date.now() > deadline) throw new Error('task not removed after its retention')
+        await sleep(200)
+      }
+      expect(Date.now()).toBeGreaterThanOrEqual(expiresAt)
+      const download = await server.call(`/api/v1/tasks/${id}/download`)
+      expect(download.status).toBe(404)
+      expect(await download.json()).toEqual({ error: ERROR_TEXTS.taskNotFound(id) })
+      expect(existsSync(join(base, 'files', 'tasks', id))).toBe(false)
+      expect(await readdir(join(base, 'records', 'tasks')).catch(() => [])).not.toContain(id)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('removes uploads that never got a task record (a process killed mid-request), and only those', async () => {
+    const base = join(dir.path, 'orphans')
+    // Orphans older than 0.02 min = 1.2 s (the sweep then runs every second).
+    const server = await realServer(
+      testEnv('A', base, { SERVICE__STORAGE__ORPHAN_UPLOAD_MINUTES: '0.02', SERVICE__TASKS__RETENTION_HOURS: '1' }),
+    )
+    try {
+      // What a killed process leaves: a finished upload without record, and a half-written part file.
+      const orphan = join(base, 'files', 'tasks', 'dead-upload-1')
+      await mkdir(orphan, { recursive: true })
+      await writeFile(join(orphan, 'input'), 'x')
+      await writeFile(join(orphan, '.0b7e.part'), 'half')
+      const id = await submit(server, paths.box)
+      completedTaskSchema.parse(await waitForTask(server.call, id))
+
+      const deadline = Date.now() + 90_000
+      while (existsSync(orphan)) {
+        if (Date.now() > deadline) throw new Error('orphan upload not removed')
+        await sleep(200)
+      }
+      // The real task keeps its files.
+      expect(existsSync(join(base, 'files', 'tasks', id, 'input'))).toBe(true)
+      expect((await server.call(`/api/v1/tasks/${id}/download`)).status).toBe(200)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('roles', () => {
+  it('refuses split roles without a shared queue, and a shared queue on memory storage', async () => {
+    await expect(startServer({ env: { SERVICE__SERVER__ROLE: 'api', SERVICE__SERVER__PORT: '0' } })).rejects.toThrow(
+      new ConfigError('SERVICE__SERVER__ROLE=api needs SERVICE__QUEUE__DRIVER=bullmq (the local queue lives inside one process)'),
+    )
+    await expect(
+      startServer({ env: { SERVICE__QUEUE__DRIVER: 'bullmq', SERVICE__STORAGE__DRIVER: 'memory', SERVICE__SERVER__PORT: '0' } }),
+    ).rejects.toThrow(/needs storage that other processes see/)
+  })
+
+  it('reads the cluster settings', () => {
+    const config = loadConfig({
+      SERVICE__SERVER__ROLE: 'worker',
+      SERVICE__STORAGE__DRIVER: 's3',
+      SERVICE__QUEUE__DRIVER: 'bullmq',
+      SERVICE__TASKS__RETENTION_HOURS: '0.5',
+      SERVICE__TASKS__TIMEOUT_SECONDS: '90',
+    })
+    expect(config.server.role).toBe('worker')
+    expect(config.tasks).toMatchObject({ retentionHours: 0.5, timeoutSeconds: 90, maxAttempts: 3 })
+    expect(config.queue).toMatchObject({ driver: 'bullmq', redis: { url: '' }, lockSeconds: 30 })
+    expect(() => loadConfig({ SERVICE__TASKS__RETENTION_HOURS: 'a day' })).toThrow(
+      new ConfigError('SERVICE__TASKS__RETENTION_HOURS: expected a number from 0.0001 to 100000, got "a day"'),
+    )
+  })
+})
