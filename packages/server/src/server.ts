@@ -51,6 +51,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     hostname: config.server.host,
     showURL: false,
     qr: false,
+    // listhen's autoClose exits the process on SIGTERM at once; main.ts drains first instead.
+    autoClose: false,
     public: config.server.host !== '127.0.0.1' && config.server.host !== 'localhost',
     // Port 0 means "any free port"; otherwise fail rather than silently moving to another port.
     ...(config.server.port === 0 ? {} : { port: { port: config.server.port, random: false, alternativePortRange: [0, 0] as [number, number] } }),
