@@ -4,9 +4,12 @@ import { join } from 'node:path'
 import { completedTaskSchema, ERROR_TEXTS, failedTaskSchema, submitResponseSchema } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { ConfigError, loadConfig, startServer } from '../src/index.ts'
+import { ConfigError, createServiceContext, loadConfig, startServer } from '../src/index.ts'
+import type { TaskState } from '../src/tasks/task-state.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
 import { form, realServer, tempDir, testEnv, waitForTask } from './support/harness.ts'
+import { REDIS_URL, redisAvailable, redisKeys, removeRedisKeys, uniquePrefix } from './support/redis.ts'
+import { startTestS3 } from './support/s3-server.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -103,6 +106,82 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
       expect((await server.call(`/api/v1/tasks/${id}/download`)).status).toBe(200)
     } finally {
       await server.close()
+    }
+  })
+})
+
+const hasRedis = await redisAvailable()
+
+describe.skipIf(!available || !hasRedis)('retention on Redis + S3 (role all, bullmq queue)', () => {
+  it('removes the record from Redis and both objects from S3; the download then answers 404', async () => {
+    const s3 = await startTestS3()
+    const prefix = uniquePrefix('retention')
+    const dir = await tempDir()
+    const server = await realServer(
+      testEnv('A', dir.path, {
+        SERVICE__STORAGE__DRIVER: 'redis',
+        SERVICE__STORAGE__FILES_DRIVER: 's3',
+        SERVICE__STORAGE__REDIS__URL: REDIS_URL,
+        SERVICE__STORAGE__REDIS__PREFIX: prefix,
+        SERVICE__QUEUE__DRIVER: 'bullmq',
+        SERVICE__QUEUE__PREFIX: prefix,
+        SERVICE__TASKS__RETENTION_HOURS: '0.001',
+        ...s3.env,
+      }),
+    )
+    try {
+      const response = await server.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'meshopt' }, [paths.box]) })
+      const id = submitResponseSchema.parse(await response.json()).task_id
+      completedTaskSchema.parse(await waitForTask(server.call, id))
+      const objects = async () => {
+        const keys: string[] = []
+        for await (const file of server.context.files.list(`tasks/${id}/`)) keys.push(file.key)
+        return keys.sort()
+      }
+      expect(await objects()).toEqual([`tasks/${id}/input`, `tasks/${id}/output`])
+      expect(await redisKeys(`${prefix}:records:tasks:${id}`)).toHaveLength(1)
+
+      const deadline = Date.now() + 20_000
+      while ((await server.call(`/api/v1/tasks/${id}`)).status !== 404) {
+        if (Date.now() > deadline) throw new Error('task not removed after its retention')
+        await sleep(200)
+      }
+      expect((await server.call(`/api/v1/tasks/${id}/download`)).status).toBe(404)
+      expect(await objects()).toEqual([])
+      expect(await redisKeys(`${prefix}:records:tasks:${id}`)).toEqual([])
+    } finally {
+      await server.close()
+      await s3.close()
+      await removeRedisKeys(prefix)
+      await dir.remove()
+    }
+  })
+})
+
+describe('attempts', () => {
+  it('fails a task that was started the maximum number of times without finishing', async () => {
+    const context = createServiceContext(loadConfig({ SERVICE__STORAGE__DRIVER: 'memory', SERVICE__TASKS__MAX_ATTEMPTS: '3' }))
+    try {
+      const task: TaskState = {
+        task_id: 'poison-1',
+        type: 'compress',
+        status: 'processing',
+        progress: 30,
+        input_filename: 'poison.glb',
+        input_size_bytes: 4,
+        created_at: new Date().toISOString(),
+        started_at: new Date().toISOString(),
+        job: { inputKey: 'tasks/poison-1/input', format: 'glb', options: { engine: 'draco' }, attempts: 3 },
+      }
+      await context.taskStore.put(task)
+      await context.runner.run('poison-1')
+      const record = failedTaskSchema.parse(await context.taskStore.get('poison-1'))
+      expect(record.error).toBe(
+        ERROR_TEXTS.internal('task stopped 3 times without finishing (its worker process ended each time)'),
+      )
+      expect(typeof (await context.taskStore.get('poison-1'))?.expires_at).toBe('string')
+    } finally {
+      await context.close({ drain: false })
     }
   })
 })
