@@ -41,11 +41,9 @@ async function main(): Promise<void> {
   try {
     server = await startServer({ config })
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`[mos] configuration error: ${error.message}`)
-      process.exit(1)
-    }
-    throw error
+    const message = error instanceof Error ? error.message : String(error)
+    console.error(error instanceof ConfigError ? `[mos] configuration error: ${message}` : `[mos] cannot start: ${message}`)
+    process.exit(1)
   }
   console.log(
     `[mos] ${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${server.port}` +

@@ -41,7 +41,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // its jobs itself (and the sweep re-queues any task that lost its job).
     if (config.queue.driver === 'local') await context.tasks.recover()
   } catch (error) {
-    await context.close({ drain: false }).catch(() => undefined)
+    // Closing may itself wait on the connection that failed: give it a moment, not forever.
+    await Promise.race([context.close({ drain: false }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
     throw error
   }
   context.sweeper.start()

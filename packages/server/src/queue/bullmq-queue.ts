@@ -19,6 +19,8 @@ export interface BullQueueOptions {
 }
 
 export const QUEUE_NAME = 'tasks'
+/** How long start-up waits for the queue's Redis before giving up with a clear message. */
+const READY_TIMEOUT_MS = 30_000
 /** Queue figures for health are read from Redis at most this often. */
 const COUNTS_REFRESH_MS = 2000
 
@@ -45,7 +47,15 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       backoff: { type: 'exponential', delay: 2000 },
     },
   })
-  queue.on('error', (error) => console.error(`[mos] queue: ${error.message}`))
+  // Connection errors repeat every retry: say each distinct one once a minute, not hundreds of times.
+  const said = new Map<string, number>()
+  const report = (where: string) => (error: Error) => {
+    const text = `[mos] ${where}: ${error.message}`
+    if (Date.now() - (said.get(text) ?? 0) < 60_000) return
+    said.set(text, Date.now())
+    console.error(text)
+  }
+  queue.on('error', report('queue'))
 
   const active = new Map<string, AbortController>()
   let handingBack = false
@@ -80,7 +90,7 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
         ...(options.name ? { name: options.name } : {}),
       },
     )
-    worker.on('error', (error) => console.error(`[mos] worker: ${error.message}`))
+    worker.on('error', report('worker'))
   }
 
   const refresh = async () => {
@@ -96,8 +106,21 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
 
   return {
     async ready() {
-      await queue.waitUntilReady()
-      if (worker) await worker.waitUntilReady()
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`cannot reach the queue's Redis at ${redactUrl(options.url)} (waited ${READY_TIMEOUT_MS / 1000} s)`)),
+          READY_TIMEOUT_MS,
+        )
+      })
+      try {
+        await Promise.race([(async () => {
+          await queue.waitUntilReady()
+          if (worker) await worker.waitUntilReady()
+        })(), timeout])
+      } finally {
+        clearTimeout(timer)
+      }
       await refresh()
     },
     async enqueue(taskId) {
@@ -123,5 +146,16 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       }
       await queue.close()
     },
+  }
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '(invalid URL)'
   }
 }
