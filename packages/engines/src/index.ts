@@ -11,6 +11,14 @@ export type { EngineJob, JobInput, JobName, JobResult, JobSuccess, JobFailure } 
 // Formats
 export { readableFormats, writableFormats, readModel, writeModel, FORMAT_CODECS } from './io/index.ts'
 export { isGlb } from './io/gltf.ts'
+export { readFbx } from './io/fbx.ts'
+export { readDae } from './io/dae.ts'
+export { writeFbx } from './io/fbx-writer.ts'
+export { writeDae } from './io/dae-writer.ts'
+export type { AssimpReadOptions } from './io/assimp-read.ts'
+export { ASSIMP_INPUT_LIMITS } from './io/assimp-input-limits.ts'
+export type { AssimpInputLimits } from './io/assimp-input-limits.ts'
+export { assimpHeapBytes, ASSIMP_HEAP_KEEP_BYTES } from './io/assimp-module.ts'
 
 // Operations
 export { compress, COMPRESS, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
@@ -25,3 +33,16 @@ export { ModelInputError, failureMessage } from './errors.ts'
 
 // Geometry statistics
 export { countSceneTriangles, countMeshTriangles, documentBounds, primitiveTriangles } from './geometry-stats.ts'
+
+// Repair and diagnose
+export { repair, repairDocument, REPAIR, REPAIR_DEFAULTS } from './ops/repair.ts'
+export type { RepairOptions, RepairReport } from './ops/repair.ts'
+export { diagnose, DIAGNOSE, DIAGNOSE_DEFAULTS, ISSUE_SEVERITIES, GEOMETRY_SAVINGS } from './ops/diagnose.ts'
+export type { DiagnoseOptions, IssueType } from './ops/diagnose.ts'
+export { diagnoseBytes, VALIDATOR_MAX_ISSUES } from './ops/diagnose-file.ts'
+export type { DiagnosisResult, MeshDiagnosis, TextureDiagnosis, AnimationDiagnosis, DiagnosisIssue, IssueSeverity } from './ops/diagnosis-types.ts'
+export { loadGltfValidator, validateGltf } from './ops/gltf-validation.ts'
+export type { GltfValidator, GltfValidation } from './ops/gltf-validation.ts'
+export { readImageHeader } from './ops/image-header.ts'
+export type { ImageHeader } from './ops/image-header.ts'
+export { formatVersion } from './ops/format-version.ts'

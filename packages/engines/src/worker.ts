@@ -1,8 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { failureMessage } from './errors.ts'
 import { readModel, writeModel } from './io/index.ts'
+import { FORMAT_CODECS } from './io/index.ts'
 import type { JobResult, WorkerJob } from './jobs.ts'
 import { compress, type CompressOptions } from './ops/compress.ts'
+import { diagnoseBytes, refuseUnreadableGltf } from './ops/diagnose-file.ts'
+import { loadGltfValidator } from './ops/gltf-validation.ts'
+import { repairDocument } from './ops/repair.ts'
 import { loadPlatform } from './platform.ts'
 
 /**
@@ -49,3 +53,43 @@ export async function compressJob(job: WorkerJob): Promise<JobResult> {
 }
 
 export { compressJob as compress }
+
+const gltfValidator = loadGltfValidator()
+
+/**
+ * repair: fixes a model's defects and writes it back in its own format (gltf → zip once that
+ * writer exists; a format without a writer comes back as glb, said in `details.output_format`).
+ * `details.repairs` counts what was fixed (names in docs/repair.md).
+ */
+export async function repairJob(job: WorkerJob): Promise<JobResult> {
+  return runJob(job, async (report) => {
+    report(5)
+    const bytes = await loadInput(job)
+    const doc = await readModel(platform, bytes, job.format)
+    await refuseUnreadableGltf(gltfValidator, bytes, job.format)
+    report(30)
+    const repairs = await repairDocument(doc)
+    report(80)
+    const format = FORMAT_CODECS[job.format]?.write ? job.format : 'glb'
+    const written = await writeModel(platform, doc, format)
+    report(95)
+    const note = format === job.format ? {} : { output_format: format, output_format_note: `no ${job.format} writer: written as ${format}` }
+    return { ...written, details: { repairs, ...note } }
+  })
+}
+
+/**
+ * diagnose: reads a model (never changes the upload) and returns the contract's diagnosis result
+ * in `details.result`, and the same result as a JSON file for download.
+ */
+export async function diagnoseJob(job: WorkerJob): Promise<JobResult> {
+  return runJob(job, async (report) => {
+    report(5)
+    const bytes = await loadInput(job)
+    const result = await diagnoseBytes(platform, gltfValidator, bytes, job.format, job.options)
+    report(95)
+    return { bytes: new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`), extension: 'json', details: { result } }
+  })
+}
+
+export { repairJob as repair, diagnoseJob as diagnose }

@@ -2,6 +2,10 @@ import type { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { readGlb, readGltf, writeGlb } from './gltf.ts'
+import { readFbx } from './fbx.ts'
+import { writeFbx } from './fbx-writer.ts'
+import { readDae } from './dae.ts'
+import { writeDae } from './dae-writer.ts'
 
 /** A model format's reader and writer between bytes and a glTF-Transform Document. */
 export interface FormatCodec {
@@ -23,6 +27,15 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
   },
   gltf: {
     read: (platform, bytes) => readGltf(platform.io, bytes),
+  },
+  fbx: {
+    read: (platform, bytes) => readFbx(platform, bytes),
+    write: async (platform, doc) => ({ bytes: await writeFbx(platform, doc), extension: 'fbx' }),
+  },
+  dae: {
+    read: (platform, bytes) => readDae(platform, bytes),
+    // COLLADA cannot embed images: with textures the result is a zip of the .dae and its images.
+    write: (platform, doc) => writeDae(platform, doc),
   },
 }
 

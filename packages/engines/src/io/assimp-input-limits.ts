@@ -1,0 +1,136 @@
+import { ModelInputError } from '../errors.ts'
+
+/**
+ * Cheap scans that refuse FBX and COLLADA files declaring arrays larger than a bound, before the
+ * bytes reach assimp: assimp reserves memory from the declared counts, and a WASM allocation
+ * failure aborts the whole module instead of failing one file.
+ */
+export interface AssimpInputLimits {
+  /** Largest input file. assimpjs copies input at a few MB/s, so this also bounds the copy time. */
+  maxInputBytes: number
+  /** Largest array a file may declare, in decoded bytes (FBX arrays, COLLADA counts × 4 bytes). */
+  maxArrayBytes: number
+  /** Largest sum of those: many arrays just under the bound (zlib makes them cheap to ship) add up. */
+  maxTotalArrayBytes: number
+}
+
+/** Default limits: a 256 MiB file, arrays up to 512 MiB decoded, 2 GiB in all (the WASM heap ends at 4 GiB). */
+export const ASSIMP_INPUT_LIMITS: AssimpInputLimits = {
+  maxInputBytes: 256 * 1024 * 1024,
+  maxArrayBytes: 512 * 1024 * 1024,
+  maxTotalArrayBytes: 2 * 1024 * 1024 * 1024,
+}
+
+const FBX_BINARY_MAGIC = 'Kaydara FBX Binary  \0'
+const ARRAY_ELEMENT_BYTES: Record<string, number> = { f: 4, d: 8, l: 8, i: 4, b: 1, c: 1 }
+const SCALAR_BYTES: Record<string, number> = { Y: 2, C: 1, I: 4, F: 4, D: 8, L: 8 }
+const MAX_DEPTH = 128
+
+/** True when the bytes start like a binary FBX. */
+export function isBinaryFbx(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= 27 && latin1(bytes.subarray(0, 21)) === FBX_BINARY_MAGIC
+}
+
+/** Throws a ModelInputError when an FBX (binary or ASCII) is too large or declares too large an array. */
+export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASSIMP_INPUT_LIMITS): void {
+  checkSize(bytes, limits, 'FBX')
+  if (!isBinaryFbx(bytes)) {
+    // ASCII FBX declares array lengths as "*N {" before the values.
+    checkDeclaredCounts(latin1(bytes), /\*(\d+)\s*\{/g, 8, limits, 'FBX')
+    return
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const version = view.getUint32(23, true)
+  const wide = version >= 7500 // 64-bit node offsets from FBX 7.5 on
+  const readOffset = (at: number): number => (wide ? Number(view.getBigUint64(at, true)) : view.getUint32(at, true))
+  const header = wide ? 25 : 13
+  const fail = (why: string): never => {
+    throw new ModelInputError(`malformed binary FBX: ${why}`)
+  }
+
+  let total = 0
+  const scanList = (start: number, end: number, depth: number): void => {
+    if (depth > MAX_DEPTH) fail('nodes nested too deeply')
+    let pos = start
+    while (pos + header <= end) {
+      const nodeEnd = readOffset(pos)
+      if (nodeEnd === 0) return // the null record closing this list
+      const numProps = readOffset(pos + (wide ? 8 : 4))
+      const propsLength = readOffset(pos + (wide ? 16 : 8))
+      const nameLength = bytes[pos + header - 1]!
+      const propsStart = pos + header + nameLength
+      const propsEnd = propsStart + propsLength
+      if (nodeEnd <= pos || nodeEnd > end || propsEnd > nodeEnd) fail(`node at byte ${pos} runs past its parent (truncated file?)`)
+      let p = propsStart
+      for (let i = 0; i < numProps; i++) {
+        if (p >= propsEnd) fail(`properties of the node at byte ${pos} run past their length`)
+        const type = String.fromCharCode(bytes[p]!)
+        p += 1
+        if (type in SCALAR_BYTES) {
+          p += SCALAR_BYTES[type]!
+        } else if (type in ARRAY_ELEMENT_BYTES) {
+          if (p + 12 > propsEnd) fail(`array header at byte ${p} is truncated`)
+          const length = view.getUint32(p, true)
+          const encoding = view.getUint32(p + 4, true)
+          const stored = view.getUint32(p + 8, true)
+          const decoded = length * ARRAY_ELEMENT_BYTES[type]!
+          if (decoded > limits.maxArrayBytes) {
+            throw new ModelInputError(`FBX array of ${length} elements (${decoded} bytes) exceeds the limit of ${limits.maxArrayBytes} bytes`)
+          }
+          total += decoded
+          if (total > limits.maxTotalArrayBytes) {
+            throw new ModelInputError(`FBX arrays add up to more than the limit of ${limits.maxTotalArrayBytes} bytes`)
+          }
+          if (encoding === 0 && stored !== decoded) fail(`array at byte ${p} stores ${stored} bytes for ${decoded}`)
+          p += 12 + stored
+        } else if (type === 'S' || type === 'R') {
+          if (p + 4 > propsEnd) fail(`string header at byte ${p} is truncated`)
+          p += 4 + view.getUint32(p, true)
+        } else {
+          fail(`unknown property type 0x${bytes[p - 1]!.toString(16)} at byte ${p - 1}`)
+        }
+      }
+      if (p > propsEnd) fail(`properties of the node at byte ${pos} run past their length`)
+      if (propsEnd < nodeEnd) scanList(propsEnd, nodeEnd, depth + 1)
+      pos = nodeEnd
+    }
+  }
+  scanList(27, bytes.byteLength, 0)
+}
+
+/** Throws a ModelInputError when a COLLADA file is too large or declares too large a count. */
+export function checkDaeInput(bytes: Uint8Array, limits: AssimpInputLimits = ASSIMP_INPUT_LIMITS): void {
+  checkSize(bytes, limits, 'COLLADA')
+  checkDeclaredCounts(decodeXmlText(bytes), /\bcount\s*=\s*["'](\d+)["']/g, 4, limits, 'COLLADA')
+}
+
+/** XML text of a COLLADA file in UTF-8 or UTF-16 (with its byte-order mark). */
+export function decodeXmlText(bytes: Uint8Array): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes)
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes)
+  return latin1(bytes)
+}
+
+function checkSize(bytes: Uint8Array, limits: AssimpInputLimits, name: string): void {
+  if (bytes.byteLength > limits.maxInputBytes) {
+    throw new ModelInputError(`${name} file of ${bytes.byteLength} bytes exceeds the limit of ${limits.maxInputBytes} bytes`)
+  }
+}
+
+function checkDeclaredCounts(text: string, pattern: RegExp, elementBytes: number, limits: AssimpInputLimits, name: string): void {
+  let total = 0
+  for (const match of text.matchAll(pattern)) {
+    const count = Number(match[1])
+    if (count * elementBytes > limits.maxArrayBytes) {
+      throw new ModelInputError(`${name} file declares ${count} elements (${count * elementBytes} bytes), over the limit of ${limits.maxArrayBytes} bytes`)
+    }
+    total += count * elementBytes
+    if (total > limits.maxTotalArrayBytes) {
+      throw new ModelInputError(`${name} file declares more elements in all than the limit of ${limits.maxTotalArrayBytes} bytes`)
+    }
+  }
+}
+
+function latin1(bytes: Uint8Array): string {
+  return new TextDecoder('latin1').decode(bytes)
+}

@@ -1,0 +1,57 @@
+import { ModelInputError } from '../errors.ts'
+import { readModel } from '../io/index.ts'
+import type { Platform } from '../platform.ts'
+import { diagnose, DIAGNOSE_DEFAULTS } from './diagnose.ts'
+import type { DiagnosisResult } from './diagnosis-types.ts'
+import { formatVersion } from './format-version.ts'
+import { describeValidatorMessage, type GltfValidator, validateGltf } from './gltf-validation.ts'
+
+/**
+ * Refuses glTF input whose views or accessors reach past their buffer: glTF-Transform reads such
+ * files without complaint, but what it reads there is not the file's data. Operations that write a
+ * model (repair) call this before trusting the document.
+ */
+export async function refuseUnreadableGltf(validator: GltfValidator, bytes: Uint8Array, format: string): Promise<void> {
+  if (format !== 'glb' && format !== 'gltf') return
+  const validation = await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null)
+  if (validation?.fatal) throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.fatal)}`)
+}
+
+/** Validator messages kept per file: enough to show every kind of problem, bounded for huge files. */
+export const VALIDATOR_MAX_ISSUES = 1000
+
+/**
+ * Diagnoses an uploaded file: for glTF input, Khronos glTF-Validator runs first; then the file is
+ * read through the format layer and diagnosed. A file that cannot be read, or whose buffers the
+ * validator finds too short for its views (what is read would not be the file's data), fails with
+ * the reason instead of giving a diagnosis.
+ */
+export async function diagnoseBytes(
+  platform: Platform,
+  validator: GltfValidator,
+  bytes: Uint8Array,
+  format: string,
+  options: { maxTextureSize?: unknown } = {},
+): Promise<DiagnosisResult> {
+  const validation =
+    format === 'glb' || format === 'gltf' ? await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null) : null
+  let doc
+  try {
+    doc = await readModel(platform, bytes, format)
+  } catch (error) {
+    // glTF-Transform's own messages for malformed JSON are about its internals; the validator's are about the file.
+    if (!(error instanceof ModelInputError) && validation?.firstError) {
+      throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.firstError)}`)
+    }
+    throw error
+  }
+  if (validation?.fatal) throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.fatal)}`)
+  const maxTextureSize = typeof options.maxTextureSize === 'number' ? options.maxTextureSize : DIAGNOSE_DEFAULTS.maxTextureSize
+  return diagnose(doc, {
+    format,
+    version: formatVersion(format, bytes, doc),
+    fileSizeBytes: bytes.byteLength,
+    validation,
+    maxTextureSize,
+  })
+}
