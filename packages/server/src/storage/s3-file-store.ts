@@ -33,7 +33,11 @@ export function createS3Client(options: S3Options): S3Client {
   const config: S3ClientConfig = {
     region: options.region,
     forcePathStyle: Boolean(options.endpoint),
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    // Other S3-compatible stores: checksums only where S3 requires them (several stores reject the
+    // SDK's default extra checksum headers).
+    ...(options.endpoint
+      ? { endpoint: options.endpoint, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+      : {}),
     ...(options.accessKeyId
       ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
       : {}),
