@@ -1,6 +1,8 @@
 import { loadConfig } from '../src/config/load.ts'
 import { createStores } from '../src/storage/create-storage.ts'
-import { describe, it } from 'vitest'
+import { createS3FileStore } from '../src/storage/s3-file-store.ts'
+import { createTaskStore } from '../src/storage/task-store.ts'
+import { describe, expect, it } from 'vitest'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from './support/redis.ts'
 import { startTestS3, type TestS3 } from './support/s3-server.ts'
 import { describeStorage } from './support/storage-suite.ts'
@@ -51,8 +53,30 @@ let s3: TestS3
 describeStorage('s3 (records and files)', {
   async create() {
     s3 = await startTestS3()
-    return storageOf({ SERVICE__STORAGE__DRIVER: 's3', ...s3.env, SERVICE__STORAGE__S3__PREFIX: 'run-1/' })
+    return storageOf({ SERVICE__STORAGE__DRIVER: 's3', ...s3.env, SERVICE__STORAGE__S3__PREFIX: 'run-1' })
   },
-  reopen: () => storageOf({ SERVICE__STORAGE__DRIVER: 's3', ...s3.env, SERVICE__STORAGE__S3__PREFIX: 'run-1/' }),
+  reopen: () => storageOf({ SERVICE__STORAGE__DRIVER: 's3', ...s3.env, SERVICE__STORAGE__S3__PREFIX: 'run-1' }),
   cleanup: () => s3.close(),
+})
+
+describe('storage: s3 key layout', () => {
+  it('keeps records under <prefix>/records/ and files under <prefix>/files/ of the bucket', async () => {
+    const server = await startTestS3()
+    try {
+      const stores = storageOf({ SERVICE__STORAGE__DRIVER: 's3', ...server.env, SERVICE__STORAGE__S3__PREFIX: 'deployment-a' })
+      await createTaskStore(stores.records).put({
+        task_id: 'layout-1', type: 'compress', status: 'pending', input_filename: 'a.glb', input_size_bytes: 1,
+        created_at: new Date().toISOString(), job: { inputKey: 'tasks/layout-1/input', format: 'glb', options: {}, attempts: 0 },
+      })
+      await stores.files.write('tasks/layout-1/input', new Uint8Array([1]))
+      await stores.close()
+      const raw = createS3FileStore({ endpoint: server.endpoint, bucket: server.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', prefix: '' })
+      const keys: string[] = []
+      for await (const file of raw.list('')) keys.push(file.key)
+      await raw.close?.()
+      expect(keys.sort()).toEqual(['deployment-a/files/tasks/layout-1/input', 'deployment-a/records/tasks/layout-1'])
+    } finally {
+      await server.close()
+    }
+  })
 })

@@ -59,7 +59,7 @@ export const CONFIG_SCHEMA = {
       region: { kind: 'string', default: 'us-east-1', doc: 'Region of the bucket.' },
       accessKeyId: { kind: 'string', default: '', secret: true, doc: 'Access key id (empty: the AWS SDK default chain, for the files driver only).' },
       secretAccessKey: { kind: 'string', default: '', secret: true, doc: 'Secret access key.' },
-      prefix: { kind: 'string', default: '', doc: 'Key prefix inside the bucket (several deployments can share one bucket).' },
+      prefix: { kind: 'string', default: '', doc: 'Folder inside the bucket, e.g. `prod` (several deployments can share one bucket).' },
     },
   },
   queue: {

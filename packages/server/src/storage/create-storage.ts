@@ -24,6 +24,12 @@ export interface Stores {
 
 type StorageConfig = Config['storage']
 
+/** The S3 settings with the key prefix ending in '/' (`prod` → `prod/`), so records and files stay in its folder. */
+const s3Settings = (config: StorageConfig) => {
+  const prefix = config.s3.prefix.replace(/^\/+/, '')
+  return { ...config.s3, prefix: prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix }
+}
+
 /** The files driver in force: `auto` follows the records driver (s3 → s3, memory → memory, else fs). */
 export function filesDriverOf(config: StorageConfig): 'fs' | 's3' | 'memory' {
   if (config.filesDriver !== 'auto') return config.filesDriver
@@ -53,7 +59,7 @@ export function createRecordStorage(config: StorageConfig): Storage {
       if (!config.s3.accessKeyId || !config.s3.secretAccessKey) {
         throw new ConfigError('SERVICE__STORAGE__DRIVER=s3 needs SERVICE__STORAGE__S3__ACCESS_KEY_ID and SERVICE__STORAGE__S3__SECRET_ACCESS_KEY')
       }
-      return createStorage({ driver: s3RecordsDriver({ ...config.s3, folder: 'records' }) })
+      return createStorage({ driver: s3RecordsDriver({ ...s3Settings(config), folder: 'records' }) })
   }
 }
 
@@ -65,7 +71,7 @@ export function createFileStore(config: StorageConfig): FileStore {
     case 'fs':
       return createFsFileStore(join(resolve(config.fs.base), 'files'))
     case 's3':
-      return createS3FileStore({ ...config.s3, prefix: `${config.s3.prefix}files/` })
+      return createS3FileStore({ ...s3Settings(config), prefix: `${s3Settings(config).prefix}files/` })
   }
 }
 
