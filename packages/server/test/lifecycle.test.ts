@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { completedTaskSchema, ERROR_TEXTS, failedTaskSchema, submitResponseSchema } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -152,6 +152,41 @@ describe.skipIf(!available || !hasRedis)('retention on Redis + S3 (role all, bul
     } finally {
       await server.close()
       await s3.close()
+      await removeRedisKeys(prefix)
+      await dir.remove()
+    }
+  })
+})
+
+describe.skipIf(!available || !hasRedis)('lost jobs (bullmq)', () => {
+  it('runs a task whose API process died between writing its record and queuing it', async () => {
+    const prefix = uniquePrefix('lost')
+    const dir = await tempDir()
+    const env = testEnv('A', dir.path, {
+      SERVICE__STORAGE__DRIVER: 'redis',
+      SERVICE__STORAGE__REDIS__URL: REDIS_URL,
+      SERVICE__STORAGE__REDIS__PREFIX: prefix,
+      SERVICE__QUEUE__DRIVER: 'bullmq',
+      SERVICE__QUEUE__PREFIX: prefix,
+    })
+    // What the dead process left: the upload and a pending record, but no job in the queue.
+    const before = createServiceContext(loadConfig(env))
+    const id = 'lost-job-1'
+    await before.files.write(`tasks/${id}/input`, new Uint8Array(await readFile(paths.box)))
+    await before.taskStore.put({
+      task_id: id, type: 'compress', status: 'pending', input_filename: 'box.glb', input_size_bytes: 1,
+      created_at: new Date().toISOString(),
+      job: { inputKey: `tasks/${id}/input`, format: 'glb', options: { engine: 'draco' }, attempts: 0 },
+    })
+    await before.close({ drain: false })
+
+    const server = await realServer(env)
+    try {
+      // The start-up sweep queues it again; a worker (role all) runs it.
+      completedTaskSchema.parse(await waitForTask(server.call, id, 30_000))
+      expect((await server.context.taskStore.get(id))?.job.attempts).toBe(1)
+    } finally {
+      await server.close()
       await removeRedisKeys(prefix)
       await dir.remove()
     }
