@@ -32,17 +32,17 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
 
   it('fails a task that runs past the time-out with `timeout`, stops its thread, and runs the next task', async () => {
     const base = join(dir.path, 'timeout')
-    const server = await realServer(testEnv('A', base, { SERVICE__ENGINES__THREADS: '1', SERVICE__TASKS__TIMEOUT_SECONDS: '5' }))
+    const server = await realServer(testEnv('A', base, { SERVICE__ENGINES__THREADS: '1', SERVICE__TASKS__TIMEOUT_SECONDS: '6' }))
     try {
       const slow = await submit(server, bigMesh)
       const after = await submit(server, paths.box)
       const raw = await waitForTask(server.call, slow)
       const record = failedTaskSchema.parse(raw)
-      expect(record.error).toBe(ERROR_TEXTS.taskTimeout(5))
+      expect(record.error).toBe(ERROR_TEXTS.taskTimeout(6))
       expect(record.error.startsWith('timeout')).toBe(true)
       const started = Date.parse(String(raw.started_at))
-      expect(Date.parse(record.failed_at) - started).toBeGreaterThanOrEqual(5000)
-      expect(Date.parse(record.failed_at) - started).toBeLessThan(9000)
+      expect(Date.parse(record.failed_at) - started).toBeGreaterThanOrEqual(6000)
+      expect(Date.parse(record.failed_at) - started).toBeLessThan(10_000)
       expect(typeof raw.expires_at).toBe('string')
       // The single thread was replaced: the next task runs on a fresh one.
       completedTaskSchema.parse(await waitForTask(server.call, after))
