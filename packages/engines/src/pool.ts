@@ -54,6 +54,8 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
     idleTimeout: o.idleTimeoutMs,
     concurrentTasksPerWorker: 1,
     resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
+    // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
+    workerData: { threads: o.threads },
   })
 
   let inFlight = 0

@@ -1,12 +1,19 @@
 import { readFile, writeFile } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
+import { workerData } from 'node:worker_threads'
+import sharp from 'sharp'
+import { loadBasisEncoder, type BasisModule } from './basis-encoder.ts'
 import { failureMessage } from './errors.ts'
-import { readModel, writeModel } from './io/index.ts'
-import { FORMAT_CODECS } from './io/index.ts'
-import type { JobResult, WorkerJob } from './jobs.ts'
-import { compress, type CompressOptions } from './ops/compress.ts'
+import { FORMAT_CODECS, readModel, writableFormats, writeModel } from './io/index.ts'
 import { diagnoseBytes, refuseUnreadableGltf } from './ops/diagnose-file.ts'
 import { loadGltfValidator } from './ops/gltf-validation.ts'
 import { repairDocument } from './ops/repair.ts'
+import type { JobResult, WorkerJob } from './jobs.ts'
+import { compress, type CompressOptions } from './ops/compress.ts'
+import { isImageExtension } from './io/image.ts'
+import { encodeImageKtx2, textureKtx2, type TextureKtx2Options } from './ops/texture-ktx2.ts'
+import { optimizeImage, textureOptimize, type TextureOptimizeOptions } from './ops/texture-optimize.ts'
+import { summarizeTextures, type TextureReport } from './ops/texture-report.ts'
 import { loadPlatform } from './platform.ts'
 
 /**
@@ -93,3 +100,73 @@ export async function diagnoseJob(job: WorkerJob): Promise<JobResult> {
 }
 
 export { repairJob as repair, diagnoseJob as diagnose }
+/**
+ * Threads for image work. libvips's pool is process-wide and every pool thread runs one job, so
+ * each job gets its share of the cores: sharp's threads and a model's textures encoded at once
+ * both follow cores ÷ pool threads (1 with the default pool of one thread per core).
+ */
+const poolThreads = Math.max(1, Number((workerData as { threads?: number } | undefined)?.threads) || availableParallelism())
+const imageThreads = Math.max(1, Math.floor(availableParallelism() / poolThreads))
+sharp.concurrency(imageThreads)
+// Every upload is new: libvips's operation cache (up to 50 MB, process-wide) would only hold memory.
+sharp.cache(false)
+
+// The Basis encoder is loaded on the first KTX2 job only (3 MB of WASM), then kept for the thread.
+let basisModule: Promise<BasisModule> | undefined
+function loadBasis(): Promise<BasisModule> {
+  basisModule ??= loadBasisEncoder().catch((error: unknown) => {
+    basisModule = undefined
+    throw error
+  })
+  return basisModule
+}
+
+/**
+ * Texture jobs answer in the input's own container: its format where that can be written (gltf →
+ * zip), a zip bundle (OBJ and its textures, say) as a glTF zip so the new images travel with it,
+ * and anything else as GLB.
+ */
+function sameContainer(format: string): string {
+  const writable = writableFormats()
+  if (writable.includes(format)) return format
+  if (format === 'zip' && writable.includes('gltf')) return 'gltf'
+  return 'glb'
+}
+
+type TextureJobOptions = Record<string, unknown> & { maxTextureBytes?: number; maxPixels?: number }
+
+/** texture_optimize: every texture of a model (or a standalone image) re-encoded to JPEG, WebP or PNG. */
+export async function textureOptimizeJob(job: WorkerJob): Promise<JobResult> {
+  return runJob(job, async (report) => {
+    const options = { ...(job.options as TextureJobOptions), encoder: sharp, concurrency: imageThreads } as TextureOptimizeOptions
+    report(5)
+    const bytes = await loadInput(job)
+    if (isImageExtension(job.format)) return optimizeImage(bytes, options)
+    const doc = await readModel(platform, bytes, job.format)
+    report(20)
+    const textures: TextureReport[] = []
+    await doc.transform(textureOptimize({ ...options, report: textures }))
+    report(85)
+    const written = await writeModel(platform, doc, sameContainer(job.format))
+    return { ...written, details: summarizeTextures(textures) }
+  })
+}
+
+/** texture_ktx2: every texture of a model (or a standalone image) encoded to KTX2 with Basis Universal. */
+export async function textureKtx2Job(job: WorkerJob): Promise<JobResult> {
+  return runJob(job, async (report) => {
+    const basis = await loadBasis()
+    const options = { ...(job.options as TextureJobOptions), encoder: sharp, basis } as TextureKtx2Options
+    report(5)
+    const bytes = await loadInput(job)
+    if (isImageExtension(job.format)) return encodeImageKtx2(bytes, options)
+    const doc = await readModel(platform, bytes, job.format)
+    report(15)
+    const textures: TextureReport[] = []
+    await doc.transform(textureKtx2({ ...options, report: textures, onProgress: (f) => report(15 + 75 * f) }))
+    const written = await writeModel(platform, doc, sameContainer(job.format))
+    return { ...written, details: summarizeTextures(textures) }
+  })
+}
+
+export { textureOptimizeJob as texture_optimize, textureKtx2Job as texture_ktx2 }

@@ -5,7 +5,7 @@ import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { diagnosisResultSchema } from '../../sdk/src/contract/documents.ts'
 import { countMeshTriangles, createEnginePool, type JobResult, loadPlatform } from '../src/index.ts'
 import type { DiagnosisIssue, DiagnosisResult } from '../src/ops/diagnosis-types.ts'
-import { readImageHeader } from '../src/ops/image-header.ts'
+import { readImageHeader } from '../src/io/image-header.ts'
 import { buildDefectiveModel, DEFECTS } from './defective-model.ts'
 import { embeddedGltf } from './gltf-fixtures.ts'
 

@@ -3,8 +3,11 @@ import { defineHandler, getRouterParam, H3, type H3Event } from 'h3'
 import { requireApiKey } from './auth.ts'
 import type { ServiceContext } from './context.ts'
 import { ApiError, renderError } from './errors.ts'
+import { getBatchRecord, submitBatch } from './routes/batch.ts'
 import { capabilitiesDocument } from './routes/capabilities.ts'
 import { healthDocument } from './routes/health.ts'
+import { licenseInfo, verifyLicense } from './routes/license.ts'
+import { metricsResponse } from './routes/metrics.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
 import { submitTask } from './routes/submit.ts'
 import { downloadResult, getTaskRecord } from './routes/tasks.ts'
@@ -16,7 +19,10 @@ type KeyedHandler = (event: H3Event, apiKey: string) => unknown
  * in-process, `main.ts` puts it behind a listening server.
  */
 export function createApp(ctx: ServiceContext): H3 {
-  const app = new H3({ onError: (error, event) => renderError(error, event) })
+  const app = new H3({
+    onError: (error, event) => renderError(error, event),
+    onResponse: (response, event) => ctx.metrics.responseSent(event.req.method, response.status),
+  })
 
   // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
   const keyed = (handler: KeyedHandler) =>
@@ -44,6 +50,15 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.get(`${API_PREFIX}/tasks/:id`, keyed((event) => getTaskRecord(ctx, param(event, 'id'))))
   app.get(`${API_PREFIX}/tasks/:id/download`, keyed((event) => downloadResult(ctx, param(event, 'id'))))
+
+  app.post(`${API_PREFIX}/batch/compress`, keyed((event) => submitBatch(event, ctx)))
+  app.get(`${API_PREFIX}/batch/:id`, keyed((event) => getBatchRecord(ctx, param(event, 'id'))))
+
+  app.post(`${API_PREFIX}/license/verify`, keyed((event, apiKey) => verifyLicense(event, ctx, apiKey)))
+  app.get(`${API_PREFIX}/license/info`, keyed(() => licenseInfo(ctx)))
+
+  // Whether a scraper needs the key is the operator's choice (SERVICE__METRICS__REQUIRE_KEY).
+  app.get(`${API_PREFIX}/metrics`, ctx.config.metrics.requireKey ? keyed(() => metricsResponse(ctx)) : () => metricsResponse(ctx))
 
   return app
 }

@@ -2,10 +2,15 @@ import { createEnginePool, type EnginePool } from '@mos/engines'
 import type { Variant } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { createKeyRing, type KeyRing } from './auth.ts'
+import { createBatchStore, type BatchStore } from './batches/batch-store.ts'
 import type { Config } from './config/schema.ts'
 import { createSweepLock } from './maintenance/create-sweep-lock.ts'
 import { createSweeper, sweepIntervalMs, type Sweeper } from './maintenance/sweep.ts'
 import { checkDeployment, createTaskQueue, type Role } from './queue/create-queue.ts'
+import { createLicensing, type Licensing } from './licensing/licensing.ts'
+import { activeLimits, type ActiveLimits } from './limits/active-limits.ts'
+import { createRateLimit } from './limits/rate-limit.ts'
+import { createMetrics, type Metrics } from './metrics/metrics.ts'
 import type { TaskQueue } from './queue/task-queue.ts'
 import { createStores, type Stores } from './storage/create-storage.ts'
 import type { FileStore } from './storage/file-store.ts'
@@ -17,10 +22,7 @@ import { SERVICE_VERSION } from './version.ts'
 /** Runs before a keyed handler, after the key was checked (rate limits, licence checks). */
 export type Guard = (event: H3Event, apiKey: string) => void | Promise<void>
 
-/** Limits in force for the next request (the licence tier may change them at run time). */
-export interface ActiveLimits {
-  maxFileBytes: number
-}
+export type { ActiveLimits } from './limits/active-limits.ts'
 
 /** Everything the routes use, created once from the configuration and passed down. */
 export interface ServiceContext {
@@ -28,7 +30,10 @@ export interface ServiceContext {
   variant: Variant
   version: string
   startedAt: number
+  /** API keys and admin keys: either opens a keyed endpoint. */
   keys: KeyRing
+  /** Admin keys only (licence activation). */
+  adminKeys: KeyRing
   stores: Stores
   files: FileStore
   taskStore: TaskStore
@@ -36,11 +41,15 @@ export interface ServiceContext {
   queue: TaskQueue
   runner: TaskRunner
   tasks: TaskService
+  batches: BatchStore
+  licensing: Licensing
+  metrics: Metrics
   guards: Guard[]
   /** What this process does (SERVICE__SERVER__ROLE). */
   role: Role
   /** Retention, orphan uploads, lost tasks; started by `startServer`. */
   sweeper: Sweeper
+  /** Limits of the licence tier in force (refreshed by the licence guard before each keyed request). */
   limits(): ActiveLimits
   /** Stops taking work. With `drain: false`, running tasks are left for the next start to pick up. */
   close(options?: { drain?: boolean }): Promise<void>
@@ -51,7 +60,10 @@ export function createServiceContext(config: Config): ServiceContext {
   checkDeployment(config)
   const stores = createStores(config.storage)
   const taskStore = createTaskStore(stores.records)
+  // First: a bad licence setting stops start-up before any worker thread exists.
+  const licensing = createLicensing({ config: config.license, records: stores.records })
   const pool = createEnginePool({ threads: config.engines.threads, maxHeapMb: config.engines.maxHeapMb })
+  const metrics = createMetrics({ variant: config.server.variant, queue: () => queue })
   const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
   const runner = createTaskRunner({
     tasks: taskStore,
@@ -60,6 +72,7 @@ export function createServiceContext(config: Config): ServiceContext {
     timeoutMs: config.tasks.timeoutSeconds * 1000,
     retentionMs,
     maxAttempts: config.tasks.maxAttempts,
+    onSettled: (task) => metrics.taskSettled(task),
   })
   const queue = createTaskQueue(config, runner.run)
   const sweeper = createSweeper({
@@ -67,20 +80,32 @@ export function createServiceContext(config: Config): ServiceContext {
     files: stores.files,
     queue,
     lock: createSweepLock(config),
+    records: stores.records,
     retentionMs,
     orphanAgeMs: config.storage.orphanUploadMinutes * 60_000,
     requeue: config.queue.driver === 'bullmq',
     intervalMs: sweepIntervalMs(retentionMs, config.storage.orphanUploadMinutes * 60_000),
   })
   const tasks = createTaskService({ tasks: taskStore, queue })
-  const maxFileBytes = config.limits.maxFileSizeMb * 1024 * 1024
+  // Variant A only: the contract rate limits per key there, and B does not rate limit.
+  const rateLimit =
+    config.server.variant === 'A'
+      ? createRateLimit({
+          perMinute: config.server.rateLimitPerMinute,
+          windowSeconds: config.rateLimit.windowSeconds,
+          prefix: config.rateLimit.prefix,
+          ...(config.rateLimit.redisUrl ? { redisUrl: config.rateLimit.redisUrl } : {}),
+        })
+      : undefined
+  const guards: Guard[] = [...(rateLimit ? [rateLimit.guard] : []), () => licensing.refresh()]
 
   return {
     config,
     variant: config.server.variant,
     version: SERVICE_VERSION,
     startedAt: Date.now(),
-    keys: createKeyRing(config.auth.apiKeys),
+    keys: createKeyRing([...config.auth.apiKeys, ...config.auth.adminKeys]),
+    adminKeys: createKeyRing(config.auth.adminKeys),
     stores,
     files: stores.files,
     taskStore,
@@ -88,15 +113,19 @@ export function createServiceContext(config: Config): ServiceContext {
     queue,
     runner,
     tasks,
-    guards: [],
+    batches: createBatchStore(stores.records),
+    licensing,
+    metrics,
+    guards,
     role: config.server.role,
     sweeper,
-    limits: () => ({ maxFileBytes }),
+    limits: () => activeLimits(licensing.state().limits, config.limits),
     async close({ drain = true } = {}) {
       await sweeper.stop()
       if (!drain) runner.stop()
       await queue.close({ drain })
       await pool.destroy().catch(() => undefined)
+      await rateLimit?.close()
       await stores.close()
     },
   }

@@ -19,7 +19,11 @@ export class ApiError extends HTTPError {
 export function renderError(error: unknown, event: H3Event): Response {
   const { status, message, extraHeaders } = toApiError(error, event)
   if (status === 500) console.error(`[mos] ${event.req.method} ${event.url.pathname}: ${message}`)
-  return Response.json({ error: message }, { status, headers: extraHeaders })
+  // Headers a guard staged for this request's errors (rate-limit figures): h3 does not merge them
+  // into a Response returned by onError, so it happens here.
+  const headers = new Headers(extraHeaders)
+  for (const [name, value] of event.res.errHeaders) if (!headers.has(name)) headers.set(name, value)
+  return Response.json({ error: message }, { status, headers })
 }
 
 function toApiError(error: unknown, event: H3Event): ApiError {

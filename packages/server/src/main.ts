@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   try {
     server = await startServer({ config })
   } catch (error) {
+    // Some settings (the licence's public key and key file, the deployment's combination) are checked when the service is built.
     const message = error instanceof Error ? error.message : String(error)
     console.error(error instanceof ConfigError ? `[mos] configuration error: ${message}` : `[mos] cannot start: ${message}`)
     process.exit(1)

@@ -39,6 +39,8 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     env = {
       SERVICE__AUTH__API_KEYS: API_KEY,
       SERVICE__SERVER__HOST: '127.0.0.1',
+      // The polling below is far above the contract's 60 requests a minute.
+      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
       SERVICE__SERVER__PORT: '0',
       SERVICE__STORAGE__DRIVER: 'redis',
       SERVICE__STORAGE__FILES_DRIVER: 's3',
@@ -100,10 +102,14 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     return keys.sort()
   }
 
-  it('serves health only on a worker port', async () => {
+  it('serves only health and metrics on a worker port', async () => {
     const health = await fetch(`${workers[0]!.url}/api/v1/health`)
     expect(health.status).toBe(200)
     expect(await health.json()).toEqual({ status: 'ok' })
+    expect((await fetch(`${workers[0]!.url}/api/v1/metrics`)).status).toBe(401)
+    const metrics = await call(workers[0]!, '/api/v1/metrics')
+    expect(metrics.status).toBe(200)
+    expect(await metrics.text()).toContain('service_tasks_total')
     const submitOnWorker = await call(workers[0]!, '/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [paths.box]) })
     expect(submitOnWorker.status).toBe(404)
   })
@@ -117,6 +123,9 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     expect(bytes.byteLength).toBe(done.output.size_bytes)
     expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('glTF')
     expect(await objectsOf(id)).toEqual([`tasks/${id}/input`, `tasks/${id}/output`])
+    // The worker that ran it counts it in its own metrics (Prometheus adds up the processes).
+    const counted = await Promise.all(workers.map(async (w) => (await (await call(w, '/api/v1/metrics')).text()).match(/^service_tasks_total\{[^}]*status="completed"[^}]*\} (\d+)/m)?.[1]))
+    expect(counted.map(Number).filter(Boolean).reduce((a, b) => a + b, 0)).toBe(1)
   })
 
   it('finishes a task once after its worker is killed with SIGKILL mid-task', async () => {
@@ -154,7 +163,7 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     // The same worker, restarted, joins again.
     const index = workers.indexOf(victim!)
     workers[index] = await startMos(`worker-${index + 1}b`, { ...env, SERVICE__SERVER__ROLE: 'worker' })
-  })
+   }, 120_000)
 
   it('completes 50 tasks submitted at once, none lost or run twice', async () => {
     const box = new Uint8Array(await readFile(paths.box))
@@ -238,5 +247,5 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     expect(worker.output()).toContain('SIGTERM: finishing running tasks')
     expect(state?.status).toBe('completed')
     expect(state?.job.attempts).toBe(1)
-  })
+   }, 120_000)
 })

@@ -53,9 +53,14 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
 
   it('removes records and files of ended tasks after the retention; the download then answers 404', async () => {
     const base = join(dir.path, 'retention')
-    // 0.001 h = 3.6 s; the sweep then runs every second.
-    const server = await realServer(testEnv('B', base, { SERVICE__TASKS__RETENTION_HOURS: '0.001' }))
+    // 0.001 h = 3.6 s; the sweep then runs every second. Orphan age 0.02 min: batches older are swept with their tasks.
+    const server = await realServer(
+      testEnv('B', base, { SERVICE__TASKS__RETENTION_HOURS: '0.001', SERVICE__STORAGE__ORPHAN_UPLOAD_MINUTES: '0.02' }),
+    )
     try {
+      const batch = await server.call('/api/v1/batch/compress', { method: 'POST', body: await form({ engine: 'draco' }, [paths.box, paths.box], 'files') })
+      expect(batch.status).toBe(200)
+      const batchId = String(((await batch.json()) as { batch_id: string }).batch_id)
       const id = await submit(server, paths.box)
       const raw = await waitForTask(server.call, id)
       const record = completedTaskSchema.parse(raw)
@@ -76,6 +81,14 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
       expect(await download.json()).toEqual({ error: ERROR_TEXTS.taskNotFound(id) })
       expect(existsSync(join(base, 'files', 'tasks', id))).toBe(false)
       expect(await readdir(join(base, 'records', 'tasks')).catch(() => [])).not.toContain(id)
+      // The batch follows its tasks out.
+      const batchGone = Date.now() + 10_000
+      while ((await server.call(`/api/v1/batch/${batchId}`)).status !== 404) {
+        if (Date.now() > batchGone) throw new Error('batch not removed after its tasks')
+        await sleep(200)
+      }
+      expect(await readdir(join(base, 'records', 'tasks')).catch(() => [])).toEqual([])
+      expect(await readdir(join(base, 'files', 'tasks')).catch(() => [])).toEqual([])
     } finally {
       await server.close()
     }

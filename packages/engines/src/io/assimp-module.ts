@@ -1,3 +1,4 @@
+/// <reference path="../assimpjs.d.ts" />
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'

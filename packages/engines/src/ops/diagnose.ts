@@ -2,7 +2,7 @@ import { type Accessor, type Animation, type Document, type Mesh, Node, type Tex
 import { primitiveTriangles } from '../geometry-stats.ts'
 import type { AnimationDiagnosis, DiagnosisIssue, DiagnosisResult, IssueSeverity, MeshDiagnosis, TextureDiagnosis } from './diagnosis-types.ts'
 import { type GltfValidation, validatorIssues } from './gltf-validation.ts'
-import { readImageHeader } from './image-header.ts'
+import { readImageHeader } from '../io/image-header.ts'
 import { countPrimitiveDefects, type PrimitiveDefects } from './mesh-defects.ts'
 import { countUnusedData } from './unused-data.ts'
 

@@ -1,3 +1,4 @@
+/// <reference path="../gltf-validator.d.ts" />
 import { createRequire } from 'node:module'
 import type { ValidationMessage, ValidationReport } from 'gltf-validator'
 import { isGlb } from '../io/gltf.ts'
@@ -63,7 +64,7 @@ export async function validateGltf(validator: GltfValidator, bytes: Uint8Array, 
     format,
     maxIssues,
     writeTimestamp: false,
-    externalResourceFunction: (uri) => Promise.reject(new Error(`external resource not available: ${uri}`)),
+    externalResourceFunction: (uri: string) => Promise.reject(new Error(`external resource not available: ${uri}`)),
   })
   const errors = report.issues.messages.filter((m) => m.severity === 0)
   const fatal = errors.find((m) => FATAL_CODES.has(m.code))

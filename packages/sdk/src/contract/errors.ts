@@ -20,6 +20,19 @@ export const ERROR_TEXTS = {
   /** 413 in variant A, 402 in variant B. */
   fileTooLarge: (sizeMb: number, limitMb: number) =>
     `file size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
+  /** 413 in variant A, 402 in variant B: more files in one batch than the tier allows. */
+  batchTooLarge: (limit: number) => `batch exceeds limit of ${limit} files for current license tier`,
+  /** 413 in variant A, 402 in variant B: a texture input over the tier's texture limit. */
+  textureTooLarge: (sizeMb: number, limitMb: number) =>
+    `texture size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
+  /** 402 in both variants: the unlicensed trial has processed all the files it allows. */
+  trialExhausted: (maxFiles: number) =>
+    `trial limit reached: ${maxFiles} files processed; a license key is required to continue`,
+  /** 402 in both variants: the licence expired, trial limits apply again and they are used up. */
+  licenseExpiredTrialExhausted: (expiredAt: string, maxFiles: number) =>
+    `license expired at ${expiredAt}; trial limits apply and all ${maxFiles} trial files are used`,
+  /** 402 in variant B (license verify): the key was refused; `reason` says why. */
+  licenseRefused: (reason: string) => `license key refused: ${reason}`,
   /** 429, variant A. */
   rateLimited: (perMinute: number) => `rate limit exceeded: max ${perMinute} requests per minute per API key`,
   /** 404 */
@@ -42,3 +55,14 @@ export const ERROR_TEXTS = {
 
 /** HTTP status per error kind that differs between the variants. */
 export const LIMIT_EXCEEDED_STATUS = { A: 413, B: 402 } as const
+
+/** Status of the trial and licence-expiry refusals: 402 in both variants (documented decision). */
+export const LICENSE_REQUIRED_STATUS = 402
+
+/** Headers of the per-key rate limit (variant A, 2.8): on every keyed response, plus Retry-After on 429. */
+export const RATE_LIMIT_HEADERS = {
+  limit: 'X-RateLimit-Limit',
+  remaining: 'X-RateLimit-Remaining',
+  reset: 'X-RateLimit-Reset',
+  retryAfter: 'Retry-After',
+} as const

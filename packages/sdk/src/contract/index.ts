@@ -12,3 +12,6 @@ export * from './fields.ts'
 // Response documents: schemas and types
 export * from './documents.ts'
 export * from './variant-documents.ts'
+
+// Licence vocabulary: tiers, limits, statuses
+export * from './licensing.ts'

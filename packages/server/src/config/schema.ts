@@ -32,6 +32,10 @@ export const CONFIG_SCHEMA = {
       kind: 'list', default: [], secret: true,
       doc: 'Comma-separated API keys. When empty, `npm start` creates a development key, keeps it in the data folder and prints it.',
     },
+    adminKeys: {
+      kind: 'list', default: [], secret: true,
+      doc: 'Comma-separated admin keys: valid wherever an API key is, and a licence verified with one becomes the active licence.',
+    },
   },
   storage: {
     driver: {
@@ -106,6 +110,32 @@ export const CONFIG_SCHEMA = {
       kind: 'integer', default: 500, min: 1, max: 1_000_000,
       doc: 'Largest accepted upload, in MB (the licence tier may lower it).',
     },
+  },
+  license: {
+    key: { kind: 'string', default: '', secret: true, doc: 'Licence key to run with (see docs/licensing.md). Empty: the trial, or the key last activated through the API.' },
+    keyFile: { kind: 'string', default: '', doc: 'File holding the licence key (used when SERVICE__LICENSE__KEY is empty).' },
+    publicKey: {
+      kind: 'string', default: '',
+      doc: "Vendor public key that verifies licence keys: PEM or base64 SPKI DER, or a path to a PEM file. Empty: Mos's own vendor key.",
+    },
+    trialMaxFiles: {
+      kind: 'integer', default: 100, min: 0, max: 100,
+      doc: 'Files the unlicensed trial may process (counted across restarts). Can only be lowered.',
+    },
+  },
+  rateLimit: {
+    redisUrl: {
+      kind: 'string', default: '', secret: true,
+      doc: 'Redis URL for the variant A rate-limit counters, shared by every process (e.g. redis://127.0.0.1:6379). Empty: counted in this process.',
+    },
+    prefix: { kind: 'string', default: 'mos:ratelimit', doc: 'Key prefix of the rate-limit counters in Redis.' },
+    windowSeconds: {
+      kind: 'integer', default: 60, min: 1, max: 3600,
+      doc: 'Length of the rate-limit window. The contract says per minute: change it only for tests.',
+    },
+  },
+  metrics: {
+    requireKey: { kind: 'boolean', default: true, doc: 'Whether GET /api/v1/metrics needs X-API-Key (false: open to any scraper that reaches the port).' },
   },
 } as const satisfies ConfigSchema
 

@@ -1,8 +1,10 @@
 import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
+import type { Storage } from 'unstorage'
 import type { TaskQueue } from '../queue/task-queue.ts'
 import type { FileStore } from '../storage/file-store.ts'
 import type { TaskStore } from '../storage/task-store.ts'
 import type { TaskState } from '../tasks/task-state.ts'
+import { sweepBatches } from './sweep-batches.ts'
 import type { SweepLock } from './sweep-lock.ts'
 
 export interface SweeperOptions {
@@ -10,6 +12,8 @@ export interface SweeperOptions {
   files: FileStore & { abortStaleUploads?(olderThanMs: number): Promise<number> }
   queue: TaskQueue
   lock: SweepLock
+  /** Record storage, for the batch records that follow their tasks out. */
+  records?: Storage
   /** How long ended tasks are kept (for records written without `expires_at`). */
   retentionMs: number
   /** Uploads with no task record older than this are removed. */
@@ -24,6 +28,7 @@ export interface SweepReport {
   orphans: number
   requeued: number
   abortedUploads: number
+  batches: number
 }
 
 /**
@@ -31,6 +36,7 @@ export interface SweepReport {
  * also safe when two run at once, since removing twice is harmless):
  * - removes the files, then the record, of ended tasks past `expires_at` (a crash in between leaves
  *   a record whose download answers 404, and the next round finishes the job);
+ * - removes batch records none of whose tasks is left;
  * - removes uploads that never got a record (a process killed between upload and record) once they
  *   are older than `orphanAgeMs`, and unfinished S3 multipart uploads as old;
  * - with bullmq, queues every unfinished task again: a no-op for tasks already queued or running
@@ -49,7 +55,7 @@ export function createSweeper(options: SweeperOptions) {
   }
 
   async function sweepOnce(): Promise<SweepReport> {
-    const report: SweepReport = { expired: 0, orphans: 0, requeued: 0, abortedUploads: 0 }
+    const report: SweepReport = { expired: 0, orphans: 0, requeued: 0, abortedUploads: 0, batches: 0 }
     const now = Date.now()
     const all = await tasks.list()
     const known = new Set(all.map((task) => task.task_id))
@@ -58,6 +64,7 @@ export function createSweeper(options: SweeperOptions) {
       if (TERMINAL_TASK_STATUSES.includes(task.status) && expiresAt(task) <= now) {
         await files.remove(`tasks/${task.task_id}`)
         await tasks.remove(task.task_id)
+        known.delete(task.task_id)
         report.expired++
       }
     }
@@ -77,6 +84,7 @@ export function createSweeper(options: SweeperOptions) {
       }
     }
     if (files.abortStaleUploads) report.abortedUploads = await files.abortStaleUploads(options.orphanAgeMs)
+    if (options.records) report.batches = await sweepBatches(options.records, known, options.orphanAgeMs, now)
 
     if (options.requeue) {
       const unfinished = all.filter((task) => task.status === 'pending' || task.status === 'processing')

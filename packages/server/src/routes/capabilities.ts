@@ -3,6 +3,7 @@ import {
   ENGINES,
   MODEL_FORMATS,
   OUTPUT_FORMATS,
+  TIER_NUMBER,
   type CapabilitiesA,
   type CapabilitiesB,
 } from '@mos/sdk/contract'
@@ -20,6 +21,12 @@ export function capabilitiesDocument(ctx: ServiceContext): CapabilitiesA | Capab
   return {
     engines: describeEngines(),
     formats: { input: [...MODEL_FORMATS], output: [...OUTPUT_FORMATS.B] },
-    license: { authorized: false, tier: 0, status: 'trial' },
+    license: licenseSummary(ctx),
   }
+}
+
+/** The B capabilities' licence summary: the licence in force. */
+function licenseSummary(ctx: ServiceContext): CapabilitiesB['license'] {
+  const state = ctx.licensing.state()
+  return { authorized: state.status === 'active', tier: TIER_NUMBER[state.tier], status: state.status }
 }

@@ -1,5 +1,15 @@
 import { readableFormats } from '@mos/engines'
-import { parseCompressFields, type CompressOptions, type TaskType, type Variant } from '@mos/sdk/contract'
+import {
+  IMAGE_EXTENSIONS,
+  parseCompressFields,
+  parseTextureKtx2Fields,
+  parseTextureOptimizeFields,
+  type CompressOptions,
+  type ParseResult,
+  type TaskType,
+  type Variant,
+} from '@mos/sdk/contract'
+import type { ServiceContext } from '../context.ts'
 import type { SubmitRoute } from './submit.ts'
 
 /** Engine option names for a validated compress request (contract names → engine names). */
@@ -19,6 +29,17 @@ export function compressJobOptions(o: CompressOptions): Record<string, unknown> 
 /** Model inputs: every format the engines read (zip bundles included once the format layer has them). */
 const modelFormats = () => readableFormats()
 
+/** Texture operations also take standalone images. */
+const modelOrImageFormats = () => [...readableFormats(), ...IMAGE_EXTENSIONS]
+
+/** Fields with no rules: the operation takes only the file. */
+const noFields = (): ParseResult<object> => ({ ok: true, value: {} })
+
+/** Texture jobs carry the tier's per-image limit (bytes; negative = unlimited). */
+function withTextureLimit(parsed: ParseResult<object>, ctx: ServiceContext): ParseResult<object> {
+  return parsed.ok ? { ok: true, value: { ...parsed.value, maxTextureBytes: ctx.limits().maxTextureBytes } } : parsed
+}
+
 /** The submit endpoints this deployment serves, per variant. */
 export function submitRoutes(variant: Variant): SubmitRoute[] {
   return [
@@ -31,6 +52,24 @@ export function submitRoutes(variant: Variant): SubmitRoute[] {
         return parsed.ok ? { ok: true, value: compressJobOptions(parsed.value) } : parsed
       },
     },
+    { type: 'repair', path: '/repair', formats: modelFormats, parseFields: noFields },
+    {
+      type: 'texture_optimize',
+      path: '/textures/optimize',
+      formats: modelOrImageFormats,
+      parseFields: (raw, ctx) => withTextureLimit(parseTextureOptimizeFields(raw), ctx),
+    },
+    ...(variant === 'A'
+      ? ([
+          { type: 'diagnose', path: '/diagnose', formats: modelFormats, parseFields: noFields },
+          {
+            type: 'texture_ktx2',
+            path: '/textures/ktx2',
+            formats: modelOrImageFormats,
+            parseFields: (raw, ctx) => withTextureLimit(parseTextureKtx2Fields(raw), ctx),
+          },
+        ] satisfies SubmitRoute[])
+      : []),
   ]
 }
 

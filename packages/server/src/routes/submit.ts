@@ -1,10 +1,11 @@
-import { ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, type ParseResult, type SubmitResponse, type TaskType } from '@mos/sdk/contract'
+import { ERROR_TEXTS, IMAGE_EXTENSIONS, LIMIT_EXCEEDED_STATUS, type ParseResult, type SubmitResponse, type TaskType } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
-import { readUploadStream } from '../uploads/read-upload.ts'
+import { formatMb, readUploadStream, type UploadedFile } from '../uploads/read-upload.ts'
 
 /** One submit endpoint: which task it creates, which inputs it takes, how its fields validate. */
 export interface SubmitRoute {
@@ -28,11 +29,26 @@ export function assertFormat(filename: string, formats: readonly string[]): stri
   return extension
 }
 
+const TEXTURE_TASK_TYPES: ReadonlySet<TaskType> = new Set(['texture_optimize', 'texture_ktx2'])
+
+/**
+ * A standalone image sent to a texture operation is one texture: the tier's texture limit
+ * (section 8, "Maximum texture size … Texture operations") applies to the upload itself. Inside a
+ * model, the engine applies it to each image instead, so a model is never refused for its total.
+ */
+function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedFile): void {
+  const { maxTextureBytes } = ctx.limits()
+  if (!TEXTURE_TASK_TYPES.has(type) || maxTextureBytes < 0 || file.size <= maxTextureBytes) return
+  if (!(IMAGE_EXTENSIONS as readonly string[]).includes(extensionOf(file.filename))) return
+  throw new ApiError(LIMIT_EXCEEDED_STATUS[ctx.variant], ERROR_TEXTS.textureTooLarge(formatMb(file.size), formatMb(maxTextureBytes)))
+}
+
 /**
  * Handles a single-file submission: streams the upload straight to the task's input key, validates
  * the fields, records a pending task. On any refusal the upload is removed and no task exists.
  */
 export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
+  await assertTrialLeft(ctx.licensing)
   const taskId = newTaskId()
   const key = taskFileKey(taskId, 'input')
   const upload = await readUploadStream(event, {
@@ -49,8 +65,10 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
   const file = upload.files[0]
   try {
     if (!file) throw new ApiError(400, ERROR_TEXTS.missingField('file'))
+    assertTextureLimit(ctx, route.type, file)
     const parsed = route.parseFields(upload.fields, ctx)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
+    await admitFiles(ctx.licensing, 1)
     await ctx.tasks.submit({
       taskId,
       type: route.type,

@@ -15,6 +15,8 @@ export interface UploadOptions {
   maxFileBytes: number
   /** Status when a file is too large: 413 in variant A, 402 in B. */
   limitStatus: number
+  /** Text of the too-large error; the contract's file-size text unless given (e.g. the texture text). */
+  tooLargeText?: (sizeMb: number, limitMb: number) => string
   /** Decides where a file part goes; throws an ApiError to refuse it (e.g. unsupported format). */
   place(filename: string): { key: string }
   onTooManyFiles?: (count: number) => ApiError
@@ -52,7 +54,7 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
   }
   const declared = Number(event.req.headers.get('content-length') ?? NaN)
   const tooLarge = (bytes: number) =>
-    new ApiError(options.limitStatus, ERROR_TEXTS.fileTooLarge(formatMb(bytes), formatMb(options.maxFileBytes)))
+    new ApiError(options.limitStatus, (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(bytes), formatMb(options.maxFileBytes)))
   // A single-file request that declares more than the limit is refused before reading a byte.
   if (options.maxFiles === 1 && declared > options.maxFileBytes + FORM_OVERHEAD_BYTES) throw tooLarge(declared)
 

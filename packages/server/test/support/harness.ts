@@ -21,6 +21,8 @@ export function testEnv(variant: Variant, base: string, extra: Record<string, st
     SERVICE__SERVER__HOST: '127.0.0.1',
     SERVICE__STORAGE__FS__BASE: base,
     SERVICE__ENGINES__THREADS: '2',
+    // Rate limiting has its own tests; elsewhere a suite's many requests must not hit it.
+    SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
     ...extra,
   }
 }

@@ -1,0 +1,198 @@
+import type { Document, Texture, Transform } from '@gltf-transform/core'
+import { KHRTextureBasisu } from '@gltf-transform/extensions'
+import { BASIS_MAX_SOURCE_PIXELS, encodeBasisKtx2, type BasisModule } from '../basis-encoder.ts'
+import { IMAGE_MIME_TYPES } from '../io/image.ts'
+import { textureLabel, textureRole } from './texture-roles.ts'
+import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
+import { syncWebpExtension, type SharpEncoder } from './texture-optimize.ts'
+import { renameUri, type TextureReport } from './texture-report.ts'
+
+export const TEXTURE_KTX2 = 'textureKtx2'
+
+export interface TextureKtx2Options extends TextureLimits {
+  /** sharp, to decode the source images; passed in by the caller. */
+  encoder: SharpEncoder
+  /** The Basis Universal WASM module (see loadBasisEncoder), loaded once per thread by the caller. */
+  basis: BasisModule
+  /** UASTC (near-original quality, about a quarter of RGBA) instead of ETC1S (about a tenth, softer). */
+  uastc?: boolean
+  /** ETC1S: quality level 1–255 (default 128). UASTC: level 0–4 (default 2). */
+  quality?: number
+  /**
+   * Normal maps are encoded UASTC even in ETC1S mode (as gltfpack and toktx users do): ETC1S's
+   * shared endpoints turn a normal map's fine gradients into blocky lighting.
+   */
+  normalMapsUastc?: boolean
+  /** Called after each texture with the fraction done. */
+  onProgress?: (fraction: number) => void
+  report?: TextureReport[]
+}
+
+export const TEXTURE_KTX2_DEFAULTS = {
+  uastc: false,
+  etc1sQuality: 128,
+  uastcQuality: 2,
+  normalMapsUastc: true,
+}
+
+/**
+ * Encodes every texture of a model to KTX2 (Basis Universal) with mipmaps, as `image/ktx2` under a
+ * required KHR_texture_basisu. Colour textures (base colour, emissive) are sRGB, every other slot
+ * linear, in both the encoder's metrics and the KTX2 transfer function. Textures are edited in place,
+ * so material slots keep their textures and a shared texture is encoded once.
+ *
+ * ```ts
+ * await doc.transform(textureKtx2({ encoder: sharp, basis: await loadBasisEncoder(), uastc: false, quality: 128 }))
+ * ```
+ */
+export function textureKtx2(options: TextureKtx2Options): Transform {
+  checkKtx2Options(options)
+  return async function textureKtx2Transform(doc: Document): Promise<void> {
+    const textures = doc.getRoot().listTextures()
+    const usedUris = new Set(textures.map((t) => t.getURI()).filter(Boolean))
+    let encoded = 0
+    // One at a time: the WASM encoder is single-threaded and synchronous (see docs/textures.md).
+    for (const [i, texture] of textures.entries()) {
+      const report = await encodeTexture(doc, texture, options)
+      if (!report.skipped) {
+        encoded++
+        const uri = texture.getURI()
+        if (uri) {
+          usedUris.delete(uri)
+          texture.setURI(renameUri(uri, 'ktx2', usedUris))
+          usedUris.add(texture.getURI())
+        }
+      }
+      options.report?.push(report)
+      options.onProgress?.((i + 1) / textures.length)
+    }
+    if (encoded > 0 || textures.some((t) => t.getMimeType() === 'image/ktx2')) doc.createExtension(KHRTextureBasisu).setRequired(true)
+    syncWebpExtension(doc)
+  }
+}
+
+async function encodeTexture(doc: Document, texture: Texture, options: TextureKtx2Options): Promise<TextureReport> {
+  const label = textureLabel(doc, texture)
+  const role = textureRole(texture)
+  const image = texture.getImage()
+  const from = texture.getMimeType()
+  const base = { name: label, slots: role.slots, from, before: image?.byteLength ?? 0 }
+  if (!image) return { ...base, to: from, after: 0, skipped: 'no image data' }
+  if (from === 'image/ktx2') return { ...base, to: from, after: image.byteLength, skipped: 'already KTX2' }
+  const header = checkTextureLimits(image, options, label)
+  if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} cannot be decoded` }
+  const { bytes, mode, resizedFrom } = await encodeKtx2(image, options, { srgb: role.srgb, normalMap: role.normalMap }, label)
+  texture.setImage(bytes).setMimeType('image/ktx2')
+  return {
+    ...base,
+    to: 'image/ktx2',
+    after: bytes.byteLength,
+    mode,
+    colorSpace: role.srgb ? 'srgb' : 'linear',
+    ...(resizedFrom ? { resizedFrom } : {}),
+  }
+}
+
+interface Ktx2Encoding {
+  bytes: Uint8Array
+  mode: 'etc1s' | 'uastc'
+  width: number
+  height: number
+  resizedFrom?: [number, number]
+}
+
+async function encodeKtx2(
+  image: Uint8Array,
+  options: TextureKtx2Options,
+  role: { srgb: boolean; normalMap: boolean },
+  label: string,
+): Promise<Ktx2Encoding> {
+  const pixels = await decodeRgba(options.encoder, image, options, label)
+  const o = { ...TEXTURE_KTX2_DEFAULTS, ...withoutUndefined(options) }
+  const uastc = o.uastc || (role.normalMap && o.normalMapsUastc)
+  const quality = o.uastc ? (options.quality ?? o.uastcQuality) : uastc ? o.uastcQuality : (options.quality ?? o.etc1sQuality)
+  const bytes = encodeBasisKtx2(options.basis, pixels.data, pixels.width, pixels.height, {
+    uastc,
+    quality,
+    srgb: role.srgb,
+    normalMap: role.normalMap,
+    mipmaps: true,
+  })
+  return { bytes, mode: uastc ? 'uastc' : 'etc1s', width: pixels.width, height: pixels.height, ...(pixels.resizedFrom ? { resizedFrom: pixels.resizedFrom } : {}) }
+}
+
+/**
+ * Decodes to 8-bit RGBA. Images over the encoder's source-pixel cap are halved until they fit
+ * (a 4096² texture becomes 2048²) rather than refused; the report records it.
+ */
+async function decodeRgba(
+  encoder: SharpEncoder,
+  bytes: Uint8Array,
+  limits: TextureLimits,
+  label: string,
+): Promise<{ data: Uint8Array; width: number; height: number; resizedFrom?: [number, number] }> {
+  try {
+    const meta = await encoder(bytes, sharpInputOptions(limits)).metadata()
+    let width = meta.width ?? 0
+    let height = meta.height ?? 0
+    while (width * height > BASIS_MAX_SOURCE_PIXELS) {
+      width = Math.max(1, Math.round(width / 2))
+      height = Math.max(1, Math.round(height / 2))
+    }
+    const resized = width !== meta.width || height !== meta.height
+    let pipeline = encoder(bytes, sharpInputOptions(limits))
+    if (resized) pipeline = pipeline.resize(width, height, { fit: 'fill', kernel: 'lanczos3' })
+    // Grey, 16-bit and palette images all become 8-bit RGBA; colour profiles are not applied
+    // (a texture's values are data to the GPU).
+    const { data, info } = await pipeline.toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true })
+    if (info.channels !== 4) throw new Error(`unexpected ${info.channels}-channel decode`)
+    return {
+      data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+      width: info.width,
+      height: info.height,
+      ...(resized ? { resizedFrom: [meta.width!, meta.height!] as [number, number] } : {}),
+    }
+  } catch (error) {
+    throw imageDecodeError(error, label)
+  }
+}
+
+export interface StandaloneKtx2Result {
+  bytes: Uint8Array
+  extension: 'ktx2'
+  details: Record<string, unknown>
+}
+
+/**
+ * Encodes a standalone PNG, JPEG or WebP image to a `.ktx2` file with mipmaps. A lone image has no
+ * material slot to say what it holds, so it is treated as colour (sRGB).
+ */
+export async function encodeImageKtx2(bytes: Uint8Array, options: TextureKtx2Options): Promise<StandaloneKtx2Result> {
+  checkKtx2Options(options)
+  const header = checkTextureLimits(bytes, options, 'image')
+  const encoded = await encodeKtx2(bytes, options, { srgb: true, normalMap: false }, 'image')
+  const report: TextureReport = {
+    name: 'image',
+    from: header ? IMAGE_MIME_TYPES[header.format] : '',
+    to: 'image/ktx2',
+    before: bytes.byteLength,
+    after: encoded.bytes.byteLength,
+    mode: encoded.mode,
+    colorSpace: 'srgb',
+    ...(encoded.resizedFrom ? { resizedFrom: encoded.resizedFrom } : {}),
+  }
+  return { bytes: encoded.bytes, extension: 'ktx2', details: { width: encoded.width, height: encoded.height, textures: [report] } }
+}
+
+/** The routes validate these (4.8); a bad value here would otherwise reach the encoder unchecked. */
+function checkKtx2Options(options: TextureKtx2Options): void {
+  if (options.quality === undefined) return
+  const [min, max] = options.uastc ? [0, 4] : [1, 255]
+  if (!Number.isInteger(options.quality) || options.quality < min || options.quality > max) {
+    throw new Error(`${options.uastc ? 'UASTC' : 'ETC1S'} quality must be an integer from ${min} to ${max}, not ${options.quality}`)
+  }
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}

@@ -1,0 +1,186 @@
+import type { Document, Texture, Transform } from '@gltf-transform/core'
+import { EXTTextureWebP } from '@gltf-transform/extensions'
+import type sharpModule from 'sharp'
+import { extensionForMimeType, IMAGE_FILE_EXTENSIONS, IMAGE_MIME_TYPES, type ImageFormat } from '../io/image.ts'
+import { mapLimited } from './map-limited.ts'
+import { textureLabel, textureRole } from './texture-roles.ts'
+import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
+import { renameUri, type TextureReport } from './texture-report.ts'
+
+export const TEXTURE_OPTIMIZE = 'textureOptimize'
+
+/** sharp's module function, passed in by the caller (the worker), never imported here. */
+export type SharpEncoder = typeof sharpModule
+
+export interface TextureOptimizeOptions extends TextureLimits {
+  encoder: SharpEncoder
+  format: ImageFormat
+  /** JPEG and WebP: quality 1–100. PNG: zlib compression level 1–9. Defaults per format. */
+  quality?: number
+  /**
+   * Normal maps stay lossless unless this is set: JPEG/WebP artefacts in a normal map show as
+   * lighting noise. With format webp they become lossless WebP; with jpeg they stay (re-encoded) PNG.
+   */
+  lossyNormalMaps?: boolean
+  /** Textures of one model encoded at once (see docs/textures.md on threads). */
+  concurrency?: number
+}
+
+export const TEXTURE_OPTIMIZE_DEFAULTS = {
+  quality: { jpeg: 82, webp: 82, png: 6 } as Record<ImageFormat, number>,
+  lossyNormalMaps: false,
+  concurrency: 1,
+}
+
+/**
+ * Re-encodes every texture of a model with sharp to JPEG, WebP or PNG. Textures are edited in
+ * place, so every material slot keeps pointing at its texture, and a texture shared by several
+ * materials is encoded once. Images sharp cannot read (KTX2) are left as they are and reported.
+ *
+ * ```ts
+ * const report: TextureReport[] = []
+ * await doc.transform(textureOptimize({ encoder: sharp, format: 'webp', quality: 82, report }))
+ * ```
+ */
+export function textureOptimize(options: TextureOptimizeOptions & { report?: TextureReport[] }): Transform {
+  const quality = resolveQuality(options)
+  const concurrency = options.concurrency ?? TEXTURE_OPTIMIZE_DEFAULTS.concurrency
+  return async function textureOptimizeTransform(doc: Document): Promise<void> {
+    const textures = doc.getRoot().listTextures()
+    const usedUris = new Set(textures.map((t) => t.getURI()).filter(Boolean))
+    const reports = await mapLimited(textures, concurrency, (texture) => optimizeTexture(doc, texture, options, quality))
+    for (const [i, report] of reports.entries()) {
+      const texture = textures[i]!
+      if (report.to !== report.from) {
+        const uri = texture.getURI()
+        if (uri) {
+          usedUris.delete(uri)
+          texture.setURI(renameUri(uri, extensionForMimeType(report.to)!, usedUris))
+          usedUris.add(texture.getURI())
+        }
+      }
+      options.report?.push(report)
+    }
+    syncWebpExtension(doc)
+  }
+}
+
+async function optimizeTexture(doc: Document, texture: Texture, options: TextureOptimizeOptions, quality: number): Promise<TextureReport> {
+  const label = textureLabel(doc, texture)
+  const role = textureRole(texture)
+  const image = texture.getImage()
+  const from = texture.getMimeType()
+  const base = { name: label, slots: role.slots, from, before: image?.byteLength ?? 0 }
+  if (!image) return { ...base, to: from, after: 0, skipped: 'no image data' }
+  const header = checkTextureLimits(image, options, label)
+  if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} is not re-encoded` }
+
+  let target = options.format
+  let lossless = false
+  let note: string | undefined
+  if (role.normalMap && !options.lossyNormalMaps && target !== 'png') {
+    if (target === 'webp') lossless = true
+    else target = 'png'
+    note = `normal map kept lossless (${lossless ? 'lossless WebP' : 'PNG'})`
+  }
+  if (target === 'jpeg' && (await hasVisibleAlpha(options.encoder, image, options, label))) {
+    target = 'png' // JPEG has no alpha channel
+    note = 'alpha channel kept (PNG)'
+  }
+  const targetQuality = target === options.format ? quality : TEXTURE_OPTIMIZE_DEFAULTS.quality[target]
+  const settings = { format: target, quality: targetQuality, lossless, autoOrient: false, flatten: false }
+  let bytes = await encodeImage(options.encoder, image, settings, options, label)
+  // Re-encoding into the format it already has must not grow the file (an optimised PNG, a JPEG
+  // saved at a lower quality): keep the original then.
+  if (header.format === target && bytes.byteLength >= image.byteLength) bytes = image
+  texture.setImage(bytes).setMimeType(IMAGE_MIME_TYPES[target])
+  return { ...base, to: IMAGE_MIME_TYPES[target], after: bytes.byteLength, ...(note ? { note } : {}) }
+}
+
+/**
+ * The quality for the target format, checked: the routes validate it (4.7), but a bad value here
+ * would otherwise surface as sharp's error about the image.
+ */
+function resolveQuality(options: TextureOptimizeOptions): number {
+  if (!(options.format in IMAGE_MIME_TYPES)) throw new Error(`texture format must be jpeg, webp or png, not ${String(options.format)}`)
+  const quality = options.quality ?? TEXTURE_OPTIMIZE_DEFAULTS.quality[options.format]
+  const max = options.format === 'png' ? 9 : 100
+  if (!Number.isInteger(quality) || quality < 1 || quality > max) throw new Error(`${options.format} quality must be an integer from 1 to ${max}, not ${quality}`)
+  return quality
+}
+
+interface EncodeSettings {
+  format: ImageFormat
+  quality: number
+  lossless: boolean
+  /** Standalone images honour their EXIF orientation; textures never do (GPUs ignore EXIF). */
+  autoOrient: boolean
+  /** JPEG output of an image with alpha: composite on white rather than let the encoder drop it to black. */
+  flatten: boolean
+}
+
+async function encodeImage(encoder: SharpEncoder, bytes: Uint8Array, settings: EncodeSettings, limits: TextureLimits, label: string): Promise<Uint8Array> {
+  try {
+    let pipeline = encoder(bytes, sharpInputOptions(limits))
+    if (settings.autoOrient) pipeline = pipeline.autoOrient()
+    if (settings.flatten) pipeline = pipeline.flatten({ background: '#ffffff' })
+    switch (settings.format) {
+      case 'jpeg':
+        pipeline = pipeline.jpeg({ quality: settings.quality, mozjpeg: true })
+        break
+      case 'webp':
+        pipeline = settings.lossless ? pipeline.webp({ lossless: true, effort: 4 }) : pipeline.webp({ quality: settings.quality, effort: 4 })
+        break
+      case 'png':
+        pipeline = pipeline.png({ compressionLevel: settings.quality, adaptiveFiltering: true })
+        break
+    }
+    return new Uint8Array(await pipeline.toBuffer())
+  } catch (error) {
+    throw imageDecodeError(error, label)
+  }
+}
+
+async function hasVisibleAlpha(encoder: SharpEncoder, bytes: Uint8Array, limits: TextureLimits, label: string): Promise<boolean> {
+  try {
+    const image = encoder(bytes, sharpInputOptions(limits))
+    if (!(await image.metadata()).hasAlpha) return false
+    return !(await image.stats()).isOpaque
+  } catch (error) {
+    throw imageDecodeError(error, label)
+  }
+}
+
+/** EXT_texture_webp is required while any texture is WebP, and removed once none is. */
+export function syncWebpExtension(doc: Document): void {
+  const webp = doc.getRoot().listTextures().some((t) => t.getMimeType() === 'image/webp')
+  const existing = doc.getRoot().listExtensionsUsed().find((e) => e.extensionName === EXTTextureWebP.EXTENSION_NAME)
+  if (webp) doc.createExtension(EXTTextureWebP).setRequired(true)
+  else existing?.dispose()
+}
+
+export interface StandaloneImageResult {
+  bytes: Uint8Array
+  extension: string
+  details: Record<string, unknown>
+}
+
+/**
+ * Re-encodes a standalone PNG, JPEG or WebP image to the target format. JPEG output of an image
+ * with alpha is composited on white; EXIF orientation is applied, since the output carries no EXIF.
+ */
+export async function optimizeImage(bytes: Uint8Array, options: TextureOptimizeOptions): Promise<StandaloneImageResult> {
+  const quality = resolveQuality(options)
+  const header = checkTextureLimits(bytes, options, 'image')
+  const settings = { format: options.format, quality, lossless: false, autoOrient: true, flatten: options.format === 'jpeg' }
+  const output = await encodeImage(options.encoder, bytes, settings, options, 'image')
+  return {
+    bytes: output,
+    extension: IMAGE_FILE_EXTENSIONS[options.format],
+    details: {
+      width: header?.width,
+      height: header?.height,
+      textures: [{ name: 'image', from: header ? IMAGE_MIME_TYPES[header.format] : '', to: IMAGE_MIME_TYPES[options.format], before: bytes.byteLength, after: output.byteLength }],
+    },
+  }
+}

@@ -1,0 +1,87 @@
+import {
+  TIER_NUMBER,
+  type LicenseInfoA,
+  type LicenseInfoB,
+  type LicenseVerifyA,
+  type LicenseVerifyB,
+} from '@mos/sdk/contract'
+import type { LicenseCheck } from './license-key.ts'
+import type { Licensing } from './licensing.ts'
+import { TIER_LIMITS } from './tiers.ts'
+
+/** Times for "no licence": the Unix epoch (documented), since the A shape requires a timestamp. */
+const NO_EXPIRY = 0
+const DAY_MS = 86_400_000
+
+const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
+
+/** Shows only the key's last 6 characters (A `license_key`). */
+export function maskLicenseKey(key: string | undefined): string {
+  return key ? `${'*'.repeat(8)}${key.slice(-6)}` : ''
+}
+
+/** The A verify document: `valid` only for a genuine, current key for this machine. */
+export function verifyDocumentA(check: LicenseCheck): LicenseVerifyA & { message: string } {
+  if (check.ok) {
+    const limits = { ...TIER_LIMITS[check.payload.tier], ...check.payload.limits }
+    return {
+      valid: true,
+      tier: check.payload.tier,
+      expires_at: iso(check.payload.expires_at),
+      limits: { max_file_size_mb: limits.max_file_size_mb, max_batch_count: limits.max_batch_count },
+      message: 'license key is valid',
+    }
+  }
+  // A refused key grants nothing: the trial tier and its limits are what would apply.
+  return {
+    valid: false,
+    tier: 'trial',
+    expires_at: iso(check.payload?.expires_at ?? NO_EXPIRY),
+    limits: { max_file_size_mb: TIER_LIMITS.trial.max_file_size_mb, max_batch_count: TIER_LIMITS.trial.max_batch_count },
+    message: `license key refused: ${check.message}`,
+  }
+}
+
+/** The B verify document; the caller answers 402 when `success` is false. */
+export function verifyDocumentB(check: LicenseCheck): LicenseVerifyB {
+  if (check.ok) {
+    return { success: true, message: `license key is valid (tier ${TIER_NUMBER[check.payload.tier]})`, expires_at: check.payload.expires_at }
+  }
+  return { success: false, message: `license key refused: ${check.message}`, expires_at: check.payload?.expires_at ?? NO_EXPIRY }
+}
+
+/** The A info document of the licence in force. */
+export async function infoDocumentA(licensing: Licensing): Promise<LicenseInfoA & { status: string; message: string }> {
+  const state = licensing.state()
+  return {
+    mode: state.status === 'active' ? 'licensed' : 'trial',
+    tier: state.tier,
+    license_key: maskLicenseKey(state.key),
+    expires_at: iso(state.payload?.expires_at ?? NO_EXPIRY),
+    trial: { enabled: state.status !== 'active', used_files: await licensing.trial.used(), max_files: licensing.trialMaxFiles },
+    limits: { ...state.limits },
+    status: state.status,
+    message: state.message,
+  }
+}
+
+/** The B info document of the licence in force. */
+export async function infoDocumentB(
+  licensing: Licensing,
+  now = Date.now(),
+): Promise<LicenseInfoB & { message: string; trial: { used_files: number; max_files: number } }> {
+  const state = licensing.state()
+  const expires = state.payload?.expires_at
+  return {
+    authorized: state.status === 'active',
+    server_fingerprint: licensing.fingerprint,
+    status: state.status,
+    license_expires_at: expires ?? NO_EXPIRY,
+    tier: TIER_NUMBER[state.tier],
+    // Whole days left (rounded towards zero); negative once expired; 0 without a licence.
+    days_until_expiry: expires === undefined ? 0 : Math.trunc((expires * 1000 - now) / DAY_MS),
+    machine_id: licensing.machineId,
+    message: state.message,
+    trial: { used_files: await licensing.trial.used(), max_files: licensing.trialMaxFiles },
+  }
+}

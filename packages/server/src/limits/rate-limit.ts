@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto'
+import { ERROR_TEXTS, RATE_LIMIT_HEADERS } from '@mos/sdk/contract'
+import type { H3Event } from 'h3'
+import { Redis } from 'ioredis'
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { Guard } from '../context.ts'
+import { ApiError } from '../errors.ts'
+
+export interface RateLimitOptions {
+  perMinute: number
+  /** The window; 60 s in production (the contract's "per minute"), shorter in tests. */
+  windowSeconds: number
+  /** Shared counters for a cluster; absent = counted in this process. */
+  redisUrl?: string
+  prefix: string
+}
+
+export interface RateLimit {
+  guard: Guard
+  close(): Promise<void>
+}
+
+/** Keys are never stored as they are: the counter's name is a digest of the key. */
+const counterName = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex').slice(0, 32)
+
+/**
+ * Variant A's per-key rate limit (rate-limiter-flexible). With a Redis URL every process counts in
+ * the same keys, so the limit holds across a cluster; should Redis stop answering, each process
+ * falls back to counting on its own (the insurance limiter) rather than refusing all traffic.
+ */
+export function createRateLimit(options: RateLimitOptions): RateLimit {
+  const base = { points: options.perMinute, duration: options.windowSeconds, keyPrefix: options.prefix }
+  const memory = new RateLimiterMemory(base)
+  let redis: Redis | undefined
+  let limiter: RateLimiterAbstract = memory
+  if (options.redisUrl) {
+    // Connects on the first counted request, not when the context is created.
+    redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000 })
+    redis.on('error', () => undefined) // reported through failed commands → insurance limiter
+    limiter = new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
+  }
+
+  const headers = (res: RateLimiterRes) => ({
+    [RATE_LIMIT_HEADERS.limit]: String(options.perMinute),
+    [RATE_LIMIT_HEADERS.remaining]: String(Math.max(0, res.remainingPoints)),
+    [RATE_LIMIT_HEADERS.reset]: String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)),
+  })
+
+  const guard: Guard = async (event: H3Event, apiKey: string) => {
+    let res: RateLimiterRes
+    try {
+      res = await limiter.consume(counterName(apiKey))
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error
+      throw new ApiError(429, ERROR_TEXTS.rateLimited(options.perMinute), {
+        ...headers(error),
+        [RATE_LIMIT_HEADERS.retryAfter]: String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))),
+      })
+    }
+    // On the success response and on any later error of this request (both merged by h3 / renderError).
+    for (const [name, value] of Object.entries(headers(res))) {
+      event.res.headers.set(name, value)
+      event.res.errHeaders.set(name, value)
+    }
+  }
+
+  return {
+    guard,
+    async close() {
+      if (redis) await redis.quit().catch(() => redis?.disconnect())
+    },
+  }
+}

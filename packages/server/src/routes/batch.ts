@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto'
+import {
+  ERROR_TEXTS,
+  LIMIT_EXCEEDED_STATUS,
+  parseBatchCompressFields,
+  type BatchRecord,
+  type BatchSubmitResponse,
+} from '@mos/sdk/contract'
+import type { H3Event } from 'h3'
+import { toBatchRecord } from '../batches/batch-status.ts'
+import type { ServiceContext } from '../context.ts'
+import { ApiError } from '../errors.ts'
+import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
+import { taskFileKey } from '../tasks/task-runner.ts'
+import { newTaskId } from '../tasks/task-service.ts'
+import { readUploadStream } from '../uploads/read-upload.ts'
+import { compressJobOptions, submitRoutes } from './operations.ts'
+import { assertFormat, extensionOf } from './submit.ts'
+
+/**
+ * POST /api/v1/batch/compress: every `files` part streams straight to its own task's input, each
+ * becomes an ordinary compress task, and a batch record lists them in upload order. The request is
+ * all or nothing: a file with an unsupported extension, a file over the size limit or more files
+ * than the tier allows refuses the whole batch (nothing is queued); once queued, a task that fails
+ * does not touch its siblings.
+ */
+export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<BatchSubmitResponse> {
+  await assertTrialLeft(ctx.licensing)
+  const limits = ctx.limits()
+  const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
+  const formats = submitRoutes(ctx.variant).find((route) => route.type === 'compress')!.formats()
+  const placed: { task_id: string; filename: string }[] = []
+  const upload = await readUploadStream(event, {
+    files: ctx.files,
+    fileField: 'files',
+    maxFiles: limits.maxBatchCount,
+    maxFileBytes: limits.maxFileBytes,
+    limitStatus,
+    onTooManyFiles: () => new ApiError(limitStatus, ERROR_TEXTS.batchTooLarge(limits.maxBatchCount)),
+    place: (filename) => {
+      assertFormat(filename, formats)
+      const taskId = newTaskId()
+      placed.push({ task_id: taskId, filename })
+      return { key: taskFileKey(taskId, 'input') }
+    },
+  })
+  const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
+  const batchId = randomUUID()
+  try {
+    if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
+    const parsed = parseBatchCompressFields(upload.fields)
+    if (!parsed.ok) throw new ApiError(400, parsed.error)
+    await admitFiles(ctx.licensing, placed.length)
+    // The batch record first: a sub-task may finish before the last one is queued.
+    await ctx.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
+    const options = compressJobOptions(parsed.value)
+    for (const task of placed) {
+      await ctx.tasks.submit({
+        taskId: task.task_id,
+        type: 'compress',
+        filename: task.filename,
+        size: sizes.get(taskFileKey(task.task_id, 'input')) ?? 0,
+        format: extensionOf(task.filename),
+        options,
+        batchId,
+      })
+    }
+  } catch (error) {
+    await Promise.allSettled(placed.map((task) => ctx.files.remove(`tasks/${task.task_id}`)))
+    throw error
+  }
+  return {
+    batch_id: batchId,
+    total: placed.length,
+    tasks: placed.map((task) => ({ ...task, status: 'pending' as const })),
+  }
+}
+
+/** GET /api/v1/batch/{id}: the batch record (2.4) with counts read from the sub-tasks now. */
+export async function getBatchRecord(ctx: ServiceContext, id: string): Promise<BatchRecord> {
+  const batch = await ctx.batches.get(id)
+  if (!batch) throw new ApiError(404, ERROR_TEXTS.batchNotFound(id))
+  const tasks = await Promise.all(batch.tasks.map((task) => ctx.tasks.get(task.task_id)))
+  return toBatchRecord(batch, tasks.map((task) => task?.status))
+}

@@ -1,0 +1,118 @@
+import {
+  completedTaskSchema,
+  describeRule,
+  diagnosisResultSchema,
+  ERROR_TEXTS,
+  submitResponseSchema,
+  textureKtx2FieldSpecs,
+  textureOptimizeFieldSpecs,
+} from '@mos/sdk/contract'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { form, inProcessApp, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+
+const { available, paths } = corpusFiles({
+  badNormals: assimp('glTF2', 'BoxBadNormals-glTF-Binary', 'BoxBadNormals.glb'),
+  engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
+  knight: shared('glb', 'chr_knight.glb'),
+})
+
+const KTX2_IDENTIFIER = [0xab, 0x4b, 0x54, 0x58, 0x20, 0x32, 0x30, 0xbb, 0x0d, 0x0a, 0x1a, 0x0a]
+
+describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process)', (variant) => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let service: ReturnType<typeof inProcessApp>
+  let png: Uint8Array
+
+  beforeAll(async () => {
+    dir = await tempDir()
+    service = inProcessApp(testEnv(variant, dir.path))
+    png = new Uint8Array(
+      await sharp({ create: { width: 128, height: 96, channels: 3, background: { r: 200, g: 80, b: 20 } } }).png().toBuffer(),
+    )
+  })
+  afterAll(async () => {
+    await service.close()
+    await dir.remove()
+  })
+
+  const run = async (path: string, fields: Record<string, string | number>, file: NonNullable<Parameters<typeof form>[1]>[number]) => {
+    const response = await service.call(path, { method: 'POST', body: await form(fields, [file]) })
+    expect(response.status, await response.clone().text()).toBe(200)
+    const { task_id } = submitResponseSchema.parse(await response.json())
+    const record = await waitForTask((p) => service.call(p), task_id)
+    const download = record.status === 'completed' ? new Uint8Array(await (await service.call(`/api/v1/tasks/${task_id}/download`)).arrayBuffer()) : undefined
+    return { record, download }
+  }
+
+  it('repairs a model and says what it fixed', async () => {
+    const { record, download } = await run('/api/v1/repair', {}, paths.badNormals)
+    const completed = completedTaskSchema.parse(record)
+    expect(completed.type).toBe('repair')
+    expect(completed.output.filename).toBe('BoxBadNormals_repaired.glb')
+    expect((record.repairs as Record<string, number>).normals_recomputed).toBeGreaterThan(0)
+    expect(new TextDecoder().decode(download!.subarray(0, 4))).toBe('glTF')
+  })
+
+  it('re-encodes the textures of a model as WebP, keeping the container', async () => {
+    const { record, download } = await run('/api/v1/textures/optimize', { format: 'webp', quality: 80 }, paths.knight)
+    const completed = completedTaskSchema.parse(record)
+    expect(completed.output.filename).toBe('chr_knight_optimized.glb')
+    expect(completed.output.compression_ratio).toBeCloseTo(completed.output.size_bytes / completed.input_size_bytes, 3)
+    expect(new TextDecoder().decode(download!)).toContain('EXT_texture_webp')
+  })
+
+  it('converts a standalone image to the target format', async () => {
+    const { record, download } = await run('/api/v1/textures/optimize', { format: 'jpeg' }, { name: 'swatch.png', bytes: png })
+    expect(completedTaskSchema.parse(record).output.filename).toBe('swatch_optimized.jpg')
+    expect(await sharp(download!).metadata()).toMatchObject({ format: 'jpeg', width: 128, height: 96 })
+  })
+
+  for (const [spec, extra] of [
+    ...textureOptimizeFieldSpecs('jpeg').map((s) => [s, { format: 'jpeg' }] as const),
+    ...textureOptimizeFieldSpecs('png').filter((s) => s.name === 'quality').map((s) => [s, { format: 'png' }] as const),
+  ]) {
+    it(`validates textures/optimize ${spec.name} (${JSON.stringify(extra)})`, async () => {
+      const bad = spec.kind === 'integer' ? String(spec.max + 1) : 'gif'
+      const response = await service.call('/api/v1/textures/optimize', { method: 'POST', body: await form({ ...extra, [spec.name]: bad }, [{ name: 'a.png', bytes: png }]) })
+      expect(response.status).toBe(400)
+      const error = spec.kind === 'enum' ? ERROR_TEXTS.unsupportedFormat('gif') : ERROR_TEXTS.invalidField(spec.name, describeRule(spec))
+      expect(await response.json()).toEqual({ error })
+    })
+  }
+
+  it('names the missing format of textures/optimize', async () => {
+    const response = await service.call('/api/v1/textures/optimize', { method: 'POST', body: await form({}, [{ name: 'a.png', bytes: png }]) })
+    expect(await response.json()).toEqual({ error: ERROR_TEXTS.missingField('format') })
+  })
+
+  if (variant === 'A') {
+    it('diagnoses a model: the result object of 2.3 on the task record, and as a JSON download', async () => {
+      const { record, download } = await run('/api/v1/diagnose', {}, paths.engine)
+      const completed = completedTaskSchema.parse(record)
+      const result = diagnosisResultSchema.parse(completed.result)
+      expect(result.format).toBe('glb')
+      expect(result.file_size_bytes).toBe(completed.input_size_bytes)
+      expect(result.meshes.reduce((n, m) => n + m.triangles, 0)).toBeGreaterThan(0)
+      expect(JSON.parse(new TextDecoder().decode(download!))).toEqual(record.result)
+    })
+
+    it('encodes a standalone image to KTX2 (ETC1S by default, UASTC on request)', async () => {
+      for (const fields of [{}, { uastc: "true", quality: 1 }] as Record<string, string | number>[]) {
+        const { record, download } = await run('/api/v1/textures/ktx2', fields, { name: 'swatch.png', bytes: png })
+        expect(completedTaskSchema.parse(record).output.filename).toBe('swatch_ktx2.ktx2')
+        expect([...download!.subarray(0, 12)]).toEqual(KTX2_IDENTIFIER)
+      }
+    })
+
+    it('validates textures/ktx2 quality per mode', async () => {
+      for (const [uastc, spec] of [[false, textureKtx2FieldSpecs(false)[1]!], [true, textureKtx2FieldSpecs(true)[1]!]] as const) {
+        if (spec.kind !== 'integer') throw new Error('quality is an integer field')
+        const response = await service.call('/api/v1/textures/ktx2', { method: 'POST', body: await form({ uastc: String(uastc), quality: spec.max + 1 }, [{ name: 'a.png', bytes: png }]) })
+        expect(response.status).toBe(400)
+        expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField('quality', describeRule(spec)) })
+      }
+    })
+  }
+})
