@@ -1,0 +1,60 @@
+import { Document, NodeIO } from '@gltf-transform/core'
+
+/** Deterministic PRNG (mulberry32), so generated inputs are the same on every machine. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/**
+ * A rippled height-field of `2·n²` triangles with positions, normals and UVs (n = 708 → ~1M triangles),
+ * written as GLB. Noise comes from a seed, so the file is identical from run to run.
+ */
+export async function generateGrid(n: number, seed = 1): Promise<Uint8Array> {
+  const random = seeded(seed)
+  const verts = (n + 1) * (n + 1)
+  const position = new Float32Array(verts * 3)
+  const normal = new Float32Array(verts * 3)
+  const uv = new Float32Array(verts * 2)
+  for (let y = 0, v = 0; y <= n; y++) {
+    for (let x = 0; x <= n; x++, v++) {
+      const u = x / n
+      const w = y / n
+      const h = 0.05 * Math.sin(u * 20) * Math.cos(w * 17) + 0.002 * random()
+      position.set([u * 2 - 1, h, w * 2 - 1], v * 3)
+      const nx = -Math.cos(u * 20) * Math.cos(w * 17)
+      const nz = Math.sin(u * 20) * Math.sin(w * 17)
+      const len = Math.hypot(nx * 0.05, 1, nz * 0.05)
+      normal.set([(nx * 0.05) / len, 1 / len, (nz * 0.05) / len], v * 3)
+      uv.set([u, w], v * 2)
+    }
+  }
+  const indices = new Uint32Array(n * n * 6)
+  for (let y = 0, i = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      const a = y * (n + 1) + x
+      const b = a + 1
+      const c = a + n + 1
+      const d = c + 1
+      indices.set([a, c, b, b, c, d], i)
+      i += 6
+    }
+  }
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const prim = doc
+    .createPrimitive()
+    .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(position).setBuffer(buffer))
+    .setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(normal).setBuffer(buffer))
+    .setAttribute('TEXCOORD_0', doc.createAccessor().setType('VEC2').setArray(uv).setBuffer(buffer))
+    .setIndices(doc.createAccessor().setType('SCALAR').setArray(indices).setBuffer(buffer))
+  const mesh = doc.createMesh('grid').addPrimitive(prim)
+  doc.createScene().addChild(doc.createNode('grid').setMesh(mesh))
+  return new NodeIO().writeBinary(doc)
+}

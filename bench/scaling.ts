@@ -1,0 +1,85 @@
+import { expectOk, roundTrip, startBenchService, type BenchService } from './service.ts'
+import { percentile, type Input } from './stats.ts'
+
+export interface ScalingResult {
+  tasks: number
+  oneThreadMs: number
+  twoThreadsMs: number
+  throughputRatio: number
+}
+
+async function submitAll(service: BenchService, input: Input, count: number, fields: Record<string, string>): Promise<string[]> {
+  const ids: string[] = []
+  for (let i = 0; i < count; i++) {
+    const body = new FormData()
+    body.append('file', new Blob([input.bytes as Uint8Array<ArrayBuffer>]), input.name)
+    for (const [k, v] of Object.entries(fields)) body.append(k, v)
+    ids.push(((await expectOk(await service.call('/api/v1/compress', { method: 'POST', body }))) as { task_id: string }).task_id)
+  }
+  return ids
+}
+
+async function waitAll(service: BenchService, ids: string[], onPoll?: (ms: number) => void): Promise<void> {
+  const open = new Set(ids)
+  while (open.size > 0) {
+    for (const id of [...open]) {
+      const t = performance.now()
+      const record = (await expectOk(await service.call(`/api/v1/tasks/${id}`))) as { status: string; error?: string }
+      onPoll?.(performance.now() - t)
+      if (record.status === 'failed') throw new Error(`task failed: ${record.error}`)
+      if (record.status === 'completed') open.delete(id)
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** Makespan of `count` compress tasks with one engine thread, then two. */
+export async function measureScaling(input: Input, count: number): Promise<ScalingResult> {
+  const times: number[] = []
+  for (const threads of ['1', '2']) {
+    const service = await startBenchService({ SERVICE__ENGINES__THREADS: threads })
+    try {
+      await roundTrip(service, input, { engine: 'draco' })
+      const start = performance.now()
+      await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
+      times.push(performance.now() - start)
+    } finally {
+      await service.stop()
+    }
+  }
+  return { tasks: count, oneThreadMs: times[0]!, twoThreadsMs: times[1]!, throughputRatio: times[0]! / times[1]! }
+}
+
+export interface QueueResult {
+  queued: number
+  peakRssMb: number
+  baselineRssMb: number
+  pollP50Ms: number
+  pollP99Ms: number
+  totalMs: number
+}
+
+/** 200 queued tasks: service memory and the latency of GET /tasks/{id} while the threads are busy. */
+export async function measureQueue(input: Input, count: number): Promise<QueueResult> {
+  const service = await startBenchService({ SERVICE__ENGINES__THREADS: '2' })
+  try {
+    await roundTrip(service, input, { engine: 'meshopt' })
+    const baseline = await service.rss()
+    let peak = baseline
+    const sampler = setInterval(() => void service.rss().then((r) => (peak = Math.max(peak, r))), 100)
+    const polls: number[] = []
+    const start = performance.now()
+    await waitAll(service, await submitAll(service, input, count, { engine: 'meshopt' }), (ms) => polls.push(ms))
+    clearInterval(sampler)
+    return {
+      queued: count,
+      baselineRssMb: baseline / 2 ** 20,
+      peakRssMb: peak / 2 ** 20,
+      pollP50Ms: percentile(polls, 50),
+      pollP99Ms: percentile(polls, 99),
+      totalMs: performance.now() - start,
+    }
+  } finally {
+    await service.stop()
+  }
+}

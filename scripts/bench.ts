@@ -1,0 +1,139 @@
+// `npm run bench`: the performance harness of docs/performance.md. Prints every figure with its goal and
+// writes JSON to bench-results/. Exits non-zero only on errors, never on a missed goal.
+//   --quick        smaller inputs and counts (a smoke run)
+//   --write-docs   replace the results table in docs/performance.md
+//   --only a,b     sections: overhead, anchors, scaling, queue, memory, read
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { measureAnchors } from '../bench/anchors.ts'
+import { measureUploadMemory, measureWorkerMemory } from '../bench/memory.ts'
+import { generateGrid } from '../bench/mesh.ts'
+import { measureOverhead } from '../bench/overhead.ts'
+import { measureReadPath } from '../bench/read-path.ts'
+import { measureQueue, measureScaling } from '../bench/scaling.ts'
+import { startBenchService } from '../bench/service.ts'
+import { mb, type Input } from '../bench/stats.ts'
+
+const args = process.argv.slice(2)
+const quick = args.includes('--quick')
+const only = args.find((a) => a.startsWith('--only'))?.split('=')[1]?.split(',') ?? args[args.indexOf('--only') + 1]?.split(',')
+const wants = (section: string) => !args.includes('--only') && !args.some((a) => a.startsWith('--only=')) ? true : (only ?? []).includes(section)
+
+const lines: string[] = []
+const out = (line = '') => {
+  lines.push(line)
+  console.log(line)
+}
+const table = (head: string[], rows: (string | number)[][]) => {
+  out(`| ${head.join(' | ')} |`)
+  out(`|${head.map(() => '---').join('|')}|`)
+  for (const row of rows) out(`| ${row.map((c) => (typeof c === 'number' ? fmt(c) : c)).join(' | ')} |`)
+  out()
+}
+const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(Math.abs(n) < 10 ? 2 : 1))
+const goal = (ok: boolean) => (ok ? 'met' : 'MISSED')
+
+async function loadInputs(): Promise<Input[]> {
+  const files = [
+    ['2CylinderEngine.glb', '/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb'],
+    ['chr_knight.glb', new URL('../../shared/corpus/glb/chr_knight.glb', import.meta.url).pathname],
+  ]
+  const inputs: Input[] = []
+  for (const [name, path] of files) {
+    if (!existsSync(path!)) throw new Error(`benchmark input missing: ${path} (see ../shared/corpus.md)`)
+    inputs.push({ name: name!, bytes: new Uint8Array(await readFile(path!)) })
+  }
+  const n = quick ? 150 : 708
+  inputs.push({ name: `grid-${((2 * n * n) / 1e6).toFixed(2)}M-tri.glb`, bytes: await generateGrid(n) })
+  return inputs
+}
+
+const results: Record<string, unknown> = { date: new Date().toISOString(), quick, node: process.version }
+const inputs = await loadInputs()
+const [engine, knight, grid] = inputs as [Input, Input, Input]
+out(`# Mos benchmark — ${results.date}${quick ? ' (quick)' : ''}`)
+out()
+out(`Inputs: ${inputs.map((i) => `${i.name} ${mb(i.bytes.byteLength).toFixed(2)} MB`).join('; ')}`)
+out()
+
+if (wants('overhead') || wants('anchors')) {
+  const service = await startBenchService({ SERVICE__ENGINES__THREADS: '2' })
+  try {
+    if (wants('overhead')) {
+      const rows = await measureOverhead(service, inputs, quick ? 1 : 3)
+      results.overhead = rows
+      out('## Overhead: warm service end to end vs the same library call in-process (goal ≤ 1.10 on inputs ≥ 1 MB)')
+      out()
+      table(['input', 'engine', 'service ms', 'library ms', 'ratio', 'goal'], rows.map((r) => [
+        r.input, r.engine, r.serviceMs, r.libraryMs, r.ratio, r.inputBytes >= 2 ** 20 ? goal(r.ratio <= 1.1) : 'n/a (< 1 MB)',
+      ]))
+    }
+    if (wants('anchors')) {
+      const rows = await measureAnchors(service, inputs)
+      results.anchors = rows
+      out('## Against gltf-transform and gltfpack (goals: mos meshopt ≤ gltfpack -cc size; mos draco ≤ gltf-transform draco size)')
+      out()
+      table(['input', 'tool', 'ms', 'bytes', 'triangles', 'bounds error'], rows.map((r) => [r.input, r.tool, r.ms, r.bytes, r.triangles, r.boundsError.toExponential(2)]))
+      const goals: (string | number)[][] = []
+      for (const input of inputs) {
+        const size = (tool: string) => rows.find((r) => r.input === input.name && r.tool === tool)?.bytes ?? NaN
+        goals.push([input.name, 'mos meshopt / gltfpack -cc', size('mos meshopt') / size('gltfpack -cc'), goal(size('mos meshopt') <= size('gltfpack -cc'))])
+        goals.push([input.name, 'mos draco / gltf-transform draco', size('mos draco') / size('gltf-transform draco'), goal(size('mos draco') <= size('gltf-transform draco'))])
+      }
+      table(['input', 'size ratio', 'value', 'goal'], goals)
+    }
+  } finally {
+    await service.stop()
+  }
+}
+
+if (wants('scaling')) {
+  const scaling = await measureScaling(engine, quick ? 8 : 40)
+  results.scaling = scaling
+  out('## Scaling: compress tasks with 1 vs 2 engine threads (goal: throughput ratio ≥ 1.8)')
+  out()
+  table(['tasks', '1 thread ms', '2 threads ms', 'throughput ratio', 'goal'], [[scaling.tasks, scaling.oneThreadMs, scaling.twoThreadsMs, scaling.throughputRatio, goal(scaling.throughputRatio >= 1.8)]])
+}
+
+if (wants('queue')) {
+  const queue = await measureQueue(knight, quick ? 40 : 200)
+  results.queue = queue
+  out('## Queue: tasks queued at once, service memory and GET /tasks/{id} latency while busy')
+  out()
+  table(['queued', 'baseline RSS MB', 'peak RSS MB', 'poll p50 ms', 'poll p99 ms', 'all done ms'], [[queue.queued, queue.baselineRssMb, queue.peakRssMb, queue.pollP50Ms, queue.pollP99Ms, queue.totalMs]])
+}
+
+if (wants('memory')) {
+  const upload = await measureUploadMemory(quick ? 128 : 1024)
+  const worker = await measureWorkerMemory(grid)
+  results.memory = { upload, worker }
+  out('## Memory (goal: RSS growth ≤ 150 MB while receiving the upload)')
+  out()
+  table(['upload MB', 'baseline RSS MB', 'peak RSS MB', 'growth MB', 'seconds', 'goal'], [[upload.uploadMb, upload.baselineRssMb, upload.peakRssMb, upload.growthMb, upload.seconds, goal(upload.growthMb <= 150)]])
+  table(['task input', 'input MB', 'peak growth MB', 'growth per input MB'], [[worker.input, worker.inputMb, worker.peakGrowthMb, worker.perInputMb]])
+}
+
+if (wants('read')) {
+  const read = await measureReadPath(knight, quick ? 3 : 10)
+  results.read = read
+  out('## Read path: GET /api/v1/tasks/{id} (autocannon, 10 connections)')
+  out()
+  table(['requests/s', 'p50 ms', 'p99 ms', 'errors'], [[read.requestsPerSecond, read.p50Ms, read.p99Ms, read.errors]])
+}
+
+await mkdir('bench-results', { recursive: true })
+const file = `bench-results/bench-${String(results.date).replace(/[:.]/g, '-')}.json`
+await writeFile(file, JSON.stringify(results, null, 2))
+console.log(`wrote ${file}`)
+
+if (args.includes('--write-docs')) {
+  const docs = await readFile('docs/performance.md', 'utf8')
+  const begin = '<!-- results:begin -->'
+  const end = '<!-- results:end -->'
+  const a = docs.indexOf(begin)
+  const b = docs.indexOf(end)
+  if (a < 0 || b < 0) throw new Error('docs/performance.md lacks the results markers')
+  await writeFile('docs/performance.md', `${docs.slice(0, a + begin.length)}\n${lines.join('\n')}\n${docs.slice(b)}`)
+  console.log('updated docs/performance.md')
+}
+process.exit(0)
