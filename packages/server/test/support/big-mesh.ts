@@ -5,7 +5,8 @@ import { Document, NodeIO } from '@gltf-transform/core'
  * A GLB of one dense grid mesh (`side`² vertices, 2·(side−1)² triangles), written to `path`: an input
  * that keeps an engine thread busy for seconds, for tests that must catch a task mid-run.
  */
-export async function writeBigMesh(path: string, side = 600): Promise<number> {
+export async function writeBigMesh(path: string, side = 600, options: { normals?: boolean } = {}): Promise<number> {
+  const withNormals = options.normals ?? true
   const doc = new Document()
   const buffer = doc.createBuffer()
   const positions = new Float32Array(side * side * 3)
@@ -31,8 +32,8 @@ export async function writeBigMesh(path: string, side = 600): Promise<number> {
   const prim = doc
     .createPrimitive()
     .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(positions).setBuffer(buffer))
-    .setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(normals).setBuffer(buffer))
     .setIndices(doc.createAccessor().setType('SCALAR').setArray(indices).setBuffer(buffer))
+  if (withNormals) prim.setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(normals).setBuffer(buffer))
   doc.createScene().addChild(doc.createNode('grid').setMesh(doc.createMesh('grid').addPrimitive(prim)))
   const bytes = await new NodeIO().writeBinary(doc)
   await writeFile(path, bytes)
