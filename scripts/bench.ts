@@ -2,9 +2,12 @@
 // writes JSON to bench-results/. Exits non-zero only on errors, never on a missed goal.
 //   --quick        smaller inputs and counts (a smoke run)
 //   --write-docs   replace the results table in docs/performance.md
-//   --only a,b     sections: overhead, anchors, scaling, queue, memory, read
+//   --only a,b     sections: overhead, anchors, scaling, queue, memory, read, convert, textures
+//                  (convert and textures, the engine-level benchmarks of the format and texture work,
+//                  run only when named or with --all: together they take several minutes)
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
 import { measureAnchors } from '../bench/anchors.ts'
 import { measureUploadMemory, measureWorkerMemory } from '../bench/memory.ts'
 import { generateGrid } from '../bench/mesh.ts'
@@ -17,7 +20,11 @@ import { mb, type Input } from '../bench/stats.ts'
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const only = args.find((a) => a.startsWith('--only'))?.split('=')[1]?.split(',') ?? args[args.indexOf('--only') + 1]?.split(',')
-const wants = (section: string) => !args.includes('--only') && !args.some((a) => a.startsWith('--only=')) ? true : (only ?? []).includes(section)
+const ENGINE_SECTIONS = ['convert', 'textures']
+const wants = (section: string) => {
+  if (args.includes('--only') || args.some((a) => a.startsWith('--only='))) return (only ?? []).includes(section)
+  return !ENGINE_SECTIONS.includes(section) || args.includes('--all')
+}
 
 const lines: string[] = []
 const out = (line = '') => {
@@ -119,6 +126,29 @@ if (wants('read')) {
   out('## Read path: GET /api/v1/tasks/{id} (autocannon, 10 connections)')
   out()
   table(['requests/s', 'p50 ms', 'p99 ms', 'errors'], [[read.requestsPerSecond, read.p50Ms, read.p99Ms, read.errors]])
+}
+
+/** Runs one of the engine package's benchmark scripts and keeps its printed table. */
+function engineBench(script: string, argv: string[]): string {
+  const output = execFileSync(process.execPath, ['--import', 'tsx', `packages/engines/bench/${script}`, ...argv], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
+  return output.trim()
+}
+
+if (wants('convert')) {
+  out(`## Convert: a generated ${quick ? '100k' : '1M'}-triangle mesh between formats (time and peak memory per pair)`)
+  out()
+  out(engineBench('convert.ts', quick ? ['100000'] : []))
+  out()
+}
+
+if (wants('textures')) {
+  out('## Textures: KTX2 (ETC1S, UASTC) time per megapixel, and the ratio to sharp\'s WebP encode')
+  out()
+  out(engineBench('textures.ts', quick ? ['512'] : []))
+  out()
 }
 
 await mkdir('bench-results', { recursive: true })

@@ -21,6 +21,9 @@ export type { AssimpInputLimits } from './io/assimp-input-limits.ts'
 export { assimpHeapBytes, ASSIMP_HEAP_KEEP_BYTES } from './io/assimp-module.ts'
 export { isImageExtension, isRasterFormat, IMAGE_EXTENSION_FORMATS } from './io/image.ts'
 export type { ImageFormat, RasterHeader } from './io/image.ts'
+export { DEFAULT_MAX_ALLOCATION_BYTES, READ_DEFAULTS } from './io/limits.ts'
+export type { ReadOptions } from './io/limits.ts'
+export type { FormatCodec, WrittenModel } from './io/index.ts'
 
 // Operations
 export { compress, COMPRESS, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
@@ -32,6 +35,8 @@ export type { TextureKtx2Options } from './ops/texture-ktx2.ts'
 export { checkTextureLimits, TEXTURE_LIMITS_DEFAULTS } from './ops/texture-limits.ts'
 export type { TextureLimits } from './ops/texture-limits.ts'
 export type { TextureReport } from './ops/texture-report.ts'
+export { convertDocument, parseConvertOptions } from './ops/convert.ts'
+export type { ConvertOptions } from './ops/convert.ts'
 
 // Platform: codecs loaded once per thread
 export { loadPlatform, describeEngines, installedVersion } from './platform.ts'

@@ -5,6 +5,7 @@ import sharp from 'sharp'
 import { loadBasisEncoder, type BasisModule } from './basis-encoder.ts'
 import { failureMessage } from './errors.ts'
 import { FORMAT_CODECS, readModel, writableFormats, writeModel } from './io/index.ts'
+import type { ReadOptions } from './io/limits.ts'
 import { diagnoseBytes, refuseUnreadableGltf } from './ops/diagnose-file.ts'
 import { loadGltfValidator } from './ops/gltf-validation.ts'
 import { repairDocument } from './ops/repair.ts'
@@ -14,6 +15,7 @@ import { isImageExtension } from './io/image.ts'
 import { encodeImageKtx2, textureKtx2, type TextureKtx2Options } from './ops/texture-ktx2.ts'
 import { optimizeImage, textureOptimize, type TextureOptimizeOptions } from './ops/texture-optimize.ts'
 import { summarizeTextures, type TextureReport } from './ops/texture-report.ts'
+import { convertDocument, parseConvertOptions } from './ops/convert.ts'
 import { loadPlatform } from './platform.ts'
 
 /**
@@ -41,6 +43,12 @@ async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
   }
 }
 
+/** The reader bounds a job carries (the server passes its configured allocation limit). */
+function readOptionsOf(job: WorkerJob): ReadOptions {
+  const limit = job.options.maxAllocationBytes
+  return typeof limit === 'number' ? { maxAllocationBytes: limit } : {}
+}
+
 async function loadInput(job: WorkerJob): Promise<Uint8Array> {
   return 'path' in job.input ? new Uint8Array(await readFile(job.input.path)) : job.input.bytes
 }
@@ -49,13 +57,26 @@ async function loadInput(job: WorkerJob): Promise<Uint8Array> {
 export async function compressJob(job: WorkerJob): Promise<JobResult> {
   return runJob(job, async (report) => {
     report(5)
-    const doc = await readModel(platform, await loadInput(job), job.format)
+    const doc = await readModel(platform, await loadInput(job), job.format, readOptionsOf(job))
     report(30)
     await doc.transform(compress({ ...(job.options as unknown as CompressOptions), meshoptEncoder: platform.meshoptEncoder }))
     report(85)
     const written = await writeModel(platform, doc, 'glb')
     report(95)
     return written
+  })
+}
+
+/** convert: any readable model → `target_format` (glb, gltf as a zip, obj, stl, ply, ...). */
+export async function convertJob(job: WorkerJob): Promise<JobResult> {
+  return runJob(job, async (report) => {
+    const options = parseConvertOptions(job.options)
+    report(5)
+    const doc = await readModel(platform, await loadInput(job), job.format, readOptionsOf(job))
+    report(50)
+    const { bytes, extension, notes } = await convertDocument(platform, doc, options.target_format)
+    report(95)
+    return { bytes, extension, ...(notes && notes.length > 0 ? { details: { notes } } : {}) }
   })
 }
 
@@ -72,7 +93,7 @@ export async function repairJob(job: WorkerJob): Promise<JobResult> {
   return runJob(job, async (report) => {
     report(5)
     const bytes = await loadInput(job)
-    const doc = await readModel(platform, bytes, job.format)
+    const doc = await readModel(platform, bytes, job.format, readOptionsOf(job))
     await refuseUnreadableGltf(gltfValidator, bytes, job.format)
     report(30)
     const repairs = await repairDocument(doc)
@@ -142,7 +163,7 @@ export async function textureOptimizeJob(job: WorkerJob): Promise<JobResult> {
     report(5)
     const bytes = await loadInput(job)
     if (isImageExtension(job.format)) return optimizeImage(bytes, options)
-    const doc = await readModel(platform, bytes, job.format)
+    const doc = await readModel(platform, bytes, job.format, readOptionsOf(job))
     report(20)
     const textures: TextureReport[] = []
     await doc.transform(textureOptimize({ ...options, report: textures }))
@@ -160,7 +181,7 @@ export async function textureKtx2Job(job: WorkerJob): Promise<JobResult> {
     report(5)
     const bytes = await loadInput(job)
     if (isImageExtension(job.format)) return encodeImageKtx2(bytes, options)
-    const doc = await readModel(platform, bytes, job.format)
+    const doc = await readModel(platform, bytes, job.format, readOptionsOf(job))
     report(15)
     const textures: TextureReport[] = []
     await doc.transform(textureKtx2({ ...options, report: textures, onProgress: (f) => report(15 + 75 * f) }))
@@ -170,3 +191,4 @@ export async function textureKtx2Job(job: WorkerJob): Promise<JobResult> {
 }
 
 export { textureOptimizeJob as texture_optimize, textureKtx2Job as texture_ktx2 }
+export { convertJob as convert }

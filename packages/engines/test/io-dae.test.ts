@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countMeshTriangles, countSceneTriangles, createEnginePool, documentBounds, loadPlatform, readModel, writeModel } from '../src/index.ts'
 import { readDae } from '../src/io/dae.ts'
-import { assimpInfo, unzipTo } from './support/assimp-info.ts'
+import { assimpInfo, unzipTo } from '../../../test/support/assimp-info.ts'
 import { nestUnderAwkwardTransforms } from './support/nested-transforms.ts'
 
 const { available, paths } = corpusFiles({
@@ -33,7 +33,7 @@ describe.skipIf(!available)('COLLADA', async () => {
     for (const name of ['duck', 'teapots', 'bom', 'tristrips', 'colors', 'sphere'] as const) {
       it(`${name} keeps the triangles assimp info reports`, async () => {
         const [doc, info] = await Promise.all([read(paths[name]), assimpInfo(paths[name])])
-        expect(countMeshTriangles(doc)).toBe(info.triangles)
+        expect(countMeshTriangles(doc)).toBe(info.meshTriangles)
         expect(doc.getRoot().listMeshes().every((m) => m.listPrimitives().every((p) => p.getAttribute('NORMAL')))).toBe(true)
       })
     }
@@ -106,7 +106,7 @@ describe.skipIf(!available)('COLLADA', async () => {
         const source = await readModel(platform, new Uint8Array(await readFile(paths[name])), 'glb')
         const { daePath, resources } = await writeDaeFiles(source, name)
         const info = await assimpInfo(daePath, { raw: true })
-        expect(info.triangles).toBe(countMeshTriangles(source))
+        expect(info.meshTriangles).toBe(countMeshTriangles(source))
         const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resources })
         expect(countSceneTriangles(back)).toBe(countSceneTriangles(source))
         expectSameBounds(back, source)
@@ -162,12 +162,12 @@ describe.skipIf(!available)('COLLADA', async () => {
       const path = join(dir, 'lines.dae')
       await writeFile(path, dae.bytes)
       const info = await assimpInfo(path, { raw: true })
-      expect([info.triangles, info.lines]).toEqual([1, 2])
+      expect([info.meshTriangles, info.meshLines]).toEqual([1, 2])
       expect(warnings).toEqual(['[dae] 1 point primitive(s) dropped: COLLADA cannot hold points'])
       warnings.length = 0
       const fbx = await writeModel(platform, doc, 'fbx')
       await writeFile(join(dir, 'lines.fbx'), fbx.bytes)
-      expect((await assimpInfo(join(dir, 'lines.fbx'), { raw: true })).triangles).toBe(1)
+      expect((await assimpInfo(join(dir, 'lines.fbx'), { raw: true })).meshTriangles).toBe(1)
       expect(warnings).toEqual(['[fbx] 1 point primitive(s) dropped: FBX cannot hold points', '[fbx] 1 line primitive(s) dropped: FBX cannot hold lines'])
     })
   })

@@ -11,7 +11,7 @@ import { encodeFbxBinary, fbx, fbxNode } from '../src/io/fbx-binary.ts'
 import { readFbx } from '../src/io/fbx.ts'
 import { quaternionToEulerXyz } from '../src/io/fbx-writer.ts'
 import { primitiveVisibleTriangles } from '../src/geometry-stats.ts'
-import { assimpInfo } from './support/assimp-info.ts'
+import { assimpInfo } from '../../../test/support/assimp-info.ts'
 import { nestUnderAwkwardTransforms } from './support/nested-transforms.ts'
 
 const { available, paths } = corpusFiles({
@@ -40,7 +40,7 @@ describe.skipIf(!available)('FBX', async () => {
     for (const name of cases) {
       it(`${name} keeps the triangles assimp info reports`, async () => {
         const [doc, info] = await Promise.all([read(paths[name]), assimpInfo(paths[name])])
-        expect(countMeshTriangles(doc)).toBe(info.triangles)
+        expect(countMeshTriangles(doc)).toBe(info.meshTriangles)
       })
     }
 
@@ -66,7 +66,7 @@ describe.skipIf(!available)('FBX', async () => {
       const [doc, info] = await Promise.all([read(paths.spider), assimpInfo(paths.spider)])
       let visible = 0
       for (const mesh of doc.getRoot().listMeshes()) for (const prim of mesh.listPrimitives()) visible += primitiveVisibleTriangles(prim)
-      expect(visible).toBe(info.triangles)
+      expect(visible).toBe(info.meshTriangles)
     })
 
     it('loads the WASM module once, and drops it after a job that grew its heap past the bound', async () => {
@@ -182,7 +182,7 @@ describe.skipIf(!available)('FBX', async () => {
         const out = join(dir, `${name}.fbx`)
         await writeFile(out, written.bytes)
         const info = await assimpInfo(out, { raw: true })
-        expect(info.triangles).toBe(countMeshTriangles(source))
+        expect(info.meshTriangles).toBe(countMeshTriangles(source))
         const back = await readModel(platform, written.bytes, 'fbx')
         expect(countSceneTriangles(back)).toBe(countSceneTriangles(source))
         expectSameBounds(back, source)

@@ -69,6 +69,7 @@ export function createServiceContext(config: Config): ServiceContext {
     tasks: taskStore,
     files: stores.files,
     pool,
+    maxAllocationBytes: config.engines.maxAllocationMb * 1024 * 1024,
     timeoutMs: config.tasks.timeoutSeconds * 1000,
     retentionMs,
     maxAttempts: config.tasks.maxAttempts,

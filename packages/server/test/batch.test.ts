@@ -1,7 +1,7 @@
 import { batchRecordSchema, batchSubmitResponseSchema, ERROR_TEXTS, type BatchRecord } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { form, inProcessApp, realServer, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+import { form, useInProcessApp, inProcessApp, realServer, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
 
 const { available, paths } = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -70,17 +70,8 @@ describe.skipIf(!available)('batch compress on a real server (variant A)', () =>
 })
 
 describe.skipIf(!available).each(VARIANTS)('batch compress rules in variant %s', (variant) => {
-  let dir: Awaited<ReturnType<typeof tempDir>>
-  let service: ReturnType<typeof inProcessApp>
+  const service = useInProcessApp(variant)
 
-  beforeAll(async () => {
-    dir = await tempDir()
-    service = inProcessApp(testEnv(variant, dir.path))
-  })
-  afterAll(async () => {
-    await service.close()
-    await dir.remove()
-  })
 
   const batch = async (fields: Record<string, string | number>, files: Parameters<typeof form>[1]) =>
     service.call('/api/v1/batch/compress', { method: 'POST', body: await form(fields, files, 'files') })
@@ -118,7 +109,7 @@ describe.skipIf(!available).each(VARIANTS)('batch compress rules in variant %s',
   it('survives a restart: the batch record is in storage', async () => {
     const submitted = batchSubmitResponseSchema.parse(await (await batch({ engine: 'draco' }, [paths.box])).json())
     await waitForBatch(service.call, submitted.batch_id)
-    const again = inProcessApp(testEnv(variant, dir.path))
+    const again = inProcessApp(testEnv(variant, service.dataDir))
     try {
       expect(batchRecordSchema.parse(await (await again.call(`/api/v1/batch/${submitted.batch_id}`)).json()).status).toBe('completed')
     } finally {

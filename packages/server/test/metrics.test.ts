@@ -1,7 +1,7 @@
 import { completedTaskSchema, failedTaskSchema, healthSchemaB, submitResponseSchema, type Variant } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { API_KEY, form, inProcessApp, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+import { API_KEY, form, useInProcessApp, inProcessApp, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
 import { parsePrometheus, sampleSum, sampleValue } from './support/prometheus.ts'
 
 const { available, paths } = corpusFiles({
@@ -33,17 +33,8 @@ const FAMILIES: Record<Variant, Record<string, string>> = {
 const seconds = (from: string | undefined, to: string) => (Date.parse(to) - Date.parse(from!)) / 1000
 
 describe.skipIf(!available).each(VARIANTS)('metrics in variant %s', (variant) => {
-  let dir: Awaited<ReturnType<typeof tempDir>>
-  let service: ReturnType<typeof inProcessApp>
+  const service = useInProcessApp(variant)
 
-  beforeAll(async () => {
-    dir = await tempDir()
-    service = inProcessApp(testEnv(variant, dir.path))
-  })
-  afterAll(async () => {
-    await service.close()
-    await dir.remove()
-  })
 
   const scrape = async () => {
     const response = await service.call('/api/v1/metrics')

@@ -18,6 +18,14 @@ const { available, paths } = corpusFiles({
   knight: shared('glb', 'chr_knight.glb'),
 })
 
+const objFile = {
+  name: 'cube.obj',
+  bytes: new TextEncoder().encode(
+    ['v 0 0 0', 'v 1 0 0', 'v 1 1 0', 'v 0 1 0', 'v 0 0 1', 'v 1 0 1', 'v 1 1 1', 'v 0 1 1',
+      'f 1 2 3 4', 'f 5 8 7 6', 'f 1 5 6 2', 'f 2 6 7 3', 'f 3 7 8 4', 'f 5 1 4 8'].join('\n'),
+  ),
+}
+
 const KTX2_IDENTIFIER = [0xab, 0x4b, 0x54, 0x58, 0x20, 0x32, 0x30, 0xbb, 0x0d, 0x0a, 0x1a, 0x0a]
 
 describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process)', (variant) => {
@@ -45,6 +53,36 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     const download = record.status === 'completed' ? new Uint8Array(await (await service.call(`/api/v1/tasks/${task_id}/download`)).arrayBuffer()) : undefined
     return { record, download }
   }
+
+  it.each(variant === 'A' ? ['glb', 'gltf', 'obj', 'stl', 'ply', 'fbx', 'dae'] : ['glb', 'gltf', 'obj', 'stl', 'ply'])(
+    'converts a GLB to %s',
+    async (target) => {
+      const { record, download } = await run('/api/v1/convert', { target_format: target }, paths.badNormals)
+      const completed = completedTaskSchema.parse(record)
+      const extension = { gltf: 'zip' }[target] ?? target
+      expect(completed.output.filename).toBe(`BoxBadNormals.${extension}`)
+      expect(download!.byteLength).toBe(completed.output.size_bytes)
+      const head = new TextDecoder().decode(download!.subarray(0, 40))
+      const signature: Record<string, RegExp> = { glb: /^glTF/, gltf: /^PK/, obj: /^(#|o |v )/m, ply: /^ply\n/, fbx: /^Kaydara FBX Binary/, dae: /^<\?xml/ }
+      if (signature[target]) expect(head).toMatch(signature[target]!)
+    },
+  )
+
+  it('converts an OBJ upload to GLB', async () => {
+    const { record, download } = await run('/api/v1/convert', { target_format: 'glb' }, objFile)
+    expect(completedTaskSchema.parse(record).output.filename).toBe('cube.glb')
+    expect(new TextDecoder().decode(download!.subarray(0, 4))).toBe('glTF')
+  })
+
+  it('validates target_format', async () => {
+    let response = await service.call('/api/v1/convert', { method: 'POST', body: await form({}, [paths.badNormals]) })
+    expect(await response.json()).toEqual({ error: ERROR_TEXTS.missingField('target_format') })
+    for (const target of variant === 'A' ? ['3ds'] : ['3ds', 'fbx', 'dae']) {
+      response = await service.call('/api/v1/convert', { method: 'POST', body: await form({ target_format: target }, [paths.badNormals]) })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error: ERROR_TEXTS.unsupportedFormat(target) })
+    }
+  })
 
   it('repairs a model and says what it fixed', async () => {
     const { record, download } = await run('/api/v1/repair', {}, paths.badNormals)

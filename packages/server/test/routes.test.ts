@@ -11,7 +11,7 @@ import {
 } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { form, inProcessApp, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+import { form, useInProcessApp, inProcessApp, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 
@@ -34,19 +34,10 @@ function badValues(spec: FieldSpec): { value: string; error: string }[] {
 }
 
 describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', (variant) => {
-  let dir: Awaited<ReturnType<typeof tempDir>>
-  let service: ReturnType<typeof inProcessApp>
+  const service = useInProcessApp(variant, { SERVICE__LIMITS__MAX_FILE_SIZE_MB: '1' })
   const schemas = VARIANT_SCHEMAS[variant]
   const limitStatus = variant === 'A' ? 413 : 402
 
-  beforeAll(async () => {
-    dir = await tempDir()
-    service = inProcessApp(testEnv(variant, dir.path, { SERVICE__LIMITS__MAX_FILE_SIZE_MB: '1' }))
-  })
-  afterAll(async () => {
-    await service.close()
-    await dir.remove()
-  })
 
   const compress = async (fields: Record<string, string | number>, files: Parameters<typeof form>[1] = [paths.box]) =>
     service.call('/api/v1/compress', { method: 'POST', body: await form(fields, files) })

@@ -3,7 +3,7 @@ import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { collectExportScene, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
 import type { WrittenModel } from './index.ts'
-import { writeZip } from './zip-store.ts'
+import { zipSync } from 'fflate'
 
 /**
  * Writes a Document as COLLADA 1.4.1: the default scene's node tree (one matrix per node), one
@@ -63,7 +63,9 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
   }
   const dae = new TextEncoder().encode(xml)
   if (images.length === 0) return { bytes: dae, extension: 'dae' }
-  return { bytes: writeZip([{ name: 'model.dae', bytes: dae }, ...images.map((image) => ({ name: image.fileName, bytes: image.bytes }))]), extension: 'zip' }
+  // The XML deflates well; images are already compressed, so they are stored.
+  const entries = Object.fromEntries([['model.dae', [dae, { level: 6 }]], ...images.map((image) => [image.fileName, [image.bytes, { level: 0 }]])])
+  return { bytes: zipSync(entries), extension: 'zip' }
 }
 
 function effect(material: ExportMaterial, imageIndex: number): string {

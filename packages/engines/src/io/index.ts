@@ -6,10 +6,16 @@ import { readFbx } from './fbx.ts'
 import { writeFbx } from './fbx-writer.ts'
 import { readDae } from './dae.ts'
 import { writeDae } from './dae-writer.ts'
+import { asInputError, checkGltfAllocation, glbJson, gltfJson } from './gltf-limits.ts'
+import { readZip, writeGltfZip } from './gltf-zip.ts'
+import type { ReadOptions } from './limits.ts'
+import { readObj, writeObj } from './obj.ts'
+import { readPly, writePly } from './ply.ts'
+import { readStl, writeStl } from './stl.ts'
 
 /** A model format's reader and writer between bytes and a glTF-Transform Document. */
 export interface FormatCodec {
-  read?: (platform: Platform, bytes: Uint8Array) => Promise<Document>
+  read?: (platform: Platform, bytes: Uint8Array, options?: ReadOptions) => Promise<Document>
   write?: (platform: Platform, doc: Document) => Promise<WrittenModel>
 }
 
@@ -17,16 +23,41 @@ export interface WrittenModel {
   bytes: Uint8Array
   /** File extension of what was written (e.g. "zip" for a .gltf bundle). */
   extension: string
+  /** What the target format could not hold (dropped points, lines, materials), for the task record. */
+  notes?: string[]
 }
 
 /** One entry per format; the format layer adds the others here. */
 export const FORMAT_CODECS: Record<string, FormatCodec> = {
   glb: {
-    read: (platform, bytes) => readGlb(platform.io, bytes),
+    read: async (platform, bytes, options) => {
+      checkGltfAllocation(glbJson(bytes) ?? {}, options)
+      return asInputError(() => readGlb(platform.io, bytes))
+    },
     write: async (platform, doc) => ({ bytes: await writeGlb(platform.io, doc), extension: 'glb' }),
   },
   gltf: {
-    read: (platform, bytes) => readGltf(platform.io, bytes),
+    read: async (platform, bytes, options) => {
+      checkGltfAllocation(gltfJson(bytes) ?? {}, options)
+      return asInputError(() => readGltf(platform.io, bytes))
+    },
+    // .gltf output is a zip of the .gltf, its .bin and textures
+    write: async (platform, doc) => ({ bytes: await writeGltfZip(platform.io, doc), extension: 'zip' }),
+  },
+  obj: {
+    read: async (_platform, bytes, options) => readObj(bytes, options),
+    write: async (_platform, doc) => ({ ...writeObj(doc), extension: 'obj' }),
+  },
+  stl: {
+    read: async (_platform, bytes, options) => readStl(bytes, options),
+    write: async (_platform, doc) => ({ ...writeStl(doc), extension: 'stl' }),
+  },
+  ply: {
+    read: async (_platform, bytes, options) => readPly(bytes, options),
+    write: async (_platform, doc) => ({ ...writePly(doc), extension: 'ply' }),
+  },
+  zip: {
+    read: (platform, bytes, options = {}) => readZip(platform.io, bytes, options, (format, inner) => readModel(platform, inner, format, options)),
   },
   fbx: {
     read: (platform, bytes) => readFbx(platform, bytes),
@@ -54,11 +85,11 @@ export function writableFormats(): string[] {
 }
 
 /** Reads model bytes of the given format into a Document. */
-export async function readModel(platform: Platform, bytes: Uint8Array, format: string): Promise<Document> {
+export async function readModel(platform: Platform, bytes: Uint8Array, format: string, options: ReadOptions = {}): Promise<Document> {
   const read = FORMAT_CODECS[format]?.read
   if (!read) throw new ModelInputError(`unsupported input format: ${format}`)
   if (bytes.byteLength === 0) throw new ModelInputError('empty file')
-  return read(platform, bytes)
+  return read(platform, bytes, options)
 }
 
 /** Writes a Document in the given format. */

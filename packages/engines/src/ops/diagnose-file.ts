@@ -1,4 +1,4 @@
-import { ModelInputError } from '../errors.ts'
+import { ModelInputError, ReaderFaultError } from '../errors.ts'
 import { readModel } from '../io/index.ts'
 import type { Platform } from '../platform.ts'
 import { diagnose, DIAGNOSE_DEFAULTS } from './diagnose.ts'
@@ -31,16 +31,16 @@ export async function diagnoseBytes(
   validator: GltfValidator,
   bytes: Uint8Array,
   format: string,
-  options: { maxTextureSize?: unknown } = {},
+  options: { maxTextureSize?: unknown; maxAllocationBytes?: unknown } = {},
 ): Promise<DiagnosisResult> {
   const validation =
     format === 'glb' || format === 'gltf' ? await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null) : null
   let doc
   try {
-    doc = await readModel(platform, bytes, format)
+    doc = await readModel(platform, bytes, format, typeof options.maxAllocationBytes === 'number' ? { maxAllocationBytes: options.maxAllocationBytes } : {})
   } catch (error) {
     // glTF-Transform's own messages for malformed JSON are about its internals; the validator's are about the file.
-    if (!(error instanceof ModelInputError) && validation?.firstError) {
+    if ((!(error instanceof ModelInputError) || error instanceof ReaderFaultError) && validation?.firstError) {
       throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.firstError)}`)
     }
     throw error

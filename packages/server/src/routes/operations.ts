@@ -1,7 +1,9 @@
 import { readableFormats } from '@mos/engines'
 import {
   IMAGE_EXTENSIONS,
+  OUTPUT_FORMATS,
   parseCompressFields,
+  parseConvertFields,
   parseTextureKtx2Fields,
   parseTextureOptimizeFields,
   type CompressOptions,
@@ -51,6 +53,13 @@ export function submitRoutes(variant: Variant): SubmitRoute[] {
         const parsed = parseCompressFields(variant, raw)
         return parsed.ok ? { ok: true, value: compressJobOptions(parsed.value) } : parsed
       },
+    },
+    {
+      type: 'convert',
+      path: '/convert',
+      formats: modelFormats,
+      // B's capabilities list no fbx/dae output, so B refuses those targets as unsupported formats.
+      parseFields: (raw) => parseConvertFields(OUTPUT_FORMATS[variant], raw),
     },
     { type: 'repair', path: '/repair', formats: modelFormats, parseFields: noFields },
     {

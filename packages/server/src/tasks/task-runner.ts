@@ -10,6 +10,8 @@ export interface TaskRunnerOptions {
   pool: EnginePool
   /** Least time between two progress writes to the record. */
   progressIntervalMs?: number
+  /** Reader bound passed to every job (bytes). */
+  maxAllocationBytes?: number
   /** Called when a task reaches a terminal state (metrics, batches). */
   onSettled?: (task: TaskState) => void
   /** A run longer than this fails with the timeout text; its engine thread is stopped. */
@@ -98,7 +100,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         input: files.localPath ? { path: files.localPath(inputKey) } : { bytes: await files.readBytes(inputKey) },
         format: task.job.format,
         filename: task.input_filename,
-        options: task.job.options,
+        options: { ...task.job.options, ...(options.maxAllocationBytes ? { maxAllocationBytes: options.maxAllocationBytes } : {}) },
         ...(localOutput ? { outputPath: localOutput } : {}),
       }
       const result = await pool.run(job, { onProgress, signal })

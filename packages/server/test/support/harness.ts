@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { afterAll, beforeAll } from 'vitest'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import type { TaskRecord, Variant } from '@mos/sdk/contract'
@@ -37,6 +38,38 @@ export function inProcessApp(env: Record<string, string>) {
     return app.fetch(new Request(`http://mos.test${path}`, { ...init, headers }))
   }
   return { app, context, call, close: () => context.close({ drain: false }) }
+}
+
+/**
+ * An in-process app over a fresh data folder for the enclosing describe block: created before its
+ * tests, closed and removed after them.
+ */
+export function useInProcessApp(variant: Variant, extra: Record<string, string> = {}) {
+  let app: ReturnType<typeof inProcessApp> | undefined
+  let dir: Awaited<ReturnType<typeof tempDir>> | undefined
+  beforeAll(async () => {
+    dir = await tempDir()
+    app = inProcessApp(testEnv(variant, dir.path, extra))
+  })
+  afterAll(async () => {
+    await app?.close()
+    await dir?.remove()
+  })
+  const current = () => {
+    if (!app) throw new Error('useInProcessApp: used outside its describe block')
+    return app
+  }
+  return {
+    call: (...args: Parameters<ReturnType<typeof inProcessApp>['call']>) => current().call(...args),
+    get context() {
+      return current().context
+    },
+    /** The data folder, to start a second app on the same storage. */
+    get dataDir() {
+      if (!dir) throw new Error('useInProcessApp: used outside its describe block')
+      return dir.path
+    },
+  }
 }
 
 /** A real listening server. */

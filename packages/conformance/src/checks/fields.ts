@@ -1,0 +1,185 @@
+import {
+  batchCompressFieldSpecs,
+  compressFieldSpecs,
+  convertFieldSpecs,
+  describeRule,
+  ERROR_TEXTS,
+  IMPLEMENTED_TASK_TYPES,
+  submitResponseSchema,
+  textureKtx2FieldSpecs,
+  textureOptimizeFieldSpecs,
+  VARIANTS,
+  type FieldSpec,
+  type TaskType,
+  type Variant,
+} from '@mos/sdk/contract'
+import { expect, expectError, expectErrorText, expectJson, expectSchema, expectStatus } from '../assert.ts'
+import type { Check, CheckNeeds, Profile } from '../check.ts'
+import { expectCompressedGlb } from '../inspect/compressed.ts'
+import type { RunContext } from '../context.ts'
+import type { Fixtures } from '../fixtures/index.ts'
+import { download, submit, waitForTask, type Fields } from '../tasks.ts'
+
+/** One submit endpoint's form rules, as the contract's field specs give them. */
+interface FormRules {
+  /** Check id prefix. */
+  name: string
+  path: string
+  type: TaskType
+  needs: CheckNeeds
+  fileField: string
+  file: keyof Pick<Fixtures, 'small' | 'png'>
+  /** Fields that make the request valid; each case changes one of them. */
+  valid: Fields
+  specs: (variant: Variant) => FieldSpec[]
+}
+
+const RULES: FormRules[] = [
+  { name: 'compress', path: '/compress', type: 'compress', needs: { feature: 'compress' }, fileField: 'file', file: 'small', valid: { engine: 'draco' }, specs: compressFieldSpecs },
+  { name: 'convert', path: '/convert', type: 'convert', needs: { feature: 'convert' }, fileField: 'file', file: 'small', valid: { target_format: 'glb' }, specs: () => convertFieldSpecs() },
+  { name: 'repair', path: '/repair', type: 'repair', needs: { feature: 'repair' }, fileField: 'file', file: 'small', valid: {}, specs: () => [] },
+  { name: 'diagnose', path: '/diagnose', type: 'diagnose', needs: { feature: 'diagnose' }, fileField: 'file', file: 'small', valid: {}, specs: () => [] },
+  { name: 'textures-optimize', path: '/textures/optimize', type: 'texture_optimize', needs: { feature: 'texture_optimize' }, fileField: 'file', file: 'png', valid: { format: 'webp' }, specs: () => textureOptimizeFieldSpecs('webp') },
+  { name: 'textures-optimize-png', path: '/textures/optimize', type: 'texture_optimize', needs: { feature: 'texture_optimize' }, fileField: 'file', file: 'png', valid: { format: 'png' }, specs: () => textureOptimizeFieldSpecs('png').slice(1) },
+  { name: 'textures-ktx2', path: '/textures/ktx2', type: 'texture_ktx2', needs: { feature: 'texture_ktx2' }, fileField: 'file', file: 'png', valid: {}, specs: () => textureKtx2FieldSpecs(false) },
+  { name: 'textures-ktx2-uastc', path: '/textures/ktx2', type: 'texture_ktx2', needs: { feature: 'texture_ktx2' }, fileField: 'file', file: 'png', valid: { uastc: 'true' }, specs: () => textureKtx2FieldSpecs(true).slice(1) },
+  { name: 'batch', path: '/batch/compress', type: 'compress', needs: { endpoint: 'batch' }, fileField: 'files', file: 'small', valid: { engine: 'draco' }, specs: batchCompressFieldSpecs },
+]
+
+/** Ranges the contract leaves "not shown"; the service documents its own (docs/api.md): mos profile. */
+const UNSTATED_RANGES = new Set(['normal_quantization_bits', 'texcoord_quantization_bits', 'color_quantization_bits', 'generic_quantization_bits'])
+
+interface Case {
+  id: string
+  /** Profile of the status check (default core). */
+  profile?: Profile
+  title: string
+  fields: Fields
+  withFile?: boolean
+  filename?: string
+  /** Expected: accepted (200 pending), or refused with 400 and this text. */
+  expect: { accepted: true } | { accepted: false; text: string; textProfile: Profile }
+}
+
+/** Fields made valid for a spec's condition (e.g. engine=meshopt for the meshopt level). */
+function fieldsFor(rules: FormRules, spec: FieldSpec): Fields {
+  if (spec.kind !== 'boolean' && spec.onlyWith) return { ...rules.valid, [spec.onlyWith.field]: spec.onlyWith.equals }
+  return { ...rules.valid }
+}
+
+function casesOf(rules: FormRules, variant: Variant): Case[] {
+  const cases: Case[] = [
+    {
+      id: 'missing.file',
+      title: 'no file part',
+      fields: rules.valid,
+      withFile: false,
+      expect: { accepted: false, text: ERROR_TEXTS.missingField(rules.fileField), textProfile: 'core' },
+    },
+    {
+      id: 'unsupported-extension',
+      title: 'a file with an unsupported extension (.xyz)',
+      fields: rules.valid,
+      filename: 'conformance.xyz',
+      expect: { accepted: false, text: ERROR_TEXTS.unsupportedFormat('xyz'), textProfile: 'core' },
+    },
+  ]
+  for (const spec of rules.specs(variant)) {
+    const base = fieldsFor(rules, spec)
+    const rangeProfile: Profile = UNSTATED_RANGES.has(spec.name) ? 'mos' : 'core'
+    const refuse = (id: string, title: string, value: string | number, text = ERROR_TEXTS.invalidField(spec.name, describeRule(spec)), profile: Profile = 'core') =>
+      cases.push({ id: `field.${spec.name}.${id}`, profile, title: `${spec.name}=${value} (${title})`, fields: { ...base, [spec.name]: value }, expect: { accepted: false, text, textProfile: 'mos' } })
+    const accept = (id: string, value: string | number, profile: Profile = 'core') =>
+      cases.push({ id: `field.${spec.name}.${id}`, profile, title: `${spec.name}=${value} is accepted`, fields: { ...base, [spec.name]: value }, expect: { accepted: true } })
+    if (spec.required) {
+      const fields = { ...base }
+      delete fields[spec.name]
+      cases.push({ id: `missing.${spec.name}`, title: `no ${spec.name}`, fields, expect: { accepted: false, text: ERROR_TEXTS.missingField(spec.name), textProfile: 'core' } })
+    }
+    switch (spec.kind) {
+      case 'integer':
+        refuse('below-min', `below ${spec.min}`, spec.min - 1, undefined, rangeProfile)
+        refuse('above-max', `above ${spec.max}`, spec.max + 1, undefined, rangeProfile)
+        refuse('fraction', 'not an integer', spec.min + 0.5)
+        refuse('not-a-number', 'not a number', 'seven')
+        accept('accepts-min', spec.min, rangeProfile)
+        accept('accepts-max', spec.max, rangeProfile)
+        break
+      case 'enum':
+        refuse('unknown', 'not an allowed value', 'conformance-bogus', spec.unsupportedFormatError ? ERROR_TEXTS.unsupportedFormat('conformance-bogus') : undefined)
+        if (!spec.unsupportedFormatError) spec.values.forEach((value) => accept(`accepts-${value}`, value))
+        break
+      case 'boolean':
+        refuse('not-a-boolean', 'not a boolean', 'maybe')
+        break
+    }
+    if (spec.kind !== 'boolean' && spec.onlyWith) {
+      const other = spec.onlyWith.field === 'engine' ? (spec.onlyWith.equals === 'draco' ? 'meshopt' : 'draco') : undefined
+      const value = spec.kind === 'integer' ? spec.min : spec.values[0]!
+      if (other) {
+        cases.push({
+          id: `field.${spec.name}.only-with-${spec.onlyWith.equals}`,
+          profile: 'mos',
+          title: `${spec.name} with ${spec.onlyWith.field}=${other}`,
+          fields: { ...rules.valid, [spec.onlyWith.field]: other, [spec.name]: value },
+          expect: { accepted: false, text: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`), textProfile: 'mos' },
+        })
+      }
+    }
+  }
+  return cases
+}
+
+async function send(ctx: RunContext, rules: FormRules, c: Case) {
+  return ctx.once(`fields ${rules.name} ${c.id}`, async () => {
+    const fixtures = await ctx.fixtures()
+    const files = c.withFile === false ? [] : [fixtures[rules.file]]
+    return submit(ctx, rules.path, c.fields, files, { fileField: rules.fileField, ...(c.filename ? { filename: c.filename } : {}) })
+  })
+}
+
+/**
+ * Section 4 and 7, generated from the contract's field specs: each missing required field and each
+ * bad value answers 400 with an error body (exact texts: core where the contract gives the pattern,
+ * mos otherwise); boundary values are accepted.
+ */
+export const fieldChecks: Check[] = RULES.flatMap((rules) => {
+  const variants = VARIANTS.filter((v) => rules.needs.endpoint || IMPLEMENTED_TASK_TYPES[v].includes(rules.type))
+  // Cases differ per variant only through the specs (compress level); build them per variant.
+  return variants.flatMap((variant) =>
+    casesOf(rules, variant).flatMap((c): Check[] => {
+      const id = `${rules.name}.${c.id}`
+      const common = { group: `fields.${rules.name}`, variants: [variant], needs: rules.needs }
+      if (c.expect.accepted) {
+        return [{
+          ...common, id, profile: c.profile ?? 'core', title: `${rules.path}: ${c.title} (the task completes)`,
+          async run(ctx) {
+            const response = await send(ctx, rules, c)
+            expectStatus(response, 200)
+            if (rules.fileField !== 'file') return
+            const { task_id: id } = expectSchema(submitResponseSchema, expectJson(response), `the ${rules.path} response`)
+            // Accepted must also mean done: the task completes, and a compress result is compressed.
+            const run = await waitForTask(ctx, id, rules.type)
+            expect(run.final.status === 'completed', `the task ended ${run.final.status}: ${JSON.stringify(run.final.error)}`)
+            if (rules.type === 'compress' && c.fields.level !== 0) {
+              await expectCompressedGlb((await download(ctx, id)).bytes, c.fields.engine === 'meshopt' ? 'meshopt' : 'draco')
+            }
+          },
+        }]
+      }
+      const { text, textProfile } = c.expect
+      const checks: Check[] = [{
+        ...common, id, profile: c.profile ?? 'core', title: `${rules.path}: ${c.title} answers 400 with an error body`,
+        async run(ctx) {
+          expectError(await send(ctx, rules, c), 400)
+        },
+      }, {
+        ...common, id: `${id}.text`, profile: textProfile, title: `${rules.path}: ${c.title}: the text is "${text}"`,
+        async run(ctx) {
+          expectErrorText(await send(ctx, rules, c), 400, text)
+        },
+      }]
+      return checks
+    }),
+  )
+})

@@ -1,0 +1,182 @@
+import { Document, Logger, NodeIO } from '@gltf-transform/core'
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
+import draco3d from 'draco3dgltf'
+import { MeshoptDecoder } from 'meshoptimizer'
+import { unzip } from './unzip.ts'
+
+/** What the suite learns from a glTF result. */
+export interface ModelFacts {
+  extensionsUsed: string[]
+  extensionsRequired: string[]
+  triangles: number
+  vertices: number
+  /** Triangles that repeat an index (zero area by construction). */
+  degenerate: number
+}
+
+// glTF primitive modes (the spec's numbers).
+const TRIANGLES = 4
+const TRIANGLE_STRIP = 5
+const TRIANGLE_FAN = 6
+
+let reader: Promise<NodeIO> | undefined
+
+/** A glTF reader that decodes Draco and meshopt; created once per process. */
+export function modelReader(): Promise<NodeIO> {
+  reader ??= (async () => {
+    await MeshoptDecoder.ready
+    return new NodeIO()
+      .setLogger(new Logger(Logger.Verbosity.ERROR))
+      .registerExtensions(ALL_EXTENSIONS)
+      .registerDependencies({ 'draco3d.decoder': await draco3d.createDecoderModule(), 'meshopt.decoder': MeshoptDecoder })
+  })()
+  return reader
+}
+
+/** Counts triangles, vertices and index-degenerate triangles of every triangle primitive. */
+export function documentFacts(doc: Document): ModelFacts {
+  let triangles = 0
+  let vertices = 0
+  let degenerate = 0
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      const count = prim.getAttribute('POSITION')?.getCount() ?? 0
+      vertices += count
+      const mode = prim.getMode()
+      const indices = prim.getIndices()?.getArray()
+      const n = indices ? indices.length : count
+      if (mode === TRIANGLES) {
+        triangles += Math.floor(n / 3)
+        if (indices) {
+          for (let i = 0; i + 2 < n; i += 3) {
+            const [a, b, c] = [indices[i], indices[i + 1], indices[i + 2]]
+            if (a === b || b === c || a === c) degenerate++
+          }
+        }
+      } else if (mode === TRIANGLE_STRIP || mode === TRIANGLE_FAN) {
+        triangles += Math.max(0, n - 2)
+      }
+    }
+  }
+  const root = doc.getRoot()
+  return {
+    extensionsUsed: root.listExtensionsUsed().map((e) => e.extensionName),
+    extensionsRequired: root.listExtensionsRequired().map((e) => e.extensionName),
+    triangles,
+    vertices,
+    degenerate,
+  }
+}
+
+/** Opens a GLB (decoding Draco/meshopt) and returns its facts. */
+export async function inspectGlb(bytes: Uint8Array): Promise<ModelFacts> {
+  return documentFacts(await (await modelReader()).readBinary(bytes))
+}
+
+/** Opens a .zip bundle holding a .gltf, its .bin and textures. */
+export async function inspectGltfZip(bytes: Uint8Array): Promise<ModelFacts & { entries: string[] }> {
+  const entries = unzip(bytes)
+  const names = [...entries.keys()]
+  const gltfName = names.find((name) => name.toLowerCase().endsWith('.gltf'))
+  if (!gltfName) throw new Error(`the bundle holds no .gltf (entries: ${names.join(', ') || 'none'})`)
+  const dir = gltfName.includes('/') ? gltfName.slice(0, gltfName.lastIndexOf('/') + 1) : ''
+  const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
+  for (const [name, data] of entries) if (name !== gltfName && name.startsWith(dir)) resources[name.slice(dir.length)] = new Uint8Array(data)
+  const json = JSON.parse(new TextDecoder().decode(entries.get(gltfName)))
+  const doc = await (await modelReader()).readJSON({ json, resources })
+  return { ...documentFacts(doc), entries: names }
+}
+
+/** Triangles of an OBJ: a face of k corners is k − 2 triangles. */
+export function countObjTriangles(text: string): number {
+  let triangles = 0
+  for (const line of text.split(/\r?\n/)) {
+    const parts = line.trim().split(/\s+/)
+    if (parts[0] === 'f') triangles += Math.max(0, parts.length - 3)
+  }
+  return triangles
+}
+
+/** Triangles of an STL, binary (header count, checked against the length) or ASCII. */
+export function countStlTriangles(bytes: Uint8Array): number {
+  const head = new TextDecoder().decode(bytes.subarray(0, Math.min(bytes.byteLength, 512)))
+  if (bytes.byteLength >= 84) {
+    const count = new DataView(bytes.buffer, bytes.byteOffset).getUint32(80, true)
+    if (84 + count * 50 === bytes.byteLength) return count
+  }
+  if (/^\s*solid/.test(head)) return (new TextDecoder().decode(bytes).match(/\bfacet\s+normal\b/g) ?? []).length
+  throw new Error('neither binary STL (length does not match the triangle count) nor ASCII STL')
+}
+
+const PLY_SIZES: Record<string, number> = {
+  char: 1, int8: 1, uchar: 1, uint8: 1, short: 2, int16: 2, ushort: 2, uint16: 2,
+  int: 4, int32: 4, uint: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8,
+}
+
+interface PlyElement {
+  name: string
+  count: number
+  properties: { type: string; list?: { countType: string; itemType: string } }[]
+}
+
+/** Triangles of a PLY (ASCII or binary): a face of k corners is k − 2 triangles. */
+export function countPlyTriangles(bytes: Uint8Array): number {
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, Math.min(bytes.byteLength, 8192)))
+  if (!head.startsWith('ply')) throw new Error('does not start with "ply"')
+  const end = /end_header\r?\n/.exec(head)
+  if (!end) throw new Error('no end_header')
+  const elements: PlyElement[] = []
+  let format = ''
+  for (const line of head.slice(0, end.index).split(/\r?\n/)) {
+    const parts = line.trim().split(/\s+/)
+    if (parts[0] === 'format') format = parts[1] ?? ''
+    if (parts[0] === 'element') elements.push({ name: parts[1]!, count: Number(parts[2]), properties: [] })
+    if (parts[0] === 'property') {
+      const element = elements.at(-1)
+      if (!element) throw new Error('a property before any element')
+      element.properties.push(parts[1] === 'list' ? { type: 'list', list: { countType: parts[2]!, itemType: parts[3]! } } : { type: parts[1]! })
+    }
+  }
+  const faces = elements.find((e) => e.name === 'face')
+  if (!faces) throw new Error('no face element')
+  const body = bytes.subarray(end.index + end[0].length)
+  let triangles = 0
+  if (format === 'ascii') {
+    const lines = new TextDecoder().decode(body).split(/\r?\n/).filter((line) => line.trim() !== '')
+    let offset = 0
+    for (const element of elements) {
+      if (element === faces) {
+        for (const line of lines.slice(offset, offset + element.count)) triangles += Math.max(0, Number(line.trim().split(/\s+/)[0]) - 2)
+        return triangles
+      }
+      offset += element.count
+    }
+  }
+  const little = format === 'binary_little_endian'
+  if (!little && format !== 'binary_big_endian') throw new Error(`unknown PLY format "${format}"`)
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength)
+  const readCount = (type: string, at: number) => {
+    const size = PLY_SIZES[type]
+    if (size === 1) return view.getUint8(at)
+    if (size === 2) return view.getUint16(at, little)
+    if (size === 4) return view.getUint32(at, little)
+    throw new Error(`unsupported list count type ${type}`)
+  }
+  let at = 0
+  for (const element of elements) {
+    for (let i = 0; i < element.count; i++) {
+      for (const property of element.properties) {
+        if (property.list) {
+          const n = readCount(property.list.countType, at)
+          at += PLY_SIZES[property.list.countType]! + n * (PLY_SIZES[property.list.itemType] ?? NaN)
+          if (element === faces) triangles += Math.max(0, n - 2)
+        } else {
+          at += PLY_SIZES[property.type] ?? NaN
+        }
+        if (!(at <= body.byteLength)) throw new Error(`the ${element.name} data runs past the end of the file`)
+      }
+    }
+    if (element === faces) return triangles
+  }
+  return triangles
+}

@@ -1,0 +1,317 @@
+import { Document, type Material } from '@gltf-transform/core'
+import { ModelInputError } from '../errors.ts'
+import { flattenDocument } from './flatten.ts'
+import { checkAllocation, type ReadOptions } from './limits.ts'
+import { buildDocument, GrowableArray, type MeshData, type PrimitiveData } from './mesh-builder.ts'
+import { readMtl } from './mtl.ts'
+import { triangulatePolygon } from './triangulate.ts'
+import { decodeText, finiteOrZero, formatFloat, parseCorners, parseNumbers, TextSink } from './text.ts'
+
+/** Finds a file referenced by the model (an .mtl, a texture) among the files uploaded with it. */
+export type ResolveFile = (name: string) => Uint8Array | undefined
+
+export interface ObjReadOptions extends ReadOptions {
+  /** Files uploaded beside the .obj (from a zip); without it `mtllib` and textures are skipped. */
+  resolve?: ResolveFile
+}
+
+/** Collects the corners of one primitive, one vertex per distinct v/vt/vn triple. */
+class PrimitiveBuilder {
+  readonly positions = new GrowableArray(Float32Array)
+  readonly uvs = new GrowableArray(Float32Array)
+  readonly normals = new GrowableArray(Float32Array)
+  readonly colors = new GrowableArray(Float32Array)
+  readonly indices = new GrowableArray(Uint32Array)
+  hasUv = false
+  hasNormal = false
+  /** Per source position: the first vertex made from it; vertices chain through `next`. */
+  private readonly first = new Map<number, number>()
+  private readonly vt = new GrowableArray(Uint32Array)
+  private readonly vn = new GrowableArray(Uint32Array)
+  private readonly next = new GrowableArray(Uint32Array)
+  constructor(
+    readonly mode: 0 | 1 | 4,
+    readonly material: string | undefined,
+  ) {}
+
+  corner(v: number, t: number, n: number, data: ObjData): number {
+    // Most positions make one or two vertices: a short chain walk beats hashing a string key.
+    let index = this.first.get(v) ?? -1
+    let last = -1
+    while (index >= 0) {
+      if (this.vt.get(index) === t + 1 && this.vn.get(index) === n + 1) {
+        this.indices.push(index)
+        return index
+      }
+      last = index
+      index = this.next.get(index) - 1
+    }
+    index = this.positions.length / 3
+    if (last < 0) this.first.set(v, index)
+    else this.next.set(last, index + 1)
+    this.vt.push(t + 1)
+    this.vn.push(n + 1)
+    this.next.push(0)
+    this.positions.push3(data.v.get(v * 3), data.v.get(v * 3 + 1), data.v.get(v * 3 + 2))
+    if (data.hasColors) this.colors.push3(data.c.get(v * 3), data.c.get(v * 3 + 1), data.c.get(v * 3 + 2))
+    if (t >= 0) {
+      this.hasUv = true
+      this.uvs.push(data.vt.get(t * 2))
+      this.uvs.push(data.vt.get(t * 2 + 1))
+    } else {
+      this.uvs.push(0)
+      this.uvs.push(0)
+    }
+    if (n >= 0) {
+      this.hasNormal = true
+      this.normals.push3(data.vn.get(n * 3), data.vn.get(n * 3 + 1), data.vn.get(n * 3 + 2))
+    } else this.normals.push3(0, 0, 0)
+    this.indices.push(index)
+    return index
+  }
+}
+
+interface ObjData {
+  v: GrowableArray<Float32Array>
+  c: GrowableArray<Float32Array>
+  vt: GrowableArray<Float32Array>
+  vn: GrowableArray<Float32Array>
+  hasColors: boolean
+}
+
+/**
+ * Reads Wavefront OBJ: v (with optional r g b colours), vt, vn, f (any polygon, triangulated;
+ * v, v/vt, v//vn, v/vt/vn; negative indices), l (polylines) and p (points), o/g (one mesh each) and
+ * usemtl (one primitive per material). `mtllib` materials and their textures are used when `resolve`
+ * finds them (uploads in a zip); otherwise materials keep their names only.
+ */
+export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Document {
+  // Text expands about 4x into vertex data (a 2-byte "1 " becomes a 4-byte float + index).
+  checkAllocation(bytes.byteLength * 4, 'OBJ file', options)
+  const text = decodeText(bytes)
+  const doc = new Document()
+  const data: ObjData = {
+    v: new GrowableArray(Float32Array),
+    c: new GrowableArray(Float32Array),
+    vt: new GrowableArray(Float32Array),
+    vn: new GrowableArray(Float32Array),
+    hasColors: false,
+  }
+  const meshes = new Map<string, Map<string, PrimitiveBuilder>>()
+  let meshName = 'default'
+  let material: string | undefined
+  const mtlFiles: string[] = []
+  const builder = (mode: 0 | 1 | 4) => {
+    let prims = meshes.get(meshName)
+    if (!prims) meshes.set(meshName, (prims = new Map()))
+    const key = `${mode}|${material ?? ''}`
+    let prim = prims.get(key)
+    if (!prim) prims.set(key, (prim = new PrimitiveBuilder(mode, material)))
+    return prim
+  }
+  const raw: number[] = []
+  /** Parses the corners of an f/l/p statement into `corners` (v, t, n triples, -1 when absent). */
+  const corners: number[] = []
+  const readCorners = (rest: string, lineNo: number) => {
+    const count = parseCorners(rest, raw)
+    const vertices = data.v.length / 3
+    for (let k = 0; k < count; k++) {
+      const v = resolveIndex(raw[k * 3]!, vertices)
+      if (v < 0) throw new ModelInputError(`invalid OBJ: line ${lineNo} references vertex ${raw[k * 3]}, ${vertices} defined`)
+      corners[k * 3] = v
+      corners[k * 3 + 1] = raw[k * 3 + 1] ? resolveIndex(raw[k * 3 + 1]!, data.vt.length / 2) : -1
+      corners[k * 3 + 2] = raw[k * 3 + 2] ? resolveIndex(raw[k * 3 + 2]!, data.vn.length / 3) : -1
+    }
+    return count
+  }
+
+  const values = new Float64Array(7)
+  const lines = text.split(/\r?\n|\r/)
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!
+    // A trailing backslash continues the statement on the next line.
+    while (line.endsWith('\\') && i + 1 < lines.length) line = line.slice(0, -1) + ' ' + lines[++i]!
+    const hash = line.indexOf('#')
+    if (hash >= 0) line = line.slice(0, hash)
+    line = line.trim()
+    if (line === '') continue
+    const space = line.search(/\s/)
+    const keyword = space < 0 ? line : line.slice(0, space)
+    const rest = space < 0 ? '' : line.slice(space + 1).trim()
+    switch (keyword) {
+      case 'v': {
+        const found = parseNumbers(rest, values)
+        const t = values
+        data.v.push3(finiteOrZero(t[0]), finiteOrZero(t[1]), finiteOrZero(t[2]))
+        if (found >= 6) {
+          if (!data.hasColors) {
+            // Vertices before the first coloured one are white.
+            for (let k = data.c.length; k < data.v.length - 3; k++) data.c.push(1)
+            data.hasColors = true
+          }
+          data.c.push3(finiteOrZero(t[3]), finiteOrZero(t[4]), finiteOrZero(t[5]))
+        } else if (data.hasColors) data.c.push3(1, 1, 1)
+        break
+      }
+      case 'vt': {
+        const found = parseNumbers(rest, values)
+        data.vt.push(found > 0 ? finiteOrZero(values[0]) : 0)
+        data.vt.push(found > 1 ? finiteOrZero(values[1]) : 0)
+        break
+      }
+      case 'vn': {
+        const found = parseNumbers(rest, values)
+        data.vn.push3(finiteOrZero(values[0]), found > 1 ? finiteOrZero(values[1]) : 0, found > 2 ? finiteOrZero(values[2]) : 0)
+        break
+      }
+      case 'f': {
+        if (rest === '') throw new ModelInputError(`invalid OBJ: line ${i + 1} is a face without vertices`)
+        const count = readCorners(rest, i + 1)
+        if (count < 3) break
+        const prim = builder(4)
+        if (count === 3) {
+          for (let c = 0; c < 3; c++) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
+          break
+        }
+        const triangles = triangulatePolygon(count, (c, axis) => data.v.get(corners[c * 3]! * 3 + axis))
+        for (const c of triangles) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
+        break
+      }
+      case 'l': {
+        const count = readCorners(rest, i + 1)
+        const prim = builder(1)
+        for (let k = 0; k + 1 < count; k++) {
+          for (const c of [k, k + 1]) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, -1, data)
+        }
+        break
+      }
+      case 'p': {
+        const count = readCorners(rest, i + 1)
+        const prim = builder(0)
+        for (let k = 0; k < count; k++) prim.corner(corners[k * 3]!, -1, -1, data)
+        break
+      }
+      case 'o':
+      case 'g':
+        meshName = rest || 'default'
+        break
+      case 'usemtl':
+        material = rest || undefined
+        break
+      case 'mtllib':
+        mtlFiles.push(rest)
+        break
+      default:
+      // s, vp, cstype and other free-form statements are not geometry we can carry
+    }
+  }
+
+  const materials = new Map<string, Material>()
+  if (options.resolve) {
+    for (const name of mtlFiles) {
+      // A name with spaces is either one file or several: try the whole first.
+      const candidates = [name, ...name.split(/\s+/)]
+      for (const candidate of candidates) {
+        const mtl = options.resolve(candidate)
+        if (mtl) {
+          readMtl(doc, decodeText(mtl), options.resolve, materials)
+          break
+        }
+      }
+    }
+  }
+  const materialFor = (name: string | undefined) => {
+    if (name === undefined) return undefined
+    let m = materials.get(name)
+    if (!m) materials.set(name, (m = doc.createMaterial(name)))
+    return m
+  }
+
+  const out: MeshData[] = []
+  for (const [name, prims] of meshes) {
+    const primitives: PrimitiveData[] = []
+    for (const prim of prims.values()) {
+      if (prim.indices.length === 0) continue
+      const triangles = prim.mode === 4
+      primitives.push({
+        positions: prim.positions.toArray(),
+        ...(triangles && prim.hasNormal ? { normals: prim.normals.toArray() } : {}),
+        ...(triangles && prim.hasUv ? { uvs: prim.uvs.toArray() } : {}),
+        ...(data.hasColors ? { colors: prim.colors.toArray(), colorSize: 3 as const } : {}),
+        indices: prim.indices.toArray(),
+        mode: prim.mode,
+        ...(prim.material !== undefined ? { material: materialFor(prim.material)! } : {}),
+      })
+    }
+    out.push({ name, primitives })
+  }
+  if (out.every((m) => m.primitives.length === 0) && data.v.length > 0) {
+    // Only vertices: a point cloud (MeshLab writes one vn per v for these).
+    const normals = data.vn.length === data.v.length ? { normals: data.vn.toArray() } : {}
+    const colors = data.hasColors ? { colors: data.c.toArray(), colorSize: 3 as const } : {}
+    out.push({ name: 'points', primitives: [{ positions: data.v.toArray(), ...normals, ...colors, mode: 0 }] })
+  }
+  if (out.every((m) => m.primitives.length === 0)) throw new ModelInputError('OBJ file holds no faces, lines or points')
+  return buildDocument(doc, out)
+}
+
+
+/** 1-based or negative (relative) OBJ index → 0-based, or -1 when out of range. */
+function resolveIndex(i: number, count: number): number {
+  if (Number.isNaN(i) || i === 0) return -1
+  const index = i > 0 ? i - 1 : count + i
+  return index >= 0 && index < count ? index : -1
+}
+
+/**
+ * Writes OBJ: one `o` group per flattened primitive, world-space `v` (with r g b when the part has
+ * vertex colours), `vt`, `vn`, `f` for triangles, `l` for lines and `p` for points. A single .obj
+ * carries no .mtl, so materials are dropped with a note.
+ */
+export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } {
+  const prims = flattenDocument(doc)
+  const out = new TextSink()
+  out.write('# written by Mos\n')
+  let base = 1
+  let baseUv = 1
+  let baseNormal = 1
+  let materials = 0
+  const seen = new Set<Material>()
+  const f = formatFloat
+  for (const p of prims) {
+    const m = p.material
+    if (m && !seen.has(m)) {
+      seen.add(m)
+      materials++
+    }
+    out.write(`o ${p.name.replace(/\s+/g, '_') || 'mesh'}\n`)
+    const count = p.positions.length / 3
+    for (let v = 0; v < count; v++) {
+      const x = p.positions[v * 3]!, y = p.positions[v * 3 + 1]!, z = p.positions[v * 3 + 2]!
+      if (p.colors) out.write(`v ${f(x)} ${f(y)} ${f(z)} ${f(p.colors[v * 4]!)} ${f(p.colors[v * 4 + 1]!)} ${f(p.colors[v * 4 + 2]!)}\n`)
+      else out.write(`v ${f(x)} ${f(y)} ${f(z)}\n`)
+    }
+    const uvs = p.mode === 4 ? p.uvs : undefined
+    const normals = p.mode === 4 ? p.normals : undefined
+    if (uvs) for (let v = 0; v < count; v++) out.write(`vt ${f(uvs[v * 2]!)} ${f(uvs[v * 2 + 1]!)}\n`)
+    if (normals) for (let v = 0; v < count; v++) out.write(`vn ${f(normals[v * 3]!)} ${f(normals[v * 3 + 1]!)} ${f(normals[v * 3 + 2]!)}\n`)
+    const cornerText = (i: number) => {
+      const a = i + base
+      if (uvs && normals) return `${a}/${i + baseUv}/${i + baseNormal}`
+      if (uvs) return `${a}/${i + baseUv}`
+      if (normals) return `${a}//${i + baseNormal}`
+      return String(a)
+    }
+    // Each vertex's corner text is built once, not once per triangle using it.
+    const corners: string[] = p.mode === 4 ? Array.from({ length: count }, (_, i) => cornerText(i)) : []
+    const idx = p.indices
+    if (p.mode === 4) for (let t = 0; t < idx.length; t += 3) out.write(`f ${corners[idx[t]!]} ${corners[idx[t + 1]!]} ${corners[idx[t + 2]!]}\n`)
+    else if (p.mode === 1) for (let t = 0; t < idx.length; t += 2) out.write(`l ${idx[t]! + base} ${idx[t + 1]! + base}\n`)
+    else for (let t = 0; t < idx.length; t++) out.write(`p ${idx[t]! + base}\n`)
+    base += count
+    if (uvs) baseUv += count
+    if (normals) baseNormal += count
+  }
+  const notes = materials > 0 ? [`OBJ output carries no .mtl: ${materials} material(s) dropped (geometry, UVs and vertex colours kept)`] : []
+  return { bytes: out.bytes(), notes }
+}

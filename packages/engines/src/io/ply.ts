@@ -1,0 +1,400 @@
+import { Document } from '@gltf-transform/core'
+import { ModelInputError } from '../errors.ts'
+import { droppedNote, flattenDocument, type FlatPrimitive } from './flatten.ts'
+import { checkAllocation, type ReadOptions } from './limits.ts'
+import { buildDocument, GrowableArray, type PrimitiveData } from './mesh-builder.ts'
+import { triangulatePolygon } from './triangulate.ts'
+
+const TYPE_SIZES: Record<string, number> = {
+  char: 1, int8: 1, uchar: 1, uint8: 1, short: 2, int16: 2, ushort: 2, uint16: 2,
+  int: 4, int32: 4, uint: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8,
+}
+
+interface PlyProperty {
+  name: string
+  type: string
+  /** Set for list properties: the type of the count. */
+  countType?: string
+}
+
+interface PlyElement {
+  name: string
+  count: number
+  properties: PlyProperty[]
+}
+
+interface PlyHeader {
+  format: 'ascii' | 'binary_little_endian' | 'binary_big_endian'
+  elements: PlyElement[]
+  /** Byte offset where the body starts. */
+  bodyStart: number
+}
+
+/** Parses the PLY header (up to `end_header`), validating types. */
+function parseHeader(bytes: Uint8Array): PlyHeader {
+  const probe = new TextDecoder('latin1').decode(bytes.subarray(0, Math.min(bytes.byteLength, 65536)))
+  if (!/^ply\r?\n/.test(probe)) throw new ModelInputError('not a PLY file (missing "ply" magic)')
+  const match = /end_header[ \t]*(\r\n|\n|\r)/.exec(probe)
+  if (!match) throw new ModelInputError('invalid PLY: no end_header in the first 64 KiB')
+  const bodyStart = match.index + match[0].length
+  let format: PlyHeader['format'] | undefined
+  const elements: PlyElement[] = []
+  for (const raw of probe.slice(0, match.index).split(/\r?\n|\r/).slice(1)) {
+    const tokens = raw.trim().split(/\s+/)
+    switch (tokens[0]) {
+      case 'format':
+        if (tokens[1] !== 'ascii' && tokens[1] !== 'binary_little_endian' && tokens[1] !== 'binary_big_endian') {
+          throw new ModelInputError(`unsupported PLY format "${tokens[1]}"`)
+        }
+        format = tokens[1]
+        break
+      case 'element': {
+        const count = Number(tokens[2])
+        if (!Number.isSafeInteger(count) || count < 0) throw new ModelInputError(`invalid PLY: element ${tokens[1]} count "${tokens[2]}"`)
+        elements.push({ name: tokens[1] ?? '', count, properties: [] })
+        break
+      }
+      case 'property': {
+        const element = elements.at(-1)
+        if (!element) throw new ModelInputError('invalid PLY: property before any element')
+        if (tokens[1] === 'list') {
+          if (!(tokens[2]! in TYPE_SIZES) || !(tokens[3]! in TYPE_SIZES)) throw new ModelInputError(`invalid PLY: unknown list types in "${raw.trim()}"`)
+          element.properties.push({ name: tokens[4] ?? '', type: tokens[3]!, countType: tokens[2]! })
+        } else {
+          if (!(tokens[1]! in TYPE_SIZES)) throw new ModelInputError(`invalid PLY: unknown property type "${tokens[1]}"`)
+          element.properties.push({ name: tokens[2] ?? '', type: tokens[1]! })
+        }
+        break
+      }
+      default:
+      // comment, obj_info and blank lines carry nothing we need
+    }
+  }
+  if (!format) throw new ModelInputError('invalid PLY: no format line')
+  return { format, elements, bodyStart }
+}
+
+/** A cursor over the body that yields numbers in file order (ASCII tokens or binary scalars). */
+interface ValueReader {
+  read(type: string): number
+  /** Most values of `type` the rest of the body could hold: bounds a list's declared length. */
+  room(type: string): number
+}
+
+function binaryReader(bytes: Uint8Array, start: number, little: boolean): ValueReader {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let at = start
+  const need = (n: number) => {
+    if (at + n > bytes.byteLength) throw new ModelInputError('truncated PLY: body ends before the declared elements')
+  }
+  return {
+    room: (type) => (bytes.byteLength - at) / TYPE_SIZES[type]!,
+    read(type) {
+      const size = TYPE_SIZES[type]!
+      need(size)
+      let value: number
+      switch (type) {
+        case 'char': case 'int8': value = view.getInt8(at); break
+        case 'uchar': case 'uint8': value = view.getUint8(at); break
+        case 'short': case 'int16': value = view.getInt16(at, little); break
+        case 'ushort': case 'uint16': value = view.getUint16(at, little); break
+        case 'int': case 'int32': value = view.getInt32(at, little); break
+        case 'uint': case 'uint32': value = view.getUint32(at, little); break
+        case 'float': case 'float32': value = view.getFloat32(at, little); break
+        default: value = view.getFloat64(at, little)
+      }
+      at += size
+      return value
+    },
+  }
+}
+
+function asciiReader(bytes: Uint8Array, start: number): ValueReader {
+  const text = new TextDecoder('latin1').decode(bytes.subarray(start))
+  const token = /\S+/g
+  return {
+    room: () => (text.length - token.lastIndex + 1) / 2,
+    read() {
+      const match = token.exec(text)
+      if (!match) throw new ModelInputError('truncated PLY: body ends before the declared elements')
+      const value = Number(match[0])
+      if (Number.isNaN(value) && match[0].toLowerCase() !== 'nan') throw new ModelInputError(`invalid PLY: "${match[0].slice(0, 40)}" is not a number`)
+      return value
+    },
+  }
+}
+
+const TRIANGLE = [0, 1, 2]
+const COLOR_NAMES = [['red', 'r', 'diffuse_red'], ['green', 'g', 'diffuse_green'], ['blue', 'b', 'diffuse_blue'], ['alpha', 'a', 'diffuse_alpha']]
+const UV_NAMES = [['s', 'u', 'texture_u', 'texture_s'], ['t', 'v', 'texture_v', 'texture_t']]
+
+function colorScale(type: string): number {
+  if (type === 'uchar' || type === 'uint8' || type === 'char' || type === 'int8') return 1 / 255
+  if (type === 'ushort' || type === 'uint16' || type === 'short' || type === 'int16') return 1 / 65535
+  return 1
+}
+
+/**
+ * Reads PLY: ASCII and binary (little/big endian); vertex positions, normals, colours (integer
+ * types scaled to 0..1, floats as is), UVs (s/t, u/v, texture_u/texture_v); faces (polygons
+ * triangulated, per-corner `texcoord` lists), triangle strips (-1 restarts) and edges. A file
+ * without faces is a point cloud. Counts are checked against the file size and the allocation bound
+ * before anything is allocated.
+ */
+export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document {
+  const header = parseHeader(bytes)
+  const body = bytes.byteLength - header.bodyStart
+  let minimum = 0
+  let estimate = 0
+  for (const element of header.elements) {
+    const perElement = element.properties.reduce(
+      (sum, p) => sum + (header.format === 'ascii' ? 2 : TYPE_SIZES[p.countType ?? p.type]!),
+      0,
+    )
+    minimum += element.count * perElement
+    estimate += element.count * (element.name === 'vertex' ? 12 * 4 : 8 * 4)
+  }
+  checkAllocation(estimate, `PLY header declaring ${header.elements.map((e) => `${e.count} ${e.name}`).join(', ')}`, options)
+  // ASCII's last value needs no trailing separator.
+  if (minimum - (header.format === 'ascii' ? 1 : 0) > body) {
+    throw new ModelInputError(
+      `truncated PLY: header declares ${header.elements.map((e) => `${e.count} ${e.name}`).join(', ')} (at least ${minimum} bytes), body has ${body}`,
+    )
+  }
+  const reader = header.format === 'ascii' ? asciiReader(bytes, header.bodyStart) : binaryReader(bytes, header.bodyStart, header.format === 'binary_little_endian')
+
+  let positions: Float32Array | undefined
+  let normals: Float32Array | undefined
+  let uvs: Float32Array | undefined
+  let colors: Float32Array | undefined
+  let colorSize: 3 | 4 = 3
+  let vertexCount = 0
+  const triangles = new GrowableArray(Uint32Array)
+  const cornerUvs = new GrowableArray(Float32Array)
+  let hasCornerUvs = true
+  const lines = new GrowableArray(Uint32Array)
+  let sawFaces = false
+  const checkIndex = (i: number) => {
+    if (!(i >= 0 && i < vertexCount && Number.isInteger(i))) throw new ModelInputError(`invalid PLY: a face references vertex ${i}, file has ${vertexCount}`)
+    return i
+  }
+
+  for (const element of header.elements) {
+    const props = element.properties
+    if (element.name === 'vertex') {
+      vertexCount = element.count
+      const slot = (names: string[]) => props.findIndex((p) => !p.countType && names.includes(p.name))
+      const xyz = ['x', 'y', 'z'].map((n) => slot([n]))
+      const nxyz = [['nx', 'normal_x'], ['ny', 'normal_y'], ['nz', 'normal_z']].map(slot)
+      const rgba = COLOR_NAMES.map(slot)
+      const st = UV_NAMES.map(slot)
+      if (xyz.some((i) => i < 0)) throw new ModelInputError('invalid PLY: vertex element without x, y, z')
+      positions = new Float32Array(element.count * 3)
+      if (nxyz.every((i) => i >= 0)) normals = new Float32Array(element.count * 3)
+      if (st.every((i) => i >= 0)) uvs = new Float32Array(element.count * 2)
+      if (rgba.slice(0, 3).every((i) => i >= 0)) {
+        colorSize = rgba[3]! >= 0 ? 4 : 3
+        colors = new Float32Array(element.count * colorSize)
+      }
+      const target = new Int32Array(props.length).fill(-1)
+      const scale = new Float32Array(props.length).fill(1)
+      // target codes: 0..2 position, 3..5 normal, 6..7 uv, 8..11 colour
+      xyz.forEach((p, k) => (target[p] = k))
+      if (normals) nxyz.forEach((p, k) => (target[p] = 3 + k))
+      if (uvs) st.forEach((p, k) => (target[p] = 6 + k))
+      if (colors) rgba.slice(0, colorSize).forEach((p, k) => {
+        target[p] = 8 + k
+        scale[p] = colorScale(props[p]!.type)
+      })
+      for (let v = 0; v < element.count; v++) {
+        for (let p = 0; p < props.length; p++) {
+          const prop = props[p]!
+          if (prop.countType) {
+            const n = reader.read(prop.countType)
+            for (let k = 0; k < n; k++) reader.read(prop.type)
+            continue
+          }
+          const value = reader.read(prop.type)
+          const t = target[p]!
+          if (t < 0) continue
+          if (t < 3) positions[v * 3 + t] = value
+          else if (t < 6) normals![v * 3 + t - 3] = value
+          else if (t < 8) uvs![v * 2 + t - 6] = value
+          else colors![v * colorSize + t - 8] = value * scale[p]!
+        }
+      }
+    } else if (element.name === 'face' || element.name === 'tristrips') {
+      if (element.count > 0) sawFaces = true
+      const indexProp = props.findIndex((p) => p.countType && (p.name === 'vertex_indices' || p.name === 'vertex_index'))
+      const uvProp = props.findIndex((p) => p.countType && p.name === 'texcoord')
+      if (uvProp < 0) hasCornerUvs = false
+      const strip = element.name === 'tristrips'
+      for (let f = 0; f < element.count; f++) {
+        let polygon: number[] = []
+        let polygonUvs: number[] = []
+        for (let p = 0; p < props.length; p++) {
+          const prop = props[p]!
+          if (!prop.countType) {
+            reader.read(prop.type)
+            continue
+          }
+          const n = reader.read(prop.countType)
+          if (!(n >= 0) || !Number.isInteger(n)) throw new ModelInputError(`invalid PLY: list length ${n}`)
+          if (n > reader.room(prop.type)) throw new ModelInputError(`truncated PLY: a ${element.name} list declares ${n} values, more than the rest of the file holds`)
+          const values: number[] = new Array(n)
+          for (let k = 0; k < n; k++) values[k] = reader.read(prop.type)
+          if (p === indexProp) polygon = values
+          else if (p === uvProp) polygonUvs = values
+        }
+        if (strip) {
+          addStrip(polygon, triangles, checkIndex)
+          continue
+        }
+        for (const index of polygon) checkIndex(index)
+        const order = polygon.length === 3 ? TRIANGLE : triangulatePolygon(polygon.length, (c, axis) => positions?.[polygon[c]! * 3 + axis] ?? 0)
+        for (let k = 0; k < order.length; k += 3) {
+          triangles.push3(polygon[order[k]!]!, polygon[order[k + 1]!]!, polygon[order[k + 2]!]!)
+          if (hasCornerUvs) {
+            for (let c = k; c < k + 3; c++) {
+              cornerUvs.push(polygonUvs[order[c]! * 2] ?? 0)
+              cornerUvs.push(polygonUvs[order[c]! * 2 + 1] ?? 0)
+            }
+          }
+        }
+      }
+    } else if (element.name === 'edge') {
+      const a = props.findIndex((p) => p.name === 'vertex1')
+      const b = props.findIndex((p) => p.name === 'vertex2')
+      for (let e = 0; e < element.count; e++) {
+        let va = -1
+        let vb = -1
+        for (let p = 0; p < props.length; p++) {
+          const prop = props[p]!
+          if (prop.countType) {
+            const n = reader.read(prop.countType)
+            for (let k = 0; k < n; k++) reader.read(prop.type)
+            continue
+          }
+          const value = reader.read(prop.type)
+          if (p === a) va = value
+          if (p === b) vb = value
+        }
+        if (a >= 0 && b >= 0) {
+          lines.push(checkIndex(va))
+          lines.push(checkIndex(vb))
+        }
+      }
+    } else {
+      // Unknown elements (materials, camera, ...) are read past so later elements line up.
+      for (let e = 0; e < element.count; e++) {
+        for (const prop of props) {
+          if (prop.countType) {
+            const n = reader.read(prop.countType)
+            for (let k = 0; k < n; k++) reader.read(prop.type)
+          } else reader.read(prop.type)
+        }
+      }
+    }
+  }
+  if (!positions || vertexCount === 0) throw new ModelInputError('PLY file holds no vertices')
+  const base = { positions, ...(normals ? { normals } : {}), ...(uvs ? { uvs } : {}), ...(colors ? { colors, colorSize } : {}) }
+  const primitives: PrimitiveData[] = []
+  if (triangles.length > 0 && hasCornerUvs && cornerUvs.length > 0) primitives.push(unweld(base, triangles.toArray(), cornerUvs.toArray()))
+  else if (triangles.length > 0) primitives.push({ ...base, indices: triangles.toArray(), mode: 4 })
+  if (lines.length > 0) primitives.push({ ...base, indices: lines.toArray(), mode: 1 })
+  if (!sawFaces && lines.length === 0) primitives.push({ ...base, mode: 0 })
+  if (primitives.length === 0) throw new ModelInputError('PLY file holds no faces')
+  return buildDocument(new Document(), [{ name: 'ply', primitives }])
+}
+
+function addStrip(strip: number[], out: GrowableArray<Uint32Array>, check: (i: number) => number): void {
+  let start = 0
+  for (let i = 0; i <= strip.length; i++) {
+    if (i < strip.length && strip[i] !== -1) continue
+    for (let k = start; k + 2 < i; k++) {
+      const even = (k - start) % 2 === 0
+      const a = check(strip[k]!), b = check(strip[k + 1]!), c = check(strip[k + 2]!)
+      if (a === b || b === c || a === c) continue
+      if (even) out.push3(a, b, c)
+      else out.push3(b, a, c)
+    }
+    start = i + 1
+  }
+}
+
+/** One vertex per face corner, for files that store UVs per corner (`texcoord` lists). */
+function unweld(base: Omit<PrimitiveData, 'mode'>, indices: Uint32Array, corner: Float32Array): PrimitiveData {
+  const n = indices.length
+  const pick = (src: Float32Array | undefined, size: number) => {
+    if (!src) return undefined
+    const out = new Float32Array(n * size)
+    for (let i = 0; i < n; i++) for (let k = 0; k < size; k++) out[i * size + k] = src[indices[i]! * size + k]!
+    return out
+  }
+  const colorSize = base.colorSize ?? 3
+  const normals = pick(base.normals, 3)
+  const colors = pick(base.colors, colorSize)
+  return {
+    positions: pick(base.positions, 3)!,
+    ...(normals ? { normals } : {}),
+    uvs: corner,
+    ...(colors ? { colors, colorSize } : {}),
+    mode: 4,
+  }
+}
+
+/**
+ * Writes binary little-endian PLY: all triangles of the flattened scene in one vertex list (normals
+ * and UVs when every part has them, colours as uchar RGBA when any has), or its points as a point
+ * cloud when it has no triangles. Lines, and points beside triangles, are dropped with a note.
+ */
+export function writePly(doc: Document): { bytes: Uint8Array; notes: string[] } {
+  const prims = flattenDocument(doc)
+  // Beside faces, points would be read back as unused vertices: PLY holds points only as a point cloud.
+  const cloud = !prims.some((p) => p.mode === 4)
+  const kept = prims.filter((p) => p.mode === 4 || (cloud && p.mode === 0))
+  const withNormals = kept.length > 0 && kept.every((p) => p.normals)
+  const withUvs = kept.length > 0 && kept.every((p) => p.uvs)
+  const withColors = kept.some((p) => p.colors)
+  // A point cloud writes one vertex per drawn point (glTF may draw a vertex twice); a mesh writes its vertices.
+  const order = (p: FlatPrimitive) => (p.mode === 0 ? p.indices : null)
+  const vertices = kept.reduce((sum, p) => sum + (order(p)?.length ?? p.positions.length / 3), 0)
+  const faces = kept.filter((p) => p.mode === 4).reduce((sum, p) => sum + p.indices.length / 3, 0)
+  const header =
+    'ply\nformat binary_little_endian 1.0\ncomment written by Mos\n' +
+    `element vertex ${vertices}\nproperty float x\nproperty float y\nproperty float z\n` +
+    (withNormals ? 'property float nx\nproperty float ny\nproperty float nz\n' : '') +
+    (withUvs ? 'property float s\nproperty float t\n' : '') +
+    (withColors ? 'property uchar red\nproperty uchar green\nproperty uchar blue\nproperty uchar alpha\n' : '') +
+    `element face ${faces}\nproperty list uchar int vertex_indices\nend_header\n`
+  const head = new TextEncoder().encode(header)
+  const vertexSize = 12 + (withNormals ? 12 : 0) + (withUvs ? 8 : 0) + (withColors ? 4 : 0)
+  const bytes = new Uint8Array(head.byteLength + vertices * vertexSize + faces * 13)
+  bytes.set(head)
+  const view = new DataView(bytes.buffer)
+  let at = head.byteLength
+  const byte = (v: number) => Math.max(0, Math.min(255, Math.round(v * 255)))
+  for (const p of kept) writeVertices(p)
+  function writeVertices(p: FlatPrimitive) {
+    const points = order(p)
+    const count = points ? points.length : p.positions.length / 3
+    for (let i = 0; i < count; i++) {
+      const v = points ? points[i]! : i
+      for (let k = 0; k < 3; k++, at += 4) view.setFloat32(at, p.positions[v * 3 + k]!, true)
+      if (withNormals) for (let k = 0; k < 3; k++, at += 4) view.setFloat32(at, p.normals![v * 3 + k]!, true)
+      if (withUvs) for (let k = 0; k < 2; k++, at += 4) view.setFloat32(at, p.uvs![v * 2 + k]!, true)
+      if (withColors) for (let k = 0; k < 4; k++, at += 1) bytes[at] = p.colors ? byte(p.colors[v * 4 + k]!) : 255
+    }
+  }
+  let offset = 0
+  for (const p of kept) {
+    if (p.mode === 4) {
+      for (let t = 0; t < p.indices.length; t += 3) {
+        bytes[at++] = 3
+        for (let k = 0; k < 3; k++, at += 4) view.setInt32(at, p.indices[t + k]! + offset, true)
+      }
+    }
+    offset += p.positions.length / 3
+  }
+  return { bytes, notes: droppedNote(prims, 'PLY', { points: cloud, lines: false }) }
+}

@@ -1,0 +1,141 @@
+import type { Document, Property } from '@gltf-transform/core'
+import { unpartition } from '@gltf-transform/functions'
+import { ModelInputError } from '../errors.ts'
+import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
+import type { Platform } from '../platform.ts'
+import { checkFiniteAttributes, unitNormals } from './unit-normals.ts'
+
+export interface ConvertOptions {
+  /** Output format: glb, gltf (written as a zip), obj, stl, ply, or any other writer the registry holds. */
+  target_format: string
+  /** Allocation bound for reading the input (see `ReadOptions.maxAllocationBytes`). */
+  maxAllocationBytes?: number
+}
+
+/** Geometry compression extensions convert decodes and does not re-encode (compress is the operation for that). */
+const COMPRESSION_EXTENSIONS = ['KHR_draco_mesh_compression', 'EXT_meshopt_compression']
+
+/** Validates convert options against the writers registered now; throws a ModelInputError with the reason. */
+export function parseConvertOptions(options: Record<string, unknown>): ConvertOptions {
+  const target = options.target_format
+  if (typeof target !== 'string' || target === '') throw new ModelInputError('convert needs a target_format')
+  const format = target.toLowerCase().replace(/^\./, '')
+  if (!FORMAT_CODECS[format]?.write) {
+    throw new ModelInputError(`unsupported target format: ${target} (writable: ${writableFormats().join(', ')})`)
+  }
+  const limit = options.maxAllocationBytes
+  return { target_format: format, ...(typeof limit === 'number' ? { maxAllocationBytes: limit } : {}) }
+}
+
+/**
+ * Writes a read Document in the target format. Geometry is written uncompressed (re-encoding Draco
+ * would quantize again and drop degenerate triangles: convert keeps every vertex as read); buffers
+ * are merged for GLB (which holds one); names that are not strings become strings; normals are made
+ * unit length (glTF requires it; OBJ and PLY files often break it). Input whose
+ * indices or attribute lengths do not fit its vertex count, or whose positions are not finite, is
+ * refused: every target would carry
+ * the damage on, and repair is the operation that fixes it.
+ */
+export async function convertDocument(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
+  checkGeometry(doc)
+  checkFiniteAttributes(doc)
+  checkSomethingToWrite(doc, target)
+  await doc.transform(unitNormals())
+  for (const extension of doc.getRoot().listExtensionsUsed()) {
+    if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()
+  }
+  stringifyNames(doc)
+  renumberAttributeSets(doc)
+  if (target === 'glb') await doc.transform(unpartition())
+  return writeModel(platform, doc, target)
+}
+
+/** What each single-space target can hold; others hold triangles, lines and points. */
+const TARGET_HOLDS: Record<string, ('triangles' | 'lines' | 'points')[]> = {
+  stl: ['triangles'],
+  ply: ['triangles', 'points'],
+}
+
+/** Refuses a model with nothing drawn, or nothing the target can hold (an empty STL helps nobody). */
+function checkSomethingToWrite(doc: Document, target: string): void {
+  const found = { triangles: 0, lines: 0, points: 0 }
+  for (const scene of doc.getRoot().listScenes()) {
+    scene.traverse((node) => {
+      for (const prim of node.getMesh()?.listPrimitives() ?? []) {
+        const mode = prim.getMode()
+        if (!prim.getAttribute('POSITION')?.getCount()) continue
+        if (mode >= 4) found.triangles++
+        else if (mode >= 1) found.lines++
+        else found.points++
+      }
+    })
+  }
+  if (found.triangles + found.lines + found.points === 0) throw new ModelInputError('the model has no geometry in any scene')
+  const holds = TARGET_HOLDS[target]
+  if (holds && holds.every((kind) => found[kind] === 0)) {
+    throw new ModelInputError(`${target.toUpperCase()} holds only ${holds.join(' and ')}; this model has only ${found.lines > 0 ? 'lines' : 'points'}${found.lines > 0 && found.points > 0 ? ' and points' : ''}`)
+  }
+}
+
+function checkGeometry(doc: Document): void {
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const [p, prim] of mesh.listPrimitives().entries()) {
+      const where = `mesh "${mesh.getName() || doc.getRoot().listMeshes().indexOf(mesh)}" primitive ${p}`
+      const counts = prim.listSemantics().map((semantic) => [semantic, prim.getAttribute(semantic)!.getCount()] as const)
+      const vertices = prim.getAttribute('POSITION')?.getCount() ?? 0
+      const short = counts.find(([, count]) => count !== vertices)
+      if (short) throw new ModelInputError(`invalid input: ${where} has ${vertices} positions but ${short[1]} ${short[0]} values`)
+      const indices = prim.getIndices()?.getArray()
+      if (!indices) continue
+      let max = 0
+      for (let i = 0; i < indices.length; i++) if (indices[i]! > max) max = indices[i]!
+      if (indices.length > 0 && max >= vertices) {
+        throw new ModelInputError(`invalid input: ${where} references vertex ${max} of ${vertices} (out-of-range indices; repair drops them)`)
+      }
+    }
+  }
+}
+
+/**
+ * glTF requires TEXCOORD_n and COLOR_n sets numbered from 0 without gaps (readers such as assimp
+ * refuse a lone TEXCOORD_1); renumber them, and the primitive's material texture references with them.
+ */
+function renumberAttributeSets(doc: Document): void {
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      for (const prefix of ['TEXCOORD_', 'COLOR_']) {
+        const sets = prim
+          .listSemantics()
+          .filter((s) => s.startsWith(prefix))
+          .map((s) => Number(s.slice(prefix.length)))
+          .sort((a, b) => a - b)
+        if (sets.every((set, i) => set === i)) continue
+        const accessors = sets.map((set) => prim.getAttribute(`${prefix}${set}`)!)
+        for (const set of sets) prim.setAttribute(`${prefix}${set}`, null)
+        accessors.forEach((accessor, i) => prim.setAttribute(`${prefix}${i}`, accessor))
+        const material = prim.getMaterial()
+        if (prefix !== 'TEXCOORD_' || !material) continue
+        const infos = [
+          material.getBaseColorTextureInfo(), material.getNormalTextureInfo(), material.getOcclusionTextureInfo(),
+          material.getEmissiveTextureInfo(), material.getMetallicRoughnessTextureInfo(),
+        ]
+        for (const info of infos) {
+          const index = info ? sets.indexOf(info.getTexCoord()) : -1
+          if (info && index >= 0) info.setTexCoord(index)
+        }
+      }
+    }
+  }
+}
+
+function stringifyNames(doc: Document): void {
+  const root = doc.getRoot()
+  const properties: Property[] = [
+    ...root.listScenes(), ...root.listNodes(), ...root.listMeshes(), ...root.listMaterials(), ...root.listTextures(),
+    ...root.listAccessors(), ...root.listBuffers(), ...root.listAnimations(), ...root.listSkins(), ...root.listCameras(),
+  ]
+  for (const property of properties) {
+    const name = property.getName() as unknown
+    if (typeof name !== 'string') property.setName(name === undefined || name === null ? '' : String(name))
+  }
+}

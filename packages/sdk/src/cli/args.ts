@@ -1,0 +1,155 @@
+import { parseArgs } from 'node:util'
+import { ENGINES, MESHOPT_LEVELS, MODEL_FORMATS, TEXTURE_FORMATS } from '../contract/index.ts'
+
+/** The sub-commands that submit tasks. */
+export const TASK_COMMANDS = ['compress', 'convert', 'repair', 'diagnose', 'textures', 'ktx2'] as const
+export type TaskCommand = (typeof TASK_COMMANDS)[number]
+
+export const CLI_DEFAULTS = {
+  baseURL: 'http://localhost:8080',
+  engine: 'draco',
+  concurrency: 4,
+} as const
+
+export const USAGE = `Usage: mos <command> FILE... [options]
+
+Commands:
+  compress FILE...   Draco or meshopt compression (several files: one batch)
+  convert FILE...    convert to --to FORMAT (${MODEL_FORMATS.join(', ')}; gltf comes back as .zip)
+  repair FILE...     fix normals, duplicate vertices, degenerate faces, empty nodes
+  diagnose FILE...   print a diagnosis (no output file)
+  textures FILE...   re-encode textures or images to --format (${TEXTURE_FORMATS.join(', ')})
+  ktx2 FILE...       encode textures or images to KTX2 (ETC1S, or --uastc)
+  serve              start the Mos server (the @mos/server package), like \`npm start\`
+
+Options:
+  --base-url URL     service address (env MOS_BASE_URL, default ${CLI_DEFAULTS.baseURL})
+  --api-key KEY      API key (env MOS_API_KEY)
+  --out DIR, -o      save results in DIR (default: beside each input)
+  --json             print one JSON document with every result (no progress display)
+  --engine, -e       compress: ${ENGINES.join(' | ')} (default ${CLI_DEFAULTS.engine})
+  --level, -l N      compress level (A: 1-10, B: 0-10; default 7)
+  --meshopt-level    compress with meshopt: ${MESHOPT_LEVELS.join(' | ')}
+  --position-bits N, --normal-bits N, --texcoord-bits N, --color-bits N, --generic-bits N
+                     Draco quantization (these send one request per file instead of a batch)
+  --to, -t FORMAT    convert: target format
+  --format, -f FMT   textures: target format
+  --quality, -q N    textures / ktx2 quality
+  --uastc            ktx2: UASTC instead of ETC1S
+  --timeout SEC      give up waiting for a task after SEC seconds
+  --help, -h         this text
+
+Exit status: 0 when every file succeeded, 1 when a task or request failed, 2 on a usage error.`
+
+/** A usage error: printed with a hint, exit status 2. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+/** Parsed command line. */
+export interface CliArgs {
+  command: TaskCommand | 'serve' | 'help'
+  files: string[]
+  baseURL: string
+  apiKey: string | undefined
+  outDir: string | undefined
+  json: boolean
+  engine: (typeof ENGINES)[number]
+  level?: number
+  meshoptLevel?: (typeof MESHOPT_LEVELS)[number]
+  bits: Partial<Record<'position' | 'normal' | 'texcoord' | 'color' | 'generic', number>>
+  to?: (typeof MODEL_FORMATS)[number]
+  format?: (typeof TEXTURE_FORMATS)[number]
+  quality?: number
+  uastc: boolean
+  timeoutMs?: number
+  /** Arguments after `serve`, passed to the server untouched. */
+  rest: string[]
+}
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${name} takes an integer, not "${value}"`)
+  return Number(value)
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, values: readonly T[]): T | undefined {
+  if (value === undefined) return undefined
+  const lower = value.toLowerCase()
+  if (!values.includes(lower as T)) throw new UsageError(`--${name} must be one of ${values.join(', ')}, not "${value}"`)
+  return lower as T
+}
+
+/**
+ * Parses argv (without node and the script) with the environment's defaults.
+ * @example parseCliArgs(['compress', 'a.glb', '--engine', 'meshopt'], process.env)
+ */
+export function parseCliArgs(argv: string[], env: Record<string, string | undefined>): CliArgs {
+  const [command = 'help', ...tail] = argv
+  if (command === 'serve') {
+    return { command, files: [], baseURL: '', apiKey: undefined, outDir: undefined, json: false, engine: 'draco', bits: {}, uastc: false, rest: tail }
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    return { command: 'help', files: [], baseURL: '', apiKey: undefined, outDir: undefined, json: false, engine: 'draco', bits: {}, uastc: false, rest: [] }
+  }
+  if (!(TASK_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`)
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: tail,
+      allowPositionals: true,
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        out: { type: 'string', short: 'o' },
+        json: { type: 'boolean' },
+        engine: { type: 'string', short: 'e' },
+        level: { type: 'string', short: 'l' },
+        'meshopt-level': { type: 'string' },
+        'position-bits': { type: 'string' },
+        'normal-bits': { type: 'string' },
+        'texcoord-bits': { type: 'string' },
+        'color-bits': { type: 'string' },
+        'generic-bits': { type: 'string' },
+        to: { type: 'string', short: 't' },
+        format: { type: 'string', short: 'f' },
+        quality: { type: 'string', short: 'q' },
+        uastc: { type: 'boolean' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { ...parseCliArgs(['help'], env) }
+  if (positionals.length === 0) throw new UsageError(`${command} needs at least one FILE`)
+  const args: CliArgs = {
+    command: command as TaskCommand,
+    files: positionals,
+    baseURL: values['base-url'] ?? env.MOS_BASE_URL ?? CLI_DEFAULTS.baseURL,
+    apiKey: values['api-key'] ?? env.MOS_API_KEY,
+    outDir: values.out,
+    json: values.json ?? false,
+    engine: oneOf('engine', values.engine, ENGINES) ?? CLI_DEFAULTS.engine,
+    level: integer('level', values.level),
+    meshoptLevel: oneOf('meshopt-level', values['meshopt-level'], MESHOPT_LEVELS),
+    bits: {
+      position: integer('position-bits', values['position-bits']),
+      normal: integer('normal-bits', values['normal-bits']),
+      texcoord: integer('texcoord-bits', values['texcoord-bits']),
+      color: integer('color-bits', values['color-bits']),
+      generic: integer('generic-bits', values['generic-bits']),
+    },
+    to: oneOf('to', values.to, MODEL_FORMATS),
+    format: oneOf('format', values.format, TEXTURE_FORMATS),
+    quality: integer('quality', values.quality),
+    uastc: values.uastc ?? false,
+    timeoutMs: values.timeout === undefined ? undefined : (integer('timeout', values.timeout) ?? 0) * 1000,
+    rest: [],
+  }
+  if (command === 'convert' && !args.to) throw new UsageError('convert needs --to FORMAT')
+  if (command === 'textures' && !args.format) throw new UsageError('textures needs --format FORMAT')
+  return args
+}

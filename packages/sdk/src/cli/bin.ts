@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { runFromProcess } from './main.ts'
+
+runFromProcess()

@@ -1,0 +1,69 @@
+// `mos`: the command line on the SDK. See `mos --help` and docs/sdk.md.
+import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createClient } from '../node.ts'
+import { CLI_DEFAULTS, parseCliArgs, USAGE, UsageError } from './args.ts'
+import { createPlainProgress, createSilentProgress, createTerminalProgress } from './progress.ts'
+import { runTasks } from './run-tasks.ts'
+import { findServer, serve, SERVER_MISSING } from './serve.ts'
+
+/** The process surroundings, passed in so tests can run the CLI in-process too. */
+export interface CliIO {
+  argv: string[]
+  env: Record<string, string | undefined>
+  stdout: { write(text: string): unknown; isTTY?: boolean }
+  stderr: { write(text: string): unknown }
+  signal: AbortSignal
+}
+
+/**
+ * Runs the CLI and resolves with the exit status (0 all good, 1 a failure, 2 usage).
+ * @example process.exitCode = await runCli({ argv: process.argv.slice(2), env: process.env, stdout: process.stdout, stderr: process.stderr, signal })
+ */
+export async function runCli(io: CliIO): Promise<number> {
+  let args
+  try {
+    args = parseCliArgs(io.argv, io.env)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    io.stderr.write(`mos: ${error.message}\nRun \`mos --help\` for usage.\n`)
+    return 2
+  }
+  if (args.command === 'help') {
+    io.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  if (args.command === 'serve') {
+    const location = findServer(dirname(fileURLToPath(import.meta.url))) ?? findServer(process.cwd())
+    if (!location) {
+      io.stderr.write(`${SERVER_MISSING}\n`)
+      return 1
+    }
+    return serve(location, args.rest, io.env as NodeJS.ProcessEnv)
+  }
+  const client = createClient({ baseURL: args.baseURL, apiKey: args.apiKey })
+  const display = args.json
+    ? createSilentProgress()
+    : io.stdout.isTTY
+      ? createTerminalProgress(io.stdout)
+      : createPlainProgress(io.stderr, io.stdout)
+  const results = await runTasks(client, args, display, io.signal, CLI_DEFAULTS.concurrency)
+  const ok = results.every((result) => result.ok)
+  if (args.json) io.stdout.write(`${JSON.stringify({ ok, results }, null, 2)}\n`)
+  return ok ? 0 : 1
+}
+
+/** Runs the CLI on this process: argv, environment, Ctrl-C (exit 130) and the exit status. */
+export function runFromProcess(): void {
+  const controller = new AbortController()
+  process.once('SIGINT', () => controller.abort())
+  runCli({ argv: process.argv.slice(2), env: process.env, stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
+    (code) => {
+      process.exitCode = controller.signal.aborted ? 130 : code
+    },
+    (error: unknown) => {
+      process.stderr.write(`mos: ${(error as Error).stack ?? error}\n`)
+      process.exitCode = 1
+    },
+  )
+}

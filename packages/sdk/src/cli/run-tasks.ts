@@ -1,0 +1,171 @@
+import { mkdir, stat } from 'node:fs/promises'
+import type { DiagnosisResult, SubmitResponse } from '../contract/index.ts'
+import { NotFoundError, type NodeClient } from '../node.ts'
+import type { CliArgs, TaskCommand } from './args.ts'
+import { outputPath, summaryLine } from './format.ts'
+import type { ProgressDisplay, ProgressLine } from './progress.ts'
+
+/** What `--json` prints per input file. */
+export interface FileResult {
+  input: string
+  ok: boolean
+  task_id?: string
+  output?: string
+  size_before: number
+  size_after?: number
+  ratio?: number
+  seconds: number
+  error?: string
+  /** The diagnosis (diagnose, variant A). */
+  result?: DiagnosisResult
+}
+
+/** Name tag of each command's results, before the extension (`box.draco.glb`). */
+function suffixOf(args: CliArgs): string {
+  switch (args.command as TaskCommand) {
+    case 'compress':
+      return `.${args.engine}`
+    case 'repair':
+      return '.repaired'
+    case 'textures':
+      return `.${args.format === 'jpeg' ? 'jpg' : args.format}`
+    case 'ktx2':
+      return '.ktx2'
+    default:
+      return ''
+  }
+}
+
+/** One request per file for the command; compress options that a batch cannot carry go here too. */
+function submitOne(client: NodeClient, args: CliArgs, file: string, signal: AbortSignal): Promise<SubmitResponse> {
+  const options = { signal }
+  switch (args.command as TaskCommand) {
+    case 'compress':
+      return client.compress(
+        {
+          file,
+          engine: args.engine,
+          level: args.level,
+          meshopt_compression_level: args.meshoptLevel,
+          position_quantization_bits: args.bits.position,
+          normal_quantization_bits: args.bits.normal,
+          texcoord_quantization_bits: args.bits.texcoord,
+          color_quantization_bits: args.bits.color,
+          generic_quantization_bits: args.bits.generic,
+        },
+        options,
+      )
+    case 'convert':
+      return client.convert({ file, target_format: args.to! }, options)
+    case 'repair':
+      return client.repair({ file }, options)
+    case 'diagnose':
+      return client.diagnose({ file }, options)
+    case 'textures':
+      return client.optimizeTextures({ file, format: args.format!, quality: args.quality }, options)
+    case 'ktx2':
+      return client.encodeKtx2({ file, uastc: args.uastc || undefined, quality: args.quality }, options)
+  }
+}
+
+/** A batch only carries engine and level (4.11); anything else needs one request per file. */
+function canBatch(args: CliArgs): boolean {
+  return args.command === 'compress' && args.files.length > 1 && !args.meshoptLevel && Object.values(args.bits).every((bits) => bits === undefined)
+}
+
+/** Runs at most `limit` of the jobs at a time. */
+async function inParallel<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(jobs.length)
+  let next = 0
+  async function worker() {
+    while (next < jobs.length) {
+      const index = next++
+      results[index] = await jobs[index]!()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker))
+  return results
+}
+
+function describeDiagnosis(result: DiagnosisResult | undefined): string {
+  if (!result) return ''
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+  return `  ${result.format} ${result.version}: ${count(result.meshes.length, 'mesh', 'meshes')}, ${count(result.textures.length, 'texture', 'textures')}, ${count(result.total_issues, 'issue', 'issues')}`
+}
+
+/**
+ * Submits every file, waits with a progress line per task, downloads each result beside its input
+ * (or into `--out`) and finishes each line with a summary. Never throws for one file's failure.
+ */
+export async function runTasks(client: NodeClient, args: CliArgs, display: ProgressDisplay, signal: AbortSignal, concurrency: number): Promise<FileResult[]> {
+  if (args.outDir) await mkdir(args.outDir, { recursive: true })
+  const suffix = suffixOf(args)
+  const lines = new Map<string, ProgressLine>()
+  const lineOf = (file: string, index: number) => {
+    const key = `${index}`
+    if (!lines.has(key)) lines.set(key, display.add(file))
+    return lines.get(key)!
+  }
+
+  async function runOne(file: string, index: number, submit: () => Promise<string>): Promise<FileResult> {
+    const started = Date.now()
+    const line = lineOf(file, index)
+    let before = 0
+    let taskId: string | undefined
+    try {
+      before = (await stat(file)).size
+      taskId = await submit()
+      const task = await client.waitForTask(taskId, {
+        signal,
+        timeoutMs: args.timeoutMs,
+        onProgress: (record) => line.update(record.status, record.status === 'completed' ? 100 : 'progress' in record ? record.progress : 0),
+      })
+      if (task.status === 'failed') throw new Error(task.error)
+      const result: FileResult = { input: file, ok: true, task_id: taskId, size_before: before, seconds: 0 }
+      if (args.command === 'diagnose') {
+        result.result = task.result
+      } else {
+        const target = outputPath(file, task.output.filename, suffix, args.outDir)
+        line.update('downloading', 100)
+        const { bytes } = await client.downloadToFile(taskId, target, { signal })
+        Object.assign(result, { output: target, size_after: bytes, ratio: before > 0 ? bytes / before : undefined })
+      }
+      result.seconds = (Date.now() - started) / 1000
+      line.finish(summaryLine(file, result.output, before, result.size_after, Date.now() - started) + describeDiagnosis(result.result), true)
+      return result
+    } catch (error) {
+      const message = (error as Error).message
+      line.finish(`${file}: ${message}`, false)
+      return { input: file, ok: false, task_id: taskId, size_before: before, seconds: (Date.now() - started) / 1000, error: message }
+    }
+  }
+
+  if (canBatch(args)) {
+    args.files.forEach(lineOf)
+    // A deployment without the batch endpoint (404) gets one request per file instead.
+    const batch = client
+      .batchCompress({ files: args.files, engine: args.engine, level: args.level }, { signal })
+      .catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined
+        throw error
+      })
+    // Sub-tasks come back in upload order; match by name too in case a server reorders them.
+    const taskIdOf = async (file: string, index: number) => {
+      const answer = await batch
+      if (!answer) return (await submitOne(client, args, file, signal)).task_id
+      const { tasks } = answer
+      const byIndex = tasks[index]
+      const name = file.split(/[\\/]/).pop()
+      const task = byIndex && byIndex.filename === name ? byIndex : (tasks.find((t) => t.filename === name) ?? byIndex)
+      if (!task) throw new Error('the batch answer lists no task for this file')
+      return task.task_id
+    }
+    // Marks a failed batch as handled at once; each file's line reports it when it gets there.
+    batch.catch(() => undefined)
+    return Promise.all(args.files.map((file, index) => runOne(file, index, () => taskIdOf(file, index))))
+  }
+  return inParallel(
+    args.files.map((file, index) => () => runOne(file, index, async () => (await submitOne(client, args, file, signal)).task_id)),
+    concurrency,
+  )
+}

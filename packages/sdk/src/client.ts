@@ -1,0 +1,120 @@
+import type { CompletedTask, SubmitResponse, Variant } from './contract/index.ts'
+import { TaskFailedError } from './errors.ts'
+import { createTransport, type RequestOptions } from './request.ts'
+import { createBatches, type BatchesResource } from './resources/batches.ts'
+import { createLicense, type LicenseResource } from './resources/license.ts'
+import {
+  createOperations,
+  type CompressParams,
+  type ConvertParams,
+  type DiagnoseParams,
+  type EncodeKtx2Params,
+  type OperationsResource,
+  type OptimizeTexturesParams,
+  type RepairParams,
+} from './resources/operations.ts'
+import { createService, type ServiceResource } from './resources/service.ts'
+import { createTasks, type TasksResource, type WaitForTaskOptions } from './resources/tasks.ts'
+import { RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
+import { toFile, type Uploadable, type UploadResolver } from './upload.ts'
+
+/** Options of `createClient`. */
+export interface ClientOptions<V extends Variant = Variant> {
+  /** Where the service listens, e.g. `http://localhost:8080` (without `/api/v1`). */
+  baseURL: string
+  /** Sent as `X-API-Key`; every endpoint but health needs it. */
+  apiKey?: string
+  /** The deployment's variant; it types the variant-dependent documents. See `detectVariant`. */
+  variant?: V
+  /** Per-attempt time limit in ms (0: none). */
+  timeout?: number
+  /** Retries after the first attempt (see `isRetryable` for which failures qualify). */
+  maxRetries?: number
+  /** A fetch implementation; default `globalThis.fetch`. */
+  fetch?: typeof globalThis.fetch
+  /** Backoff tuning. */
+  retryPolicy?: Partial<RetryPolicy>
+}
+
+export const CLIENT_DEFAULTS = {
+  timeout: 120_000,
+  maxRetries: 2,
+} as const
+
+/** Submit-and-wait helpers: they resolve with the completed record, or throw `TaskFailedError`. */
+export interface AndWaitHelpers<U> {
+  compressAndWait(params: CompressParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
+  convertAndWait(params: ConvertParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
+  repairAndWait(params: RepairParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
+  diagnoseAndWait(params: DiagnoseParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
+  optimizeTexturesAndWait(params: OptimizeTexturesParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
+  encodeKtx2AndWait(params: EncodeKtx2Params<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
+}
+
+/** A client of one deployment: every endpoint of the contract, flat, typed for variant `V`. */
+export type Client<V extends Variant = Variant, U = Uploadable> = ServiceResource<V> &
+  LicenseResource<V> &
+  OperationsResource<U> &
+  TasksResource &
+  BatchesResource<U> &
+  AndWaitHelpers<U> & {
+    /** The variant given at creation (undefined: not declared). */
+    readonly variant: V | undefined
+    readonly baseURL: string
+  }
+
+/**
+ * Creates a client. Give `variant` to get the A or B shape from `health()`, `capabilities()`,
+ * `licenseInfo()` and `licenseVerify()`; without it they are typed as the union.
+ * @example
+ * const mos = createClient({ baseURL: 'http://localhost:8080', apiKey: process.env.MOS_API_KEY, variant: 'A' })
+ * const task = await mos.compressAndWait({ file: bytes, filename: 'model.glb', engine: 'draco' })
+ * const result = await mos.download(task.task_id)
+ */
+export function createClient<V extends Variant = Variant>(options: ClientOptions<V>): Client<V> {
+  return createClientWith<V, Uploadable>(options, toFile)
+}
+
+/**
+ * Like `createClient`, with the upload inputs a runtime adds (how `@mos/sdk/node` accepts paths
+ * and Node streams without the main entry importing anything Node-only).
+ */
+export function createClientWith<V extends Variant, U>(options: ClientOptions<V>, resolveUpload: UploadResolver<U>): Client<V, U> {
+  if (!options.baseURL) throw new TypeError('[mos] createClient needs a baseURL, e.g. http://localhost:8080')
+  const transport = createTransport({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    timeout: options.timeout ?? CLIENT_DEFAULTS.timeout,
+    maxRetries: options.maxRetries ?? CLIENT_DEFAULTS.maxRetries,
+    fetch: options.fetch,
+    retryPolicy: { ...RETRY_DEFAULTS, ...options.retryPolicy },
+  })
+  const operations = createOperations(transport, resolveUpload)
+  const tasks = createTasks(transport)
+
+  function andWait<P>(submit: (params: P, options?: RequestOptions) => Promise<SubmitResponse>) {
+    return async (params: P, waitOptions: WaitForTaskOptions = {}): Promise<CompletedTask> => {
+      const { onProgress, pollIntervalMs, timeoutMs, ...request } = waitOptions
+      const { task_id } = await submit(params, request)
+      const task = await tasks.waitForTask(task_id, waitOptions)
+      if (task.status === 'failed') throw new TaskFailedError(task)
+      return task
+    }
+  }
+
+  return {
+    variant: options.variant,
+    baseURL: options.baseURL,
+    ...createService<V>(transport),
+    ...createLicense<V>(transport),
+    ...operations,
+    ...tasks,
+    ...createBatches(transport, resolveUpload),
+    compressAndWait: andWait(operations.compress),
+    convertAndWait: andWait(operations.convert),
+    repairAndWait: andWait(operations.repair),
+    diagnoseAndWait: andWait(operations.diagnose),
+    optimizeTexturesAndWait: andWait(operations.optimizeTextures),
+    encodeKtx2AndWait: andWait(operations.encodeKtx2),
+  }
+}

@@ -1,0 +1,169 @@
+import { createFetch, type FetchResponse } from 'ofetch'
+import { API_KEY_HEADER, API_PREFIX } from './contract/index.ts'
+import { ConnectionError, errorFromResponse, MosError, TimeoutError, UserAbortError } from './errors.ts'
+import { isRetryable, retryDelayMs, RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
+import { sleep } from './wait.ts'
+
+/** Per-call options every client method accepts as its last argument. */
+export interface RequestOptions {
+  /** Cancels the call (and its retries); the call then rejects with `UserAbortError`. */
+  signal?: AbortSignal
+  /** Per-attempt time limit in ms; overrides the client's. 0 disables it. */
+  timeout?: number
+  /** Retries after the first attempt; overrides the client's. */
+  maxRetries?: number
+  /** Extra request headers. */
+  headers?: Record<string, string>
+}
+
+/** What the transport needs from the client options. */
+export interface TransportOptions {
+  baseURL: string
+  apiKey?: string
+  timeout: number
+  maxRetries: number
+  fetch?: typeof globalThis.fetch
+  retryPolicy?: RetryPolicy
+}
+
+type ResponseKind = 'json' | 'text' | 'bytes' | 'stream'
+type ResponseOf<K extends ResponseKind> = K extends 'text'
+  ? string
+  : K extends 'bytes'
+    ? Uint8Array
+    : K extends 'stream'
+      ? ReadableStream<Uint8Array>
+      : unknown
+
+/** One HTTP call of the contract, relative to `/api/v1`. */
+export interface TransportRequest<K extends ResponseKind> {
+  method: 'GET' | 'POST'
+  path: string
+  /** FormData for uploads (replayable, so a 429 can be retried), a plain object for JSON. */
+  body?: FormData | Record<string, unknown>
+  responseType: K
+}
+
+/** The single place where requests are sent, retried, timed out and turned into errors. */
+export interface Transport {
+  request<K extends ResponseKind>(request: TransportRequest<K>, options?: RequestOptions): Promise<ResponseOf<K>>
+}
+
+/**
+ * Creates the transport on ofetch. ofetch's own retry is off: its rules (POST never, no
+ * `Retry-After`) are not ours, and its time-out stops at the headers.
+ */
+export function createTransport(options: TransportOptions): Transport {
+  // Looked up per call, not captured, so a fetch patched later (msw, polyfills) is the one used.
+  const fetchImpl: typeof globalThis.fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init)
+  const $fetch = createFetch({ fetch: fetchImpl })
+  const baseURL = options.baseURL.replace(/\/+$/, '') + API_PREFIX
+  const policy = options.retryPolicy ?? RETRY_DEFAULTS
+
+  async function attempt<K extends ResponseKind>(request: TransportRequest<K>, call: RequestOptions): Promise<ResponseOf<K>> {
+    const signal = call.signal
+    if (signal?.aborted) throw new UserAbortError(undefined, { cause: signal.reason })
+    const controller = new AbortController()
+    const forwardAbort = () => controller.abort(signal?.reason)
+    signal?.addEventListener('abort', forwardAbort, { once: true })
+    const timeout = call.timeout ?? options.timeout
+    let timedOut = false
+    const timer = timeout > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), timeout) : undefined
+    let streaming = false
+    try {
+      const headers: Record<string, string> = { accept: request.responseType === 'json' ? 'application/json' : '*/*', ...call.headers }
+      if (options.apiKey) headers[API_KEY_HEADER] = options.apiKey
+      let response: FetchResponse<unknown>
+      try {
+        response = await $fetch.raw(request.path, {
+          baseURL,
+          method: request.method,
+          body: request.body as BodyInit | Record<string, unknown> | undefined,
+          headers,
+          signal: controller.signal,
+          responseType: request.responseType === 'bytes' ? 'arrayBuffer' : request.responseType === 'stream' ? 'stream' : request.responseType === 'text' ? 'text' : 'json',
+          retry: false,
+          ignoreResponseError: true,
+        })
+      } catch (error) {
+        throw noResponseError(error, signal, timedOut, timeout)
+      }
+      if (response.status >= 400) {
+        throw errorFromResponse(response.status, await readErrorBody(response._data), response.headers)
+      }
+      if (request.responseType === 'bytes') return new Uint8Array((response._data as ArrayBuffer | undefined) ?? new ArrayBuffer(0)) as ResponseOf<K>
+      if (request.responseType === 'stream') {
+        // The time limit covers the wait for the answer, not the caller's pace of reading; the
+        // caller's signal still cancels the body.
+        streaming = true
+        clearTimeout(timer)
+        return (response._data ?? new Response(new Uint8Array(0)).body) as ResponseOf<K>
+      }
+      return response._data as ResponseOf<K>
+    } catch (error) {
+      if (error instanceof MosError) throw error
+      // Body read failures land here (the headers had arrived).
+      throw noResponseError(error, signal, timedOut, timeout)
+    } finally {
+      clearTimeout(timer)
+      if (!streaming) signal?.removeEventListener('abort', forwardAbort)
+    }
+  }
+
+  return {
+    async request(request, call = {}) {
+      const maxRetries = call.maxRetries ?? options.maxRetries
+      for (let retry = 0; ; retry++) {
+        try {
+          return await attempt(request, call)
+        } catch (error) {
+          if (retry >= maxRetries || !isRetryable(request.method, error)) throw error
+          const headers = (error as { headers?: Headers }).headers
+          await sleep(retryDelayMs(retry, headers, policy), call.signal)
+        }
+      }
+    },
+  }
+}
+
+function noResponseError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, timeout: number): MosError {
+  if (error instanceof MosError) return error
+  if (signal?.aborted) return new UserAbortError(undefined, { cause: error })
+  if (timedOut) return new TimeoutError(`request timed out after ${timeout} ms`, { cause: error })
+  const root = rootCause(error)
+  const code = errorCode(error)
+  const detail = root instanceof Error ? root.message : String(root)
+  return new ConnectionError(`connection error: ${code ? `${code} ` : ''}${detail}`.trim(), { cause: error, code })
+}
+
+function rootCause(error: unknown): unknown {
+  let current = error
+  while (current instanceof Error && current.cause !== undefined) current = current.cause
+  return current
+}
+
+/** Finds a system error code (`ECONNREFUSED`...) anywhere in the cause chain, including AggregateErrors. */
+function errorCode(error: unknown, depth = 0): string | undefined {
+  if (!error || typeof error !== 'object' || depth > 8) return undefined
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && code.startsWith('E')) return code
+  const nested = (error as { errors?: unknown[] }).errors
+  for (const inner of Array.isArray(nested) ? nested : []) {
+    const found = errorCode(inner, depth + 1)
+    if (found) return found
+  }
+  return errorCode((error as { cause?: unknown }).cause, depth + 1)
+}
+
+async function readErrorBody(data: unknown): Promise<unknown> {
+  let text: string | undefined
+  if (typeof data === 'string') text = data
+  else if (data instanceof ArrayBuffer || data instanceof Uint8Array) text = new TextDecoder().decode(data)
+  else if (data instanceof ReadableStream) text = await new Response(data).text().catch(() => '')
+  else return data
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}

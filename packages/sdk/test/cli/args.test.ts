@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import { parseCliArgs, UsageError } from '../../src/cli/args.ts'
+
+describe('parseCliArgs', () => {
+  it('takes the address and key from flags, else from MOS_BASE_URL / MOS_API_KEY, else the default', () => {
+    const env = { MOS_BASE_URL: 'http://env:1', MOS_API_KEY: 'env-key' }
+    expect(parseCliArgs(['compress', 'a.glb'], env)).toMatchObject({ baseURL: 'http://env:1', apiKey: 'env-key', engine: 'draco', files: ['a.glb'] })
+    expect(parseCliArgs(['compress', 'a.glb', '--base-url', 'http://flag:2', '--api-key', 'k'], env)).toMatchObject({ baseURL: 'http://flag:2', apiKey: 'k' })
+    expect(parseCliArgs(['repair', 'a.glb'], {})).toMatchObject({ baseURL: 'http://localhost:8080', apiKey: undefined })
+  })
+
+  it('parses the operation options', () => {
+    expect(parseCliArgs(['compress', 'a.glb', 'b.glb', '-e', 'MESHOPT', '-l', '3', '--meshopt-level', 'low', '-o', 'out', '--json', '--timeout', '30'], {})).toMatchObject({
+      engine: 'meshopt', level: 3, meshoptLevel: 'low', outDir: 'out', json: true, timeoutMs: 30_000, files: ['a.glb', 'b.glb'],
+    })
+    expect(parseCliArgs(['compress', 'a.glb', '--position-bits', '16'], {}).bits).toEqual({ position: 16, normal: undefined, texcoord: undefined, color: undefined, generic: undefined })
+    expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj'], {}).to).toBe('obj')
+    expect(parseCliArgs(['textures', 'a.png', '-f', 'webp', '-q', '80'], {})).toMatchObject({ format: 'webp', quality: 80 })
+    expect(parseCliArgs(['ktx2', 'a.png', '--uastc'], {}).uastc).toBe(true)
+    expect(parseCliArgs(['serve', '--anything'], {})).toMatchObject({ command: 'serve', rest: ['--anything'] })
+  })
+
+  it('rejects what cannot work, with a reason', () => {
+    const reject = (argv: string[]) => () => parseCliArgs(argv, {})
+    expect(reject(['shrink', 'a.glb'])).toThrow(new UsageError('unknown command "shrink"'))
+    expect(reject(['compress'])).toThrow('compress needs at least one FILE')
+    expect(reject(['compress', 'a.glb', '--engine', 'zstd'])).toThrow('--engine must be one of draco, meshopt, not "zstd"')
+    expect(reject(['compress', 'a.glb', '--level', 'high'])).toThrow('--level takes an integer, not "high"')
+    expect(reject(['convert', 'a.glb'])).toThrow('convert needs --to FORMAT')
+    expect(reject(['textures', 'a.png'])).toThrow('textures needs --format FORMAT')
+    expect(reject(['compress', 'a.glb', '--bogus'])).toThrow(UsageError)
+  })
+})

@@ -1,0 +1,174 @@
+import { spawn } from 'node:child_process'
+import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { ERROR_TEXTS } from '../src/index.ts'
+import { countTriangles, extensionsUsed, gltfReader } from './support/decode.ts'
+import { API_KEY, loadStartServer, startRealServer } from './support/real-server.ts'
+
+const MOS = resolve(dirname(fileURLToPath(import.meta.url)), '../bin/mos.mjs')
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the real `mos` binary (not a TTY: stdout and stderr are pipes). */
+function mos(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [MOS, ...args], { env: { ...process.env, MOS_BASE_URL: '', MOS_API_KEY: '', ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.on('error', fail)
+    child.on('close', (code) => done({ code, stdout, stderr }))
+  })
+}
+
+const corpus = corpusFiles({
+  box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  knight: shared('glb', 'chr_knight.glb'),
+  png: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
+})
+const server = await loadStartServer()
+
+async function decode(path: string) {
+  return (await gltfReader()).readBinary(new Uint8Array(await readFile(path)))
+}
+
+describe('mos without a server', () => {
+  it('--help prints the usage; a usage error exits 2', async () => {
+    const help = await mos(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('mos <command> FILE...')
+    const usage = await mos(['convert', 'a.glb'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('convert needs --to FORMAT')
+  })
+})
+
+describe.skipIf(!server.startServer || !corpus.available)('mos against the real server', () => {
+  let running: Awaited<ReturnType<typeof startRealServer>>
+  let work: string
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    running = await startRealServer(server.startServer!, 'A')
+    work = await mkdtemp(join(tmpdir(), 'mos-cli-'))
+    env = { MOS_BASE_URL: running.url, MOS_API_KEY: API_KEY }
+  })
+  afterAll(async () => {
+    await running?.close()
+    await rm(work, { recursive: true, force: true })
+  })
+
+  it('compress one file: plain progress lines, a summary line, the result beside the input', async () => {
+    const input = join(work, 'box.glb')
+    await copyFile(corpus.paths.box, input)
+    const run = await mos(['compress', input, '--engine', 'meshopt'], env)
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toMatch(/box\.glb: (pending|processing|completed)/)
+    const output = join(work, 'box.meshopt.glb')
+    expect(run.stdout).toMatch(new RegExp(`^ok: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → ${output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  [\\d.]+ KiB → [\\d.]+ KiB  \\(ratio \\d\\.\\d\\d, [−+]\\d+\\.\\d %\\)  \\d+\\.\\d s\\n$`))
+    const doc = await decode(output)
+    expect(extensionsUsed(doc)).toContain('EXT_meshopt_compression')
+    expect(countTriangles(doc)).toBe(countTriangles(await decode(corpus.paths.box)))
+  })
+
+  it('compress several files with --json and --out: one JSON document, every result decodes', async () => {
+    const out = join(work, 'out')
+    const run = await mos(['compress', corpus.paths.box, corpus.paths.knight, '--out', out, '--json', '--base-url', running.url, '--api-key', API_KEY, '--level', '9'], { MOS_BASE_URL: 'http://127.0.0.1:1' })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toBe('')
+    const report = JSON.parse(run.stdout)
+    expect(report.ok).toBe(true)
+    expect(report.results.map((r: { input: string }) => r.input)).toEqual([corpus.paths.box, corpus.paths.knight])
+    expect((await readdir(out)).sort()).toEqual(['BoxTextured.draco.glb', 'chr_knight.draco.glb'])
+    for (const result of report.results) {
+      expect(result).toMatchObject({ ok: true, output: expect.stringMatching(/\.draco\.glb$/) })
+      expect(result.size_after).toBeGreaterThan(0)
+      expect(result.ratio).toBeCloseTo(result.size_after / result.size_before, 5)
+      const doc = await decode(result.output)
+      expect(extensionsUsed(doc)).toContain('KHR_draco_mesh_compression')
+      expect(countTriangles(doc)).toBe(countTriangles(await decode(result.input)))
+    }
+  })
+
+  it('a wrong key fails each file with the server text and exits 1', async () => {
+    const run = await mos(['compress', corpus.paths.box, '--json'], { ...env, MOS_API_KEY: 'wrong' })
+    expect(run.code).toBe(1)
+    const report = JSON.parse(run.stdout)
+    expect(report).toMatchObject({ ok: false, results: [{ ok: false, error: ERROR_TEXTS.unauthorized() }] })
+  })
+
+  /** Whether the server has a submit route yet: a form without a file gets 400 there, 404 where it is missing. */
+  async function hasRoute(path: string): Promise<boolean> {
+    const response = await fetch(`${running.url}/api/v1${path}`, { method: 'POST', headers: { 'X-API-Key': API_KEY }, body: new FormData() })
+    return response.status !== 404
+  }
+
+  // The other commands, each once its endpoint is on the server (skipped with a message until then).
+  const commands = [
+    { name: 'convert', route: '/convert', args: ['--to', 'obj'], input: 'box', output: 'BoxTextured.obj' },
+    { name: 'repair', route: '/repair', args: [], input: 'box', output: 'BoxTextured.repaired.glb' },
+    { name: 'textures', route: '/textures/optimize', args: ['--format', 'webp'], input: 'png', output: 'CesiumLogoFlat.webp' },
+    { name: 'ktx2', route: '/textures/ktx2', args: [], input: 'png', output: 'CesiumLogoFlat.ktx2' },
+    { name: 'diagnose', route: '/diagnose', args: [], input: 'box', output: undefined },
+  ] as const
+  for (const command of commands) {
+    it(`mos ${command.name}`, async (ctx) => {
+      if (!(await hasRoute(command.route))) return ctx.skip(`POST ${command.route} is not on the server yet`)
+      const out = join(work, `out-${command.name}`)
+      const run = await mos([command.name, corpus.paths[command.input], ...command.args, '--out', out, '--json'], env)
+      expect(run.code, run.stdout + run.stderr).toBe(0)
+      const [result] = JSON.parse(run.stdout).results
+      if (command.output) {
+        expect(result.output).toBe(join(out, command.output))
+        expect((await readFile(result.output)).byteLength).toBe(result.size_after)
+      } else {
+        expect(result.result).toMatchObject({ format: expect.any(String), meshes: expect.any(Array) })
+        expect(await readdir(out)).toEqual([])
+      }
+    })
+  }
+
+  it('an unsupported file fails with the contract text', async () => {
+    const notes = join(work, 'notes.txt')
+    await copyFile(MOS, notes)
+    const run = await mos(['repair', notes], env)
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/failed: .*notes\.txt: (unsupported format: txt|not found: \/api\/v1\/repair)/)
+  })
+})
+
+describe.skipIf(!server.startServer || !corpus.available)('mos serve', () => {
+  it('starts the server (development key printed), which then serves `mos compress`, and stops on SIGTERM', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'mos-serve-'))
+    const child = spawn(process.execPath, [MOS, 'serve'], {
+      env: { ...process.env, SERVICE__SERVER__PORT: '0', SERVICE__SERVER__HOST: '127.0.0.1', SERVICE__STORAGE__FS__BASE: data, SERVICE__ENGINES__THREADS: '1' },
+    })
+    try {
+      let output = ''
+      child.stdout.on('data', (chunk) => (output += chunk))
+      child.stderr.on('data', (chunk) => (output += chunk))
+      const started = Date.now()
+      while (!/development API key[^\n]*: (\S+)/.test(output) && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 50))
+      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1]
+      const key = /development API key[^\n]*: (\S+)/.exec(output)?.[1]
+      expect(url, output).toBeDefined()
+      const run = await mos(['compress', corpus.paths.box, '--out', data, '--json'], { MOS_BASE_URL: url!, MOS_API_KEY: key! })
+      expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, results: [{ ok: true }] })
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+    } finally {
+      child.kill('SIGKILL')
+      await rm(data, { recursive: true, force: true })
+    }
+  })
+})
