@@ -18,6 +18,8 @@ function rule(spec: SettingSpec): string {
   switch (spec.kind) {
     case 'integer':
       return `integer ${spec.min}–${spec.max}`
+    case 'number':
+      return `number ${spec.min}–${spec.max}`
     case 'enum':
       return spec.values.join(' \\| ')
     case 'list':

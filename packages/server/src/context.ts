@@ -4,11 +4,13 @@ import type { H3Event } from 'h3'
 import { createKeyRing, type KeyRing } from './auth.ts'
 import { createBatchStore, type BatchStore } from './batches/batch-store.ts'
 import type { Config } from './config/schema.ts'
+import { createSweepLock } from './maintenance/create-sweep-lock.ts'
+import { createSweeper, sweepIntervalMs, type Sweeper } from './maintenance/sweep.ts'
+import { checkDeployment, createTaskQueue, type Role } from './queue/create-queue.ts'
 import { createLicensing, type Licensing } from './licensing/licensing.ts'
 import { activeLimits, type ActiveLimits } from './limits/active-limits.ts'
 import { createRateLimit } from './limits/rate-limit.ts'
 import { createMetrics, type Metrics } from './metrics/metrics.ts'
-import { createLocalQueue } from './queue/local-queue.ts'
 import type { TaskQueue } from './queue/task-queue.ts'
 import { createStores, type Stores } from './storage/create-storage.ts'
 import type { FileStore } from './storage/file-store.ts'
@@ -43,6 +45,10 @@ export interface ServiceContext {
   licensing: Licensing
   metrics: Metrics
   guards: Guard[]
+  /** What this process does (SERVICE__SERVER__ROLE). */
+  role: Role
+  /** Retention, orphan uploads, lost tasks; started by `startServer`. */
+  sweeper: Sweeper
   /** Limits of the licence tier in force (refreshed by the licence guard before each keyed request). */
   limits(): ActiveLimits
   /** Stops taking work. With `drain: false`, running tasks are left for the next start to pick up. */
@@ -51,20 +57,36 @@ export interface ServiceContext {
 
 /** Creates the service's parts. Nothing runs until `tasks.recover()` or a submission. */
 export function createServiceContext(config: Config): ServiceContext {
+  checkDeployment(config)
   const stores = createStores(config.storage)
   const taskStore = createTaskStore(stores.records)
   // First: a bad licence setting stops start-up before any worker thread exists.
   const licensing = createLicensing({ config: config.license, records: stores.records })
   const pool = createEnginePool({ threads: config.engines.threads, maxHeapMb: config.engines.maxHeapMb })
   const metrics = createMetrics({ variant: config.server.variant, queue: () => queue })
+  const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
   const runner = createTaskRunner({
     tasks: taskStore,
     files: stores.files,
     pool,
     maxAllocationBytes: config.engines.maxAllocationMb * 1024 * 1024,
+    timeoutMs: config.tasks.timeoutSeconds * 1000,
+    retentionMs,
+    maxAttempts: config.tasks.maxAttempts,
     onSettled: (task) => metrics.taskSettled(task),
   })
-  const queue = createLocalQueue({ concurrency: config.engines.threads, handler: runner.run })
+  const queue = createTaskQueue(config, runner.run)
+  const sweeper = createSweeper({
+    tasks: taskStore,
+    files: stores.files,
+    queue,
+    lock: createSweepLock(config),
+    records: stores.records,
+    retentionMs,
+    orphanAgeMs: config.storage.orphanUploadMinutes * 60_000,
+    requeue: config.queue.driver === 'bullmq',
+    intervalMs: sweepIntervalMs(retentionMs, config.storage.orphanUploadMinutes * 60_000),
+  })
   const tasks = createTaskService({ tasks: taskStore, queue })
   // Variant A only: the contract rate limits per key there, and B does not rate limit.
   const rateLimit =
@@ -96,13 +118,16 @@ export function createServiceContext(config: Config): ServiceContext {
     licensing,
     metrics,
     guards,
+    role: config.server.role,
+    sweeper,
     limits: () => activeLimits(licensing.state().limits, config.limits),
     async close({ drain = true } = {}) {
+      await sweeper.stop()
       if (!drain) runner.stop()
       await queue.close({ drain })
       await pool.destroy().catch(() => undefined)
       await rateLimit?.close()
-      await stores.records.dispose()
+      await stores.close()
     },
   }
 }

@@ -41,14 +41,15 @@ async function main(): Promise<void> {
   try {
     server = await startServer({ config })
   } catch (error) {
-    // Some settings (the licence's public key and key file) are checked when the service is built.
-    if (error instanceof ConfigError) {
-      console.error(`[mos] configuration error: ${error.message}`)
-      process.exit(1)
-    }
-    throw error
+    // Some settings (the licence's public key and key file, the deployment's combination) are checked when the service is built.
+    const message = error instanceof Error ? error.message : String(error)
+    console.error(error instanceof ConfigError ? `[mos] configuration error: ${message}` : `[mos] cannot start: ${message}`)
+    process.exit(1)
   }
-  console.log(`[mos] variant ${config.server.variant} listening on http://${config.server.host}:${server.port} (storage: ${config.storage.driver})`)
+  console.log(
+    `[mos] ${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${server.port}` +
+      ` (role: ${config.server.role}, storage: ${config.storage.driver}, queue: ${config.queue.driver})`,
+  )
   if (devKey) console.log(`[mos] development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
 
   let stopping = false

@@ -4,6 +4,8 @@ import { createApp } from './app.ts'
 import { loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
 import { createServiceContext, type ServiceContext } from './context.ts'
+import { servesApi } from './queue/create-queue.ts'
+import { createWorkerApp } from './worker-app.ts'
 
 export interface StartServerOptions {
   /** SERVICE__* variables; defaults to process.env. */
@@ -21,7 +23,8 @@ export interface RunningServer {
 }
 
 /**
- * Starts the service: picks up unfinished tasks, then listens.
+ * Starts the service for its role (`all`, `api`, `worker`): picks up unfinished tasks, starts the
+ * sweep, then listens (a worker serves health only).
  *
  * ```ts
  * const server = await startServer({ env: { SERVICE__AUTH__API_KEYS: 'key', SERVICE__SERVER__PORT: '0' } })
@@ -32,13 +35,25 @@ export interface RunningServer {
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const config = options.config ?? loadConfig(options.env ?? process.env)
   const context = createServiceContext(config)
-  await context.tasks.recover()
-  const app = createApp(context)
+  try {
+    await context.queue.ready?.()
+    // The local queue lives in this process: re-queue what the last run left. A shared queue keeps
+    // its jobs itself (and the sweep re-queues any task that lost its job).
+    if (config.queue.driver === 'local') await context.tasks.recover()
+  } catch (error) {
+    // Closing may itself wait on the connection that failed: give it a moment, not forever.
+    await Promise.race([context.close({ drain: false }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
+    throw error
+  }
+  context.sweeper.start()
+  const app = servesApi(config.server.role) ? createApp(context) : createWorkerApp(context)
   const listener: Listener = await listen(toNodeHandler(app), {
     port: config.server.port,
     hostname: config.server.host,
     showURL: false,
     qr: false,
+    // listhen's autoClose exits the process on SIGTERM at once; main.ts drains first instead.
+    autoClose: false,
     public: config.server.host !== '127.0.0.1' && config.server.host !== 'localhost',
     // Port 0 means "any free port"; otherwise fail rather than silently moving to another port.
     ...(config.server.port === 0 ? {} : { port: { port: config.server.port, random: false, alternativePortRange: [0, 0] as [number, number] } }),

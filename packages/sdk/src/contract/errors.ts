@@ -47,6 +47,8 @@ export const ERROR_TEXTS = {
   taskNotCompleted: (id: string, status: string) => `task ${id} is ${status}: no result to download`,
   /** 501, variant B. */
   notImplemented: (what: string) => `not implemented: ${what} is not available in this deployment`,
+  /** Error of a task that ran longer than the time-out (task record, not an HTTP error). */
+  taskTimeout: (seconds: number) => `timeout: the task ran longer than the limit of ${seconds} seconds`,
   /** 500 */
   internal: (message: string) => `internal error: ${message}`,
 } as const

@@ -39,6 +39,13 @@ function parseValue(name: string, spec: SettingSpec, raw: string): unknown {
       }
       return n
     }
+    case 'number': {
+      const n = Number(text)
+      if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) || n < spec.min || n > spec.max) {
+        throw new ConfigError(`${name}: expected a number from ${spec.min} to ${spec.max}, got "${raw}"`)
+      }
+      return n
+    }
     case 'enum': {
       const match = spec.values.find((v) => v.toLowerCase() === text.toLowerCase())
       if (!match) throw new ConfigError(`${name}: expected one of ${spec.values.join(', ')}, got "${raw}"`)

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os'
  */
 export type SettingSpec =
   | { kind: 'integer'; default: number; min: number; max: number; doc: string }
+  | { kind: 'number'; default: number; min: number; max: number; doc: string }
   | { kind: 'string'; default: string; doc: string; secret?: boolean }
   | { kind: 'enum'; default: string; values: readonly string[]; doc: string }
   | { kind: 'list'; default: readonly string[]; doc: string; secret?: boolean }
@@ -21,6 +22,10 @@ export const CONFIG_SCHEMA = {
       kind: 'integer', default: 60, min: 1, max: 1_000_000,
       doc: 'Variant A: requests per minute per API key on keyed endpoints.',
     },
+    role: {
+      kind: 'enum', default: 'all', values: ['all', 'api', 'worker'],
+      doc: 'What this process does: `all` (HTTP API and worker), `api` (HTTP API, only queues tasks), `worker` (runs queued tasks; serves only health on its port). `api` and `worker` need SERVICE__QUEUE__DRIVER=bullmq.',
+    },
   },
   auth: {
     apiKeys: {
@@ -33,9 +38,64 @@ export const CONFIG_SCHEMA = {
     },
   },
   storage: {
-    driver: { kind: 'enum', default: 'fs', values: ['fs', 'memory'], doc: 'Where task records live.' },
+    driver: {
+      kind: 'enum', default: 'fs', values: ['fs', 'redis', 's3', 'memory'],
+      doc: 'Where task records live: `fs` (a folder), `redis`, `s3`, or `memory` (this process only; for tests).',
+    },
+    filesDriver: {
+      kind: 'enum', default: 'auto', values: ['auto', 'fs', 's3', 'memory'],
+      doc: 'Where uploads and results live: `fs` or `s3`; `auto`: `s3` when SERVICE__STORAGE__DRIVER is s3, `memory` when it is memory, else `fs`.',
+    },
+    orphanUploadMinutes: {
+      kind: 'number', default: 60, min: 0.01, max: 100_000,
+      doc: 'An uploaded file with no task record that is older than this (left by a process killed mid-request) is removed by the sweep (fractions allowed). Keep it above the longest upload.',
+    },
     fs: {
       base: { kind: 'string', default: './data', doc: 'Folder of the fs driver (records and files).' },
+    },
+    redis: {
+      url: { kind: 'string', default: 'redis://127.0.0.1:6379', secret: true, doc: 'Redis of the redis records driver (redis://[user:password@]host:port[/db]).' },
+      prefix: { kind: 'string', default: 'mos', doc: 'Key prefix in Redis for records and locks (several deployments can share one Redis).' },
+    },
+    s3: {
+      endpoint: { kind: 'string', default: '', doc: 'S3-compatible endpoint URL (e.g. http://minio:9000); empty means AWS S3 of the region.' },
+      bucket: { kind: 'string', default: 'mos', doc: 'Bucket (must exist). Records go under `records/`, files under `files/`.' },
+      region: { kind: 'string', default: 'us-east-1', doc: 'Region of the bucket.' },
+      accessKeyId: { kind: 'string', default: '', secret: true, doc: 'Access key id (empty: the AWS SDK default chain, for the files driver only).' },
+      secretAccessKey: { kind: 'string', default: '', secret: true, doc: 'Secret access key.' },
+      prefix: { kind: 'string', default: '', doc: 'Folder inside the bucket, e.g. `prod` (several deployments can share one bucket).' },
+    },
+  },
+  queue: {
+    driver: {
+      kind: 'enum', default: 'local', values: ['local', 'bullmq'],
+      doc: '`local`: tasks run in this process. `bullmq`: tasks go through BullMQ on Redis, and every worker process shares them.',
+    },
+    redis: {
+      url: { kind: 'string', default: '', secret: true, doc: 'Redis of the bullmq queue (empty: SERVICE__STORAGE__REDIS__URL).' },
+    },
+    prefix: { kind: 'string', default: 'mos', doc: 'BullMQ key prefix in Redis.' },
+    lockSeconds: {
+      kind: 'integer', default: 30, min: 2, max: 3600,
+      doc: 'BullMQ job lock: a worker renews it every half of this while the task runs; when a worker dies, its task is given to another worker once the lock has expired and a stalled check has run.',
+    },
+    stalledCheckSeconds: {
+      kind: 'integer', default: 15, min: 1, max: 3600,
+      doc: 'How often each worker looks for tasks whose worker died (BullMQ stalled check). A dead worker\'s task restarts within about lockSeconds + stalledCheckSeconds.',
+    },
+  },
+  tasks: {
+    retentionHours: {
+      kind: 'number', default: 24, min: 0.0001, max: 100_000,
+      doc: 'Records and files of completed or failed tasks are removed this long after they ended (fractions allowed: 0.5 = 30 minutes). Ended tasks show the time as `expires_at`.',
+    },
+    timeoutSeconds: {
+      kind: 'integer', default: 3600, min: 1, max: 1_000_000,
+      doc: 'A task running longer fails with a `timeout: ...` error and its engine thread is stopped and replaced.',
+    },
+    maxAttempts: {
+      kind: 'integer', default: 3, min: 1, max: 100,
+      doc: 'How often a task is started before it is failed: a task whose worker died that often (crash, out of memory) fails instead of taking down every worker in turn.',
     },
   },
   engines: {
@@ -87,7 +147,7 @@ interface ConfigSchema {
   [key: string]: SettingSpec | ConfigSchema
 }
 
-type ValueOf<S> = S extends { kind: 'integer' }
+type ValueOf<S> = S extends { kind: 'integer' | 'number' }
   ? number
   : S extends { kind: 'boolean' }
     ? boolean

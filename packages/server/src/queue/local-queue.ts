@@ -13,13 +13,18 @@ export interface LocalQueueOptions {
 export function createLocalQueue(options: LocalQueueOptions): TaskQueue {
   const waiting: string[] = []
   const running = new Set<Promise<void>>()
+  // Ids waiting or running: queuing a task twice is a no-op, as with the shared queue.
+  const queued = new Set<string>()
   let closed = false
 
   const pump = () => {
     while (!closed && running.size < options.concurrency && waiting.length > 0) {
       const id = waiting.shift()!
-      const run = options.handler(id).finally(() => {
+      const run = options.handler(id).catch((error: unknown) => {
+        console.error(`[mos] task ${id}: ${(error as Error).message}`)
+      }).finally(() => {
         running.delete(run)
+        queued.delete(id)
         pump()
       })
       running.add(run)
@@ -28,7 +33,8 @@ export function createLocalQueue(options: LocalQueueOptions): TaskQueue {
 
   return {
     async enqueue(taskId) {
-      if (closed) return
+      if (closed || queued.has(taskId)) return
+      queued.add(taskId)
       waiting.push(taskId)
       pump()
     },

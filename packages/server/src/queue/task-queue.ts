@@ -10,6 +10,9 @@ export interface TaskQueue {
   readonly running: number
   /** Stops taking new work; resolves once running tasks have settled (or at once when `drain` is false). */
   close(options?: { drain?: boolean }): Promise<void>
+  /** Resolves once the queue's connection is up (a shared queue); start-up fails early otherwise. */
+  ready?(): Promise<void>
 }
 
-export type TaskHandler = (taskId: string) => Promise<void>
+/** Runs one task; `signal` aborts when the queue hands the task back (stopping without drain). */
+export type TaskHandler = (taskId: string, options?: { signal?: AbortSignal }) => Promise<void>

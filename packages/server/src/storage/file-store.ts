@@ -13,9 +13,22 @@ export interface FileStore {
   readBytes(key: string): Promise<Uint8Array>
   /** Size in bytes, or undefined when absent. */
   size(key: string): Promise<number | undefined>
+  /** Removes `key` and everything under `key/`; no error when absent. */
   remove(key: string): Promise<void>
+  /**
+   * Every stored file under `prefix` (including unfinished writes a killed process left behind, which
+   * only the orphan sweep looks at), with its last change time in ms.
+   */
+  list(prefix: string): AsyncIterable<StoredFile>
   /** Local filesystem path of `key`, when the driver has one. */
   localPath?(key: string): string
+  /** Releases connections. */
+  close?(): Promise<void>
+}
+
+export interface StoredFile {
+  key: string
+  modifiedAt: number
 }
 
 export class FileNotFoundError extends Error {

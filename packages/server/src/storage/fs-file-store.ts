@@ -1,6 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
-import { dirname, join, resolve, sep } from 'node:path'
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { randomUUID } from 'node:crypto'
@@ -56,6 +56,33 @@ export function createFsFileStore(base: string): FileStore {
     async remove(key) {
       await rm(pathOf(key), { force: true, recursive: true })
     },
+    async *list(prefix) {
+      // Walk the folder the prefix names (or the root); keys use '/' whatever the platform.
+      const start = prefix.includes('/') ? pathOf(prefix.slice(0, prefix.lastIndexOf('/'))) : root
+      for await (const file of walk(start)) {
+        const key = relative(root, file.path).split(sep).join('/')
+        if (key.startsWith(prefix)) yield { key, modifiedAt: file.modifiedAt }
+      }
+    },
     localPath: pathOf,
   }
 }
+
+async function* walk(folder: string): AsyncGenerator<{ path: string; modifiedAt: number }> {
+  let entries
+  try {
+    entries = await readdir(folder, { withFileTypes: true })
+  } catch {
+    return // absent, or removed while walking (another process's sweep)
+  }
+  for (const entry of entries) {
+    const path = join(folder, entry.name)
+    if (entry.isDirectory()) {
+      yield* walk(path)
+    } else {
+      const info = await stat(path).catch(() => undefined)
+      if (info) yield { path, modifiedAt: info.mtimeMs }
+    }
+  }
+}
+

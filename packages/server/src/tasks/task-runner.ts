@@ -14,11 +14,22 @@ export interface TaskRunnerOptions {
   maxAllocationBytes?: number
   /** Called when a task reaches a terminal state (metrics, batches). */
   onSettled?: (task: TaskState) => void
+  /** A run longer than this fails with the timeout text; its engine thread is stopped. */
+  timeoutMs?: number
+  /** How long an ended task is kept: sets `expires_at` on completed and failed records. */
+  retentionMs?: number
+  /** Starts of one task before it is failed (a task whose worker keeps dying must not go round forever). */
+  maxAttempts?: number
+}
+
+export interface RunOptions {
+  /** Aborted when this process hands the task back (stopping without drain): nothing is recorded. */
+  signal?: AbortSignal
 }
 
 export interface TaskRunner {
   /** Runs one task to completed or failed; safe to call again for the same task (idempotent result). */
-  run(taskId: string): Promise<void>
+  run(taskId: string, options?: RunOptions): Promise<void>
   /** While stopping, results of interrupted jobs are not recorded: the task is picked up again on start. */
   stop(): void
 }
@@ -38,9 +49,16 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const interval = options.progressIntervalMs ?? 250
   let stopping = false
 
-  async function run(taskId: string): Promise<void> {
+  async function run(taskId: string, runOptions: RunOptions = {}): Promise<void> {
     const stored = await tasks.get(taskId)
     if (!stored || TERMINAL_TASK_STATUSES.includes(stored.status)) return
+    if (options.maxAttempts && stored.job.attempts >= options.maxAttempts) {
+      // Every earlier start ended without a result: its process died (crash, out of memory, kill).
+      const gaveUp = ended(failed(stored, ERROR_TEXTS.internal(`task stopped ${stored.job.attempts} times without finishing (its worker process ended each time)`)))
+      await tasks.put(gaveUp)
+      options.onSettled?.(gaveUp)
+      return
+    }
     let task: TaskState = {
       ...stored,
       status: 'processing',
@@ -63,6 +81,16 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       void save({ ...task, progress: value })
     }
 
+    const timeout = new AbortController()
+    const timer = options.timeoutMs ? setTimeout(() => timeout.abort(), options.timeoutMs) : undefined
+    const signal = runOptions.signal ? AbortSignal.any([runOptions.signal, timeout.signal]) : timeout.signal
+    const handedBack = () => stopping || runOptions.signal?.aborted === true
+    // Another worker may have finished this task while we ran (at-least-once): never record twice.
+    const finishedElsewhere = async () => {
+      const latest = await tasks.get(taskId)
+      return !latest || TERMINAL_TASK_STATUSES.includes(latest.status)
+    }
+
     try {
       const outputKey = taskFileKey(taskId, 'output')
       const inputKey = task.job.inputKey
@@ -75,14 +103,19 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         options: { ...task.job.options, ...(options.maxAllocationBytes ? { maxAllocationBytes: options.maxAllocationBytes } : {}) },
         ...(localOutput ? { outputPath: localOutput } : {}),
       }
-      const result = await pool.run(job, { onProgress })
-      if (stopping) return
-      if (!result.ok) {
-        await save(failed(task, result.message))
+      const result = await pool.run(job, { onProgress, signal })
+      clearTimeout(timer)
+      if (handedBack()) return
+      await chain
+      if (await finishedElsewhere()) return
+      if (timeout.signal.aborted) {
+        await save(ended(failed(task, ERROR_TEXTS.taskTimeout(Math.round(options.timeoutMs! / 1000)))))
+      } else if (!result.ok) {
+        await save(ended(failed(task, result.message)))
       } else {
         if (result.bytes) await files.write(outputKey, result.bytes)
         const { result: diagnosis, ...details } = result.details ?? {}
-        await save({
+        await save(ended({
           ...task,
           status: 'completed',
           progress: 100,
@@ -95,14 +128,21 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           ...(diagnosis !== undefined ? { result: diagnosis } : {}),
           ...(Object.keys(details).length > 0 ? { details } : {}),
           job: { ...task.job, outputKey },
-        })
+        }))
       }
     } catch (error) {
-      if (stopping) return
-      await save(failed(task, ERROR_TEXTS.internal(error instanceof Error ? error.message : String(error))))
+      clearTimeout(timer)
+      if (handedBack()) return
+      await save(ended(failed(task, ERROR_TEXTS.internal(error instanceof Error ? error.message : String(error)))))
     }
     await chain
     options.onSettled?.(task)
+  }
+
+  /** Marks an ended task with the time the retention sweep removes it. */
+  function ended(task: TaskState): TaskState {
+    if (!options.retentionMs) return task
+    return { ...task, expires_at: new Date(Date.now() + options.retentionMs).toISOString() }
   }
 
   return {

@@ -22,6 +22,8 @@ export interface TaskState {
   /** Extra facts an operation reports (e.g. repair counts); allowed by the contract's silence. */
   details?: Record<string, unknown>
   batch_id?: string
+  /** When the retention sweep removes an ended task (ISO 8601); allowed by the contract's silence. */
+  expires_at?: string
   job: TaskJob
 }
 
@@ -62,6 +64,7 @@ export function toTaskRecord(task: TaskState, variant: Variant): TaskRecord {
         output: task.output!,
         ...(task.result !== undefined && variant === 'A' ? { result: task.result as never } : {}),
         ...(task.details ?? {}),
+        ...(task.expires_at ? { expires_at: task.expires_at } : {}),
       }
     case 'failed':
       // The failed record carries no progress (2.1).
@@ -71,6 +74,7 @@ export function toTaskRecord(task: TaskState, variant: Variant): TaskRecord {
         error: task.error ?? 'unknown failure',
         ...(task.started_at ? { started_at: task.started_at } : {}),
         failed_at: task.failed_at!,
+        ...(task.expires_at ? { expires_at: task.expires_at } : {}),
       }
   }
 }

@@ -1,0 +1,135 @@
+import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
+import type { Storage } from 'unstorage'
+import type { TaskQueue } from '../queue/task-queue.ts'
+import type { FileStore } from '../storage/file-store.ts'
+import type { TaskStore } from '../storage/task-store.ts'
+import type { TaskState } from '../tasks/task-state.ts'
+import { sweepBatches } from './sweep-batches.ts'
+import type { SweepLock } from './sweep-lock.ts'
+
+export interface SweeperOptions {
+  tasks: TaskStore
+  files: FileStore & { abortStaleUploads?(olderThanMs: number): Promise<number> }
+  queue: TaskQueue
+  lock: SweepLock
+  /** Record storage, for the batch records that follow their tasks out. */
+  records?: Storage
+  /** How long ended tasks are kept (for records written without `expires_at`). */
+  retentionMs: number
+  /** Uploads with no task record older than this are removed. */
+  orphanAgeMs: number
+  /** Queue again unfinished tasks (only for a queue that ignores a task already in it: bullmq). */
+  requeue: boolean
+  intervalMs: number
+}
+
+export interface SweepReport {
+  expired: number
+  orphans: number
+  requeued: number
+  abortedUploads: number
+  batches: number
+}
+
+/**
+ * The background sweep. Each round (taken by one process at a time through the lock; every step is
+ * also safe when two run at once, since removing twice is harmless):
+ * - removes the files, then the record, of ended tasks past `expires_at` (a crash in between leaves
+ *   a record whose download answers 404, and the next round finishes the job);
+ * - removes batch records none of whose tasks is left;
+ * - removes uploads that never got a record (a process killed between upload and record) once they
+ *   are older than `orphanAgeMs`, and unfinished S3 multipart uploads as old;
+ * - with bullmq, queues every unfinished task again: a no-op for tasks already queued or running
+ *   (the job id is the task id), and the rescue of a task whose API process died between writing
+ *   its record and queuing it, or whose job BullMQ dropped after too many stalls.
+ */
+export function createSweeper(options: SweeperOptions) {
+  const { tasks, files, queue, lock } = options
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<unknown> | undefined
+
+  const expiresAt = (task: TaskState) => {
+    if (task.expires_at) return Date.parse(task.expires_at)
+    const ended = task.completed_at ?? task.failed_at
+    return ended ? Date.parse(ended) + options.retentionMs : Infinity
+  }
+
+  async function sweepOnce(): Promise<SweepReport> {
+    const report: SweepReport = { expired: 0, orphans: 0, requeued: 0, abortedUploads: 0, batches: 0 }
+    const now = Date.now()
+    const all = await tasks.list()
+    const known = new Set(all.map((task) => task.task_id))
+
+    for (const task of all) {
+      if (TERMINAL_TASK_STATUSES.includes(task.status) && expiresAt(task) <= now) {
+        await files.remove(`tasks/${task.task_id}`)
+        await tasks.remove(task.task_id)
+        known.delete(task.task_id)
+        report.expired++
+      }
+    }
+
+    // Newest change per task folder that has no record.
+    const newest = new Map<string, number>()
+    for await (const file of files.list('tasks/')) {
+      const id = file.key.split('/')[1]
+      if (!id || known.has(id)) continue
+      newest.set(id, Math.max(newest.get(id) ?? 0, file.modifiedAt))
+    }
+    for (const [id, modifiedAt] of newest) {
+      // Checked again right before removing: its record may have been written since the listing.
+      if (now - modifiedAt > options.orphanAgeMs && !(await tasks.get(id))) {
+        await files.remove(`tasks/${id}`)
+        report.orphans++
+      }
+    }
+    if (files.abortStaleUploads) report.abortedUploads = await files.abortStaleUploads(options.orphanAgeMs)
+    if (options.records) report.batches = await sweepBatches(options.records, known, options.orphanAgeMs, now)
+
+    if (options.requeue) {
+      const unfinished = all.filter((task) => task.status === 'pending' || task.status === 'processing')
+      unfinished.sort((a, b) => a.created_at.localeCompare(b.created_at))
+      for (const task of unfinished) await queue.enqueue(task.task_id)
+      report.requeued = unfinished.length
+    }
+    return report
+  }
+
+  async function round(): Promise<void> {
+    try {
+      if (await lock.acquire('sweep', options.intervalMs)) await sweepOnce()
+    } catch (error) {
+      console.error(`[mos] sweep failed (next round in ${options.intervalMs} ms): ${(error as Error).message}`)
+    }
+  }
+
+  return {
+    sweepOnce,
+    /** Runs a round now, then every `intervalMs`. */
+    start() {
+      if (timer) return
+      const tick = () => {
+        running = round().finally(() => {
+          running = undefined
+          if (timer) timer = setTimeout(tick, options.intervalMs).unref()
+        })
+      }
+      timer = setTimeout(tick, 0).unref()
+    },
+    async stop() {
+      clearTimeout(timer)
+      timer = undefined
+      await running
+      await lock.close()
+    },
+  }
+}
+
+export type Sweeper = ReturnType<typeof createSweeper>
+
+/**
+ * Sweep often enough that a task (or an orphan upload) is gone soon after its time is up: a quarter
+ * of the shorter of the two, at least once a minute and at most once a second.
+ */
+export const sweepIntervalMs = (retentionMs: number, orphanAgeMs: number) =>
+  Math.min(60_000, Math.max(1000, Math.round(Math.min(retentionMs, orphanAgeMs) / 4)))

@@ -1,0 +1,25 @@
+import { API_PREFIX } from '@mos/sdk/contract'
+import { defineHandler, H3 } from 'h3'
+import { requireApiKey } from './auth.ts'
+import type { ServiceContext } from './context.ts'
+import { renderError } from './errors.ts'
+import { healthDocument } from './routes/health.ts'
+import { metricsResponse } from './routes/metrics.ts'
+
+/**
+ * What a `worker` process serves on its port: health (for the orchestrator's probes) and metrics
+ * (its own task counters, for the scraper); no business endpoint.
+ */
+export function createWorkerApp(ctx: ServiceContext): H3 {
+  const app = new H3({ onError: (error, event) => renderError(error, event) })
+  app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
+  app.get(
+    `${API_PREFIX}/metrics`,
+    defineHandler((event) => {
+      // Same rule as on API processes (SERVICE__METRICS__REQUIRE_KEY).
+      if (ctx.config.metrics.requireKey) requireApiKey(event, ctx.keys)
+      return metricsResponse(ctx)
+    }),
+  )
+  return app
+}

@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeBigMesh } from './support/big-mesh.ts'
+import { API_KEY, tempDir } from './support/harness.ts'
+import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Files and folders under `folder`, relative, recursively. */
+async function tree(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true }).catch(() => [] as string[])
+  return entries.map(String).sort()
+}
+
+describe('single node: an API process killed with SIGKILL mid-upload (fs storage)', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let bigMesh: string
+  let server: MosProcess | undefined
+  beforeAll(async () => {
+    dir = await tempDir()
+    bigMesh = join(dir.path, 'big.glb')
+    await writeBigMesh(bigMesh, 600)
+  })
+  afterAll(async () => {
+    await stopMos(server, 5000)
+    await dir.remove()
+  })
+
+  it('shows no task, and the sweep of the next start removes the half-written upload', async () => {
+    const base = join(dir.path, 'data')
+    const env = {
+      SERVICE__AUTH__API_KEYS: API_KEY,
+      SERVICE__SERVER__HOST: '127.0.0.1',
+      // The polling below is far above the contract's 60 requests a minute.
+      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
+      SERVICE__SERVER__PORT: '0',
+      SERVICE__STORAGE__FS__BASE: base,
+      SERVICE__ENGINES__THREADS: '1',
+      SERVICE__STORAGE__ORPHAN_UPLOAD_MINUTES: '0.02',
+    }
+    server = await startMos('all-1', env)
+    const bytes = new Uint8Array(await readFile(bigMesh))
+    const boundary = 'mos-crash-boundary'
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="engine"\r\n\r\ndraco\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.glb"\r\n\r\n`,
+    )
+    let sent = 0
+    const half = Math.floor(bytes.length / 2)
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent === 0) controller.enqueue(head)
+        if (sent >= half) return new Promise(() => undefined) // stalls: the process dies before the rest
+        const chunk = bytes.subarray(sent, Math.min(half, sent + 1024 * 1024))
+        sent += chunk.byteLength
+        controller.enqueue(chunk)
+      },
+    })
+    const upload = fetch(`${server.url}/api/v1/compress`, {
+      method: 'POST',
+      headers: { 'X-API-Key': API_KEY, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+      duplex: 'half',
+    } as RequestInit).catch((error: Error) => error)
+
+    // Wait until the half is on disk as an unfinished part file, then kill the process.
+    const files = join(base, 'files')
+    const deadline = Date.now() + 30_000
+    while (!(await tree(files)).some((path) => path.endsWith('.part'))) {
+      if (Date.now() > deadline) throw new Error(`upload never reached the disk: ${(await tree(files)).join(', ')}`)
+      await sleep(50)
+    }
+    await sleep(300)
+    server.child.kill('SIGKILL')
+    expect(await server.exited).toBe('SIGKILL')
+    expect(await upload).toBeInstanceOf(Error)
+
+    // No record, no file under a task key: only the unfinished part.
+    expect(await tree(join(base, 'records'))).toEqual([])
+    const left = await tree(files)
+    expect(left.filter((path) => path.endsWith('.part'))).toHaveLength(1)
+    expect(left.filter((path) => /(^|\/)(input|output)$/.test(path))).toEqual([])
+
+    // The next start (single node) sweeps it once it is older than the orphan age.
+    server = await startMos('all-2', env)
+    const taskFolder = join(files, 'tasks', left.find((path) => path.split('/').length === 2)!.split('/')[1]!)
+    const gone = Date.now() + 30_000
+    while (existsSync(taskFolder)) {
+      if (Date.now() > gone) throw new Error(`orphan upload still there: ${(await tree(files)).join(', ')}`)
+      await sleep(200)
+    }
+    expect(await tree(join(files, 'tasks'))).toEqual([])
+  })
+})

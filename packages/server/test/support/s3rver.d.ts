@@ -1,0 +1,16 @@
+// @20minutes/s3rver ships no types; the part the tests use.
+declare module '@20minutes/s3rver' {
+  interface S3rverOptions {
+    port?: number
+    address?: string
+    silent?: boolean
+    directory?: string
+    allowMismatchedSignatures?: boolean
+    configureBuckets?: { name: string }[]
+  }
+  export default class S3rver {
+    constructor(options: S3rverOptions)
+    run(): Promise<{ address: string; port: number }>
+    close(): Promise<void>
+  }
+}
