@@ -73,13 +73,25 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       return chain
     }
 
+    // At most one progress write per interval, and the last value of a burst is written when the
+    // interval ends rather than dropped (a slow final stage would otherwise show stale progress).
     let lastWrite = 0
-    const onProgress = (progress: number) => {
-      const value = Math.max(task.progress ?? 0, Math.min(99, Math.round(progress)))
-      if (task.status !== 'processing' || value === task.progress || Date.now() - lastWrite < interval) return
+    let latest = 0
+    let trailing: ReturnType<typeof setTimeout> | undefined
+    const writeProgress = () => {
+      trailing = undefined
+      if (task.status !== 'processing' || latest <= (task.progress ?? 0)) return
       lastWrite = Date.now()
-      void save({ ...task, progress: value })
+      void save({ ...task, progress: latest })
     }
+    const onProgress = (progress: number) => {
+      latest = Math.max(latest, Math.min(99, Math.round(progress)))
+      if (trailing) return
+      const wait = interval - (Date.now() - lastWrite)
+      if (wait <= 0) writeProgress()
+      else trailing = setTimeout(writeProgress, wait)
+    }
+    const stopProgress = () => clearTimeout(trailing)
 
     const timeout = new AbortController()
     const timer = options.timeoutMs ? setTimeout(() => timeout.abort(), options.timeoutMs) : undefined
@@ -105,6 +117,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       }
       const result = await pool.run(job, { onProgress, signal })
       clearTimeout(timer)
+      stopProgress()
       if (handedBack()) return
       await chain
       if (await finishedElsewhere()) return
@@ -132,6 +145,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       }
     } catch (error) {
       clearTimeout(timer)
+      stopProgress()
       if (handedBack()) return
       await save(ended(failed(task, ERROR_TEXTS.internal(error instanceof Error ? error.message : String(error)))))
     }
