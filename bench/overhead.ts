@@ -12,9 +12,12 @@ export interface OverheadRow {
   outputBytes: number
 }
 
+// Loaded once, as a worker thread does: the library figure is the call, not the codecs' start-up.
+const platformReady = loadPlatform()
+
 /** Library call with the service's default options, in this process. */
 async function libraryCompress(bytes: Uint8Array, engine: 'draco' | 'meshopt'): Promise<Uint8Array> {
-  const platform = await loadPlatform()
+  const platform = await platformReady
   const doc = await platform.io.readBinary(bytes)
   const options: CompressOptions = { engine, meshoptEncoder: platform.meshoptEncoder }
   await doc.transform(compress(options))

@@ -19,17 +19,23 @@ async function submitAll(service: BenchService, input: Input, count: number, fie
   return ids
 }
 
+/**
+ * Waits until every task ended. Tasks run in queue order, so each round polls from the oldest open
+ * task and stops at the first that is still running: a client-like load of a few requests per
+ * round, not one per open task (which would take the CPU the engine threads are measured on).
+ */
 async function waitAll(service: BenchService, ids: string[], onPoll?: (ms: number) => void): Promise<void> {
-  const open = new Set(ids)
-  while (open.size > 0) {
-    for (const id of [...open]) {
+  const open = [...ids]
+  while (open.length > 0) {
+    while (open.length > 0) {
       const t = performance.now()
-      const record = (await expectOk(await service.call(`/api/v1/tasks/${id}`))) as { status: string; error?: string }
+      const record = (await expectOk(await service.call(`/api/v1/tasks/${open[0]}`))) as { status: string; error?: string }
       onPoll?.(performance.now() - t)
       if (record.status === 'failed') throw new Error(`task failed: ${record.error}`)
-      if (record.status === 'completed') open.delete(id)
+      if (record.status !== 'completed') break
+      open.shift()
     }
-    await new Promise((r) => setTimeout(r, 20))
+    if (open.length > 0) await new Promise((r) => setTimeout(r, 25))
   }
 }
 

@@ -3,7 +3,7 @@ import { issueLicenseKey } from '../../packages/server/src/licensing/license-key
 
 /**
  * SERVICE__* settings for a throw-away local service: loopback on a free port, its own data
- * folder, two engine threads, and no practical rate limit (rate limiting has its own tests; a
+ * folder, two engine threads started on demand, and no practical rate limit (rate limiting has its own tests; a
  * suite's many polls must not trip it).
  */
 export function localServiceEnv(options: {
@@ -20,6 +20,8 @@ export function localServiceEnv(options: {
     SERVICE__STORAGE__FS__BASE: options.dataDir,
     SERVICE__ENGINES__THREADS: '2',
     SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
+    // Dozens of short-lived test services: threads start on demand, not at every start.
+    SERVICE__ENGINES__PRESTART: 'false',
     ...options.extra,
   }
 }

@@ -11,12 +11,18 @@ export interface EnginePoolOptions {
   maxHeapMb?: number
   /** Threads idle this long are stopped (and restarted on demand). */
   idleTimeoutMs?: number
+  /**
+   * Start every thread now and keep it: the first jobs then do not pay for loading the worker and
+   * its codecs (a few hundred ms per thread). Off, threads start on demand and stop when idle.
+   */
+  prestart?: boolean
 }
 
 export const ENGINE_POOL_DEFAULTS: Required<EnginePoolOptions> = {
   threads: availableParallelism(),
   maxHeapMb: 4096,
   idleTimeoutMs: 60_000,
+  prestart: false,
 }
 
 export interface RunOptions {
@@ -49,7 +55,7 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
   const o = { ...ENGINE_POOL_DEFAULTS, ...options }
   const piscina = new Piscina({
     filename: fileURLToPath(WORKER_FILE),
-    minThreads: 0,
+    minThreads: o.prestart ? o.threads : 0,
     maxThreads: o.threads,
     idleTimeout: o.idleTimeoutMs,
     concurrentTasksPerWorker: 1,

@@ -62,7 +62,12 @@ export function createServiceContext(config: Config): ServiceContext {
   const taskStore = createTaskStore(stores.records)
   // First: a bad licence setting stops start-up before any worker thread exists.
   const licensing = createLicensing({ config: config.license, records: stores.records })
-  const pool = createEnginePool({ threads: config.engines.threads, maxHeapMb: config.engines.maxHeapMb })
+  // An API-only process never runs a job: its pool stays empty rather than holding warm threads.
+  const pool = createEnginePool({
+    threads: config.engines.threads,
+    maxHeapMb: config.engines.maxHeapMb,
+    prestart: config.engines.prestart && config.server.role !== 'api',
+  })
   const metrics = createMetrics({ variant: config.server.variant, queue: () => queue })
   const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
   const runner = createTaskRunner({

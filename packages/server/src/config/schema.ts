@@ -104,6 +104,10 @@ export const CONFIG_SCHEMA = {
       doc: 'Worker threads running engine jobs (default: the number of cores).',
     },
     maxHeapMb: { kind: 'integer', default: 4096, min: 64, max: 65536, doc: 'Heap limit of each worker thread, in MB.' },
+    prestart: {
+      kind: 'boolean', default: true,
+      doc: 'Start every engine thread at boot, so the first tasks do not wait for a thread to load its codecs.',
+    },
     maxAllocationMb: {
       kind: 'integer', default: 1024, min: 16, max: 65536,
       doc: 'Most memory a reader may allocate for what an input declares (accessor counts, PLY/STL headers, zip contents), in MB; inputs declaring more fail before allocating.',
