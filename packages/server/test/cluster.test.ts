@@ -9,8 +9,8 @@ import type { TaskState } from '../src/tasks/task-state.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
 import { API_KEY, form, tempDir } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
-import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from './support/redis.ts'
-import { startTestS3, type TestS3 } from './support/s3-server.ts'
+import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
+import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const hasRedis = await redisAvailable()

@@ -9,8 +9,8 @@ import { createTaskRunner } from '../src/tasks/task-runner.ts'
 import type { TaskState } from '../src/tasks/task-state.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
 import { form, realServer, tempDir, testEnv, waitForTask } from './support/harness.ts'
-import { REDIS_URL, redisAvailable, redisKeys, removeRedisKeys, uniquePrefix } from './support/redis.ts'
-import { startTestS3 } from './support/s3-server.ts'
+import { REDIS_URL, redisAvailable, redisKeys, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
+import { startTestS3 } from '../../../test/support/s3-server.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -2,7 +2,7 @@ import { describe, it } from 'vitest'
 import { createBullQueue } from '../src/queue/bullmq-queue.ts'
 import { createLocalQueue } from '../src/queue/local-queue.ts'
 import { describeQueue } from './support/queue-suite.ts'
-import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from './support/redis.ts'
+import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 
 describeQueue('local', { create: (handler, concurrency) => createLocalQueue({ handler, concurrency }), shared: false })
 

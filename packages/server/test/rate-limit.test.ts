@@ -3,10 +3,10 @@ import { ERROR_TEXTS, submitResponseSchema } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { form, inProcessApp, realServer, tempDir, testEnv, waitForTask } from './support/harness.ts'
-import { redisAvailable } from './support/redis-available.ts'
+import { REDIS_URL, redisAvailable } from '../../../test/support/redis.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
-const redisUrl = await redisAvailable()
+const redisUrl = (await redisAvailable()) ? REDIS_URL : undefined
 const OTHER_KEY = 'second-key'
 const WINDOW_SECONDS = 2
 

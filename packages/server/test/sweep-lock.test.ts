@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createRedisLock } from '../src/maintenance/sweep-lock.ts'
-import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from './support/redis.ts'
+import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 
 const hasRedis = await redisAvailable()
 
