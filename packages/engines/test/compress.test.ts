@@ -43,3 +43,20 @@ describe.skipIf(!available)('compress job on real files', async () => {
     expect(good.ok).toBe(true)
   })
 })
+
+const skin = corpusFiles({ simpleSkin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf') })
+
+describe.skipIf(!skin.available)('compress of a glTF with several buffers', () => {
+  const pool = createEnginePool({ threads: 1 })
+  afterAll(() => pool.destroy())
+
+  it('merges them into the one binary chunk a GLB holds, keeping the skin', async () => {
+    for (const engine of ['draco', 'meshopt'] as const) {
+      const result = await pool.run({ name: 'compress', input: { path: skin.paths.simpleSkin }, format: 'gltf', options: { engine } })
+      if (!result.ok) throw new Error(result.message)
+      const output = await (await loadPlatform()).io.readBinary(result.bytes!)
+      expect(output.getRoot().listBuffers()).toHaveLength(1)
+      expect(output.getRoot().listSkins()).toHaveLength(1)
+    }
+  })
+})

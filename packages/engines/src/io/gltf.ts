@@ -1,4 +1,5 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
+import { unpartition } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
 
 const GLB_MAGIC = 0x46546c67
@@ -43,6 +44,8 @@ export async function readGltf(io: NodeIO, bytes: Uint8Array, resources: Record<
 
 /** Writes a Document as a single GLB. */
 export async function writeGlb(io: NodeIO, doc: Document): Promise<Uint8Array> {
+  // A GLB holds one binary chunk: glTF inputs with several buffers (simple_skin has four) are merged.
+  if (doc.getRoot().listBuffers().length > 1) await doc.transform(unpartition())
   return io.writeBinary(doc)
 }
 

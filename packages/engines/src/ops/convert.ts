@@ -1,5 +1,4 @@
 import type { Document, Property } from '@gltf-transform/core'
-import { unpartition } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
 import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
 import type { Platform } from '../platform.ts'
@@ -46,7 +45,6 @@ export async function convertDocument(platform: Platform, doc: Document, target:
   }
   stringifyNames(doc)
   renumberAttributeSets(doc)
-  if (target === 'glb') await doc.transform(unpartition())
   return writeModel(platform, doc, target)
 }
 
