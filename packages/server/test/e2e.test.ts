@@ -103,6 +103,18 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
     expect((await waitForTask(server.call, id)).status).toBe('completed')
   })
 
+  it('fails an input whose views run past its buffer instead of reading bytes that are not the file\'s', async () => {
+    const gltf = JSON.parse(await readFile(broken.paths.incorrectVertexArrays, 'utf8'))
+    const bin = await readFile(broken.paths.incorrectVertexArrays.replace(/Cube\.gltf$/, 'Cube.bin'))
+    gltf.buffers[0].uri = `data:application/octet-stream;base64,${bin.toString('base64')}`
+    const response = await server.call('/api/v1/compress', {
+      method: 'POST',
+      body: await form({ engine: 'draco' }, [{ name: 'views.gltf', bytes: new TextEncoder().encode(JSON.stringify(gltf)) }]),
+    })
+    const record = await waitForTask(server.call, submitResponseSchema.parse(await response.json()).task_id)
+    expect(failedTaskSchema.parse(record).error).toMatch(/^invalid glTF: (bufferView|accessor) \d+ ends at byte \d+, past the \d+ bytes of (buffer|bufferView) \d+$/)
+  })
+
   it('fails an input whose indices point past its vertices instead of encoding garbage', async () => {
     const gltf = JSON.parse(await readFile(broken.paths.indexOutOfRange, 'utf8'))
     const bin = await readFile(broken.paths.indexOutOfRange.replace(/IndexOutOfRange\.gltf$/, 'IndexOutOfRange.bin'))

@@ -1,6 +1,7 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
 import { unpartition } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
+import { assertGltfRanges } from './gltf-ranges.ts'
 
 const GLB_MAGIC = 0x46546c67
 
@@ -21,6 +22,7 @@ export async function readGlb(io: NodeIO, bytes: Uint8Array): Promise<Document> 
     throw new ModelInputError(`invalid GLB: ${messageOf(error)}`)
   })
   refuseExternalResources(jsonDoc.json, jsonDoc.resources)
+  assertGltfRanges(jsonDoc.json as never, jsonDoc.resources)
   return io.readJSON(jsonDoc)
 }
 
@@ -39,6 +41,7 @@ export async function readGltf(io: NodeIO, bytes: Uint8Array, resources: Record<
     throw new ModelInputError('invalid glTF: missing "asset" object')
   }
   refuseExternalResources(json, resources)
+  assertGltfRanges(json as never, resources)
   return io.readJSON({ json: json as never, resources: resources as Record<string, Uint8Array<ArrayBuffer>> })
 }
 
