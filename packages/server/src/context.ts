@@ -6,8 +6,9 @@ import { createBatchStore, type BatchStore } from './batches/batch-store.ts'
 import type { Config } from './config/schema.ts'
 import { createSweepLock } from './maintenance/create-sweep-lock.ts'
 import { createSweeper, sweepIntervalMs, type Sweeper } from './maintenance/sweep.ts'
-import { checkDeployment, createTaskQueue, type Role } from './queue/create-queue.ts'
+import { checkDeployment, createTaskQueue, queueRedisUrl, type Role } from './queue/create-queue.ts'
 import { createLicensing, type Licensing } from './licensing/licensing.ts'
+import { createRedisTrialCounter } from './licensing/trial-counter.ts'
 import { activeLimits, type ActiveLimits } from './limits/active-limits.ts'
 import { createRateLimit } from './limits/rate-limit.ts'
 import { createMetrics, type Metrics } from './metrics/metrics.ts'
@@ -61,7 +62,9 @@ export function createServiceContext(config: Config): ServiceContext {
   const stores = createStores(config.storage)
   const taskStore = createTaskStore(stores.records)
   // First: a bad licence setting stops start-up before any worker thread exists.
-  const licensing = createLicensing({ config: config.license, records: stores.records })
+  // Several processes share one trial count only through Redis; wherever the deployment has one.
+  const trial = config.queue.driver === 'bullmq' ? createRedisTrialCounter(queueRedisUrl(config), config.queue.prefix, stores.records) : undefined
+  const licensing = createLicensing({ config: config.license, records: stores.records, ...(trial ? { trial } : {}) })
   // An API-only process never runs a job: its pool stays empty rather than holding warm threads.
   const pool = createEnginePool({
     threads: config.engines.threads,
@@ -132,6 +135,7 @@ export function createServiceContext(config: Config): ServiceContext {
       await queue.close({ drain })
       await pool.destroy().catch(() => undefined)
       await rateLimit?.close()
+      await trial?.close?.()
       await stores.close()
     },
   }

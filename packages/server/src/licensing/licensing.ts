@@ -66,13 +66,13 @@ function loadConfiguredKey(config: Config['license']): string | undefined {
   }
 }
 
-export function createLicensing(options: { config: Config['license']; records: Storage; now?: () => number }): Licensing {
+export function createLicensing(options: { config: Config['license']; records: Storage; now?: () => number; trial?: TrialCounter }): Licensing {
   const { config, records } = options
   const clock = options.now ?? Date.now
   const publicKey = loadPublicKey(config.publicKey)
   const machineId = readMachineId()
   const fingerprint = createHash('sha256').update(publicKey.export({ format: 'der', type: 'spki' })).digest('hex').slice(0, 16)
-  const trial = createTrialCounter(records)
+  const trial = options.trial ?? createTrialCounter(records)
   const check = (key: string) => checkLicenseKey(publicKey, key, { machineId, now: clock() })
 
   // Read at start-up, so a missing key file stops the service instead of failing every request.
