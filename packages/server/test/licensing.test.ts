@@ -62,6 +62,7 @@ describe('licence keys', () => {
       expect(result.ok && result.payload).toMatchObject({ tier: 'professional', limits: { max_batch_count: 7 } })
       expect(result.ok && result.payload.expires_at - nowSeconds()).toBeGreaterThan(10 * DAY - 60)
       expect(() => runLicenseCli(['issue', '--private-key', privateKey, '--tier', 'gold', '--expires', '+1d'])).toThrow(/--tier must be one of/)
+      expect(runLicenseCli(['--help'])).toMatch(/^mos license: issue and inspect Mos licence keys/)
       // The installed command, as a separate process.
       const bin = new URL('../bin/mos-license.js', import.meta.url).pathname
       const { stdout } = await promisify(execFile)(process.execPath, [bin, 'machine-id'])

@@ -54,6 +54,7 @@ function parseLimit(name: string, value: string | undefined): number | undefined
  */
 export function runLicenseCli(argv: string[], now = Date.now()): string {
   const [command, ...rest] = argv
+  if (command === 'help' || command === '--help' || command === '-h') return USAGE
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
