@@ -13,6 +13,8 @@ import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer'
  */
 export interface Platform {
   io: NodeIO
+  /** Where documents read through the platform log (the worker gives each job its own). */
+  logger: Logger
   meshoptEncoder: typeof MeshoptEncoder
   meshoptDecoder: typeof MeshoptDecoder
 }
@@ -26,8 +28,9 @@ export async function loadPlatform(): Promise<Platform> {
     MeshoptDecoder.ready,
   ])
   // Transforms log through the document's logger; only warnings matter in a service's output.
+  const logger = new Logger(Logger.Verbosity.WARN)
   const io = new NodeIO()
-    .setLogger(new Logger(Logger.Verbosity.WARN))
+    .setLogger(logger)
     .registerExtensions(ALL_EXTENSIONS)
     .registerDependencies({
       'draco3d.encoder': dracoEncoder,
@@ -35,7 +38,7 @@ export async function loadPlatform(): Promise<Platform> {
       'meshopt.encoder': MeshoptEncoder,
       'meshopt.decoder': MeshoptDecoder,
     })
-  return { io, meshoptEncoder: MeshoptEncoder, meshoptDecoder: MeshoptDecoder }
+  return { io, logger, meshoptEncoder: MeshoptEncoder, meshoptDecoder: MeshoptDecoder }
 }
 
 const require = createRequire(import.meta.url)

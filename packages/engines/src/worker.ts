@@ -4,6 +4,7 @@ import { workerData } from 'node:worker_threads'
 import sharp from 'sharp'
 import { loadBasisEncoder, type BasisModule } from './basis-encoder.ts'
 import { failureMessage } from './errors.ts'
+import { JobLogger } from './job-logger.ts'
 import { FORMAT_CODECS, readModel, writableFormats, writeModel } from './io/index.ts'
 import type { ReadOptions } from './io/limits.ts'
 import { diagnoseBytes, refuseUnreadableGltf } from './ops/diagnose-file.ts'
@@ -29,8 +30,14 @@ type Step = (report: (progress: number) => void) => Promise<{ bytes: Uint8Array;
 /** Runs one job body, turning every throw into a failed result and posting progress on the job's port. */
 async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
   const report = (progress: number) => job.port?.postMessage({ progress: Math.round(progress) })
+  // One job at a time per thread: documents read during this job log to its own logger.
+  const logger = new JobLogger()
+  platform.logger = logger
+  platform.io.setLogger(logger)
   try {
-    const { bytes, extension, details } = await step(report)
+    const result = await step(report)
+    const { bytes, extension } = result
+    const details = logger.warnings.length > 0 ? { ...result.details, warnings: logger.warnings } : result.details
     if (job.outputPath) {
       await writeFile(job.outputPath, bytes)
       return { ok: true, size: bytes.byteLength, extension, ...(details ? { details } : {}) }

@@ -60,3 +60,17 @@ describe.skipIf(!skin.available)('compress of a glTF with several buffers', () =
     }
   })
 })
+
+describe.skipIf(!available)('warnings of skipped work', () => {
+  const pool = createEnginePool({ threads: 1 })
+  afterAll(() => pool.destroy())
+
+  it('come back with the job (texture coordinates outside [0, 1] are not quantized), not on the service output', async () => {
+    const result = await pool.run({ name: 'compress', input: { path: paths.box }, format: 'glb', options: { engine: 'meshopt' } })
+    if (!result.ok) throw new Error(result.message)
+    expect(result.details?.warnings).toEqual([expect.stringMatching(/^quantize: Skipping TEXCOORD_0; out of \[0,1\] range/)])
+    // The next job on the same thread starts with no warnings of its own.
+    const next = await pool.run({ name: 'compress', input: { path: paths.knight }, format: 'glb', options: { engine: 'draco' } })
+    expect(next.ok && next.details?.warnings).toBeFalsy()
+  })
+})

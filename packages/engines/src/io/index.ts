@@ -89,7 +89,8 @@ export async function readModel(platform: Platform, bytes: Uint8Array, format: s
   const read = FORMAT_CODECS[format]?.read
   if (!read) throw new ModelInputError(`unsupported input format: ${format}`)
   if (bytes.byteLength === 0) throw new ModelInputError('empty file')
-  return read(platform, bytes, options)
+  // Every reader's document logs where the platform says (the job's logger in a worker).
+  return (await read(platform, bytes, options)).setLogger(platform.logger)
 }
 
 /** Writes a Document in the given format. */
