@@ -5,14 +5,7 @@ import { operationsStub } from './support/operation-stubs.ts'
 import { API_KEY, startProxy, startRealServer, type Proxy } from './support/servers.ts'
 import { batchStub, chain, licenseStub, metricsStub } from './support/stubs.ts'
 
-/**
- * Server bugs the suite found, reported to the server's owner; listed so this test stays green until
- * they are fixed, and fails (asking to remove the entry) once one passes.
- */
-const KNOWN_SERVER_ISSUES: Record<string, string> = {}
-
-const failures = (report: SuiteReport) =>
-  report.results.filter((r) => r.outcome === 'fail' && !(r.id in KNOWN_SERVER_ISSUES)).map((r) => `${r.id}: ${r.message}`)
+const failures = (report: SuiteReport) => report.results.filter((r) => r.outcome === 'fail').map((r) => `${r.id}: ${r.message}`)
 const outcome = (report: SuiteReport, id: string) => report.results.find((r) => r.id === id)?.outcome
 
 // The project's own CI: the whole suite, both profiles, against our server in each variant.
@@ -30,14 +23,6 @@ describe.each(VARIANTS)('the suite against our server, variant %s', (variant) =>
 
   it('reports no failure', () => {
     expect(failures(report)).toEqual([])
-  })
-
-  it('still finds the known server issues (remove an entry once it is fixed)', () => {
-    for (const [id, symptom] of Object.entries(KNOWN_SERVER_ISSUES)) {
-      const result = report.results.find((r) => r.id === id)
-      expect(result?.outcome, id).toBe('fail')
-      expect(result?.message, id).toContain(symptom)
-    }
   })
 
   it('really ran the central checks (they pass, not skip)', () => {

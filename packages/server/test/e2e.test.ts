@@ -98,7 +98,7 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
       const record = failedTaskSchema.parse(await waitForTask(server.call, submitResponseSchema.parse(await response.json()).task_id))
       expect(record.error, label).toMatch(reason)
     }
-    expect((await server.call('/api/v1/health')).status).toBe(200)
+    expect(await (await server.call('/api/v1/health')).json()).toEqual({ status: 'ok' })
     const id = await submit(paths.box, { engine: 'draco' })
     expect((await waitForTask(server.call, id)).status).toBe('completed')
   })

@@ -95,7 +95,7 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
       const expiresAt = Date.parse(String(raw.expires_at))
       expect(expiresAt - Date.parse(record.completed_at)).toBeGreaterThanOrEqual(3000)
       expect(expiresAt - Date.parse(record.completed_at)).toBeLessThanOrEqual(4600)
-      expect((await server.call(`/api/v1/tasks/${id}/download`)).status).toBe(200)
+      expect((await (await server.call(`/api/v1/tasks/${id}/download`)).arrayBuffer()).byteLength).toBe(record.output.size_bytes)
       expect(existsSync(join(base, 'files', 'tasks', id, 'output'))).toBe(true)
 
       const deadline = Date.now() + 20_000
@@ -135,7 +135,7 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
       await writeFile(join(orphan, 'input'), 'x')
       await writeFile(join(orphan, '.0b7e.part'), 'half')
       const id = await submit(server, paths.box)
-      completedTaskSchema.parse(await waitForTask(server.call, id))
+      const record = completedTaskSchema.parse(await waitForTask(server.call, id))
 
       const deadline = Date.now() + 90_000
       while (existsSync(orphan)) {
@@ -144,7 +144,7 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
       }
       // The real task keeps its files.
       expect(existsSync(join(base, 'files', 'tasks', id, 'input'))).toBe(true)
-      expect((await server.call(`/api/v1/tasks/${id}/download`)).status).toBe(200)
+      expect((await (await server.call(`/api/v1/tasks/${id}/download`)).arrayBuffer()).byteLength).toBe(record.output.size_bytes)
     } finally {
       await server.close()
     }

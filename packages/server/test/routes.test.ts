@@ -80,7 +80,9 @@ describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', 
   })
 
   it('accepts every configured key', async () => {
-    expect((await service.call('/api/v1/capabilities', {}, 'second-key')).status).toBe(200)
+    const response = await service.call('/api/v1/capabilities', {}, 'second-key')
+    expect(response.status).toBe(200)
+    expect(schemas.capabilities.safeParse(await response.json()).success).toBe(true)
   })
 
   it('names a missing file and a missing engine', async () => {
