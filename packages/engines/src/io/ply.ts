@@ -124,6 +124,28 @@ function asciiReader(bytes: Uint8Array, start: number): ValueReader {
   }
 }
 
+/**
+ * Reads one list property, refusing a length the rest of the file cannot hold: a hostile count
+ * fails at once instead of looping until the data runs out.
+ */
+function readList(reader: ValueReader, prop: PlyProperty & { countType: string }, element: string): number[] {
+  const n = reader.read(prop.countType)
+  if (!(n >= 0) || !Number.isInteger(n)) throw new ModelInputError(`invalid PLY: list length ${n}`)
+  if (n > reader.room(prop.type)) throw new ModelInputError(`truncated PLY: a ${element} list declares ${n} values, more than the rest of the file holds`)
+  const values: number[] = new Array(n)
+  for (let k = 0; k < n; k++) values[k] = reader.read(prop.type)
+  return values
+}
+
+/** Reads one property of an element: a number, or undefined for a list (read past). */
+function readScalar(reader: ValueReader, prop: PlyProperty, element: string): number | undefined {
+  if (prop.countType) {
+    readList(reader, prop as PlyProperty & { countType: string }, element)
+    return undefined
+  }
+  return reader.read(prop.type)
+}
+
 const TRIANGLE = [0, 1, 2]
 const COLOR_NAMES = [['red', 'r', 'diffuse_red'], ['green', 'g', 'diffuse_green'], ['blue', 'b', 'diffuse_blue'], ['alpha', 'a', 'diffuse_alpha']]
 const UV_NAMES = [['s', 'u', 'texture_u', 'texture_s'], ['t', 'v', 'texture_v', 'texture_t']]
@@ -208,15 +230,9 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
       })
       for (let v = 0; v < element.count; v++) {
         for (let p = 0; p < props.length; p++) {
-          const prop = props[p]!
-          if (prop.countType) {
-            const n = reader.read(prop.countType)
-            for (let k = 0; k < n; k++) reader.read(prop.type)
-            continue
-          }
-          const value = reader.read(prop.type)
+          const value = readScalar(reader, props[p]!, element.name)
           const t = target[p]!
-          if (t < 0) continue
+          if (value === undefined || t < 0) continue
           if (t < 3) positions[v * 3 + t] = value
           else if (t < 6) normals![v * 3 + t - 3] = value
           else if (t < 8) uvs![v * 2 + t - 6] = value
@@ -238,11 +254,7 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
             reader.read(prop.type)
             continue
           }
-          const n = reader.read(prop.countType)
-          if (!(n >= 0) || !Number.isInteger(n)) throw new ModelInputError(`invalid PLY: list length ${n}`)
-          if (n > reader.room(prop.type)) throw new ModelInputError(`truncated PLY: a ${element.name} list declares ${n} values, more than the rest of the file holds`)
-          const values: number[] = new Array(n)
-          for (let k = 0; k < n; k++) values[k] = reader.read(prop.type)
+          const values = readList(reader, prop as PlyProperty & { countType: string }, element.name)
           if (p === indexProp) polygon = values
           else if (p === uvProp) polygonUvs = values
         }
@@ -269,13 +281,8 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
         let va = -1
         let vb = -1
         for (let p = 0; p < props.length; p++) {
-          const prop = props[p]!
-          if (prop.countType) {
-            const n = reader.read(prop.countType)
-            for (let k = 0; k < n; k++) reader.read(prop.type)
-            continue
-          }
-          const value = reader.read(prop.type)
+          const value = readScalar(reader, props[p]!, element.name)
+          if (value === undefined) continue
           if (p === a) va = value
           if (p === b) vb = value
         }
@@ -286,14 +293,7 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
       }
     } else {
       // Unknown elements (materials, camera, ...) are read past so later elements line up.
-      for (let e = 0; e < element.count; e++) {
-        for (const prop of props) {
-          if (prop.countType) {
-            const n = reader.read(prop.countType)
-            for (let k = 0; k < n; k++) reader.read(prop.type)
-          } else reader.read(prop.type)
-        }
-      }
+      for (let e = 0; e < element.count; e++) for (const prop of props) readScalar(reader, prop, element.name)
     }
   }
   if (!positions || vertexCount === 0) throw new ModelInputError('PLY file holds no vertices')

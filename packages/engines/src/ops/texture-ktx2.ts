@@ -2,7 +2,7 @@ import type { Document, Texture, Transform } from '@gltf-transform/core'
 import { KHRTextureBasisu } from '@gltf-transform/extensions'
 import { BASIS_MAX_SOURCE_PIXELS, encodeBasisKtx2, type BasisModule } from '../basis-encoder.ts'
 import { IMAGE_MIME_TYPES } from '../io/image.ts'
-import { textureLabel, textureRole } from './texture-roles.ts'
+import { describeTexture } from './texture-roles.ts'
 import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
 import { syncWebpExtension, type SharpEncoder } from './texture-optimize.ts'
 import { renameUri, type TextureReport } from './texture-report.ts'
@@ -72,11 +72,7 @@ export function textureKtx2(options: TextureKtx2Options): Transform {
 }
 
 async function encodeTexture(doc: Document, texture: Texture, options: TextureKtx2Options): Promise<TextureReport> {
-  const label = textureLabel(doc, texture)
-  const role = textureRole(texture)
-  const image = texture.getImage()
-  const from = texture.getMimeType()
-  const base = { name: label, slots: role.slots, from, before: image?.byteLength ?? 0 }
+  const { label, role, image, from, base } = describeTexture(doc, texture)
   if (!image) return { ...base, to: from, after: 0, skipped: 'no image data' }
   if (from === 'image/ktx2') return { ...base, to: from, after: image.byteLength, skipped: 'already KTX2' }
   const header = checkTextureLimits(image, options, label)

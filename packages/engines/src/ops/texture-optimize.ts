@@ -3,7 +3,7 @@ import { EXTTextureWebP } from '@gltf-transform/extensions'
 import type sharpModule from 'sharp'
 import { extensionForMimeType, IMAGE_FILE_EXTENSIONS, IMAGE_MIME_TYPES, type ImageFormat } from '../io/image.ts'
 import { mapLimited } from './map-limited.ts'
-import { textureLabel, textureRole } from './texture-roles.ts'
+import { describeTexture } from './texture-roles.ts'
 import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
 import { renameUri, type TextureReport } from './texture-report.ts'
 
@@ -66,11 +66,7 @@ export function textureOptimize(options: TextureOptimizeOptions & { report?: Tex
 }
 
 async function optimizeTexture(doc: Document, texture: Texture, options: TextureOptimizeOptions, quality: number): Promise<TextureReport> {
-  const label = textureLabel(doc, texture)
-  const role = textureRole(texture)
-  const image = texture.getImage()
-  const from = texture.getMimeType()
-  const base = { name: label, slots: role.slots, from, before: image?.byteLength ?? 0 }
+  const { label, role, image, from, base } = describeTexture(doc, texture)
   if (!image) return { ...base, to: from, after: 0, skipped: 'no image data' }
   const header = checkTextureLimits(image, options, label)
   if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} is not re-encoded` }

@@ -34,3 +34,12 @@ export function textureLabel(doc: Document, texture: Texture): string {
   const name = texture.getName() || texture.getURI()
   return name ? `texture ${index} "${name}"` : `texture ${index}`
 }
+
+/** What both texture operations start from: the texture's name, role, bytes and its report's first fields. */
+export function describeTexture(doc: Document, texture: Texture) {
+  const label = textureLabel(doc, texture)
+  const role = textureRole(texture)
+  const image = texture.getImage()
+  const from = texture.getMimeType()
+  return { label, role, image, from, base: { name: label, slots: role.slots, from, before: image?.byteLength ?? 0 } }
+}
