@@ -1,4 +1,4 @@
-import { createEnginePool, type EnginePool } from '@mos/engines'
+import { createEnginePool, describeEngines, type EnginePool } from '@mos/engines'
 import type { Variant } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { createKeyRing, type KeyRing } from './auth.ts'
@@ -48,6 +48,8 @@ export interface ServiceContext {
   guards: Guard[]
   /** What this process does (SERVICE__SERVER__ROLE). */
   role: Role
+  /** The codecs' install facts (variant B capabilities), read from disk once. */
+  engines: ReturnType<typeof describeEngines>
   /** Retention, orphan uploads, lost tasks; started by `startServer`. */
   sweeper: Sweeper
   /** Limits of the licence tier in force (refreshed by the licence guard before each keyed request). */
@@ -127,6 +129,7 @@ export function createServiceContext(config: Config): ServiceContext {
     metrics,
     guards,
     role: config.server.role,
+    engines: describeEngines(),
     sweeper,
     limits: () => activeLimits(licensing.state().limits, config.limits),
     async close({ drain = true } = {}) {

@@ -64,7 +64,14 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
       expect(download!.byteLength).toBe(completed.output.size_bytes)
       const head = new TextDecoder().decode(download!.subarray(0, 40))
       const signature: Record<string, RegExp> = { glb: /^glTF/, gltf: /^PK/, obj: /^(#|o |v )/m, ply: /^ply\n/, fbx: /^Kaydara FBX Binary/, dae: /^<\?xml/ }
-      if (signature[target]) expect(head).toMatch(signature[target]!)
+      if (target === 'stl') {
+        // Binary STL: an 80-byte header, a triangle count, 50 bytes per triangle.
+        const triangles = new DataView(download!.buffer, download!.byteOffset).getUint32(80, true)
+        expect(triangles).toBeGreaterThan(0)
+        expect(download!.byteLength).toBe(84 + 50 * triangles)
+      } else {
+        expect(head).toMatch(signature[target]!)
+      }
     },
   )
 

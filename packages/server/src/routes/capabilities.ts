@@ -1,4 +1,3 @@
-import { describeEngines } from '@mos/engines'
 import {
   ENGINES,
   MODEL_FORMATS,
@@ -19,7 +18,7 @@ export function capabilitiesDocument(ctx: ServiceContext): CapabilitiesA | Capab
     return { engines: [...ENGINES], formats: [...MODEL_FORMATS], features: submitRoutes('A').map((route) => route.type) }
   }
   return {
-    engines: describeEngines(),
+    engines: ctx.engines,
     formats: { input: [...MODEL_FORMATS], output: [...OUTPUT_FORMATS.B] },
     license: licenseSummary(ctx),
   }
