@@ -9,7 +9,7 @@ import { documentBounds, failureMessage, loadPlatform, readModel, writeModel } f
 import { diagnoseBytes, refuseUnreadableGltf } from '../src/ops/diagnose-file.ts'
 import { loadGltfValidator } from '../src/ops/gltf-validation.ts'
 import { repairDocument } from '../src/ops/repair.ts'
-import { embeddedGltf } from '../test/gltf-fixtures.ts'
+import { embeddedGltf } from '../../../test/support/gltf-fixtures.ts'
 
 const REPAIRABLE = new Set(['duplicate_vertices', 'degenerate_faces', 'missing_normals', 'invalid_normals', 'non_finite_values', 'out_of_range_indices', 'unused_vertices', 'empty_nodes', 'unused_data'])
 

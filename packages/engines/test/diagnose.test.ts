@@ -7,7 +7,7 @@ import { countMeshTriangles, createEnginePool, type JobResult, loadPlatform } fr
 import type { DiagnosisIssue, DiagnosisResult } from '../src/ops/diagnosis-types.ts'
 import { readImageHeader } from '../src/io/image-header.ts'
 import { buildDefectiveModel, DEFECTS } from './defective-model.ts'
-import { embeddedGltf } from './gltf-fixtures.ts'
+import { embeddedGltf } from '../../../test/support/gltf-fixtures.ts'
 
 const { available, paths } = corpusFiles({
   engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),

@@ -5,7 +5,7 @@ import { createEnginePool, documentBounds, FORMAT_CODECS, type JobResult, loadPl
 import type { DiagnosisIssue, DiagnosisResult } from '../src/ops/diagnosis-types.ts'
 import { repair, type RepairReport } from '../src/ops/repair.ts'
 import { buildDefectiveModel, DEFECTS } from './defective-model.ts'
-import { embeddedGltf } from './gltf-fixtures.ts'
+import { embeddedGltf } from '../../../test/support/gltf-fixtures.ts'
 
 const { available, paths } = corpusFiles({
   badNormals: assimp('glTF2', 'BoxBadNormals-glTF-Binary', 'BoxBadNormals.glb'),

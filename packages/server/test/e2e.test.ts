@@ -4,6 +4,7 @@ import { completedTaskSchema, failedTaskSchema, submitResponseSchema } from '@mo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { expectSameGeometry } from '../../../test/support/geometry.ts'
+import { embeddedGltf } from '../../../test/support/gltf-fixtures.ts'
 import { form, realServer, tempDir, testEnv, waitForTask } from './support/harness.ts'
 
 const { available, paths } = corpusFiles({
@@ -103,27 +104,22 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
     expect((await waitForTask(server.call, id)).status).toBe('completed')
   })
 
-  it('fails an input whose views run past its buffer instead of reading bytes that are not the file\'s', async () => {
-    const gltf = JSON.parse(await readFile(broken.paths.incorrectVertexArrays, 'utf8'))
-    const bin = await readFile(broken.paths.incorrectVertexArrays.replace(/Cube\.gltf$/, 'Cube.bin'))
-    gltf.buffers[0].uri = `data:application/octet-stream;base64,${bin.toString('base64')}`
+  /** Submits a .gltf from the corpus with its .bin embedded, so the reader sees its data. */
+  const compressEmbedded = async (path: string) => {
     const response = await server.call('/api/v1/compress', {
       method: 'POST',
-      body: await form({ engine: 'draco' }, [{ name: 'views.gltf', bytes: new TextEncoder().encode(JSON.stringify(gltf)) }]),
+      body: await form({ engine: 'draco' }, [{ name: 'embedded.gltf', bytes: embeddedGltf(path) }]),
     })
-    const record = await waitForTask(server.call, submitResponseSchema.parse(await response.json()).task_id)
+    return waitForTask(server.call, submitResponseSchema.parse(await response.json()).task_id)
+  }
+
+  it('fails an input whose views run past its buffer instead of reading bytes that are not the file\'s', async () => {
+    const record = await compressEmbedded(broken.paths.incorrectVertexArrays)
     expect(failedTaskSchema.parse(record).error).toMatch(/^invalid glTF: (bufferView|accessor) \d+ ends at byte \d+, past the \d+ bytes of (buffer|bufferView) \d+$/)
   })
 
   it('fails an input whose indices point past its vertices instead of encoding garbage', async () => {
-    const gltf = JSON.parse(await readFile(broken.paths.indexOutOfRange, 'utf8'))
-    const bin = await readFile(broken.paths.indexOutOfRange.replace(/IndexOutOfRange\.gltf$/, 'IndexOutOfRange.bin'))
-    gltf.buffers[0].uri = `data:application/octet-stream;base64,${bin.toString('base64')}`
-    const response = await server.call('/api/v1/compress', {
-      method: 'POST',
-      body: await form({ engine: 'draco' }, [{ name: 'oob.gltf', bytes: new TextEncoder().encode(JSON.stringify(gltf)) }]),
-    })
-    const record = await waitForTask(server.call, submitResponseSchema.parse(await response.json()).task_id)
+    const record = await compressEmbedded(broken.paths.indexOutOfRange)
     expect(failedTaskSchema.parse(record).error).toMatch(/index \d+ out of range \(\d+ vertices\); run repair first/)
   })
 })
