@@ -1,4 +1,5 @@
 import { Document, NodeIO } from '@gltf-transform/core'
+import sharp from 'sharp'
 
 /** Deterministic PRNG (mulberry32), so generated inputs are the same on every machine. */
 export function seeded(seed: number): () => number {
@@ -13,8 +14,10 @@ export function seeded(seed: number): () => number {
 }
 
 /**
- * A rippled height-field of `2·n²` triangles with positions, normals and UVs (n = 708 → ~1M triangles),
- * written as GLB. Noise comes from a seed, so the file is identical from run to run.
+ * A rippled height-field of `2·n²` triangles with positions, normals and UVs (n = 708 → ~1M triangles)
+ * and a textured material (a terrain: without a texture its UVs would be data nothing draws, which
+ * gltfpack drops and a careful optimizer keeps), written as GLB. Noise comes from a seed, so the
+ * file is identical from run to run.
  */
 export async function generateGrid(n: number, seed = 1): Promise<Uint8Array> {
   const random = seeded(seed)
@@ -54,7 +57,16 @@ export async function generateGrid(n: number, seed = 1): Promise<Uint8Array> {
     .setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(normal).setBuffer(buffer))
     .setAttribute('TEXCOORD_0', doc.createAccessor().setType('VEC2').setArray(uv).setBuffer(buffer))
     .setIndices(doc.createAccessor().setType('SCALAR').setArray(indices).setBuffer(buffer))
+  const texture = doc.createTexture('checker').setMimeType('image/png').setImage(await checkerPng(256))
+  prim.setMaterial(doc.createMaterial('terrain').setBaseColorTexture(texture))
   const mesh = doc.createMesh('grid').addPrimitive(prim)
   doc.createScene().addChild(doc.createNode('grid').setMesh(mesh))
   return new NodeIO().writeBinary(doc)
+}
+
+/** A `size`² grey checkerboard PNG. */
+async function checkerPng(size: number): Promise<Uint8Array> {
+  const pixels = Buffer.alloc(size * size * 3)
+  for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) pixels.fill(((x >> 5) + (y >> 5)) % 2 ? 200 : 90, (y * size + x) * 3, (y * size + x + 1) * 3)
+  return new Uint8Array(await sharp(pixels, { raw: { width: size, height: size, channels: 3 } }).png().toBuffer())
 }

@@ -4,12 +4,13 @@ import { countSceneTriangles, documentBounds } from '../../packages/engines/src/
 
 /**
  * Asserts an optimized model draws what its input drew: no visible triangle lost (encoders may drop
- * zero-area ones; quantization may collapse under 0.1% slivers) and bounds within 1% of the extent.
+ * zero-area ones; quantization may collapse under 0.1% slivers, which may then be dropped) and
+ * bounds within 1% of the extent.
  */
 export function expectSameGeometry(input: Document, output: Document): void {
   const total = countSceneTriangles(output)
   const visible = countSceneTriangles(input, { visibleOnly: true })
-  expect(total).toBeGreaterThanOrEqual(visible)
+  expect(total).toBeGreaterThanOrEqual(Math.floor(visible * 0.999))
   expect(total).toBeLessThanOrEqual(countSceneTriangles(input))
   expect(countSceneTriangles(output, { visibleOnly: true })).toBeGreaterThanOrEqual(Math.floor(visible * 0.999))
   const a = documentBounds(input)

@@ -1,7 +1,12 @@
 import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression } from '@gltf-transform/extensions'
 import { assertIndicesInRange } from './check-indices.ts'
-import { dedup, dequantize, draco, prune, quantize, reorder, weld } from '@gltf-transform/functions'
+import { dedup, dequantize, draco, prune, reorder, weld } from '@gltf-transform/functions'
+import { dropDegenerateTriangles } from './degenerate-triangles.ts'
+import { dropWhiteVertexColors } from './white-colors.ts'
+import { quantizeOnGrid } from './meshopt-grid.ts'
+import type { OctahedralEncoder } from './octahedral-normals.ts'
+import { MeshoptFileLayout } from './meshopt-views.ts'
 
 export const COMPRESS = 'compress'
 
@@ -63,6 +68,7 @@ export function compress(options: CompressOptions): Transform {
   return async function compressTransform(doc: Document): Promise<void> {
     assertIndicesInRange(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
+    dropWhiteVertexColors(doc)
     await doc.transform(dedup(), prune({ keepAttributes: false }), weld())
     if (o.engine === 'draco') {
       const speed = dracoSpeedForLevel(o.level)
@@ -96,17 +102,19 @@ export function compress(options: CompressOptions): Transform {
     // glTF-Transform's meshopt() quantizes after welding; welding again after quantizing merges the
     // vertices that became identical on the grid (gltfpack does the same): chr_knight 22.4 → 16.8 KB.
     await doc.transform(
-      quantize({
-        quantizePosition: meshoptPositionBitsForLevel(o.level),
-        quantizeNormal: 8,
-        quantizeTexcoord: 12,
-        quantizeColor: 8,
+      quantizeOnGrid({
+        positionBits: meshoptPositionBitsForLevel(o.level),
+        normalBits: o.meshoptLevel === 'high' ? 0 : 8,
+        texcoordBits: 12,
+        colorBits: 8,
+        encoder: o.meshoptEncoder as OctahedralEncoder,
       }),
       weld(),
-      reorder({ encoder: o.meshoptEncoder, target: 'size' }),
     )
+    dropDegenerateTriangles(doc)
+    await doc.transform(prune({ keepAttributes: true, keepLeaves: true }), reorder({ encoder: o.meshoptEncoder, target: 'size' }))
     doc
-      .createExtension(EXTMeshoptCompression)
+      .createExtension(MeshoptFileLayout)
       .setRequired(true)
       .setEncoderOptions({
         method: o.meshoptLevel === 'high' ? EXTMeshoptCompression.EncoderMethod.FILTER : EXTMeshoptCompression.EncoderMethod.QUANTIZE,

@@ -1,0 +1,64 @@
+import { PropertyType, type WriterContext } from '@gltf-transform/core'
+import { EXTMeshoptCompression } from '@gltf-transform/extensions'
+
+/**
+ * EXT_meshopt_compression writing gltfpack's file layout:
+ *
+ * - one buffer view per kind of vertex stream for the whole file, instead of one per primitive:
+ *   every view costs ~230 bytes of JSON and its own codec header and tail (16 KB of JSON alone on
+ *   a 29-mesh CAD model), and the codec compresses one long stream better than many short ones.
+ *   glTF-Transform's encoder groups vertex accessors by parent only when the writer asks it to, so
+ *   this asks it not to while the encoder claims its accessors, and restores the writer's setting
+ *   for whatever the encoder leaves (sparse accessors);
+ * - JSON without what a reader assumes anyway: the spec's defaults (`"normalized": false` and
+ *   `"byteOffset": 0` on accessors, `"mode": 4` on primitives, repeat wrapping on samplers), and
+ *   node transforms printed to seventeen digits where a float32 needs at most nine.
+ */
+const TRIANGLES = 4
+const REPEAT = 10497
+
+export class MeshoptFileLayout extends EXTMeshoptCompression {
+  override prewrite(context: WriterContext, propertyType: PropertyType): this {
+    if (propertyType !== PropertyType.ACCESSOR) return super.prewrite(context, propertyType)
+    const grouped = context.accessorUsageGroupedByParent
+    const kept = new Set(grouped)
+    grouped.clear()
+    try {
+      return super.prewrite(context, propertyType)
+    } finally {
+      for (const usage of kept) grouped.add(usage)
+    }
+  }
+
+  override write(context: WriterContext): this {
+    super.write(context)
+    const json = context.jsonDoc.json
+    for (const accessor of json.accessors ?? []) {
+      if (accessor.normalized === false) delete accessor.normalized
+      if (accessor.byteOffset === 0) delete accessor.byteOffset
+    }
+    for (const mesh of json.meshes ?? []) for (const prim of mesh.primitives) if (prim.mode === TRIANGLES) delete prim.mode
+    for (const sampler of json.samplers ?? []) {
+      if (sampler.wrapS === REPEAT) delete sampler.wrapS
+      if (sampler.wrapT === REPEAT) delete sampler.wrapT
+    }
+    for (const node of json.nodes ?? []) {
+      for (const key of ['translation', 'rotation', 'scale', 'matrix'] as const) {
+        const values = node[key]
+        if (values) node[key] = values.map(shortestFloat32) as typeof values
+      }
+    }
+    return this
+  }
+}
+
+/** The shortest decimal that reads back as the same float32 (at most nine significant digits). */
+export function shortestFloat32(value: number): number {
+  if (Number.isInteger(value) || !Number.isFinite(value)) return value
+  const f = Math.fround(value)
+  for (let digits = 1; digits < 9; digits++) {
+    const candidate = Number(f.toPrecision(digits))
+    if (Math.fround(candidate) === f) return candidate
+  }
+  return Number(f.toPrecision(9))
+}

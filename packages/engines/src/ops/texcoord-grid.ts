@@ -1,0 +1,143 @@
+import { Accessor, Material, Primitive, TextureInfo, type Document, type Property } from '@gltf-transform/core'
+import { KHRTextureTransform, type Transform as UvTransform } from '@gltf-transform/extensions'
+
+/**
+ * Texture coordinates of a textured material go on one grid per material, spanning the coordinates
+ * its primitives use (repeating textures outside [0, 1] included), stored as plain integers; a
+ * `KHR_texture_transform` on each of the material's textures maps them back, composed with the
+ * transform the texture already had. gltfpack's layout: meshopt codes consecutive integers far
+ * better than quantize()'s 12 bits spread over 16.
+ *
+ * A material keeps float coordinates (left to quantizeOtherTexcoords) when its grid cannot be
+ * expressed: a coordinate accessor shared with another material, morphed coordinates, a rotated
+ * transform, or a transform naming its own UV set.
+ */
+export function quantizeTexcoordsPerMaterial(doc: Document, bits: number): void {
+  const steps = 2 ** bits - 1
+  for (const [material, prims] of primitivesByMaterial(doc)) {
+    const infos = textureInfos(doc, material)
+    const accessors = gridAccessors(material, prims, infos)
+    const bounds = accessors && uvBounds(accessors)
+    if (!bounds) continue
+    const { min, range } = bounds
+    for (const a of accessors) {
+      const src = a.getArray() as Float32Array
+      const dst = new Uint16Array(src.length)
+      for (let i = 0; i < src.length; i++) dst[i] = Math.round(((src[i]! - min[i % 2]!) / range[i % 2]!) * steps)
+      a.setArray(dst).setNormalized(false).setSparse(false)
+    }
+    const ext = doc.createExtension(KHRTextureTransform).setRequired(true)
+    for (const info of infos) {
+      const existing = info.getExtension<UvTransform>('KHR_texture_transform')
+      const [sx, sy] = existing?.getScale() ?? [1, 1]
+      const [ox, oy] = existing?.getOffset() ?? [0, 0]
+      const transform = ext
+        .createTransform()
+        .setOffset([ox + sx * min[0]!, oy + sy * min[1]!])
+        .setScale([(sx * range[0]!) / steps, (sy * range[1]!) / steps])
+      info.setExtension('KHR_texture_transform', transform)
+    }
+  }
+}
+
+function primitivesByMaterial(doc: Document): Map<Material, Primitive[]> {
+  const byMaterial = new Map<Material, Primitive[]>()
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      const material = prim.getMaterial()
+      if (material) byMaterial.set(material, [...(byMaterial.get(material) ?? []), prim])
+    }
+  }
+  return byMaterial
+}
+
+/** The float UV accessors the material's textures read, or null if its grid cannot be expressed. */
+function gridAccessors(material: Material, prims: Primitive[], infos: TextureInfo[]): Accessor[] | null {
+  if (infos.length === 0 || !infos.every(composable)) return null
+  if (prims.some((p) => p.listTargets().some((t) => t.listSemantics().some((s) => s.startsWith('TEXCOORD_'))))) return null
+  const sets = new Set(infos.map((info) => `TEXCOORD_${info.getTexCoord()}`))
+  const accessors = new Set<Accessor>()
+  for (const prim of prims) {
+    for (const set of sets) {
+      const uv = prim.getAttribute(set)
+      if (uv) accessors.add(uv)
+    }
+  }
+  const usable = (a: Accessor) => a.getType() === 'VEC2' && a.getComponentType() === Accessor.ComponentType.FLOAT && onlyUsedBy(a, material)
+  return accessors.size > 0 && [...accessors].every(usable) ? [...accessors] : null
+}
+
+/** Smallest coordinate and span per axis (1 where flat), or null if one is not finite. */
+function uvBounds(accessors: Accessor[]): { min: number[]; range: number[] } | null {
+  const min = [Infinity, Infinity]
+  const max = [-Infinity, -Infinity]
+  for (const a of accessors) {
+    const values = a.getArray() as Float32Array
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!
+      if (!Number.isFinite(v)) return null
+      min[i % 2] = Math.min(min[i % 2]!, v)
+      max[i % 2] = Math.max(max[i % 2]!, v)
+    }
+  }
+  return { min, range: [0, 1].map((k) => max[k]! - min[k]! || 1) }
+}
+
+/**
+ * Coordinates no texture grid covers (no material, or a layout the grid cannot express): those in
+ * [0, 1] go on a normalized grid as glTF-Transform lays it out (no transform needed); others stay floats.
+ */
+export function quantizeOtherTexcoords(doc: Document, bits: number): void {
+  const steps = 2 ** bits - 1
+  const logger = doc.getLogger()
+  const done = new Set<Accessor>()
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      for (const holder of [prim, ...prim.listTargets()]) {
+        for (const semantic of holder.listSemantics().filter((s) => s.startsWith('TEXCOORD_'))) {
+          const a = holder.getAttribute(semantic)!
+          if (done.has(a) || a.getComponentType() !== Accessor.ComponentType.FLOAT) continue
+          done.add(a)
+          const src = a.getArray() as Float32Array
+          if (holder !== prim || src.some((v) => !(v >= 0 && v <= 1))) {
+            logger.warn(`meshopt: ${semantic} kept as floats (outside [0, 1] and no texture grid covers it)`)
+            continue
+          }
+          // The value's high bits repeated below it, so that 1.0 decodes as exactly 1.
+          a.setArray(Uint16Array.from(src, (v) => replicate(Math.round(v * steps), bits))).setNormalized(true)
+        }
+      }
+    }
+  }
+}
+
+/** A `bits`-bit value spread over 16 bits: q·2^(16−bits) with the gap filled from q's high bits. */
+function replicate(q: number, bits: number): number {
+  return (q << (16 - bits)) | (q >> (2 * bits - 16))
+}
+
+/** The TextureInfos of a material (and of its extensions) that have a texture. */
+function textureInfos(doc: Document, material: Property): TextureInfo[] {
+  const edges = doc.getGraph().listChildEdges(material)
+  const withTexture = new Set(edges.filter((e) => e.getChild().propertyType === 'Texture').map((e) => e.getName()))
+  const infos: TextureInfo[] = []
+  for (const edge of edges) {
+    const child = edge.getChild()
+    if (child instanceof TextureInfo && withTexture.has(edge.getName().replace(/Info$/, ''))) infos.push(child)
+    else if (child.propertyType !== 'Texture' && !(child instanceof TextureInfo) && edge.getName() === 'extensions') infos.push(...textureInfos(doc, child))
+  }
+  return infos
+}
+
+/** A transform we can fold the grid into: none, or one without rotation and without its own UV set. */
+function composable(info: TextureInfo): boolean {
+  const t = info.getExtension<UvTransform>('KHR_texture_transform')
+  return !t || (t.getRotation() === 0 && t.getTexCoord() === null)
+}
+
+function onlyUsedBy(accessor: Accessor, material: Material): boolean {
+  return accessor
+    .listParents()
+    .filter((p) => p.propertyType !== 'Root')
+    .every((p) => p instanceof Primitive && p.getMaterial() === material)
+}

@@ -1,0 +1,195 @@
+import { readFile } from 'node:fs/promises'
+import { Accessor, Document, Material, Primitive, TextureInfo, type Property } from '@gltf-transform/core'
+import type { Transform as UvTransform } from '@gltf-transform/extensions'
+import { unpartition } from '@gltf-transform/functions'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { expectSameGeometry } from '../../../test/support/geometry.ts'
+import { embeddedGltf, untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
+import { compress, documentBounds, loadGltfValidator, loadPlatform, type Platform } from '../src/index.ts'
+import { validateGltf } from '../src/ops/gltf-validation.ts'
+import { dropDegenerateTriangles } from '../src/ops/degenerate-triangles.ts'
+import { shortestFloat32 } from '../src/ops/meshopt-views.ts'
+import { dropWhiteVertexColors } from '../src/ops/white-colors.ts'
+
+const { available, paths } = corpusFiles({
+  engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
+  box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  transforms: assimp('glTF2', 'textureTransform', 'TextureTransformTest.gltf'),
+  morph: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
+  skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
+  knight: shared('glb', 'chr_knight.glb'),
+})
+
+let platform: Platform
+beforeAll(async () => {
+  platform = await loadPlatform()
+})
+
+async function load(path: string): Promise<Uint8Array> {
+  return path.endsWith('.gltf') ? embeddedGltf(path) : new Uint8Array(await readFile(path))
+}
+
+async function meshopt(bytes: Uint8Array, level = 7): Promise<{ input: Document; output: Document; glb: Uint8Array }> {
+  const read = () => (bytes[0] === 0x7b ? platform.io.readJSON({ json: JSON.parse(new TextDecoder().decode(bytes)), resources: {} }) : platform.io.readBinary(bytes))
+  const input = await read()
+  const doc = await read()
+  await doc.transform(compress({ engine: 'meshopt', level, meshoptEncoder: platform.meshoptEncoder }), unpartition())
+  const glb = await platform.io.writeBinary(doc)
+  return { input, output: await platform.io.readBinary(glb), glb }
+}
+
+/** Every texture lookup coordinate of a document, per texture slot: UV set, then its KHR_texture_transform. */
+function lookups(doc: Document): Map<string, number[][]> {
+  const out = new Map<string, number[][]>()
+  doc.getRoot().listMeshes().forEach((mesh, m) => {
+    mesh.listPrimitives().forEach((prim, p) => {
+      const material = prim.getMaterial()
+      if (!material) return
+      for (const [slot, info] of textureInfos(doc, material)) {
+        const t = info.getExtension<UvTransform>('KHR_texture_transform')
+        const uv = prim.getAttribute(`TEXCOORD_${t?.getTexCoord() ?? info.getTexCoord()}`)
+        if (!uv) continue
+        const [ox, oy] = t?.getOffset() ?? [0, 0]
+        const [sx, sy] = t?.getScale() ?? [1, 1]
+        const r = t?.getRotation() ?? 0
+        const points: number[][] = []
+        for (let i = 0, el = [0, 0]; i < uv.getCount(); i++) {
+          uv.getElement(i, el)
+          const [x, y] = [el[0]! * sx, el[1]! * sy]
+          points.push([ox + Math.cos(r) * x + Math.sin(r) * y, oy - Math.sin(r) * x + Math.cos(r) * y])
+        }
+        out.set(`${m}/${p}/${slot}`, points)
+      }
+    })
+  })
+  return out
+}
+
+function textureInfos(doc: Document, property: Property, prefix = ''): [string, TextureInfo][] {
+  const edges = doc.getGraph().listChildEdges(property)
+  const named = new Set(edges.filter((e) => e.getChild().propertyType === 'Texture').map((e) => e.getName()))
+  return edges.flatMap((e): [string, TextureInfo][] => {
+    const child = e.getChild()
+    if (child instanceof TextureInfo) return named.has(e.getName().replace(/Info$/, '')) ? [[prefix + e.getName(), child]] : []
+    if (e.getName() === 'extensions') return textureInfos(doc, child, `${prefix}${(child as { extensionName?: string }).extensionName}.`)
+    return []
+  })
+}
+
+/** Largest distance from a point of `a` to the nearest point of `b` (both ways), per axis. */
+function setDistance(a: number[][], b: number[][]): number {
+  const nearest = (p: number[], set: number[][]) => Math.min(...set.map((q) => Math.max(Math.abs(p[0]! - q[0]!), Math.abs(p[1]! - q[1]!))))
+  return Math.max(...a.map((p) => nearest(p, b)), ...b.map((p) => nearest(p, a)))
+}
+
+function uvRange(points: number[][]): number {
+  return Math.max(...[0, 1].map((k) => Math.max(...points.map((p) => p[k]!)) - Math.min(...points.map((p) => p[k]!))))
+}
+
+describe.skipIf(!available)('meshopt layout on real files', () => {
+  it('stores positions as plain integers on one grid across the scene, in one view per stream kind', async () => {
+    const { input, output, glb } = await meshopt(await load(paths.engine))
+    expectSameGeometry(input, output)
+    const positions = output.getRoot().listMeshes().flatMap((m) => m.listPrimitives().map((p) => p.getAttribute('POSITION')!))
+    expect(positions.every((a) => a.getComponentType() === Accessor.ComponentType.UNSIGNED_SHORT && !a.getNormalized())).toBe(true)
+    // One grid from 0: along the longest side the positions span exactly 2·(2^13 − 1) steps, and the
+    // bounds move less than one step.
+    const lowest = [0, 1, 2].map((k) => Math.min(...positions.map((a) => a.getMin([])[k]!)))
+    const highest = [0, 1, 2].map((k) => Math.max(...positions.map((a) => a.getMax([])[k]!)))
+    expect(lowest).toEqual([0, 0, 0])
+    expect(Math.max(...highest)).toBe(16382)
+    const a = documentBounds(input)
+    const b = documentBounds(output)
+    const extent = Math.max(...a.max.map((v, i) => v - a.min[i]!))
+    for (let i = 0; i < 3; i++) {
+      expect(Math.abs(a.min[i]! - b.min[i]!)).toBeLessThan(extent / 16382)
+      expect(Math.abs(a.max[i]! - b.max[i]!)).toBeLessThan(extent / 16382)
+    }
+    const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + new DataView(glb.buffer, glb.byteOffset).getUint32(12, true))))
+    // Indices, positions, normals: three views for 29 meshes, and no JSON a reader assumes anyway.
+    expect(json.bufferViews).toHaveLength(3)
+    expect(JSON.stringify(json)).not.toMatch(/"normalized":false|"mode":4\b/)
+    const report = await validateGltf(loadGltfValidator(), glb, 100)
+    expect(report!.report.issues.numErrors).toBe(0)
+  })
+
+  for (const name of ['box', 'knight', 'transforms'] as const) {
+    it(`${name}: every texture lookup lands where the input's did, within half a 12-bit step`, async () => {
+      const { input, output, glb } = await meshopt(await load(paths[name]))
+      const before = lookups(input)
+      const after = lookups(output)
+      expect([...after.keys()]).toEqual([...before.keys()])
+      expect(before.size).toBeGreaterThan(0)
+      for (const [key, points] of before) {
+        const tolerance = (uvRange(points) || 1) / 4095 / 2 + 1e-6
+        expect(setDistance(points, after.get(key)!), key).toBeLessThanOrEqual(tolerance)
+      }
+      const report = await validateGltf(loadGltfValidator(), glb, 100)
+      expect(report!.report.issues.numErrors).toBe(0)
+    })
+  }
+
+  it('box: texture coordinates outside [0, 1] become 12-bit integers with a texture transform', async () => {
+    const { output } = await meshopt(await load(paths.box))
+    const uv = output.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('TEXCOORD_0')!
+    expect(uv.getComponentType()).toBe(Accessor.ComponentType.UNSIGNED_SHORT)
+    expect(uv.getNormalized()).toBe(false)
+    expect(Math.max(...uv.getMax([]))).toBe(4095)
+    expect(output.getRoot().listExtensionsRequired().map((e) => e.extensionName)).toContain('KHR_texture_transform')
+  })
+
+  it('keeps morph targets drawing the same shapes, and skins (their grid goes into the inverse bind matrices)', async () => {
+    const morph = await meshopt(await load(paths.morph))
+    expectSameGeometry(morph.input, morph.output)
+    const targets = (d: Document) => d.getRoot().listMeshes().flatMap((m) => m.listPrimitives().flatMap((p) => p.listTargets()))
+    expect(targets(morph.output)).toHaveLength(targets(morph.input).length)
+    const positions = morph.output.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+    expect(positions.getAttribute('POSITION')!.getNormalized()).toBe(false)
+    expect(positions.listTargets()[0]!.getAttribute('POSITION')!.getNormalized()).toBe(false)
+    // A skinned mesh ignores its node's transform, so it keeps quantize()'s normalized layout.
+    const skin = await meshopt(await load(paths.skin))
+    expect(skin.output.getRoot().listSkins()).toHaveLength(1)
+    expect(skin.output.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!.getNormalized()).toBe(true)
+  })
+
+  it('drops chr_knight’s all-white vertex colours', async () => {
+    const { input, output } = await meshopt(await load(paths.knight))
+    expect(input.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('COLOR_0')).not.toBeNull()
+    expect(output.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('COLOR_0')).toBeNull()
+  })
+})
+
+describe('meshopt layout helpers', () => {
+  it('warns, and keeps floats, for texture coordinates outside [0, 1] that no texture uses', async () => {
+    const doc = untexturedWideUvs()
+    const warnings: string[] = []
+    doc.setLogger({ warn: (m: string) => warnings.push(m), info() {}, debug() {}, error() {} } as never)
+    await doc.transform(compress({ engine: 'meshopt', meshoptEncoder: platform.meshoptEncoder }))
+    expect(warnings).toEqual(['meshopt: TEXCOORD_0 kept as floats (outside [0, 1] and no texture grid covers it)'])
+    expect(doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('TEXCOORD_0')!.getComponentType()).toBe(Accessor.ComponentType.FLOAT)
+  })
+
+  it('drops only triangles that repeat a vertex, and keeps colours that are not all white', () => {
+    const doc = new Document()
+    const buffer = doc.createBuffer()
+    const indices = doc.createAccessor().setType('SCALAR').setArray(new Uint16Array([0, 1, 2, 0, 0, 1, 1, 2, 2, 2, 1, 0])).setBuffer(buffer)
+    const color = doc.createAccessor().setType('VEC4').setArray(new Float32Array([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.5])).setBuffer(buffer)
+    const prim = doc.createPrimitive().setIndices(indices).setAttribute('COLOR_0', color).setMaterial(doc.createMaterial() as Material)
+    doc.createMesh().addPrimitive(prim as Primitive)
+    expect(dropDegenerateTriangles(doc)).toBe(2)
+    expect([...prim.getIndices()!.getArray()!]).toEqual([0, 1, 2, 2, 1, 0])
+    expect(dropWhiteVertexColors(doc)).toBe(0)
+    expect(prim.getAttribute('COLOR_0')).toBe(color)
+  })
+
+  it('prints node transforms with the digits a float32 needs', () => {
+    for (const value of [136.860107421875, Math.fround(0.1), 4.489659338746676e-11, 0.040827310983374325]) {
+      const short = shortestFloat32(value)
+      expect(Math.fround(short)).toBe(Math.fround(value))
+      expect(String(short).replace(/e.*$|[-.]/g, '').replace(/^0+/, '').length).toBeLessThanOrEqual(9)
+    }
+    expect(shortestFloat32(136.860107421875)).toBe(136.8601)
+    expect(shortestFloat32(3)).toBe(3)
+  })
+})
