@@ -1,4 +1,4 @@
-import { expectOk, roundTrip, startBenchService, type BenchService } from './service.ts'
+import { roundTrip, startBenchService, type BenchService } from './service.ts'
 import { percentile, type Input } from './stats.ts'
 
 export interface ScalingResult {
@@ -10,12 +10,7 @@ export interface ScalingResult {
 
 async function submitAll(service: BenchService, input: Input, count: number, fields: Record<string, string>): Promise<string[]> {
   const ids: string[] = []
-  for (let i = 0; i < count; i++) {
-    const body = new FormData()
-    body.append('file', new Blob([input.bytes as Uint8Array<ArrayBuffer>]), input.name)
-    for (const [k, v] of Object.entries(fields)) body.append(k, v)
-    ids.push(((await expectOk(await service.call('/api/v1/compress', { method: 'POST', body }))) as { task_id: string }).task_id)
-  }
+  for (let i = 0; i < count; i++) ids.push(await service.client.submit('/api/v1/compress', input, fields))
   return ids
 }
 
@@ -29,7 +24,7 @@ async function waitAll(service: BenchService, ids: string[], onPoll?: (ms: numbe
   while (open.length > 0) {
     while (open.length > 0) {
       const t = performance.now()
-      const record = (await expectOk(await service.call(`/api/v1/tasks/${open[0]}`))) as { status: string; error?: string }
+      const record = (await service.client.json(`/api/v1/tasks/${open[0]}`)) as { status: string; error?: string }
       onPoll?.(performance.now() - t)
       if (record.status === 'failed') throw new Error(`task failed: ${record.error}`)
       if (record.status !== 'completed') break
@@ -45,7 +40,8 @@ export async function measureScaling(input: Input, count: number): Promise<Scali
   for (const threads of ['1', '2']) {
     const service = await startBenchService({ SERVICE__ENGINES__THREADS: threads })
     try {
-      await roundTrip(service, input, { engine: 'draco' })
+      // Warm every thread (a cold one JIT-compiles the codecs' callers on its first tasks).
+      await Promise.all(Array.from({ length: Number(threads) * 2 }, () => roundTrip(service, input, { engine: 'draco' })))
       const start = performance.now()
       await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
       times.push(performance.now() - start)

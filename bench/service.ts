@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { throwAwayLicenceEnv } from '../test/support/service-env.ts'
+import { createBenchClient, type BenchClient } from './client.ts'
 
 export const BENCH_KEY = 'bench-key'
 
@@ -12,6 +13,8 @@ export interface BenchService {
   /** Resident set size of the service process now, in bytes. */
   rss(): Promise<number>
   call(path: string, init?: RequestInit): Promise<Response>
+  /** The lean client the measured paths use (see client.ts). */
+  client: BenchClient
   stop(): Promise<void>
 }
 
@@ -35,7 +38,7 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
-  child.stdout!.on('data', (d) => (log += d))
+  child.stdout!.on('data', (d) => { log += d; if (process.env.SHOW_LOG) process.stdout.write(d) })
   child.stderr!.on('data', (d) => (log += d))
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 30_000
@@ -49,9 +52,11 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
     if (Date.now() > deadline) throw new Error(`service did not start: ${log}`)
     await new Promise((r) => setTimeout(r, 100))
   }
+  const client = createBenchClient(url, BENCH_KEY)
   return {
     url,
     pid: child.pid!,
+    client,
     async rss() {
       const status = await readFile(`/proc/${child.pid}/status`, 'utf8')
       return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024
@@ -62,6 +67,7 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
       return fetch(`${url}${path}`, { ...init, headers })
     },
     async stop() {
+      client.close()
       child.kill('SIGKILL')
       await new Promise((r) => child.once('exit', r))
       await rm(dataDir, { recursive: true, force: true })
@@ -83,17 +89,18 @@ export async function roundTrip(
   endpoint = '/api/v1/compress',
 ): Promise<{ ms: number; bytes: Uint8Array }> {
   const start = performance.now()
-  const body = new FormData()
-  body.append('file', new Blob([file.bytes as Uint8Array<ArrayBuffer>]), file.name)
-  for (const [k, v] of Object.entries(fields)) body.append(k, v)
-  const submitted = (await expectOk(await service.call(endpoint, { method: 'POST', body }))) as { task_id: string }
-  // A fixed short poll: a growing back-off would add up to its last delay to every measured task.
-  for (const delay = 5; ; ) {
-    const record = (await expectOk(await service.call(`/api/v1/tasks/${submitted.task_id}`))) as { status: string; error?: string }
-    if (record.status === 'failed') throw new Error(`task failed: ${record.error}`)
-    if (record.status === 'completed') break
-    await new Promise((r) => setTimeout(r, delay))
-  }
-  const bytes = new Uint8Array(await (await service.call(`/api/v1/tasks/${submitted.task_id}/download`)).arrayBuffer())
+  const taskId = await service.client.submit(endpoint, file, fields)
+  await waitForTask(service, taskId)
+  const bytes = await service.client.download(`/api/v1/tasks/${taskId}/download`)
   return { ms: performance.now() - start, bytes }
+}
+
+/** Polls one task to its end; a fixed short poll, since a growing back-off would add up to its last delay. */
+export async function waitForTask(service: BenchService, taskId: string, pollMs = 5): Promise<void> {
+  for (;;) {
+    const record = (await service.client.json(`/api/v1/tasks/${taskId}`)) as { status: string; error?: string }
+    if (record.status === 'failed') throw new Error(`task failed: ${record.error}`)
+    if (record.status === 'completed') return
+    await new Promise((r) => setTimeout(r, pollMs))
+  }
 }

@@ -57,7 +57,10 @@ function readOptionsOf(job: WorkerJob): ReadOptions {
 }
 
 async function loadInput(job: WorkerJob): Promise<Uint8Array> {
-  return 'path' in job.input ? new Uint8Array(await readFile(job.input.path)) : job.input.bytes
+  if (!('path' in job.input)) return job.input.bytes
+  // A plain view of the Buffer, not `new Uint8Array(buffer)`, which copies it (~11 ms on 27 MB).
+  const buffer = await readFile(job.input.path)
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
 }
 
 /** compress: any readable model → GLB with Draco or meshopt geometry. */

@@ -26,7 +26,7 @@ export function createFsFileStore(base: string): FileStore {
         const input = source instanceof Uint8Array ? Readable.from([source]) : source
         let bytes = 0
         input.on('data', (chunk: Buffer) => (bytes += chunk.length))
-        await pipeline(input, createWriteStream(temp))
+        await pipeline(input, createWriteStream(temp, { highWaterMark: 1 << 20 }))
         await rename(temp, path)
         return bytes
       } catch (error) {
@@ -40,7 +40,8 @@ export function createFsFileStore(base: string): FileStore {
     },
     async readBytes(key) {
       try {
-        return new Uint8Array(await readFile(pathOf(key)))
+        const buffer = await readFile(pathOf(key))
+        return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw missing(key)
         throw error
