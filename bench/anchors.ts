@@ -30,6 +30,8 @@ const TOOLS: { tool: string; args: (i: string, o: string) => [string, string[]] 
   { tool: 'gltf-transform meshopt', args: (i, o) => [bin('gltf-transform'), ['meshopt', i, o]] },
   { tool: 'gltfpack -c', args: (i, o) => [bin('gltfpack'), ['-i', i, '-o', o, '-c']] },
   { tool: 'gltfpack -cc', args: (i, o) => [bin('gltfpack'), ['-i', i, '-o', o, '-cc']] },
+  // gltfpack merges meshes and nodes by default; -kn keeps named nodes, as Mos keeps the scene graph.
+  { tool: 'gltfpack -cc -kn', args: (i, o) => [bin('gltfpack'), ['-i', i, '-o', o, '-cc', '-kn']] },
 ]
 
 async function reader(): Promise<NodeIO> {

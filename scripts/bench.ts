@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process'
 import { measureAnchors } from '../bench/anchors.ts'
 import { measureUploadMemory, measureWorkerMemory } from '../bench/memory.ts'
 import { generateGrid } from '../bench/mesh.ts'
+import { measureMeshoptSteps } from '../bench/meshopt-steps.ts'
 import { measureOverhead } from '../bench/overhead.ts'
 import { measureReadPath } from '../bench/read-path.ts'
 import { measureQueue, measureScaling } from '../bench/scaling.ts'
@@ -85,9 +86,17 @@ if (wants('overhead') || wants('anchors')) {
       for (const input of inputs) {
         const size = (tool: string) => rows.find((r) => r.input === input.name && r.tool === tool)?.bytes ?? NaN
         goals.push([input.name, 'mos meshopt / gltfpack -cc', size('mos meshopt') / size('gltfpack -cc'), goal(size('mos meshopt') <= size('gltfpack -cc'))])
+        goals.push([input.name, 'mos meshopt / gltfpack -cc -kn (scene graph kept)', size('mos meshopt') / size('gltfpack -cc -kn'), 'reported'])
         goals.push([input.name, 'mos draco / gltf-transform draco', size('mos draco') / size('gltf-transform draco'), goal(size('mos draco') <= size('gltf-transform draco'))])
       }
       table(['input', 'size ratio', 'value', 'goal'], goals)
+      const steps = await measureMeshoptSteps(inputs)
+      results.meshoptSteps = steps
+      out('Meshopt, step by step (bytes; each step includes the ones before it):')
+      out()
+      table(['input', 'codec only', '+ reordering', '+ quantization', '+ filters (default)', 'gltfpack -cc'], steps.map((r) => [
+        r.input, r.encodeOnly, r.reorder, r.quantize, r.filters, rows.find((a) => a.input === r.input && a.tool === 'gltfpack -cc')?.bytes ?? NaN,
+      ]))
     }
   } finally {
     await service.stop()

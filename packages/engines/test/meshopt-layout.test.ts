@@ -122,7 +122,10 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
       expect([...after.keys()]).toEqual([...before.keys()])
       expect(before.size).toBeGreaterThan(0)
       for (const [key, points] of before) {
-        const tolerance = (uvRange(points) || 1) / 4095 / 2 + 1e-6
+        // Half a step of a 12-bit grid: over the material's own span, or over [0, 1] where
+        // coordinates shared between materials keep the normalized layout (12 bits spread over
+        // 16, whose replicated low bits add up to one 16-bit step).
+        const tolerance = Math.max(uvRange(points), 1) / 4095 / 2 + 1 / 65535
         expect(setDistance(points, after.get(key)!), key).toBeLessThanOrEqual(tolerance)
       }
       const report = await validateGltf(loadGltfValidator(), glb, 100)

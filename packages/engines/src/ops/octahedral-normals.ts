@@ -33,15 +33,17 @@ export function snapNormalsToOctahedralGrid(doc: Document, bits: number, encoder
 
 function snapAccessor(a: Accessor, bits: number, encoder: OctahedralEncoder): void {
   const count = a.getCount()
+  const size = a.getElementSize()
+  const values = a.getArray() as Float32Array
   const original = new Float32Array(count * 4)
   const snapped = new Float32Array(count * 4)
   const max = 2 ** (bits - 1) - 1
-  const el: number[] = []
   for (let i = 0; i < count; i++) {
-    a.getElement(i, el)
-    original.set([el[0]!, el[1]!, el[2]!, el[3] ?? 0], i * 4)
-    snapped.set(octahedralRoundTrip(el[0]!, el[1]!, el[2]!, max) ?? [el[0]!, el[1]!, el[2]!], i * 4)
-    snapped[i * 4 + 3] = el[3] ?? 0
+    const [x, y, z] = [values[i * size]!, values[i * size + 1]!, values[i * size + 2]!]
+    const w = size === 4 ? values[i * size + 3]! : 0
+    original.set([x, y, z, w], i * 4)
+    snapped.set(octahedralRoundTrip(x, y, z, max) ?? [x, y, z], i * 4)
+    snapped[i * 4 + 3] = w
   }
   const stride = bits > 8 ? 8 : 4
   const before = encoder.encodeFilterOct(original, count, stride, bits)
@@ -50,12 +52,9 @@ function snapAccessor(a: Accessor, bits: number, encoder: OctahedralEncoder): vo
     let same = true
     for (let b = 0; b < stride; b++) same &&= before[i * stride + b] === after[i * stride + b]
     if (!same) continue
-    a.getElement(i, el)
-    el[0] = snapped[i * 4]!
-    el[1] = snapped[i * 4 + 1]!
-    el[2] = snapped[i * 4 + 2]!
-    a.setElement(i, el)
+    for (let k = 0; k < 3; k++) values[i * size + k] = snapped[i * 4 + k]!
   }
+  a.setArray(values)
 }
 
 /** meshopt_encodeFilterOct's folding and rounding (half away from zero), then its decoding. */
