@@ -3,13 +3,14 @@ import { Accessor, Document, Material, Primitive, TextureInfo, type Property } f
 import type { Transform as UvTransform } from '@gltf-transform/extensions'
 import { unpartition } from '@gltf-transform/functions'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { generateGrid } from '../../../bench/mesh.ts'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { expectSameGeometry } from '../../../test/support/geometry.ts'
 import { embeddedGltf, untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { compress, documentBounds, loadGltfValidator, loadPlatform, type Platform } from '../src/index.ts'
 import { validateGltf } from '../src/ops/gltf-validation.ts'
 import { dropDegenerateTriangles } from '../src/ops/degenerate-triangles.ts'
-import { shortestFloat32 } from '../src/ops/meshopt-views.ts'
+import { shortestFloat32 } from '../src/ops/float32.ts'
 import { dropWhiteVertexColors } from '../src/ops/white-colors.ts'
 
 const { available, paths } = corpusFiles({
@@ -154,6 +155,19 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
     const skin = await meshopt(await load(paths.skin))
     expect(skin.output.getRoot().listSkins()).toHaveLength(1)
     expect(skin.output.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!.getNormalized()).toBe(true)
+  })
+
+  it('uses the octahedral filter for normals only where it codes smaller than plain 8-bit xyz', async () => {
+    const filtersOf = (glb: Uint8Array) => {
+      const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + new DataView(glb.buffer, glb.byteOffset).getUint32(12, true))))
+      return (json.bufferViews as { extensions?: { EXT_meshopt_compression?: { filter?: string } } }[]).map((v) => v.extensions?.EXT_meshopt_compression?.filter).filter(Boolean)
+    }
+    expect(filtersOf((await meshopt(await load(paths.engine))).glb)).toEqual(['OCTAHEDRAL'])
+    // A smooth y-up surface: its normals sit on the octahedron's fold, where the codes jump.
+    const grid = await meshopt(await generateGrid(120))
+    expect(filtersOf(grid.glb)).toEqual([])
+    const normals = grid.output.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('NORMAL')!
+    expect([normals.getComponentType(), normals.getNormalized()]).toEqual([Accessor.ComponentType.BYTE, true])
   })
 
   it('drops chr_knight’s all-white vertex colours', async () => {

@@ -5,7 +5,7 @@ import { dedup, dequantize, draco, prune, reorder, weld } from '@gltf-transform/
 import { dropDegenerateTriangles } from './degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
 import { quantizeOnGrid } from './meshopt-grid.ts'
-import type { OctahedralEncoder } from './octahedral-normals.ts'
+import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from './octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-views.ts'
 
 export const COMPRESS = 'compress'
@@ -99,15 +99,19 @@ export function compress(options: CompressOptions): Transform {
       doc.createExtension(MeshoptFileLayout).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
       return
     }
+    // Filters pay on most files; for normals, only where the octahedral codes compress better
+    // than xyz (measured), and always where animations are (their quaternion/exponential filters).
+    const encoder = o.meshoptEncoder as OctahedralEncoder
+    const filters = o.meshoptLevel === 'high' && (doc.getRoot().listAnimations().length > 0 || octahedralPays(doc, OCTAHEDRAL_BITS, encoder))
     // Welding after quantizing merges the vertices that became identical on the grid (gltfpack's
     // order; glTF-Transform's meshopt() welds before): chr_knight 22.4 → 16.8 KB.
     await doc.transform(
       quantizeOnGrid({
         positionBits: meshoptPositionBitsForLevel(o.level),
-        normalBits: o.meshoptLevel === 'high' ? 0 : 8,
+        normalBits: filters ? 0 : 8,
         texcoordBits: 12,
         colorBits: 8,
-        encoder: o.meshoptEncoder as OctahedralEncoder,
+        encoder,
       }),
       weld(),
     )
@@ -116,9 +120,7 @@ export function compress(options: CompressOptions): Transform {
     doc
       .createExtension(MeshoptFileLayout)
       .setRequired(true)
-      .setEncoderOptions({
-        method: o.meshoptLevel === 'high' ? EXTMeshoptCompression.EncoderMethod.FILTER : EXTMeshoptCompression.EncoderMethod.QUANTIZE,
-      })
+      .setEncoderOptions({ method: filters ? EXTMeshoptCompression.EncoderMethod.FILTER : EXTMeshoptCompression.EncoderMethod.QUANTIZE })
   }
 }
 

@@ -1,5 +1,9 @@
 import { PropertyType, type WriterContext } from '@gltf-transform/core'
 import { EXTMeshoptCompression } from '@gltf-transform/extensions'
+import { shortestFloat32 } from './float32.ts'
+
+const TRIANGLES = 4
+const REPEAT = 10497
 
 /**
  * EXT_meshopt_compression writing gltfpack's file layout:
@@ -11,12 +15,9 @@ import { EXTMeshoptCompression } from '@gltf-transform/extensions'
  *   this asks it not to while the encoder claims its accessors, and restores the writer's setting
  *   for whatever the encoder leaves (sparse accessors);
  * - JSON without what a reader assumes anyway: the spec's defaults (`"normalized": false` and
- *   `"byteOffset": 0` on accessors, `"mode": 4` on primitives, repeat wrapping on samplers), and
- *   node transforms printed to seventeen digits where a float32 needs at most nine.
+ *   `"byteOffset": 0` on accessors, `"mode": 4` on primitives, repeat wrapping on samplers), buffer
+ *   names, and node transforms printed to seventeen digits where a float32 needs at most nine.
  */
-const TRIANGLES = 4
-const REPEAT = 10497
-
 export class MeshoptFileLayout extends EXTMeshoptCompression {
   override prewrite(context: WriterContext, propertyType: PropertyType): this {
     if (propertyType !== PropertyType.ACCESSOR) return super.prewrite(context, propertyType)
@@ -38,6 +39,9 @@ export class MeshoptFileLayout extends EXTMeshoptCompression {
       if (accessor.byteOffset === 0) delete accessor.byteOffset
     }
     for (const mesh of json.meshes ?? []) for (const prim of mesh.primitives) if (prim.mode === TRIANGLES) delete prim.mode
+    // A GLB holds one binary chunk (plus meshopt's empty fallback): a name on it names nothing a
+    // reader shows.
+    for (const buffer of json.buffers ?? []) delete buffer.name
     for (const sampler of json.samplers ?? []) {
       if (sampler.wrapS === REPEAT) delete sampler.wrapS
       if (sampler.wrapT === REPEAT) delete sampler.wrapT
@@ -50,15 +54,4 @@ export class MeshoptFileLayout extends EXTMeshoptCompression {
     }
     return this
   }
-}
-
-/** The shortest decimal that reads back as the same float32 (at most nine significant digits). */
-export function shortestFloat32(value: number): number {
-  if (Number.isInteger(value) || !Number.isFinite(value)) return value
-  const f = Math.fround(value)
-  for (let digits = 1; digits < 9; digits++) {
-    const candidate = Number(f.toPrecision(digits))
-    if (Math.fround(candidate) === f) return candidate
-  }
-  return Number(f.toPrecision(9))
 }

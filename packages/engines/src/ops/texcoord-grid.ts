@@ -1,5 +1,6 @@
 import { Accessor, Material, Primitive, TextureInfo, type Document, type Property } from '@gltf-transform/core'
 import { KHRTextureTransform, type Transform as UvTransform } from '@gltf-transform/extensions'
+import { shortestFloat32 } from './float32.ts'
 
 /**
  * Texture coordinates of a textured material go on one grid per material, spanning the coordinates
@@ -31,10 +32,11 @@ export function quantizeTexcoordsPerMaterial(doc: Document, bits: number): void 
       const existing = info.getExtension<UvTransform>('KHR_texture_transform')
       const [sx, sy] = existing?.getScale() ?? [1, 1]
       const [ox, oy] = existing?.getOffset() ?? [0, 0]
+      // Float32 precision, as readers apply it: the JSON then carries 8 digits, not 17.
       const transform = ext
         .createTransform()
-        .setOffset([ox + sx * min[0]!, oy + sy * min[1]!])
-        .setScale([(sx * range[0]!) / steps, (sy * range[1]!) / steps])
+        .setOffset([ox + sx * min[0]!, oy + sy * min[1]!].map(shortestFloat32) as [number, number])
+        .setScale([(sx * range[0]!) / steps, (sy * range[1]!) / steps].map(shortestFloat32) as [number, number])
       info.setExtension('KHR_texture_transform', transform)
     }
   }
