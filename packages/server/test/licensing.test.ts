@@ -53,6 +53,21 @@ describe('licence keys', () => {
     expect(!result.ok && result.reason).toBe(reason)
   })
 
+  it('remembers only genuine keys, so a remembered key never lets a forgery through', () => {
+    const verified = new Set<string>()
+    const key = vendor.issue({ tier: 'professional' })
+    const forged = tamper(key, (p) => (p.tier = 'enterprise'))
+    const cached = (k: string) => checkLicenseKey(publicKey, k, { machineId: thisMachine(), verified })
+    expect(cached(key).ok).toBe(true)
+    expect(cached(forged)).toMatchObject({ ok: false, reason: 'signature' })
+    expect(cached(key).ok).toBe(true)
+    expect([...verified]).toEqual([key])
+    // Remembered keys still expire.
+    const expiring = vendor.issue({ expires_at: nowSeconds() + 60 })
+    expect(cached(expiring).ok).toBe(true)
+    expect(checkLicenseKey(publicKey, expiring, { machineId: thisMachine(), verified, now: (nowSeconds() + 120) * 1000 })).toMatchObject({ ok: false, reason: 'expired' })
+  })
+
   it('issues keys from the command line that the service accepts', async () => {
     const dir = await tempDir()
     try {

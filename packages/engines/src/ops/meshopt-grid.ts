@@ -1,4 +1,4 @@
-import { Accessor, Mesh, Node, Primitive, PrimitiveTarget, type Document } from '@gltf-transform/core'
+import { Accessor, Mesh, Node, Primitive, PrimitiveTarget, type Document, type Transform } from '@gltf-transform/core'
 import { quantize } from '@gltf-transform/functions'
 import { OCTAHEDRAL_BITS, snapNormalsToOctahedralGrid, type OctahedralEncoder } from './octahedral-normals.ts'
 import { quantizeOtherTexcoords, quantizeTexcoordsPerMaterial } from './texcoord-grid.ts'
@@ -30,7 +30,14 @@ export interface GridOptions {
   encoder: OctahedralEncoder
 }
 
-export function quantizeOnGrid(options: GridOptions) {
+/**
+ * Quantizes a document for meshopt in gltfpack's layout (see above).
+ *
+ * ```ts
+ * await doc.transform(quantizeOnGrid({ positionBits: 14, texcoordBits: 12, normalBits: 0, colorBits: 8, encoder }), weld())
+ * ```
+ */
+export function quantizeOnGrid(options: GridOptions): Transform {
   return async function quantizeOnGridTransform(doc: Document): Promise<void> {
     quantizeTexcoordsPerMaterial(doc, options.texcoordBits)
     quantizeOtherTexcoords(doc, options.texcoordBits)

@@ -58,7 +58,7 @@ export function parsePublicKey(text: string): KeyObject {
 export function checkLicenseKey(
   publicKey: KeyObject,
   key: string,
-  context: { machineId: string; now?: number },
+  context: { machineId: string; now?: number; verified?: Set<string> },
 ): LicenseCheck {
   const parts = key.trim().split('.')
   const malformed = (message: string): LicenseCheck => ({ ok: false, reason: 'malformed', message })
@@ -66,7 +66,7 @@ export function checkLicenseKey(
     return malformed('not a Mos licence key')
   }
   const [, body] = parts as [string, string, string]
-  if (!signatureMatches(publicKey, key.trim())) return { ok: false, reason: 'signature', message: 'signature does not match (tampered key or another vendor key)' }
+  if (!signatureMatches(publicKey, key.trim(), context.verified)) return { ok: false, reason: 'signature', message: 'signature does not match (tampered key or another vendor key)' }
   const payload = readPayload(body)
   if (!payload) return malformed('payload is not a valid licence')
   const now = context.now ?? Date.now()
@@ -80,16 +80,13 @@ export function checkLicenseKey(
 }
 
 /**
- * Keys whose signature verified, per public key. The active licence is checked on every request
- * (limits, admission), and an Ed25519 verification costs ~0.5 ms of the event loop. Only genuine
- * keys are kept, so the set grows only with keys the vendor signed, not with what clients send.
+ * Whether the key's signature is the vendor's. `verified` remembers the keys that passed (for one
+ * public key): the active licence is checked on every request (limits, admission), and an Ed25519
+ * verification costs ~0.5 ms of the event loop. Only genuine keys are kept, so the set grows only
+ * with keys the vendor signed, not with what clients send.
  */
-const verified = new WeakMap<KeyObject, Set<string>>()
-
-function signatureMatches(publicKey: KeyObject, key: string): boolean {
-  const known = verified.get(publicKey) ?? new Set<string>()
-  verified.set(publicKey, known)
-  if (known.has(key)) return true
+function signatureMatches(publicKey: KeyObject, key: string, verified?: Set<string>): boolean {
+  if (verified?.has(key)) return true
   const cut = key.lastIndexOf('.')
   const signatureBytes = Buffer.from(key.slice(cut + 1), 'base64url')
   let genuine = false
@@ -98,7 +95,7 @@ function signatureMatches(publicKey: KeyObject, key: string): boolean {
   } catch {
     genuine = false
   }
-  if (genuine) known.add(key)
+  if (genuine) verified?.add(key)
   return genuine
 }
 

@@ -73,7 +73,8 @@ export function createLicensing(options: { config: Config['license']; records: S
   const machineId = readMachineId()
   const fingerprint = createHash('sha256').update(publicKey.export({ format: 'der', type: 'spki' })).digest('hex').slice(0, 16)
   const trial = options.trial ?? createTrialCounter(records)
-  const check = (key: string) => checkLicenseKey(publicKey, key, { machineId, now: clock() })
+  const verified = new Set<string>()
+  const check = (key: string) => checkLicenseKey(publicKey, key, { machineId, now: clock(), verified })
 
   // Read at start-up, so a missing key file stops the service instead of failing every request.
   const configured = loadConfiguredKey(config)
