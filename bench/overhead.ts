@@ -1,5 +1,5 @@
 import { startLibraryRunner, type LibraryRunner } from './library.ts'
-import { roundTrip, type BenchService } from './service.ts'
+import { roundTrip, type BenchService, type RoundTrip } from './service.ts'
 import { median, type Input } from './stats.ts'
 
 export interface OverheadRow {
@@ -10,6 +10,19 @@ export interface OverheadRow {
   libraryMs: number
   ratio: number
   outputBytes: number
+  /** Medians of the parts of the service time (the rest: queueing, polling, record writes). */
+  uploadMs: number
+  processingMs: number
+  downloadMs: number
+}
+
+/**
+ * A pause between the two measurements: each side's garbage collection and the disk's write-back of
+ * its files run after it has answered, and on two cores they slowed the other side's next run (the
+ * 27 MB upload took 110–140 ms right after a library call, 35–50 ms on a quiet machine).
+ */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 300))
 }
 
 /**
@@ -33,17 +46,27 @@ async function measureOne(service: BenchService, library: LibraryRunner, input: 
   // Two warm-ups: the pool has two threads, and each JIT-compiles the codecs' callers on first use.
   for (let i = 0; i < 2; i++) await roundTrip(service, input, { engine })
   await library.compress(input, engine)
-  const serviceTimes: number[] = []
+  const trips: RoundTrip[] = []
   const libraryTimes: number[] = []
-  let outputBytes = 0
   const count = input.bytes.byteLength < 8 * 2 ** 20 ? runs * 2 : runs
   for (let i = 0; i < count; i++) {
-    const result = await roundTrip(service, input, { engine })
-    serviceTimes.push(result.ms)
-    outputBytes = result.bytes.byteLength
+    await settle()
+    trips.push(await roundTrip(service, input, { engine }))
+    await settle()
     libraryTimes.push(await library.compress(input, engine))
   }
-  const serviceMs = median(serviceTimes)
+  const serviceMs = median(trips.map((t) => t.ms))
   const libraryMs = median(libraryTimes)
-  return { input: input.name, engine, inputBytes: input.bytes.byteLength, serviceMs, libraryMs, ratio: serviceMs / libraryMs, outputBytes }
+  return {
+    input: input.name,
+    engine,
+    inputBytes: input.bytes.byteLength,
+    serviceMs,
+    libraryMs,
+    ratio: serviceMs / libraryMs,
+    outputBytes: trips[0]!.bytes.byteLength,
+    uploadMs: median(trips.map((t) => t.uploadMs)),
+    processingMs: median(trips.map((t) => t.processingMs)),
+    downloadMs: median(trips.map((t) => t.downloadMs)),
+  }
 }

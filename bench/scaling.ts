@@ -1,3 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createEnginePool } from '../packages/engines/src/index.ts'
 import { roundTrip, startBenchService, type BenchService } from './service.ts'
 import { percentile, type Input } from './stats.ts'
 
@@ -6,6 +10,8 @@ export interface ScalingResult {
   oneThreadMs: number
   twoThreadsMs: number
   throughputRatio: number
+  /** The same tasks on the engine pool alone (no HTTP, no records): what two threads give on this machine. */
+  poolOnly: { oneThreadMs: number; twoThreadsMs: number; throughputRatio: number }
 }
 
 async function submitAll(service: BenchService, input: Input, count: number, fields: Record<string, string>): Promise<string[]> {
@@ -57,7 +63,38 @@ export async function measureScaling(input: Input, count: number, rounds = 2): P
       await service.stop()
     }
   }
-  return { tasks: count, oneThreadMs: times[0]!, twoThreadsMs: times[1]!, throughputRatio: times[0]! / times[1]! }
+  const poolOnly = await measurePoolScaling(input, count, rounds)
+  return { tasks: count, oneThreadMs: times[0]!, twoThreadsMs: times[1]!, throughputRatio: times[0]! / times[1]!, poolOnly }
+}
+
+/** Makespan of `count` compress jobs run straight on the engine pool with one thread, then two. */
+async function measurePoolScaling(input: Input, count: number, rounds: number): Promise<ScalingResult['poolOnly']> {
+  const dir = await mkdtemp(join(tmpdir(), 'mos-pool-'))
+  const path = join(dir, input.name)
+  await writeFile(path, input.bytes)
+  const job = { name: 'compress', input: { path }, format: 'glb', options: { engine: 'draco' } } as const
+  const times: number[] = []
+  try {
+    for (const threads of [1, 2]) {
+      const pool = createEnginePool({ threads, prestart: true })
+      try {
+        await Promise.all(Array.from({ length: threads * 2 }, () => pool.run(job)))
+        let best = Infinity
+        for (let round = 0; round < rounds; round++) {
+          const start = performance.now()
+          const results = await Promise.all(Array.from({ length: count }, () => pool.run(job)))
+          if (results.some((r) => !r.ok)) throw new Error('a pool job failed')
+          best = Math.min(best, performance.now() - start)
+        }
+        times.push(best)
+      } finally {
+        await pool.destroy()
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+  return { oneThreadMs: times[0]!, twoThreadsMs: times[1]!, throughputRatio: times[0]! / times[1]! }
 }
 
 export interface QueueResult {

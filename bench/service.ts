@@ -81,26 +81,51 @@ export async function expectOk(response: Response): Promise<unknown> {
   return response.json()
 }
 
+/** Where a round trip's time went: the upload, the task's processing (from its record), the download. */
+export interface RoundTrip {
+  ms: number
+  uploadMs: number
+  processingMs: number
+  downloadMs: number
+  bytes: Uint8Array
+}
+
 /** Submits one file, polls to the end, downloads; returns the end-to-end time and the result bytes. */
 export async function roundTrip(
   service: BenchService,
   file: { name: string; bytes: Uint8Array },
   fields: Record<string, string>,
   endpoint = '/api/v1/compress',
-): Promise<{ ms: number; bytes: Uint8Array }> {
+): Promise<RoundTrip> {
   const start = performance.now()
   const taskId = await service.client.submit(endpoint, file, fields)
-  await waitForTask(service, taskId)
+  const uploaded = performance.now()
+  const record = await waitForTask(service, taskId)
+  const waited = performance.now()
   const bytes = await service.client.download(`/api/v1/tasks/${taskId}/download`)
-  return { ms: performance.now() - start, bytes }
+  const end = performance.now()
+  return {
+    ms: end - start,
+    uploadMs: uploaded - start,
+    processingMs: Date.parse(record.completed_at!) - Date.parse(record.started_at!),
+    downloadMs: end - waited,
+    bytes,
+  }
+}
+
+interface TaskRecord {
+  status: string
+  error?: string
+  started_at?: string
+  completed_at?: string
 }
 
 /** Polls one task to its end; a fixed short poll, since a growing back-off would add up to its last delay. */
-export async function waitForTask(service: BenchService, taskId: string, pollMs = 5): Promise<void> {
+export async function waitForTask(service: BenchService, taskId: string, pollMs = 5): Promise<TaskRecord> {
   for (;;) {
-    const record = (await service.client.json(`/api/v1/tasks/${taskId}`)) as { status: string; error?: string }
+    const record = (await service.client.json(`/api/v1/tasks/${taskId}`)) as TaskRecord
     if (record.status === 'failed') throw new Error(`task failed: ${record.error}`)
-    if (record.status === 'completed') return
+    if (record.status === 'completed') return record
     await new Promise((r) => setTimeout(r, pollMs))
   }
 }
