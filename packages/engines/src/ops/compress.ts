@@ -6,7 +6,7 @@ import { dropDegenerateTriangles } from './degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
 import { quantizeOnGrid } from './meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from './octahedral-normals.ts'
-import { MeshoptFileLayout } from './meshopt-views.ts'
+import { MeshoptFileLayout } from './meshopt-file-layout.ts'
 
 export const COMPRESS = 'compress'
 
