@@ -3,7 +3,7 @@ import { NodeIO } from '@gltf-transform/core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { expectSameGeometry } from '../../../test/support/geometry.ts'
-import { untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
+import { embeddedGltf, untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { createEnginePool, loadPlatform } from '../src/index.ts'
 
 const { available, paths } = corpusFiles({
@@ -59,6 +59,35 @@ describe.skipIf(!skin.available)('compress of a glTF with several buffers', () =
       const output = await (await loadPlatform()).io.readBinary(result.bytes!)
       expect(output.getRoot().listBuffers()).toHaveLength(1)
       expect(output.getRoot().listSkins()).toHaveLength(1)
+    }
+  })
+})
+
+const broken = corpusFiles({
+  infinites: assimp('glTF2', 'BoxWithInfinites-glTF-Binary', 'BoxWithInfinites.glb'),
+  sceneWithoutNodes: assimp('glTF2', 'TestNoRootNode', 'SceneWithoutNodes.gltf'),
+  noScene: assimp('glTF2', 'TestNoRootNode', 'NoScene.gltf'),
+})
+
+describe.skipIf(!broken.available)('compress of files with nothing (valid) to encode', () => {
+  const pool = createEnginePool({ threads: 1 })
+  afterAll(() => pool.destroy())
+
+  it('refuses positions that are not finite numbers, with both engines, pointing to repair', async () => {
+    for (const engine of ['draco', 'meshopt'] as const) {
+      const result = await pool.run({ name: 'compress', input: { path: broken.paths.infinites }, format: 'glb', options: { engine } })
+      expect(result).toEqual({ ok: false, message: 'mesh "Mesh" primitive 0: vertex 0 has a position that is not a finite number (-Infinity); run repair first' })
+    }
+  })
+
+  it('writes a file whose scene draws no mesh without failing (meshopt has no grid to span)', async () => {
+    for (const path of [broken.paths.sceneWithoutNodes, broken.paths.noScene]) {
+      for (const engine of ['draco', 'meshopt'] as const) {
+        const result = await pool.run({ name: 'compress', input: { bytes: embeddedGltf(path) }, format: 'gltf', options: { engine } })
+        if (!result.ok) throw new Error(`${path} ${engine}: ${result.message}`)
+        const output = await (await loadPlatform()).io.readBinary(result.bytes!)
+        expect(output.getRoot().listMeshes()).toHaveLength(0)
+      }
     }
   })
 })

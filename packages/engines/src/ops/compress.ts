@@ -1,6 +1,6 @@
 import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression } from '@gltf-transform/extensions'
-import { assertIndicesInRange } from './check-indices.ts'
+import { assertEncodableGeometry } from './encodable-geometry.ts'
 import { dedup, dequantize, draco, prune, reorder, weld } from '@gltf-transform/functions'
 import { dropDegenerateTriangles } from './degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
@@ -66,7 +66,7 @@ export function meshoptPositionBitsForLevel(level: number): number {
 export function compress(options: CompressOptions): Transform {
   const o = { ...COMPRESS_DEFAULTS, ...withoutUndefined(options) }
   return async function compressTransform(doc: Document): Promise<void> {
-    assertIndicesInRange(doc)
+    assertEncodableGeometry(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     dropWhiteVertexColors(doc)
     await doc.transform(dedup(), prune({ keepAttributes: false }))

@@ -39,6 +39,8 @@ export interface GridOptions {
  */
 export function quantizeOnGrid(options: GridOptions): Transform {
   return async function quantizeOnGridTransform(doc: Document): Promise<void> {
+    // No mesh left (a file without a scene, or whose nodes draw nothing): no grid to span.
+    if (doc.getRoot().listMeshes().length === 0) return
     quantizeTexcoordsPerMaterial(doc, options.texcoordBits)
     quantizeOtherTexcoords(doc, options.texcoordBits)
     await doc.transform(
