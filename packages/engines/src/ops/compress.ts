@@ -1,5 +1,6 @@
 import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression } from '@gltf-transform/extensions'
+import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
 import { dedup, dequantize, draco, prune, reorder, weld } from '@gltf-transform/functions'
 import { dropDegenerateTriangles } from './degenerate-triangles.ts'
@@ -70,6 +71,9 @@ export function compress(options: CompressOptions): Transform {
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     dropWhiteVertexColors(doc)
     await doc.transform(dedup(), prune({ keepAttributes: false }))
+    // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
+    // empty fallback buffer, which glTF-Validator rejects): say so instead.
+    if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')
     // Meshopt's quantizing levels weld on the grid, which merges all that welding first would (the
     // grid's weld is a third of the work on a 1M-triangle mesh): once is enough.
     if (o.engine === 'draco' || o.meshoptLevel === 'low') await doc.transform(weld())

@@ -39,7 +39,7 @@ export interface GridOptions {
  */
 export function quantizeOnGrid(options: GridOptions): Transform {
   return async function quantizeOnGridTransform(doc: Document): Promise<void> {
-    // No mesh left (a file without a scene, or whose nodes draw nothing): no grid to span.
+    // A grid spans the meshes' bounds; with none there is nothing to lay out.
     if (doc.getRoot().listMeshes().length === 0) return
     quantizeTexcoordsPerMaterial(doc, options.texcoordBits)
     quantizeOtherTexcoords(doc, options.texcoordBits)
