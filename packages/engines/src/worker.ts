@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { workerData } from 'node:worker_threads'
+import type { Document } from '@gltf-transform/core'
 import Piscina from 'piscina'
 import sharp from 'sharp'
 import { loadBasisEncoder, type BasisModule } from './basis-encoder.ts'
@@ -8,7 +9,7 @@ import { failureMessage } from './errors.ts'
 import { JobLogger } from './job-logger.ts'
 import { FORMAT_CODECS, readModel, writableFormats, writeModel } from './io/index.ts'
 import type { ReadOptions } from './io/limits.ts'
-import { diagnoseBytes, refuseUnreadableGltf } from './ops/diagnose-file.ts'
+import { diagnoseBytes, explainedReadFailure, refuseUnreadableGltf } from './ops/diagnose-file.ts'
 import { loadGltfValidator } from './ops/gltf-validation.ts'
 import { repairDocument } from './ops/repair.ts'
 import type { JobResult, WorkerJob } from './jobs.ts'
@@ -76,6 +77,15 @@ function readOptionsOf(job: WorkerJob): ReadOptions {
   return typeof limit === 'number' ? { maxAllocationBytes: limit } : {}
 }
 
+/** Reads a job's model; a glTF the library trips over fails with glTF-Validator's first error instead. */
+async function readJobModel(job: WorkerJob, bytes: Uint8Array): Promise<Document> {
+  try {
+    return await readModel(platform, bytes, job.format, readOptionsOf(job))
+  } catch (error) {
+    throw await explainedReadFailure(gltfValidator, bytes, job.format, error)
+  }
+}
+
 async function loadInput(job: WorkerJob): Promise<Uint8Array> {
   if (!('path' in job.input)) return job.input.bytes
   // A plain view of the Buffer, not `new Uint8Array(buffer)`, which copies it (~11 ms on 27 MB).
@@ -87,7 +97,7 @@ async function loadInput(job: WorkerJob): Promise<Uint8Array> {
 export async function compressJob(job: WorkerJob): Promise<JobResult> {
   return runJob(job, async (report) => {
     report(5)
-    const doc = await readModel(platform, await loadInput(job), job.format, readOptionsOf(job))
+    const doc = await readJobModel(job, await loadInput(job))
     report(30)
     await doc.transform(compress({ ...(job.options as unknown as CompressOptions), meshoptEncoder: platform.meshoptEncoder }))
     report(85)
@@ -102,7 +112,7 @@ export async function convertJob(job: WorkerJob): Promise<JobResult> {
   return runJob(job, async (report) => {
     const options = parseConvertOptions(job.options)
     report(5)
-    const doc = await readModel(platform, await loadInput(job), job.format, readOptionsOf(job))
+    const doc = await readJobModel(job, await loadInput(job))
     report(50)
     const { bytes, extension, notes } = await convertDocument(platform, doc, options.target_format)
     report(95)
@@ -123,7 +133,7 @@ export async function repairJob(job: WorkerJob): Promise<JobResult> {
   return runJob(job, async (report) => {
     report(5)
     const bytes = await loadInput(job)
-    const doc = await readModel(platform, bytes, job.format, readOptionsOf(job))
+    const doc = await readJobModel(job, bytes)
     await refuseUnreadableGltf(gltfValidator, bytes, job.format)
     report(30)
     const repairs = await repairDocument(doc)
@@ -193,7 +203,7 @@ export async function textureOptimizeJob(job: WorkerJob): Promise<JobResult> {
     report(5)
     const bytes = await loadInput(job)
     if (isImageExtension(job.format)) return optimizeImage(bytes, options)
-    const doc = await readModel(platform, bytes, job.format, readOptionsOf(job))
+    const doc = await readJobModel(job, bytes)
     report(20)
     const textures: TextureReport[] = []
     await doc.transform(textureOptimize({ ...options, report: textures }))
@@ -211,7 +221,7 @@ export async function textureKtx2Job(job: WorkerJob): Promise<JobResult> {
     report(5)
     const bytes = await loadInput(job)
     if (isImageExtension(job.format)) return encodeImageKtx2(bytes, options)
-    const doc = await readModel(platform, bytes, job.format, readOptionsOf(job))
+    const doc = await readJobModel(job, bytes)
     report(15)
     const textures: TextureReport[] = []
     await doc.transform(textureKtx2({ ...options, report: textures, onProgress: (f) => report(15 + 75 * f) }))

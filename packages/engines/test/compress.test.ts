@@ -67,6 +67,7 @@ const broken = corpusFiles({
   infinites: assimp('glTF2', 'BoxWithInfinites-glTF-Binary', 'BoxWithInfinites.glb'),
   sceneWithoutNodes: assimp('glTF2', 'TestNoRootNode', 'SceneWithoutNodes.gltf'),
   noScene: assimp('glTF2', 'TestNoRootNode', 'NoScene.gltf'),
+  badNumber: assimp('glTF2', 'wrongTypes', 'badNumber.gltf'),
 })
 
 describe.skipIf(!broken.available)('compress of files with nothing (valid) to encode', () => {
@@ -77,6 +78,14 @@ describe.skipIf(!broken.available)('compress of files with nothing (valid) to en
     for (const engine of ['draco', 'meshopt'] as const) {
       const result = await pool.run({ name: 'compress', input: { path: broken.paths.infinites }, format: 'glb', options: { engine } })
       expect(result).toEqual({ ok: false, message: 'mesh "Mesh" primitive 0: vertex 0 has a position that is not a finite number (-Infinity); run repair first' })
+    }
+  })
+
+  it('explains a glTF the reader trips over with glTF-Validator\'s first error, not the reader\'s internals', async () => {
+    for (const name of ['compress', 'convert'] as const) {
+      const options = name === 'compress' ? { engine: 'meshopt' } : { target_format: 'obj' }
+      const result = await pool.run({ name, input: { bytes: embeddedGltf(broken.paths.badNumber) }, format: 'gltf', options })
+      expect(result).toEqual({ ok: false, message: "invalid glTF: Property 'index' must be defined. (/materials/0/normalTexture)" })
     }
   })
 

@@ -4,7 +4,7 @@ import type { Platform } from '../platform.ts'
 import { diagnose, DIAGNOSE_DEFAULTS } from './diagnose.ts'
 import type { DiagnosisResult } from './diagnosis-types.ts'
 import { formatVersion } from './format-version.ts'
-import { describeValidatorMessage, type GltfValidator, validateGltf } from './gltf-validation.ts'
+import { describeValidatorMessage, type GltfValidation, type GltfValidator, validateGltf } from './gltf-validation.ts'
 
 /**
  * Refuses glTF input whose views or accessors reach past their buffer: glTF-Transform reads such
@@ -15,6 +15,23 @@ export async function refuseUnreadableGltf(validator: GltfValidator, bytes: Uint
   if (format !== 'glb' && format !== 'gltf') return
   const validation = await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null)
   if (validation?.fatal) throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.fatal)}`)
+}
+
+/**
+ * The error to report for a model the format layer could not read. glTF-Transform's own messages for
+ * malformed glTF are about its internals ("Cannot read properties of undefined (reading 'source')");
+ * glTF-Validator's first error is about the file, so it replaces them. Other errors pass through.
+ */
+export async function explainedReadFailure(
+  validator: GltfValidator,
+  bytes: Uint8Array,
+  format: string,
+  error: unknown,
+  validation?: GltfValidation | null,
+): Promise<unknown> {
+  if ((error instanceof ModelInputError && !(error instanceof ReaderFaultError)) || (format !== 'glb' && format !== 'gltf')) return error
+  const report = validation === undefined ? await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null) : validation
+  return report?.firstError ? new ModelInputError(`invalid glTF: ${describeValidatorMessage(report.firstError)}`) : error
 }
 
 /** Validator messages kept per file: enough to show every kind of problem, bounded for huge files. */
@@ -39,11 +56,7 @@ export async function diagnoseBytes(
   try {
     doc = await readModel(platform, bytes, format, typeof options.maxAllocationBytes === 'number' ? { maxAllocationBytes: options.maxAllocationBytes } : {})
   } catch (error) {
-    // glTF-Transform's own messages for malformed JSON are about its internals; the validator's are about the file.
-    if ((!(error instanceof ModelInputError) || error instanceof ReaderFaultError) && validation?.firstError) {
-      throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.firstError)}`)
-    }
-    throw error
+    throw await explainedReadFailure(validator, bytes, format, error, validation)
   }
   if (validation?.fatal) throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.fatal)}`)
   const maxTextureSize = typeof options.maxTextureSize === 'number' ? options.maxTextureSize : DIAGNOSE_DEFAULTS.maxTextureSize
