@@ -38,7 +38,7 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
-  child.stdout!.on('data', (d) => { log += d; if (process.env.SHOW_LOG) process.stdout.write(d) })
+  child.stdout!.on('data', (d) => (log += d))
   child.stderr!.on('data', (d) => (log += d))
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 30_000
