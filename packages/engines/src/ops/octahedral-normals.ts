@@ -16,22 +16,16 @@ export interface OctahedralEncoder {
  * jump from one side to the other where xyz changes smoothly (the generated grid: +0.4%).
  */
 export function octahedralPays(doc: Document, bits: number, encoder: OctahedralEncoder): boolean {
-  const accessors = floatNormals(doc)
-  const count = [...accessors].reduce((n, a) => n + a.getCount(), 0)
+  const streams = [...floatNormals(doc)].map(vec4)
+  const count = streams.reduce((n, stream) => n + stream.length / 4, 0)
   if (count === 0) return true
   const floats = new Float32Array(count * 4)
-  const xyz = new Int8Array(count * 4)
-  let v = 0
-  for (const a of accessors) {
-    const size = a.getElementSize()
-    const values = a.getArray() as Float32Array
-    for (let i = 0; i < a.getCount(); i++, v++) {
-      for (let k = 0; k < size; k++) {
-        floats[v * 4 + k] = values[i * size + k]!
-        xyz[v * 4 + k] = Math.round(Math.max(-1, Math.min(1, values[i * size + k]!)) * 127)
-      }
-    }
+  let offset = 0
+  for (const stream of streams) {
+    floats.set(stream, offset)
+    offset += stream.length
   }
+  const xyz = Int8Array.from(floats, (v) => Math.round(Math.max(-1, Math.min(1, v)) * 127))
   const octahedral = encoder.encodeVertexBuffer(encoder.encodeFilterOct(floats, count, 4, bits), count, 4)
   const plain = encoder.encodeVertexBuffer(new Uint8Array(xyz.buffer), count, 4)
   return octahedral.byteLength <= plain.byteLength
@@ -68,15 +62,12 @@ function snapAccessor(a: Accessor, bits: number, encoder: OctahedralEncoder): vo
   const count = a.getCount()
   const size = a.getElementSize()
   const values = a.getArray() as Float32Array
-  const original = new Float32Array(count * 4)
-  const snapped = new Float32Array(count * 4)
+  const original = vec4(a)
+  const snapped = original.slice()
   const max = 2 ** (bits - 1) - 1
   for (let i = 0; i < count; i++) {
-    const [x, y, z] = [values[i * size]!, values[i * size + 1]!, values[i * size + 2]!]
-    const w = size === 4 ? values[i * size + 3]! : 0
-    original.set([x, y, z, w], i * 4)
-    snapped.set(octahedralRoundTrip(x, y, z, max) ?? [x, y, z], i * 4)
-    snapped[i * 4 + 3] = w
+    const round = octahedralRoundTrip(original[i * 4]!, original[i * 4 + 1]!, original[i * 4 + 2]!, max)
+    if (round) snapped.set(round, i * 4)
   }
   const stride = bits > 8 ? 8 : 4
   const before = encoder.encodeFilterOct(original, count, stride, bits)
@@ -88,6 +79,16 @@ function snapAccessor(a: Accessor, bits: number, encoder: OctahedralEncoder): vo
     for (let k = 0; k < 3; k++) values[i * size + k] = snapped[i * 4 + k]!
   }
   a.setArray(values)
+}
+
+/** A normal (VEC3) or tangent (VEC4) accessor as the four floats per vertex the filter takes (w 0 for normals). */
+function vec4(a: Accessor): Float32Array {
+  const size = a.getElementSize()
+  const values = a.getArray() as Float32Array
+  if (size === 4) return values.slice()
+  const out = new Float32Array(a.getCount() * 4)
+  for (let i = 0; i < a.getCount(); i++) out.set(values.subarray(i * size, i * size + 3), i * 4)
+  return out
 }
 
 /** meshopt_encodeFilterOct's folding and rounding (half away from zero), then its decoding. */

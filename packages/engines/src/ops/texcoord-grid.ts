@@ -1,4 +1,4 @@
-import { Accessor, Material, Primitive, TextureInfo, type Document, type Property } from '@gltf-transform/core'
+import { Accessor, Material, Primitive, PrimitiveTarget, TextureInfo, type Document, type Property } from '@gltf-transform/core'
 import { KHRTextureTransform, type Transform as UvTransform } from '@gltf-transform/extensions'
 import { shortestFloat32 } from './float32.ts'
 
@@ -47,7 +47,10 @@ function primitivesByMaterial(doc: Document): Map<Material, Primitive[]> {
   for (const mesh of doc.getRoot().listMeshes()) {
     for (const prim of mesh.listPrimitives()) {
       const material = prim.getMaterial()
-      if (material) byMaterial.set(material, [...(byMaterial.get(material) ?? []), prim])
+      if (!material) continue
+      const prims = byMaterial.get(material)
+      if (prims) prims.push(prim)
+      else byMaterial.set(material, [prim])
     }
   }
   return byMaterial
@@ -92,25 +95,31 @@ function uvBounds(accessors: Accessor[]): { min: number[]; range: number[] } | n
 export function quantizeOtherTexcoords(doc: Document, bits: number): void {
   const steps = 2 ** bits - 1
   const logger = doc.getLogger()
-  const done = new Set<Accessor>()
-  for (const mesh of doc.getRoot().listMeshes()) {
-    for (const prim of mesh.listPrimitives()) {
-      for (const holder of [prim, ...prim.listTargets()]) {
-        for (const semantic of holder.listSemantics().filter((s) => s.startsWith('TEXCOORD_'))) {
-          const a = holder.getAttribute(semantic)!
-          if (done.has(a) || a.getComponentType() !== Accessor.ComponentType.FLOAT) continue
-          done.add(a)
-          const src = a.getArray() as Float32Array
-          if (holder !== prim || src.some((v) => !(v >= 0 && v <= 1))) {
-            logger.warn(`meshopt: ${semantic} kept as floats (outside [0, 1] and no texture grid covers it)`)
-            continue
-          }
-          // The value's high bits repeated below it, so that 1.0 decodes as exactly 1.
-          a.setArray(Uint16Array.from(src, (v) => replicate(Math.round(v * steps), bits))).setNormalized(true)
-        }
-      }
+  for (const { accessor, semantic, morphed } of floatTexcoords(doc)) {
+    const values = accessor.getArray() as Float32Array
+    if (morphed) {
+      logger.warn(`meshopt: morph target ${semantic} kept as floats (offsets, not coordinates on a grid)`)
+    } else if (values.some((v) => !(v >= 0 && v <= 1))) {
+      logger.warn(`meshopt: ${semantic} kept as floats (outside [0, 1] and no texture grid covers it)`)
+    } else {
+      // The value's high bits repeated below it, so that 1.0 decodes as exactly 1.
+      accessor.setArray(Uint16Array.from(values, (v) => replicate(Math.round(v * steps), bits))).setNormalized(true)
     }
   }
+}
+
+/** Each float TEXCOORD accessor of the document once, and whether it holds morph-target offsets. */
+function floatTexcoords(doc: Document): { accessor: Accessor; semantic: string; morphed: boolean }[] {
+  const found = new Map<Accessor, { accessor: Accessor; semantic: string; morphed: boolean }>()
+  const prims = doc.getRoot().listMeshes().flatMap((mesh) => mesh.listPrimitives())
+  for (const holder of prims.flatMap((prim) => [prim, ...prim.listTargets()])) {
+    for (const semantic of holder.listSemantics().filter((s) => s.startsWith('TEXCOORD_'))) {
+      const accessor = holder.getAttribute(semantic)!
+      if (found.has(accessor) || accessor.getComponentType() !== Accessor.ComponentType.FLOAT) continue
+      found.set(accessor, { accessor, semantic, morphed: holder instanceof PrimitiveTarget })
+    }
+  }
+  return [...found.values()]
 }
 
 /** A `bits`-bit value spread over 16 bits: q·2^(16−bits) with the gap filled from q's high bits. */
