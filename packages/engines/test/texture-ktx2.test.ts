@@ -5,7 +5,8 @@ import sharp from 'sharp'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { encodeBasisKtx2, loadBasisEncoder } from '../src/basis-encoder.ts'
-import { createEnginePool, loadPlatform, writableFormats, type JobResult } from '../src/index.ts'
+import { createEnginePool, loadPlatform, writableFormats } from '../src/index.ts'
+import { success } from './support/job-result.ts'
 import { bombPng, testImage, testNormalMap, texturedGlb, validateGlb } from './texture-fixtures.ts'
 
 const { available, paths } = corpusFiles({
@@ -18,10 +19,6 @@ const pool = createEnginePool({ threads: 2 })
 const platform = await loadPlatform()
 afterAll(() => pool.destroy())
 
-function success(result: JobResult) {
-  if (!result.ok) throw new Error(result.message)
-  return result
-}
 
 /** The facts of a KTX2 file the tests check: codec, supercompression, transfer function, levels. */
 function ktx2Facts(bytes: Uint8Array) {

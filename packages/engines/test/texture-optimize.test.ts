@@ -3,7 +3,8 @@ import { Document } from '@gltf-transform/core'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { createEnginePool, loadPlatform, textureOptimize, readableFormats, writableFormats, type JobResult } from '../src/index.ts'
+import { createEnginePool, loadPlatform, textureOptimize, readableFormats, writableFormats } from '../src/index.ts'
+import { success } from './support/job-result.ts'
 import { bombPng, storedZip, testImage, testNormalMap, texturedGlb, validateGlb } from './texture-fixtures.ts'
 
 const { available, paths } = corpusFiles({
@@ -17,10 +18,6 @@ const pool = createEnginePool({ threads: 2 })
 const platform = await loadPlatform()
 afterAll(() => pool.destroy())
 
-function success(result: JobResult) {
-  if (!result.ok) throw new Error(result.message)
-  return result
-}
 
 const extensionsUsed = (doc: Document) => doc.getRoot().listExtensionsUsed().map((e) => e.extensionName)
 const extensionsRequired = (doc: Document) => doc.getRoot().listExtensionsRequired().map((e) => e.extensionName)
