@@ -52,19 +52,23 @@ export async function measureScaling(input: Input, count: number, rounds = 2): P
     try {
       // Warm every thread (a cold one JIT-compiles the codecs' callers on its first tasks).
       await Promise.all(Array.from({ length: Number(threads) * 2 }, () => roundTrip(service, input, { engine: 'draco' })))
-      let best = Infinity
-      for (let round = 0; round < rounds; round++) {
-        const start = performance.now()
-        await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
-        best = Math.min(best, performance.now() - start)
-      }
-      times.push(best)
+      times.push(await bestOf(rounds, async () => waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))))
     } finally {
       await service.stop()
     }
   }
-  const poolOnly = await measurePoolScaling(input, count, rounds)
-  return { tasks: count, oneThreadMs: times[0]!, twoThreadsMs: times[1]!, throughputRatio: times[0]! / times[1]!, poolOnly }
+  return { tasks: count, ...ratioOf(times), poolOnly: await measurePoolScaling(input, count, rounds) }
+}
+
+/** The shortest of `rounds` timed runs of `work`, in ms. */
+async function bestOf(rounds: number, work: () => Promise<void>): Promise<number> {
+  let best = Infinity
+  for (let round = 0; round < rounds; round++) {
+    const start = performance.now()
+    await work()
+    best = Math.min(best, performance.now() - start)
+  }
+  return best
 }
 
 /** Makespan of `count` compress jobs run straight on the engine pool with one thread, then two. */
@@ -79,14 +83,10 @@ async function measurePoolScaling(input: Input, count: number, rounds: number): 
       const pool = createEnginePool({ threads, prestart: true })
       try {
         await Promise.all(Array.from({ length: threads * 2 }, () => pool.run(job)))
-        let best = Infinity
-        for (let round = 0; round < rounds; round++) {
-          const start = performance.now()
+        times.push(await bestOf(rounds, async () => {
           const results = await Promise.all(Array.from({ length: count }, () => pool.run(job)))
           if (results.some((r) => !r.ok)) throw new Error('a pool job failed')
-          best = Math.min(best, performance.now() - start)
-        }
-        times.push(best)
+        }))
       } finally {
         await pool.destroy()
       }
@@ -94,7 +94,11 @@ async function measurePoolScaling(input: Input, count: number, rounds: number): 
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
-  return { oneThreadMs: times[0]!, twoThreadsMs: times[1]!, throughputRatio: times[0]! / times[1]! }
+  return ratioOf(times)
+}
+
+function ratioOf([oneThreadMs, twoThreadsMs]: number[]): ScalingResult['poolOnly'] {
+  return { oneThreadMs: oneThreadMs!, twoThreadsMs: twoThreadsMs!, throughputRatio: oneThreadMs! / twoThreadsMs! }
 }
 
 export interface QueueResult {
