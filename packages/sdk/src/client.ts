@@ -3,16 +3,7 @@ import { TaskFailedError } from './errors.ts'
 import { createTransport, type RequestOptions } from './request.ts'
 import { createBatches, type BatchesResource } from './resources/batches.ts'
 import { createLicense, type LicenseResource } from './resources/license.ts'
-import {
-  createOperations,
-  type CompressParams,
-  type ConvertParams,
-  type DiagnoseParams,
-  type EncodeKtx2Params,
-  type OperationsResource,
-  type OptimizeTexturesParams,
-  type RepairParams,
-} from './resources/operations.ts'
+import { createOperations, type OperationsResource } from './resources/operations.ts'
 import { createService, type ServiceResource } from './resources/service.ts'
 import { createTasks, type TasksResource, type WaitForTaskOptions } from './resources/tasks.ts'
 import { RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
@@ -41,14 +32,15 @@ export const CLIENT_DEFAULTS = {
   maxRetries: 2,
 } as const
 
-/** Submit-and-wait helpers: they resolve with the completed record, or throw `TaskFailedError`. */
-export interface AndWaitHelpers<U> {
-  compressAndWait(params: CompressParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
-  convertAndWait(params: ConvertParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
-  repairAndWait(params: RepairParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
-  diagnoseAndWait(params: DiagnoseParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
-  optimizeTexturesAndWait(params: OptimizeTexturesParams<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
-  encodeKtx2AndWait(params: EncodeKtx2Params<U>, options?: WaitForTaskOptions): Promise<CompletedTask>
+/**
+ * Submit-and-wait helpers, one per submit call (`compress` → `compressAndWait`), with its params:
+ * they resolve with the completed record, or throw `TaskFailedError`.
+ */
+export type AndWaitHelpers<U> = {
+  [K in keyof OperationsResource<U> as `${K}AndWait`]: (
+    params: Parameters<OperationsResource<U>[K]>[0],
+    options?: WaitForTaskOptions,
+  ) => Promise<CompletedTask>
 }
 
 /** A client of one deployment: every endpoint of the contract, flat, typed for variant `V`. */
