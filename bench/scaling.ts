@@ -41,60 +41,61 @@ async function waitAll(service: BenchService, ids: string[], onPoll?: (ms: numbe
 }
 
 /**
- * Makespan of `count` compress tasks with one engine thread, then two; the better of `rounds`
- * batches each, since on a shared two-core machine noise only ever adds time (single batches of
- * the same run differed by up to 20%).
+ * Makespan of `count` compress tasks with one engine thread and with two, the better of `rounds`
+ * batches each. Both services run side by side and their batches alternate (1, 2, 2, 1, …): on a
+ * shared two-core machine the host's own load drifts over seconds, and measuring every one-thread
+ * batch before every two-thread batch let that drift decide the ratio (two identical runs gave
+ * 1.54 and 1.84). The best batch is taken because noise only ever adds time.
  */
-export async function measureScaling(input: Input, count: number, rounds = 2): Promise<ScalingResult> {
-  const times: number[] = []
-  for (const threads of ['1', '2']) {
-    const service = await startBenchService({ SERVICE__ENGINES__THREADS: threads })
-    try {
-      // Warm every thread (a cold one JIT-compiles the codecs' callers on its first tasks).
-      await Promise.all(Array.from({ length: Number(threads) * 2 }, () => roundTrip(service, input, { engine: 'draco' })))
-      times.push(await bestOf(rounds, async () => waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))))
-    } finally {
-      await service.stop()
+export async function measureScaling(input: Input, count: number, rounds = 3): Promise<ScalingResult> {
+  const services: BenchService[] = []
+  try {
+    for (const threads of ['1', '2']) services.push(await startBenchService({ SERVICE__ENGINES__THREADS: threads }))
+    // Warm every thread (a cold one JIT-compiles the codecs' callers on its first tasks).
+    for (const [i, service] of services.entries()) {
+      await Promise.all(Array.from({ length: (i + 1) * 2 }, () => roundTrip(service, input, { engine: 'draco' })))
     }
+    const times = await alternatingBest(rounds, services.map((service) => async () => {
+      await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
+    }))
+    return { tasks: count, ...ratioOf(times), poolOnly: await measurePoolScaling(input, count, rounds) }
+  } finally {
+    await Promise.all(services.map((service) => service.stop()))
   }
-  return { tasks: count, ...ratioOf(times), poolOnly: await measurePoolScaling(input, count, rounds) }
 }
 
-/** The shortest of `rounds` timed runs of `work`, in ms. */
-async function bestOf(rounds: number, work: () => Promise<void>): Promise<number> {
-  let best = Infinity
+/** The shortest time (ms) of each piece of work over `rounds`, the order reversed every round. */
+async function alternatingBest(rounds: number, works: (() => Promise<void>)[]): Promise<number[]> {
+  const best = works.map(() => Infinity)
   for (let round = 0; round < rounds; round++) {
-    const start = performance.now()
-    await work()
-    best = Math.min(best, performance.now() - start)
+    const order = works.map((_, i) => i)
+    if (round % 2 === 1) order.reverse()
+    for (const i of order) {
+      const start = performance.now()
+      await works[i]!()
+      best[i] = Math.min(best[i]!, performance.now() - start)
+    }
   }
   return best
 }
 
-/** Makespan of `count` compress jobs run straight on the engine pool with one thread, then two. */
+/** The same batches straight on two engine pools (one thread, two threads), alternating likewise. */
 async function measurePoolScaling(input: Input, count: number, rounds: number): Promise<ScalingResult['poolOnly']> {
   const dir = await mkdtemp(join(tmpdir(), 'mos-pool-'))
   const path = join(dir, input.name)
   await writeFile(path, input.bytes)
   const job = { name: 'compress', input: { path }, format: 'glb', options: { engine: 'draco' } } as const
-  const times: number[] = []
+  const pools = [1, 2].map((threads) => createEnginePool({ threads, prestart: true }))
   try {
-    for (const threads of [1, 2]) {
-      const pool = createEnginePool({ threads, prestart: true })
-      try {
-        await Promise.all(Array.from({ length: threads * 2 }, () => pool.run(job)))
-        times.push(await bestOf(rounds, async () => {
-          const results = await Promise.all(Array.from({ length: count }, () => pool.run(job)))
-          if (results.some((r) => !r.ok)) throw new Error('a pool job failed')
-        }))
-      } finally {
-        await pool.destroy()
-      }
-    }
+    for (const pool of pools) await Promise.all(Array.from({ length: pool.threads * 2 }, () => pool.run(job)))
+    return ratioOf(await alternatingBest(rounds, pools.map((pool) => async () => {
+      const results = await Promise.all(Array.from({ length: count }, () => pool.run(job)))
+      if (results.some((r) => !r.ok)) throw new Error('a pool job failed')
+    })))
   } finally {
+    await Promise.all(pools.map((pool) => pool.destroy()))
     await rm(dir, { recursive: true, force: true })
   }
-  return ratioOf(times)
 }
 
 function ratioOf([oneThreadMs, twoThreadsMs]: number[]): ScalingResult['poolOnly'] {

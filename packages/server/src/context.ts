@@ -15,7 +15,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.ts'
 import type { TaskQueue } from './queue/task-queue.ts'
 import { createStores, type Stores } from './storage/create-storage.ts'
 import type { FileStore } from './storage/file-store.ts'
-import { createTaskStore, type TaskStore } from './storage/task-store.ts'
+import { createTaskStore, withWrittenRecordCache, type TaskStore } from './storage/task-store.ts'
 import { createTaskRunner, type TaskRunner } from './tasks/task-runner.ts'
 import { createTaskService, type TaskService } from './tasks/task-service.ts'
 import { SERVICE_VERSION } from './version.ts'
@@ -62,7 +62,9 @@ export interface ServiceContext {
 export function createServiceContext(config: Config): ServiceContext {
   checkDeployment(config)
   const stores = createStores(config.storage)
-  const taskStore = createTaskStore(stores.records)
+  // One process writes every record with the local queue: it can answer reads from what it wrote.
+  const records = createTaskStore(stores.records)
+  const taskStore = config.queue.driver === 'local' && config.storage.driver !== 'memory' ? withWrittenRecordCache(records) : records
   // First: a bad licence setting stops start-up before any worker thread exists.
   // Several processes share one trial count only through Redis; wherever the deployment has one.
   const trial = config.queue.driver === 'bullmq' ? createRedisTrialCounter(queueRedisUrl(config), config.queue.prefix, stores.records) : undefined
