@@ -19,10 +19,15 @@ export const fsAtomicDriver = defineDriver((options: { base: string }) => {
   }
   const write = async (key: string, value: string | Uint8Array) => {
     const path = pathOf(key)
-    await mkdir(dirname(path), { recursive: true })
     const temp = join(dirname(path), `${TEMP_PREFIX}${randomUUID()}`)
     try {
-      await writeFile(temp, value)
+      // The folder exists for all but the first record under it: create it only when the write says so
+      // (a `mkdir` per write was one more thread-pool round trip on every progress update).
+      await writeFile(temp, value).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error
+        await mkdir(dirname(path), { recursive: true })
+        await writeFile(temp, value)
+      })
       await rename(temp, path)
     } catch (error) {
       await rm(temp, { force: true })

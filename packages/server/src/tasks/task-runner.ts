@@ -75,7 +75,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
 
     // At most one progress write per interval, and the last value of a burst is written when the
     // interval ends rather than dropped (a slow final stage would otherwise show stale progress).
-    let lastWrite = 0
+    // The interval counts from the start: a task shorter than it writes no progress at all, only its
+    // start and end.
+    let lastWrite = Date.now()
     let latest = 0
     let trailing: ReturnType<typeof setTimeout> | undefined
     const writeProgress = () => {
