@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createEnginePool } from '../packages/engines/src/index.ts'
+import { busyLoops } from './busy-loops.ts'
 import { roundTrip, startBenchService, type BenchService } from './service.ts'
 import { percentile, type Input } from './stats.ts'
 
@@ -11,7 +12,15 @@ export interface ScalingResult {
   twoThreadsMs: number
   throughputRatio: number
   /** The same tasks on the engine pool alone (no HTTP, no records): what two threads give on this machine. */
-  poolOnly: { oneThreadMs: number; twoThreadsMs: number; throughputRatio: number }
+  poolOnly: Throughput
+  /** One busy loop vs two at once, in the same rounds as the service's batches: the host's own ceiling. */
+  busyLoops: Throughput
+}
+
+export interface Throughput {
+  oneThreadMs: number
+  twoThreadsMs: number
+  throughputRatio: number
 }
 
 async function submitAll(service: BenchService, input: Input, count: number, fields: Record<string, string>): Promise<string[]> {
@@ -55,32 +64,42 @@ export async function measureScaling(input: Input, count: number, rounds = 3): P
     for (const [i, service] of services.entries()) {
       await Promise.all(Array.from({ length: (i + 1) * 2 }, () => roundTrip(service, input, { engine: 'draco' })))
     }
-    const times = await alternatingBest(rounds, services.map((service) => async () => {
+    const batches = services.map((service) => async () => {
       await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
-    }))
-    return { tasks: count, ...ratioOf(times), poolOnly: await measurePoolScaling(input, count, rounds) }
+    })
+    const [one, two, loop, twoLoops] = await alternatingBest(rounds, [...batches, () => busyLoops(1), () => busyLoops(2)])
+    return {
+      tasks: count,
+      ...ratioOf([one!, two!]),
+      poolOnly: await measurePoolScaling(input, count, rounds),
+      // Two loops do twice the work of one.
+      busyLoops: ratioOf([2 * loop!, twoLoops!]),
+    }
   } finally {
     await Promise.all(services.map((service) => service.stop()))
   }
 }
 
-/** The shortest time (ms) of each piece of work over `rounds`, the order reversed every round. */
-async function alternatingBest(rounds: number, works: (() => Promise<void>)[]): Promise<number[]> {
+/**
+ * The shortest time (ms) of each piece of work over `rounds`, the order reversed every round. A work
+ * that resolves to a number reports its own time (e.g. without process start-up).
+ */
+async function alternatingBest(rounds: number, works: (() => Promise<number | void>)[]): Promise<number[]> {
   const best = works.map(() => Infinity)
   for (let round = 0; round < rounds; round++) {
     const order = works.map((_, i) => i)
     if (round % 2 === 1) order.reverse()
     for (const i of order) {
       const start = performance.now()
-      await works[i]!()
-      best[i] = Math.min(best[i]!, performance.now() - start)
+      const reported = await works[i]!()
+      best[i] = Math.min(best[i]!, reported ?? performance.now() - start)
     }
   }
   return best
 }
 
 /** The same batches straight on two engine pools (one thread, two threads), alternating likewise. */
-async function measurePoolScaling(input: Input, count: number, rounds: number): Promise<ScalingResult['poolOnly']> {
+async function measurePoolScaling(input: Input, count: number, rounds: number): Promise<Throughput> {
   const dir = await mkdtemp(join(tmpdir(), 'mos-pool-'))
   const path = join(dir, input.name)
   await writeFile(path, input.bytes)
@@ -98,7 +117,7 @@ async function measurePoolScaling(input: Input, count: number, rounds: number): 
   }
 }
 
-function ratioOf([oneThreadMs, twoThreadsMs]: number[]): ScalingResult['poolOnly'] {
+function ratioOf([oneThreadMs, twoThreadsMs]: number[]): Throughput {
   return { oneThreadMs: oneThreadMs!, twoThreadsMs: twoThreadsMs!, throughputRatio: oneThreadMs! / twoThreadsMs! }
 }
 

@@ -3,6 +3,7 @@ import { EXTMeshoptCompression } from '@gltf-transform/extensions'
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
 import { dedup, dequantize, draco, prune, reorder, weld } from '@gltf-transform/functions'
+import { weldWhereNeeded } from './weld-where-needed.ts'
 import { dropDegenerateTriangles } from './degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
 import { quantizeOnGrid } from './meshopt-grid.ts'
@@ -76,7 +77,7 @@ export function compress(options: CompressOptions): Transform {
     if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')
     // Meshopt's quantizing levels weld on the grid, which merges all that welding first would (the
     // grid's weld is a third of the work on a 1M-triangle mesh): once is enough.
-    if (o.engine === 'draco' || o.meshoptLevel === 'low') await doc.transform(weld())
+    if (o.engine === 'draco' || o.meshoptLevel === 'low') await doc.transform(weldWhereNeeded())
     if (o.engine === 'draco') {
       const speed = dracoSpeedForLevel(o.level)
       await doc.transform(
