@@ -1,8 +1,8 @@
 import type { Document, Transform } from '@gltf-transform/core'
-import { EXTMeshoptCompression } from '@gltf-transform/extensions'
+import { EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions'
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
-import { dedup, dequantize, draco, prune, reorder, weld } from '@gltf-transform/functions'
+import { dedup, dequantize, prune, reorder, weld } from '@gltf-transform/functions'
 import { weldWhereNeeded } from './weld-where-needed.ts'
 import { dropDegenerateTriangles } from './degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
@@ -75,23 +75,25 @@ export function compress(options: CompressOptions): Transform {
     // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
     // empty fallback buffer, which glTF-Validator rejects): say so instead.
     if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')
-    // Meshopt's quantizing levels weld on the grid, which merges all that welding first would (the
-    // grid's weld is a third of the work on a 1M-triangle mesh): once is enough.
+    // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
+    // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
     if (o.engine === 'draco' || o.meshoptLevel === 'low') await doc.transform(weldWhereNeeded())
     if (o.engine === 'draco') {
+      // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
       const speed = dracoSpeedForLevel(o.level)
-      await doc.transform(
-        draco({
-          method: 'edgebreaker',
-          encodeSpeed: speed,
-          decodeSpeed: speed,
-          quantizePosition: o.positionBits,
-          quantizeNormal: o.normalBits,
-          quantizeTexcoord: o.texcoordBits,
-          quantizeColor: o.colorBits,
-          quantizeGeneric: o.genericBits,
-        }),
-      )
+      doc.createExtension(KHRDracoMeshCompression).setRequired(true).setEncoderOptions({
+        method: KHRDracoMeshCompression.EncoderMethod.EDGEBREAKER,
+        encodeSpeed: speed,
+        decodeSpeed: speed,
+        quantizationBits: {
+          POSITION: o.positionBits,
+          NORMAL: o.normalBits,
+          TEX_COORD: o.texcoordBits,
+          COLOR: o.colorBits,
+          GENERIC: o.genericBits,
+        },
+        quantizationVolume: 'mesh',
+      })
       return
     }
     if (!o.meshoptEncoder) throw new Error('meshopt compression needs the meshopt encoder')
