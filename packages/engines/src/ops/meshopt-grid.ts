@@ -72,7 +72,8 @@ function positionsToIntegers(doc: Document, bits: number): void {
   const bases = new Set(meshes.flatMap((mesh) => mesh.listPrimitives().map((p) => p.getAttribute('POSITION')!)))
   const deltas = new Set(meshes.flatMap(positionAccessors).filter((a) => !bases.has(a)))
   for (const a of [...bases, ...deltas]) toIntegers(a, a.getComponentSize() * 8 - bits)
-  const min = [0, 1, 2].map((k) => Math.min(...[...bases].map((a) => a.getMin([])[k]!)))
+  const min = [Infinity, Infinity, Infinity]
+  for (const a of bases) a.getMin([]).forEach((v, k) => (min[k] = Math.min(min[k]!, v))) // one scan per accessor
   // Shifted, a 16-bit grid spans up to 2^16 − 2: unsigned storage (KHR_mesh_quantization allows it).
   for (const a of bases) {
     const values = a.getArray()!

@@ -25,7 +25,8 @@ export function octahedralPays(doc: Document, bits: number, encoder: OctahedralE
     floats.set(stream, offset)
     offset += stream.length
   }
-  const xyz = Int8Array.from(floats, (v) => Math.round(Math.max(-1, Math.min(1, v)) * 127))
+  const xyz = new Int8Array(floats.length)
+  for (let i = 0; i < floats.length; i++) xyz[i] = Math.round(Math.max(-1, Math.min(1, floats[i]!)) * 127)
   const octahedral = encoder.encodeVertexBuffer(encoder.encodeFilterOct(floats, count, 4, bits), count, 4)
   const plain = encoder.encodeVertexBuffer(new Uint8Array(xyz.buffer), count, 4)
   return octahedral.byteLength <= plain.byteLength
@@ -86,8 +87,14 @@ function vec4(a: Accessor): Float32Array {
   const size = a.getElementSize()
   const values = a.getArray() as Float32Array
   if (size === 4) return values.slice()
-  const out = new Float32Array(a.getCount() * 4)
-  for (let i = 0; i < a.getCount(); i++) out.set(values.subarray(i * size, i * size + 3), i * 4)
+  const count = a.getCount()
+  const out = new Float32Array(count * 4)
+  // Plain element copies: a subarray per vertex cost more than the rest of the pass.
+  for (let i = 0; i < count; i++) {
+    out[i * 4] = values[i * size]!
+    out[i * 4 + 1] = values[i * size + 1]!
+    out[i * 4 + 2] = values[i * size + 2]!
+  }
   return out
 }
 
