@@ -1,7 +1,7 @@
 import type { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
-import { collectExportScene, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
+import { collectExportScene, flippedV, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
 import type { WrittenModel } from './index.ts'
 import { zipSync } from 'fflate'
 
@@ -104,8 +104,7 @@ function geometry(mesh: ExportMesh, id: string): string {
       params.map((p) => `<param name="${p}" type="float"/>`).join(''),
       '</accessor></technique_common></source>',
     ].join('')
-  // COLLADA's v axis points up, glTF's down.
-  const uvs = mesh.uvs && Float32Array.from(mesh.uvs, (value, i) => (i % 2 === 1 ? 1 - value : value))
+  const uvs = mesh.uvs && flippedV(mesh.uvs, Float32Array)
   const inputs = [
     '<input semantic="VERTEX" source="#' + id + '-vertices" offset="0"/>',
     mesh.normals ? `<input semantic="NORMAL" source="#${id}-normals" offset="0"/>` : '',

@@ -249,3 +249,13 @@ export function quaternionToMatrix([x, y, z, w]: [number, number, number, number
     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
   ]
 }
+
+/** Texture coordinates with v flipped (COLLADA's and FBX's v axis points up, glTF's down), as `Target`. */
+export function flippedV<T extends Float32Array | Float64Array>(uvs: ArrayLike<number>, Target: new (length: number) => T): T {
+  const out = new Target(uvs.length)
+  for (let i = 0; i < uvs.length; i += 2) {
+    out[i] = uvs[i]!
+    out[i + 1] = 1 - uvs[i + 1]!
+  }
+  return out
+}

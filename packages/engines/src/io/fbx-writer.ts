@@ -1,6 +1,6 @@
 import type { Document } from '@gltf-transform/core'
 import type { Platform } from '../platform.ts'
-import { collectExportScene, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
+import { collectExportScene, flippedV, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
 import { encodeFbxBinary, fbx, fbxNode, FBX_VERSION, type FbxNode, type FbxProperty } from './fbx-binary.ts'
 
 /**
@@ -190,8 +190,7 @@ function geometryNode(geometryId: bigint, mesh: ExportMesh): FbxNode {
   if (mesh.normals) layerElement('LayerElementNormal', perCorner('Normals', mesh.normals, 'NormalsIndex'))
   if (mesh.colors) layerElement('LayerElementColor', perCorner('Colors', mesh.colors, 'ColorIndex'))
   if (mesh.uvs) {
-    // FBX's v axis points up, glTF's down.
-    const uvs = Float64Array.from(mesh.uvs, (value, i) => (i % 2 === 1 ? 1 - value : value))
+    const uvs = flippedV(mesh.uvs, Float64Array)
     layerElement('LayerElementUV', perCorner('UV', uvs, 'UVIndex'))
   }
   layerElement('LayerElementMaterial', [

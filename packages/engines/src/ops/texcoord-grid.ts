@@ -103,7 +103,9 @@ export function quantizeOtherTexcoords(doc: Document, bits: number): void {
       logger.warn(`meshopt: ${semantic} kept as floats (outside [0, 1] and no texture grid covers it)`)
     } else {
       // The value's high bits repeated below it, so that 1.0 decodes as exactly 1.
-      accessor.setArray(Uint16Array.from(values, (v) => replicate(Math.round(v * steps), bits))).setNormalized(true)
+      const grid = new Uint16Array(values.length)
+      for (let i = 0; i < values.length; i++) grid[i] = replicate(Math.round(values[i]! * steps), bits)
+      accessor.setArray(grid).setNormalized(true)
     }
   }
 }
