@@ -16,15 +16,12 @@ export interface OctahedralEncoder {
  * jump from one side to the other where xyz changes smoothly (the generated grid: +0.4%).
  */
 export function octahedralPays(doc: Document, bits: number, encoder: OctahedralEncoder): boolean {
-  const streams = [...floatNormals(doc)].map(vec4)
-  const count = streams.reduce((n, stream) => n + stream.length / 4, 0)
+  const accessors = [...floatNormals(doc)]
+  const count = accessors.reduce((n, a) => n + a.getCount(), 0)
   if (count === 0) return true
   const floats = new Float32Array(count * 4)
-  let offset = 0
-  for (const stream of streams) {
-    floats.set(stream, offset)
-    offset += stream.length
-  }
+  let vertex = 0
+  for (const a of accessors) vertex = vec4Into(a, floats, vertex)
   const xyz = new Int8Array(floats.length)
   for (let i = 0; i < floats.length; i++) xyz[i] = Math.round(Math.max(-1, Math.min(1, floats[i]!)) * 127)
   const octahedral = encoder.encodeVertexBuffer(encoder.encodeFilterOct(floats, count, 4, bits), count, 4)
@@ -63,13 +60,11 @@ function snapAccessor(a: Accessor, bits: number, encoder: OctahedralEncoder): vo
   const count = a.getCount()
   const size = a.getElementSize()
   const values = a.getArray() as Float32Array
-  const original = vec4(a)
+  const original = new Float32Array(count * 4)
+  vec4Into(a, original, 0)
   const snapped = original.slice()
   const max = 2 ** (bits - 1) - 1
-  for (let i = 0; i < count; i++) {
-    const round = octahedralRoundTrip(original[i * 4]!, original[i * 4 + 1]!, original[i * 4 + 2]!, max)
-    if (round) snapped.set(round, i * 4)
-  }
+  for (let i = 0; i < count; i++) octahedralRoundTrip(snapped, i * 4, max)
   const stride = bits > 8 ? 8 : 4
   const before = encoder.encodeFilterOct(original, count, stride, bits)
   const after = encoder.encodeFilterOct(snapped, count, stride, bits)
@@ -82,26 +77,29 @@ function snapAccessor(a: Accessor, bits: number, encoder: OctahedralEncoder): vo
   a.setArray(values)
 }
 
-/** A normal (VEC3) or tangent (VEC4) accessor as the four floats per vertex the filter takes (w 0 for normals). */
-function vec4(a: Accessor): Float32Array {
+/**
+ * Writes a normal (VEC3) or tangent (VEC4) accessor into `out` from vertex `first` on, as the four
+ * floats per vertex the filter takes (w stays 0 for normals); returns the vertex after the last.
+ * Plain element copies: a subarray per vertex cost more than the rest of the pass.
+ */
+function vec4Into(a: Accessor, out: Float32Array, first: number): number {
   const size = a.getElementSize()
   const values = a.getArray() as Float32Array
-  if (size === 4) return values.slice()
   const count = a.getCount()
-  const out = new Float32Array(count * 4)
-  // Plain element copies: a subarray per vertex cost more than the rest of the pass.
   for (let i = 0; i < count; i++) {
-    out[i * 4] = values[i * size]!
-    out[i * 4 + 1] = values[i * size + 1]!
-    out[i * 4 + 2] = values[i * size + 2]!
+    for (let k = 0; k < size; k++) out[(first + i) * 4 + k] = values[i * size + k]!
   }
-  return out
+  return first + count
 }
 
-/** meshopt_encodeFilterOct's folding and rounding (half away from zero), then its decoding. */
-function octahedralRoundTrip(x: number, y: number, z: number, max: number): [number, number, number] | null {
+/**
+ * meshopt_encodeFilterOct's folding and rounding (half away from zero), then its decoding, in place
+ * on the xyz at `at` (left as they are when they have no direction).
+ */
+function octahedralRoundTrip(xyz: Float32Array, at: number, max: number): void {
+  const x = xyz[at]!, y = xyz[at + 1]!, z = xyz[at + 2]!
   const l1 = Math.abs(x) + Math.abs(y) + Math.abs(z)
-  if (!(l1 > 0) || !Number.isFinite(l1)) return null
+  if (!(l1 > 0) || !Number.isFinite(l1)) return
   const nx = x / l1
   const ny = y / l1
   const u = snorm(z >= 0 ? nx : (1 - Math.abs(ny)) * (nx >= 0 ? 1 : -1), max)
@@ -111,7 +109,9 @@ function octahedralRoundTrip(x: number, y: number, z: number, max: number): [num
   const dx = u - t * (u >= 0 ? 1 : -1)
   const dy = v - t * (v >= 0 ? 1 : -1)
   const length = Math.hypot(dx, dy, w)
-  return [dx / length, dy / length, w / length]
+  xyz[at] = dx / length
+  xyz[at + 1] = dy / length
+  xyz[at + 2] = w / length
 }
 
 function snorm(value: number, max: number): number {
