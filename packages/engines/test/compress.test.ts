@@ -46,15 +46,17 @@ describe.skipIf(!available)('compress job on real files', async () => {
   })
 })
 
+// One thread for the smaller cases below; it starts with the first job, so skipped blocks cost nothing.
+const single = createEnginePool({ threads: 1 })
+afterAll(() => single.destroy())
+
 const skin = corpusFiles({ simpleSkin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf') })
 
 describe.skipIf(!skin.available)('compress of a glTF with several buffers', () => {
-  const pool = createEnginePool({ threads: 1 })
-  afterAll(() => pool.destroy())
 
   it('merges them into the one binary chunk a GLB holds, keeping the skin', async () => {
     for (const engine of ['draco', 'meshopt'] as const) {
-      const result = await pool.run({ name: 'compress', input: { path: skin.paths.simpleSkin }, format: 'gltf', options: { engine } })
+      const result = await single.run({ name: 'compress', input: { path: skin.paths.simpleSkin }, format: 'gltf', options: { engine } })
       if (!result.ok) throw new Error(result.message)
       const output = await (await loadPlatform()).io.readBinary(result.bytes!)
       expect(output.getRoot().listBuffers()).toHaveLength(1)
@@ -71,12 +73,10 @@ const broken = corpusFiles({
 })
 
 describe.skipIf(!broken.available)('compress of files with nothing (valid) to encode', () => {
-  const pool = createEnginePool({ threads: 1 })
-  afterAll(() => pool.destroy())
 
   it('refuses positions that are not finite numbers, with both engines, pointing to repair', async () => {
     for (const engine of ['draco', 'meshopt'] as const) {
-      const result = await pool.run({ name: 'compress', input: { path: broken.paths.infinites }, format: 'glb', options: { engine } })
+      const result = await single.run({ name: 'compress', input: { path: broken.paths.infinites }, format: 'glb', options: { engine } })
       expect(result).toEqual({ ok: false, message: 'mesh "Mesh" primitive 0: vertex 0 has a position that is not a finite number (-Infinity); run repair first' })
     }
   })
@@ -84,7 +84,7 @@ describe.skipIf(!broken.available)('compress of files with nothing (valid) to en
   it('explains a glTF the reader trips over with glTF-Validator\'s first error, not the reader\'s internals', async () => {
     for (const name of ['compress', 'convert'] as const) {
       const options = name === 'compress' ? { engine: 'meshopt' } : { target_format: 'obj' }
-      const result = await pool.run({ name, input: { bytes: embeddedGltf(broken.paths.badNumber) }, format: 'gltf', options })
+      const result = await single.run({ name, input: { bytes: embeddedGltf(broken.paths.badNumber) }, format: 'gltf', options })
       expect(result).toEqual({ ok: false, message: "invalid glTF: Property 'index' must be defined. (/materials/0/normalTexture)" })
     }
   })
@@ -92,7 +92,7 @@ describe.skipIf(!broken.available)('compress of files with nothing (valid) to en
   it('fails a file whose scenes draw no mesh with a reason, instead of writing a file that compresses nothing', async () => {
     for (const path of [broken.paths.sceneWithoutNodes, broken.paths.noScene]) {
       for (const engine of ['draco', 'meshopt'] as const) {
-        const result = await pool.run({ name: 'compress', input: { bytes: embeddedGltf(path) }, format: 'gltf', options: { engine } })
+        const result = await single.run({ name: 'compress', input: { bytes: embeddedGltf(path) }, format: 'gltf', options: { engine } })
         expect(result).toEqual({ ok: false, message: 'nothing to compress: no scene of the file draws a mesh' })
       }
     }
@@ -100,15 +100,13 @@ describe.skipIf(!broken.available)('compress of files with nothing (valid) to en
 })
 
 describe.skipIf(!available)('warnings of skipped work', () => {
-  const pool = createEnginePool({ threads: 1 })
-  afterAll(() => pool.destroy())
 
   it('come back with the job (texture coordinates outside [0, 1] that no texture uses are not quantized), not on the service output', async () => {
-    const result = await pool.run({ name: 'compress', input: { bytes: await new NodeIO().writeBinary(untexturedWideUvs()) }, format: 'glb', options: { engine: 'meshopt' } })
+    const result = await single.run({ name: 'compress', input: { bytes: await new NodeIO().writeBinary(untexturedWideUvs()) }, format: 'glb', options: { engine: 'meshopt' } })
     if (!result.ok) throw new Error(result.message)
     expect(result.details?.warnings).toEqual(['meshopt: TEXCOORD_0 kept as floats (outside [0, 1] and no texture grid covers it)'])
     // The next job on the same thread starts with no warnings of its own.
-    const next = await pool.run({ name: 'compress', input: { path: paths.knight }, format: 'glb', options: { engine: 'draco' } })
+    const next = await single.run({ name: 'compress', input: { path: paths.knight }, format: 'glb', options: { engine: 'draco' } })
     expect(next.ok && next.details?.warnings).toBeFalsy()
   })
 })
