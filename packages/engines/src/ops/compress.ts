@@ -2,8 +2,10 @@ import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions'
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
-import { dedup, dequantize, prune, reorder, weld } from '@gltf-transform/functions'
+import { dedup, dequantize, prune } from '@gltf-transform/functions'
 import { weldWhereNeeded } from './weld-where-needed.ts'
+import { weldBitwise } from './weld-bitwise.ts'
+import { reorderForSize, type ReorderEncoder } from './reorder-for-size.ts'
 import { dropDegenerateTriangles } from './degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
 import { quantizeOnGrid } from './meshopt-grid.ts'
@@ -102,7 +104,7 @@ export function compress(options: CompressOptions): Transform {
     await doc.transform(dequantize())
     if (o.meshoptLevel === 'low') {
       // Lossless: reorder for better compression, keep float attributes, encode the buffers only.
-      await doc.transform(reorder({ encoder: o.meshoptEncoder, target: 'size' }))
+      await doc.transform(reorderForSize({ encoder: o.meshoptEncoder as ReorderEncoder }))
       doc.createExtension(MeshoptFileLayout).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
       return
     }
@@ -120,10 +122,10 @@ export function compress(options: CompressOptions): Transform {
         colorBits: 8,
         encoder,
       }),
-      weld(),
+      weldBitwise(),
     )
     dropDegenerateTriangles(doc)
-    await doc.transform(prune({ keepAttributes: true, keepLeaves: true }), reorder({ encoder: o.meshoptEncoder, target: 'size' }))
+    await doc.transform(prune({ keepAttributes: true, keepLeaves: true }), reorderForSize({ encoder: encoder as unknown as ReorderEncoder }))
     doc
       .createExtension(MeshoptFileLayout)
       .setRequired(true)

@@ -1,5 +1,6 @@
 import { Primitive, type Accessor, type Document, type Transform } from '@gltf-transform/core'
-import { weldPrimitive } from '@gltf-transform/functions'
+import { createRowSet, vertexRows } from './vertex-rows.ts'
+import { weldPrimitiveBitwise } from './weld-bitwise.ts'
 
 /**
  * glTF-Transform's `weld()`, for the primitives where it changes something. Most exported files are
@@ -13,7 +14,7 @@ export function weldWhereNeeded(): Transform {
   return function weldWhereNeededTransform(doc: Document): void {
     for (const mesh of doc.getRoot().listMeshes()) {
       for (const prim of mesh.listPrimitives()) {
-        if (needsWeld(prim)) weldPrimitive(prim)
+        if (needsWeld(prim)) weldPrimitiveBitwise(prim)
       }
       // As weld() does: a primitive welded to nothing draws nothing.
       for (const prim of mesh.listPrimitives()) if (prim.getAttribute('POSITION')?.getCount() === 0) prim.dispose()
@@ -41,53 +42,7 @@ export function needsWeld(prim: Primitive): boolean {
  */
 function hasEqualVertices(attributes: Accessor[], count: number): boolean {
   const { keys, stride } = vertexRows(attributes, count)
-  let tableSize = 1
-  while (tableSize < count * 2) tableSize <<= 1
-  const mask = tableSize - 1
-  const table = new Int32Array(tableSize).fill(-1)
-  for (let vertex = 0; vertex < count; vertex++) {
-    const row = vertex * stride
-    let h = 0x9e3779b9
-    for (let i = row; i < row + stride; i++) h = Math.imul(h ^ keys[i]!, 0x85ebca6b) ^ (h >>> 13)
-    let slot = h & mask
-    for (;;) {
-      const other = table[slot]!
-      if (other === -1) {
-        table[slot] = vertex
-        break
-      }
-      let same = true
-      for (let i = 0, o = other * stride; i < stride && same; i++) same = keys[row + i] === keys[o + i]
-      if (same) return true
-      slot = (slot + 1) & mask
-    }
-  }
+  const add = createRowSet(keys, stride, count)
+  for (let vertex = 0; vertex < count; vertex++) if (add(vertex) !== -1) return true
   return false
-}
-
-/** Every vertex's attribute bytes as one row of words (an attribute of 6 bytes takes 2 words, zero-padded). */
-function vertexRows(attributes: Accessor[], count: number): { keys: Uint32Array; stride: number } {
-  const sizes = attributes.map((accessor) => accessor.getElementSize() * accessor.getComponentSize())
-  const stride = sizes.reduce((sum, bytes) => sum + Math.ceil(bytes / 4), 0)
-  const keys = new Uint32Array(count * stride)
-  const keyBytes = new Uint8Array(keys.buffer)
-  let column = 0
-  attributes.forEach((accessor, a) => {
-    const array = accessor.getArray()!
-    const bytes = sizes[a]!
-    if (bytes % 4 === 0 && array.byteOffset % 4 === 0) {
-      const words = bytes / 4
-      const src = new Uint32Array(array.buffer, array.byteOffset, count * words)
-      for (let vertex = 0; vertex < count; vertex++) {
-        for (let w = 0; w < words; w++) keys[vertex * stride + column + w] = src[vertex * words + w]!
-      }
-    } else {
-      const src = new Uint8Array(array.buffer, array.byteOffset, count * bytes)
-      for (let vertex = 0; vertex < count; vertex++) {
-        for (let b = 0; b < bytes; b++) keyBytes[(vertex * stride + column) * 4 + b] = src[vertex * bytes + b]!
-      }
-    }
-    column += Math.ceil(bytes / 4)
-  })
-  return { keys, stride }
 }
