@@ -1,5 +1,5 @@
 import type { Document, JSONDocument } from '@gltf-transform/core'
-import { weld } from '@gltf-transform/functions'
+import { weldBitwise } from '../ops/weld-bitwise.ts'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
@@ -45,7 +45,7 @@ export async function readWithAssimp(platform: Platform, bytes: Uint8Array, form
   for (const texture of doc.getRoot().listTextures()) {
     if (dropped.has(texture.getURI())) texture.dispose()
   }
-  await doc.transform(weld())
+  await doc.transform(weldBitwise())
   return doc
 }
 
