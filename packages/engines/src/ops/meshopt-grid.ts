@@ -1,7 +1,7 @@
 import { Accessor, Mesh, Node, Primitive, PrimitiveTarget, type Document, type Transform } from '@gltf-transform/core'
-import { quantize } from '@gltf-transform/functions'
 import { OCTAHEDRAL_BITS, snapNormalsToOctahedralGrid, type OctahedralEncoder } from './octahedral-normals.ts'
 import { quantizeOtherTexcoords, quantizeTexcoordsPerMaterial } from './texcoord-grid.ts'
+import { quantizeStatic } from './quantize-static.ts'
 
 /**
  * Quantization laid out for meshopt's codec, the way gltfpack lays it out: the codec codes each byte
@@ -44,9 +44,8 @@ export function quantizeOnGrid(options: GridOptions): Transform {
     quantizeTexcoordsPerMaterial(doc, options.texcoordBits)
     quantizeOtherTexcoords(doc, options.texcoordBits)
     await doc.transform(
-      quantize({
+      quantizeStatic({
         pattern: options.normalBits ? /^(?!TEXCOORD_)/ : /^(?!TEXCOORD_|NORMAL$|TANGENT$)/,
-        quantizationVolume: 'scene',
         quantizePosition: options.positionBits,
         quantizeNormal: options.normalBits || 8,
         quantizeColor: options.colorBits,
