@@ -34,7 +34,7 @@ export interface GridOptions {
  * Quantizes a document for meshopt in gltfpack's layout (see above).
  *
  * ```ts
- * await doc.transform(quantizeOnGrid({ positionBits: 14, texcoordBits: 12, normalBits: 0, colorBits: 8, encoder }), weld())
+ * await doc.transform(quantizeOnGrid({ positionBits: 14, texcoordBits: 12, normalBits: 0, colorBits: 8, encoder }), weldBitwise())
  * ```
  */
 export function quantizeOnGrid(options: GridOptions): Transform {
