@@ -58,4 +58,16 @@ describe.skipIf(!available)('weldBitwise: the same result as glTF-Transform weld
     await doc.transform(weldBitwise())
     expect(doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!.getCount()).toBe(8)
   })
+
+  it('welds a malformed primitive whose normals are fewer than its positions, as weld() does, instead of throwing', async () => {
+    const [doc, reference] = await pair(paths.cubes)
+    for (const d of [doc, reference]) {
+      const normal = d.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('NORMAL')!
+      normal.setArray(normal.getArray()!.slice(0, 12 * 3) as Float32Array)
+    }
+    await reference.transform(weld())
+    await doc.transform(weldBitwise())
+    const count = (d: Document) => d.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!.getCount()
+    expect(count(doc)).toBe(count(reference))
+  })
 })

@@ -3,6 +3,7 @@ import type { Accessor, TypedArray } from '@gltf-transform/core'
 /**
  * Every vertex's attribute bytes as one row of 32-bit words (an attribute of 6 bytes takes 2 words,
  * zero-padded), so that two vertices are bitwise equal in every attribute exactly when their rows are.
+ * An attribute shorter than `count` (a malformed file) leaves zeros in the rows it lacks.
  */
 export function vertexRows(attributes: Accessor[], count: number): { keys: Uint32Array; stride: number } {
   const sizes = attributes.map((accessor) => accessor.getElementSize() * accessor.getComponentSize())
@@ -10,11 +11,13 @@ export function vertexRows(attributes: Accessor[], count: number): { keys: Uint3
   const keys = new Uint32Array(count * stride)
   let column = 0
   attributes.forEach((accessor, a) => {
-    const { words: src, unit } = wordsOf(accessor.getArray()!, sizes[a]!, count)
+    const array = accessor.getArray()!
+    const rows = Math.min(count, Math.floor(array.byteLength / sizes[a]!))
+    const { words: src, unit } = wordsOf(array, sizes[a]!, rows)
     const perRow = sizes[a]! / unit
     const perKey = 4 / unit
     const dst = unit === 4 ? keys : unit === 2 ? new Uint16Array(keys.buffer) : new Uint8Array(keys.buffer)
-    copyColumn(src, dst, perRow, stride * perKey, column * perKey, count)
+    copyColumn(src, dst, perRow, stride * perKey, column * perKey, rows)
     column += Math.ceil(sizes[a]! / 4)
   })
   return { keys, stride }
