@@ -16,6 +16,8 @@ const { available, paths } = corpusFiles({
   colors: assimp('PLY', 'float-color.ply'),
   morph: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
   skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
+  skeleton: assimp('FBX', 'animation_with_skeleton.fbx'),
+  bones: assimp('FBX', 'huesitos.fbx'),
 })
 
 const MESHOPT: QuantizeStaticOptions = { pattern: /^(?!TEXCOORD_)/, quantizePosition: 14, quantizeNormal: 8, quantizeColor: 8 }
@@ -23,8 +25,12 @@ const FILTERED: QuantizeStaticOptions = { ...MESHOPT, pattern: /^(?!TEXCOORD_|NO
 
 describe.skipIf(!available)("quantizeStatic: glTF-Transform quantize()'s bytes on the scene grid", async () => {
   const platform = await loadPlatform()
-  const read = async (path: string) => (path.endsWith('.ply') ? readModel(platform, new Uint8Array(await readFile(path)), 'ply') : platform.io.read(path))
+  const read = async (path: string) => {
+    const format = path.split('.').pop()!.toLowerCase()
+    return format === 'gltf' || format === 'glb' ? platform.io.read(path) : readModel(platform, new Uint8Array(await readFile(path)), format)
+  }
   const nodeMatrices = (doc: Document) => doc.getRoot().listNodes().map((node) => [node.getName(), node.getMesh()?.getName() ?? null, ...node.getMatrix()])
+  const skins = (doc: Document) => doc.getRoot().listSkins().map((skin) => [skin.listJoints().map((j) => j.getName()), Array.from(skin.getInverseBindMatrices()?.getArray() ?? [])])
 
   /** The same file through both transforms: the same geometry, node matrices (bit for bit) and extensions. */
   async function expectSameAsQuantize(path: string, options: QuantizeStaticOptions, prepare?: (doc: Document) => unknown) {
@@ -34,6 +40,7 @@ describe.skipIf(!available)("quantizeStatic: glTF-Transform quantize()'s bytes o
     await doc.transform(quantizeStatic(options))
     expectSameGeometry(doc, reference)
     expect(nodeMatrices(doc)).toStrictEqual(nodeMatrices(reference))
+    expect(skins(doc)).toStrictEqual(skins(reference))
     expect(doc.getRoot().listExtensionsUsed().map((e) => e.extensionName).sort()).toEqual(reference.getRoot().listExtensionsUsed().map((e) => e.extensionName).sort())
     return doc
   }
@@ -47,7 +54,9 @@ describe.skipIf(!available)("quantizeStatic: glTF-Transform quantize()'s bytes o
     ['a PLY with float vertex colours', 'colors', MESHOPT],
     ['16-bit positions and normals, 16-bit colours', 'colors', { ...MESHOPT, quantizePosition: 16, quantizeNormal: 16, quantizeColor: 16 }],
     ['a morphing cube (left to quantize())', 'morph', MESHOPT],
-    ['a skinned mesh (left to quantize())', 'skin', MESHOPT],
+    ['a skinned mesh: inverse bind matrices moved, weights sorted and quantized', 'skin', MESHOPT],
+    ['a skinned, animated FBX (animation_with_skeleton)', 'skeleton', MESHOPT],
+    ['a skinned FBX (huesitos)', 'bones', MESHOPT],
   ]
   for (const [label, file, options] of cases) it(label, () => expectSameAsQuantize(paths[file], options))
 

@@ -1,6 +1,6 @@
-import { AnimationChannel, Node, PropertyType, type Document, type Mesh, type Primitive, type Transform } from '@gltf-transform/core'
+import { AnimationChannel, Node, PropertyType, type Document, type ILogger, type Mesh, type Primitive, type Skin, type Transform } from '@gltf-transform/core'
 import { KHRMeshQuantization } from '@gltf-transform/extensions'
-import { dedup, prune, quantize } from '@gltf-transform/functions'
+import { QUANTIZE_DEFAULTS, dedup, prune, quantize, sortPrimitiveWeights } from '@gltf-transform/functions'
 import { compactPrimitiveRows } from './weld-bitwise.ts'
 
 export interface QuantizeStaticOptions {
@@ -13,11 +13,13 @@ export interface QuantizeStaticOptions {
 
 /**
  * glTF-Transform's `quantize({ ...options, quantizationVolume: 'scene' })` with the same bytes, for
- * documents of static meshes: positions, normals, tangents and colours of plain nodes. The library
- * reads and writes every vertex through `Accessor.getElement`/`setElement` (a third of a meshopt
- * job; 2CylinderEngine ~90 ms, a 1M-triangle mesh ~500 ms); here each array is one loop, doing the
- * same double-precision arithmetic in the same order. Anything else (skins, instancing, morph
- * targets, weights, custom attributes, volume materials, integer sources) goes to `quantize()`.
+ * documents without morph targets or instancing: positions, normals, tangents, colours, joints and
+ * weights of plain and skinned nodes. The library reads and writes every vertex through
+ * `Accessor.getElement`/`setElement` (a third of a meshopt job; 2CylinderEngine ~90 ms, a
+ * 1M-triangle mesh ~500 ms); here each array is one loop, doing the same double-precision arithmetic
+ * in the same order (weights are still sorted by the library's `sortPrimitiveWeights`). Anything else
+ * (morph targets, instancing, custom attributes, volume materials, skins without inverse bind
+ * matrices, integer sources to narrow) goes to `quantize()`.
  *
  * ```ts
  * await doc.transform(quantizeStatic({ pattern: /^(?!TEXCOORD_)/, quantizePosition: 14, quantizeNormal: 8, quantizeColor: 8 }))
@@ -43,7 +45,7 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
           const position = prim.getAttribute('POSITION')
           const indices = prim.getIndices()?.getArray()
           if (position && indices && indices.length < position.getCount() / 2) compactPrimitiveRows(prim, ...firstUsePlan(indices, position.getCount()))
-          quantizePrimitive(prim, toGrid, options)
+          quantizePrimitive(prim, toGrid, options, doc.getLogger())
         }
       }
     }
@@ -62,7 +64,7 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
   }
 }
 
-const PLAIN_SEMANTIC = /^(POSITION|NORMAL|TANGENT|COLOR_\d+)$/
+const PLAIN_SEMANTIC = /^(POSITION|NORMAL|TANGENT|COLOR_\d+|WEIGHTS_\d+|JOINTS_\d+)$/
 
 /** Whether this transform reproduces quantize() on the document (see quantizeStatic). */
 function isStatic(doc: Document, options: QuantizeStaticOptions): boolean {
@@ -72,15 +74,19 @@ function isStatic(doc: Document, options: QuantizeStaticOptions): boolean {
     const prims = mesh.listPrimitives()
     if (!prims.some((prim) => prim.getAttribute('POSITION'))) return false // quantize() throws: let it
     for (const parent of mesh.listParents()) {
-      if (parent instanceof Node && (parent.getSkin() || parent.getExtension('EXT_mesh_gpu_instancing'))) return false
+      if (!(parent instanceof Node)) continue
+      if (parent.getExtension('EXT_mesh_gpu_instancing')) return false
+      // quantize() moves a skin through its inverse bind matrices (and throws without them).
+      if (parent.getSkin() && !parent.getSkin()!.getInverseBindMatrices()) return false
     }
     for (const prim of prims) {
-      if (prim.listTargets().length > 0 || prim.getAttribute('WEIGHTS_0')) return false
+      if (prim.listTargets().length > 0) return false
       if (prim.getMaterial()?.getExtension('KHR_materials_volume')) return false
       for (const semantic of prim.listSemantics()) {
         if (!options.pattern.test(semantic)) continue
         if (!PLAIN_SEMANTIC.test(semantic)) return false
         const attribute = prim.getAttribute(semantic)!
+        if (semantic.startsWith('JOINTS_')) continue
         const { bits } = settings(semantic, options)
         if (attribute.getComponentSize() > bits / 8 && !(attribute.getArray() instanceof Float32Array)) return false
       }
@@ -114,6 +120,11 @@ const TRS = new Set(['translation', 'rotation', 'scale'])
 function moveMeshParents(doc: Document, mesh: Mesh, toNode: number[]): void {
   for (const parent of mesh.listParents()) {
     if (!(parent instanceof Node)) continue
+    const skin = parent.getSkin()
+    if (skin) {
+      parent.setSkin(movedSkin(skin, toNode))
+      continue
+    }
     const channels = parent.listParents().filter((p): p is AnimationChannel => p instanceof AnimationChannel)
     let target = parent
     // A node that moves or carries children keeps its transform: the mesh moves to a child of its own.
@@ -126,10 +137,29 @@ function moveMeshParents(doc: Document, mesh: Mesh, toNode: number[]): void {
   }
 }
 
-function quantizePrimitive(prim: Primitive, toGrid: number[], options: QuantizeStaticOptions): void {
+/** quantize()'s `transformSkin`: a copy of the skin whose inverse bind matrices take `toNode`. */
+function movedSkin(skin: Skin, toNode: number[]): Skin {
+  const moved = skin.clone()
+  const matrices = skin.getInverseBindMatrices()!.clone()
+  const matrix: number[] = []
+  for (let i = 0, count = matrices.getCount(); i < count; i++) matrices.setElement(i, multiply(matrices.getElement(i, matrix), toNode))
+  return moved.setInverseBindMatrices(matrices)
+}
+
+function quantizePrimitive(prim: Primitive, toGrid: number[], options: QuantizeStaticOptions, logger: ILogger): void {
   for (const semantic of prim.listSemantics()) {
     if (!options.pattern.test(semantic)) continue
     const src = prim.getAttribute(semantic)!
+    if (semantic.startsWith('JOINTS_')) {
+      // quantize() narrows joint indices in place, to 8 bits where they fit.
+      const ctor = Math.max(...src.getMax([])) <= 255 ? Uint8Array : Uint16Array
+      if (src.getComponentSize() > ctor.BYTES_PER_ELEMENT) src.setArray(new ctor(src.getArray()!))
+      continue
+    }
+    if (semantic.startsWith('WEIGHTS_') && (src.getMinNormalized([]).some((v) => v < 0) || src.getMaxNormalized([]).some((v) => v > 1))) {
+      logger.warn(`quantize: Skipping ${semantic}; out of [0,1] range.`)
+      continue
+    }
     const { bits, ctor } = settings(semantic, options)
     if (bits < 8 || bits > 16) throw new Error('quantize: Requires bits = 8–16.')
     if (src.getComponentSize() <= bits / 8) continue
@@ -137,6 +167,7 @@ function quantizePrimitive(prim: Primitive, toGrid: number[], options: QuantizeS
     const quantized = semantic === 'POSITION' ? quantizedPositions(values, toGrid, ctor, bits) : quantizedValues(values, ctor, bits)
     prim.setAttribute(semantic, src.clone().setArray(quantized).setNormalized(true).setSparse(false))
   }
+  if (prim.getAttribute('WEIGHTS_0')) sortPrimitiveWeights(prim, Infinity)
   const indices = prim.getIndices()
   const first = prim.listAttributes()[0]
   if (indices && first && first.getCount() < 65535) indices.setArray(new Uint16Array(indices.getArray()!))
@@ -147,6 +178,7 @@ type IntArrayConstructor = Int8ArrayConstructor | Int16ArrayConstructor | Uint8A
 function settings(semantic: string, options: QuantizeStaticOptions): { bits: number; ctor: IntArrayConstructor } {
   if (semantic === 'POSITION') return { bits: options.quantizePosition, ctor: options.quantizePosition <= 8 ? Int8Array : Int16Array }
   if (semantic === 'NORMAL' || semantic === 'TANGENT') return { bits: options.quantizeNormal, ctor: options.quantizeNormal <= 8 ? Int8Array : Int16Array }
+  if (semantic.startsWith('WEIGHTS_')) return { bits: QUANTIZE_DEFAULTS.quantizeWeight, ctor: QUANTIZE_DEFAULTS.quantizeWeight <= 8 ? Uint8Array : Uint16Array }
   return { bits: options.quantizeColor, ctor: options.quantizeColor <= 8 ? Uint8Array : Uint16Array }
 }
 
