@@ -53,12 +53,19 @@ describe.skipIf(!available)("quantizeStatic: glTF-Transform quantize()'s bytes o
     ['many-cubes', 'cubes', MESHOPT],
     ['a PLY with float vertex colours', 'colors', MESHOPT],
     ['16-bit positions and normals, 16-bit colours', 'colors', { ...MESHOPT, quantizePosition: 16, quantizeNormal: 16, quantizeColor: 16 }],
-    ['a morphing cube (left to quantize())', 'morph', MESHOPT],
+    ['a morphing cube: deltas scaled onto the grid, the volume widened by their reach', 'morph', MESHOPT],
     ['a skinned mesh: inverse bind matrices moved, weights sorted and quantized', 'skin', MESHOPT],
     ['a skinned, animated FBX (animation_with_skeleton)', 'skeleton', MESHOPT],
     ['a skinned FBX (huesitos)', 'bones', MESHOPT],
   ]
   for (const [label, file, options] of cases) it(label, () => expectSameAsQuantize(paths[file], options))
+
+  it('widens the grid by a morph target reaching outside the mesh, as quantize() does', async () => {
+    await expectSameAsQuantize(paths.morph, MESHOPT, (d) => {
+      const delta = d.getRoot().listMeshes()[0]!.listPrimitives()[0]!.listTargets()[0]!.getAttribute('POSITION')!
+      delta.setArray((delta.getArray() as Float32Array).map((v, i) => v * 10 - (i % 3 === 1 ? 3 : 0)))
+    })
+  })
 
   it('moves the mesh of an animated node to a child, as quantize() does', async () => {
     const doc = await expectSameAsQuantize(paths.cubes, MESHOPT, (d) => {

@@ -1,4 +1,4 @@
-import { AnimationChannel, Node, PropertyType, type Document, type ILogger, type Mesh, type Primitive, type Skin, type Transform } from '@gltf-transform/core'
+import { AnimationChannel, Node, PrimitiveTarget, PropertyType, type Document, type ILogger, type Mesh, type Primitive, type Skin, type Transform } from '@gltf-transform/core'
 import { KHRMeshQuantization } from '@gltf-transform/extensions'
 import { QUANTIZE_DEFAULTS, dedup, prune, quantize, sortPrimitiveWeights } from '@gltf-transform/functions'
 import { compactPrimitiveRows } from './weld-bitwise.ts'
@@ -13,13 +13,13 @@ export interface QuantizeStaticOptions {
 
 /**
  * glTF-Transform's `quantize({ ...options, quantizationVolume: 'scene' })` with the same bytes, for
- * documents without morph targets or instancing: positions, normals, tangents, colours, joints and
- * weights of plain and skinned nodes. The library reads and writes every vertex through
+ * documents without instancing: positions, normals, tangents, colours, joints, weights and morph
+ * targets of plain and skinned nodes. The library reads and writes every vertex through
  * `Accessor.getElement`/`setElement` (a third of a meshopt job; 2CylinderEngine ~90 ms, a
  * 1M-triangle mesh ~500 ms); here each array is one loop, doing the same double-precision arithmetic
  * in the same order (weights are still sorted by the library's `sortPrimitiveWeights`). Anything else
- * (morph targets, instancing, custom attributes, volume materials, skins without inverse bind
- * matrices, integer sources to narrow) goes to `quantize()`.
+ * (instancing, custom attributes, volume materials, skins without inverse bind matrices, integer
+ * sources to narrow) goes to `quantize()`.
  *
  * ```ts
  * await doc.transform(quantizeStatic({ pattern: /^(?!TEXCOORD_)/, quantizePosition: 14, quantizeNormal: 8, quantizeColor: 8 }))
@@ -33,12 +33,15 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
     }
     const meshes = doc.getRoot().listMeshes()
     let toGrid: number[] = []
+    let deltaScale: number[] = []
     if (meshes.length > 0) {
       const { min, max } = sceneBounds(meshes)
       const scale = Math.max((max[0]! - min[0]!) / 2, (max[1]! - min[1]!) / 2, (max[2]! - min[2]!) / 2)
       const offset = [min[0]! + (max[0]! - min[0]!) / 2, min[1]! + (max[1]! - min[1]!) / 2, min[2]! + (max[2]! - min[2]!) / 2]
       const toNode = scaleThenMove(scale, offset)
       toGrid = invert(toNode)
+      // Morph deltas only scale (gl-matrix's fromScaling).
+      deltaScale = [1 / scale, 0, 0, 0, 0, 1 / scale, 0, 0, 0, 0, 1 / scale, 0, 0, 0, 0, 1]
       for (const mesh of meshes) {
         if (options.pattern.test('POSITION')) moveMeshParents(doc, mesh, toNode)
         for (const prim of mesh.listPrimitives()) {
@@ -46,6 +49,7 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
           const indices = prim.getIndices()?.getArray()
           if (position && indices && indices.length < position.getCount() / 2) compactPrimitiveRows(prim, ...firstUsePlan(indices, position.getCount()))
           quantizePrimitive(prim, toGrid, options, doc.getLogger())
+          for (const target of prim.listTargets()) quantizePrimitive(target, deltaScale, options, doc.getLogger())
         }
       }
     }
@@ -80,22 +84,23 @@ function isStatic(doc: Document, options: QuantizeStaticOptions): boolean {
       if (parent.getSkin() && !parent.getSkin()!.getInverseBindMatrices()) return false
     }
     for (const prim of prims) {
-      if (prim.listTargets().length > 0) return false
       if (prim.getMaterial()?.getExtension('KHR_materials_volume')) return false
-      for (const semantic of prim.listSemantics()) {
-        if (!options.pattern.test(semantic)) continue
-        if (!PLAIN_SEMANTIC.test(semantic)) return false
-        const attribute = prim.getAttribute(semantic)!
-        if (semantic.startsWith('JOINTS_')) continue
-        const { bits } = settings(semantic, options)
-        if (attribute.getComponentSize() > bits / 8 && !(attribute.getArray() instanceof Float32Array)) return false
+      for (const holder of [prim, ...prim.listTargets()]) {
+        for (const semantic of holder.listSemantics()) {
+          if (!options.pattern.test(semantic)) continue
+          if (!PLAIN_SEMANTIC.test(semantic)) return false
+          const attribute = holder.getAttribute(semantic)!
+          if (semantic.startsWith('JOINTS_')) continue
+          const { bits } = settings(semantic, options)
+          if (attribute.getComponentSize() > bits / 8 && !(attribute.getArray() instanceof Float32Array)) return false
+        }
       }
     }
   }
   return true
 }
 
-/** quantize()'s scene volume: every mesh's POSITION bounds (finite values), merged. */
+/** quantize()'s scene volume: every mesh's POSITION bounds (finite values) and morph reach, merged. */
 function sceneBounds(meshes: Mesh[]): { min: number[]; max: number[] } {
   const min = [Infinity, Infinity, Infinity]
   const max = [-Infinity, -Infinity, -Infinity]
@@ -108,6 +113,17 @@ function sceneBounds(meshes: Mesh[]): { min: number[]; max: number[] } {
       for (let k = 0; k < 3; k++) {
         min[k] = Math.min(min[k]!, lo[k]!)
         max[k] = Math.max(max[k]!, hi[k]!)
+      }
+      // A morph target's deltas widen the volume by twice their reach, and to the origin (quantize()'s rule).
+      for (const target of prim.listTargets()) {
+        const delta = target.getAttribute('POSITION')
+        if (!delta) continue
+        const dlo = delta.getMinNormalized([])
+        const dhi = delta.getMaxNormalized([])
+        for (let k = 0; k < 3; k++) {
+          min[k] = Math.min(min[k]!, Math.min(dlo[k]! * 2, 0))
+          max[k] = Math.max(max[k]!, Math.max(dhi[k]! * 2, 0))
+        }
       }
     }
   }
@@ -146,7 +162,7 @@ function movedSkin(skin: Skin, toNode: number[]): Skin {
   return moved.setInverseBindMatrices(matrices)
 }
 
-function quantizePrimitive(prim: Primitive, toGrid: number[], options: QuantizeStaticOptions, logger: ILogger): void {
+function quantizePrimitive(prim: Primitive | PrimitiveTarget, toGrid: number[], options: QuantizeStaticOptions, logger: ILogger): void {
   for (const semantic of prim.listSemantics()) {
     if (!options.pattern.test(semantic)) continue
     const src = prim.getAttribute(semantic)!
@@ -167,6 +183,7 @@ function quantizePrimitive(prim: Primitive, toGrid: number[], options: QuantizeS
     const quantized = semantic === 'POSITION' ? quantizedPositions(values, toGrid, ctor, bits) : quantizedValues(values, ctor, bits)
     prim.setAttribute(semantic, src.clone().setArray(quantized).setNormalized(true).setSparse(false))
   }
+  if (prim instanceof PrimitiveTarget) return
   if (prim.getAttribute('WEIGHTS_0')) sortPrimitiveWeights(prim, Infinity)
   const indices = prim.getIndices()
   const first = prim.listAttributes()[0]
@@ -232,10 +249,10 @@ function firstUsePlan(indices: ArrayLike<number>, count: number): [Uint32Array, 
 }
 
 /** quantize()'s `isQuantizedPrimitive`, as written there (it tests the POSITION accessor under every semantic). */
-function isQuantizedPrimitive(prim: Primitive): boolean {
+function isQuantizedPrimitive(prim: Primitive | PrimitiveTarget): boolean {
   const position = prim.getAttribute('POSITION')
   if (!position) return false
-  return prim.listSemantics().some((semantic) => {
+  const quantized = prim.listSemantics().some((semantic) => {
     const size = position.getComponentSize()
     if (semantic === 'POSITION' || semantic === 'NORMAL' || semantic === 'TANGENT') return size < 4
     if (semantic.startsWith('TEXCOORD_')) {
@@ -244,6 +261,7 @@ function isQuantizedPrimitive(prim: Primitive): boolean {
     }
     return false
   })
+  return quantized || (!(prim instanceof PrimitiveTarget) && prim.listTargets().some(isQuantizedPrimitive))
 }
 
 // gl-matrix (MIT) mat4 helpers, as glTF-Transform bundles them: the same operations in the same
