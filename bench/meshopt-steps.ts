@@ -2,6 +2,8 @@ import { EXTMeshoptCompression } from '@gltf-transform/extensions'
 import { compress, loadPlatform } from '../packages/engines/src/index.ts'
 import type { Input } from './stats.ts'
 
+type Step = 'encodeOnly' | 'reorder' | 'quantize' | 'filters'
+
 export interface MeshoptStepsRow {
   input: string
   /** Output bytes after each step, each including the ones before it. */
@@ -9,30 +11,47 @@ export interface MeshoptStepsRow {
   reorder: number
   quantize: number
   filters: number
+  /** Milliseconds to read, transform and write, each step including the ones before it (best of `runs`). */
+  ms: Record<Step, number>
 }
 
+const LEVELS: [Step, 'low' | 'medium' | 'high' | undefined][] = [
+  ['encodeOnly', undefined],
+  ['reorder', 'low'],
+  ['quantize', 'medium'],
+  ['filters', 'high'],
+]
+
 /**
- * What each step of the meshopt pipeline is worth: the codec alone on the input as it is, then with
- * the vertex/index reordering (`meshopt_compression_level=low`), then with quantization on
- * gltfpack's grid (`medium`), then with meshopt's filters (`high`, the default).
+ * What each step of the meshopt pipeline is worth, in bytes and in time: the codec alone on the
+ * input as it is, then with the vertex/index reordering (`meshopt_compression_level=low`), then with
+ * quantization on gltfpack's grid (`medium`), then with meshopt's filters (`high`, the default).
+ * The time differences say where a job's time goes; run in this process, warm, best of `runs`.
  */
-export async function measureMeshoptSteps(inputs: Input[]): Promise<MeshoptStepsRow[]> {
+export async function measureMeshoptSteps(inputs: Input[], runs = 5): Promise<MeshoptStepsRow[]> {
   const platform = await loadPlatform()
   const encoded = async (bytes: Uint8Array, level?: 'low' | 'medium' | 'high') => {
+    const start = performance.now()
     const doc = await platform.io.readBinary(bytes)
     if (level) await doc.transform(compress({ engine: 'meshopt', meshoptLevel: level, meshoptEncoder: platform.meshoptEncoder }))
     else doc.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
-    return (await platform.io.writeBinary(doc)).byteLength
+    const size = (await platform.io.writeBinary(doc)).byteLength
+    return { size, ms: performance.now() - start }
   }
   const rows: MeshoptStepsRow[] = []
   for (const input of inputs) {
-    rows.push({
-      input: input.name,
-      encodeOnly: await encoded(input.bytes),
-      reorder: await encoded(input.bytes, 'low'),
-      quantize: await encoded(input.bytes, 'medium'),
-      filters: await encoded(input.bytes, 'high'),
-    })
+    const row = { input: input.name, ms: {} } as MeshoptStepsRow
+    for (const [step, level] of LEVELS) {
+      await encoded(input.bytes, level) // warm
+      let best = Infinity
+      for (let run = 0; run < runs; run++) {
+        const { size, ms } = await encoded(input.bytes, level)
+        row[step] = size
+        best = Math.min(best, ms)
+      }
+      row.ms[step] = best
+    }
+    rows.push(row)
   }
   return rows
 }

@@ -97,6 +97,11 @@ if (wants('overhead') || wants('anchors')) {
       table(['input', 'codec only', '+ reordering', '+ quantization', '+ filters (default)', 'gltfpack -cc'], steps.map((r) => [
         r.input, r.encodeOnly, r.reorder, r.quantize, r.filters, rows.find((a) => a.input === r.input && a.tool === 'gltfpack -cc')?.bytes ?? NaN,
       ]))
+      out('The same steps in milliseconds (read, transform, write; warm, in one process, best of five):')
+      out()
+      table(['input', 'codec only', '+ reordering', '+ quantization', '+ filters (default)'], steps.map((r) => [
+        r.input, r.ms.encodeOnly, r.ms.reorder, r.ms.quantize, r.ms.filters,
+      ]))
     }
   } finally {
     await service.stop()
