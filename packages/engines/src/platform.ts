@@ -6,6 +6,7 @@ import { Logger, NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
 import draco3d from 'draco3dgltf'
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer'
+import { skipUnheardGraphEvents } from './graph-events.ts'
 
 /**
  * The heavy, slow-to-start resources every operation needs: WASM codecs and an IO that knows every
@@ -21,6 +22,7 @@ export interface Platform {
 
 /** Creates the platform: instantiates the Draco and meshopt WASM modules and an IO using them. */
 export async function loadPlatform(): Promise<Platform> {
+  skipUnheardGraphEvents()
   const [dracoEncoder, dracoDecoder] = await Promise.all([
     draco3d.createEncoderModule(),
     draco3d.createDecoderModule(),
