@@ -1,4 +1,5 @@
 import type { Accessor, Primitive } from '@gltf-transform/core'
+import { canonicalVertices, vertexAccessors } from './vertex-rows.ts'
 
 /**
  * Geometry checks shared by diagnose (which counts) and repair (which fixes), so that "repair
@@ -75,65 +76,6 @@ export function readElements(accessor: Accessor): ArrayLike<number> {
     for (let k = 0; k < size; k++) out[i * size + k] = element[k]!
   }
   return out
-}
-
-/** Accessors describing each vertex: base attributes, then each morph target's attributes. */
-export function vertexAccessors(prim: Primitive): Accessor[] {
-  return [...prim.listAttributes(), ...prim.listTargets().flatMap((target) => target.listAttributes())]
-}
-
-/**
- * For each vertex, the first vertex whose bytes are identical to it in every given accessor
- * (itself when none earlier is). Bitwise: -0 and 0 differ, a NaN equals the same NaN.
- */
-export function canonicalVertices(accessors: Accessor[], vertexCount: number): { canonical: Uint32Array; duplicates: number } {
-  // Compare 32-bit words where the layout allows (float, uint32 and 4-byte-multiple elements),
-  // bytes otherwise: same result, a few times faster on large meshes.
-  const views = accessors.map((accessor) => {
-    const array = accessor.getArray()!
-    const stride = accessor.getElementSize() * array.BYTES_PER_ELEMENT
-    const words = stride % 4 === 0 && array.byteOffset % 4 === 0
-    const data = words
-      ? new Uint32Array(array.buffer, array.byteOffset, array.byteLength / 4)
-      : new Uint8Array(array.buffer, array.byteOffset, array.byteLength)
-    return { data, stride: words ? stride / 4 : stride }
-  })
-  const hashOf = (v: number) => {
-    let h = 0x811c9dc5
-    for (const { data, stride } of views) {
-      for (let k = v * stride, end = k + stride; k < end; k++) h = Math.imul(h ^ data[k]!, 0x01000193)
-    }
-    return h >>> 0
-  }
-  const equal = (a: number, b: number) => {
-    for (const { data, stride } of views) {
-      for (let k = 0; k < stride; k++) if (data[a * stride + k] !== data[b * stride + k]) return false
-    }
-    return true
-  }
-  const head = new Map<number, number>()
-  const next = new Int32Array(vertexCount).fill(-1)
-  const canonical = new Uint32Array(vertexCount)
-  let duplicates = 0
-  for (let v = 0; v < vertexCount; v++) {
-    const h = hashOf(v)
-    let match = -1
-    for (let c = head.get(h) ?? -1; c !== -1; c = next[c]!) {
-      if (equal(c, v)) {
-        match = c
-        break
-      }
-    }
-    if (match === -1) {
-      canonical[v] = v
-      next[v] = head.get(h) ?? -1
-      head.set(h, v)
-    } else {
-      canonical[v] = match
-      duplicates++
-    }
-  }
-  return { canonical, duplicates }
 }
 
 /** Cross product of a triangle's edges (twice its area, oriented), in float64. */

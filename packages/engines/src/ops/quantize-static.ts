@@ -1,6 +1,7 @@
 import { AnimationChannel, Node, PrimitiveTarget, PropertyType, type Document, type ILogger, type Mesh, type Primitive, type Skin, type Transform } from '@gltf-transform/core'
 import { KHRMeshQuantization } from '@gltf-transform/extensions'
 import { QUANTIZE_DEFAULTS, dedup, prune, quantize, sortPrimitiveWeights } from '@gltf-transform/functions'
+import { firstUseNumbering } from './vertex-rows.ts'
 import { compactPrimitiveRows } from './weld-bitwise.ts'
 
 export interface QuantizeStaticOptions {
@@ -47,7 +48,7 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
         for (const prim of mesh.listPrimitives()) {
           const position = prim.getAttribute('POSITION')
           const indices = prim.getIndices()?.getArray()
-          if (position && indices && indices.length < position.getCount() / 2) compactPrimitiveRows(prim, ...firstUsePlan(indices, position.getCount()))
+          if (position && indices && indices.length < position.getCount() / 2) compactPrimitiveRows(prim, ...firstUseNumbering(indices, position.getCount()))
           quantizePrimitive(prim, toGrid, options, doc.getLogger())
           for (const target of prim.listTargets()) quantizePrimitive(target, deltaScale, options, doc.getLogger())
         }
@@ -238,14 +239,6 @@ function quantizedPositions(values: Float32Array, m: number[], ctor: IntArrayCon
     }
   }
   return out
-}
-
-/** Vertices renumbered in order of first use (glTF-Transform's `createCompactPlan`). */
-function firstUsePlan(indices: ArrayLike<number>, count: number): [Uint32Array, number] {
-  const remap = new Uint32Array(count).fill(0xffffffff)
-  let next = 0
-  for (let i = 0; i < indices.length; i++) if (remap[indices[i]!] === 0xffffffff) remap[indices[i]!] = next++
-  return [remap, next]
 }
 
 /** quantize()'s `isQuantizedPrimitive`, as written there (it tests the POSITION accessor under every semantic). */

@@ -1,7 +1,7 @@
 import { Primitive, PropertyType, type Accessor, type Document, type Transform } from '@gltf-transform/core'
 import { prune } from '@gltf-transform/functions'
-import { compactedArray, firstSources } from './vertex-rows.ts'
-import { deepAttributes, shallowClone } from './weld-bitwise.ts'
+import { compactedArray, firstSources, vertexAccessors } from './vertex-rows.ts'
+import { shallowClone } from './weld-bitwise.ts'
 
 /** The part of meshoptimizer's `MeshoptEncoder` this transform uses. */
 export interface ReorderEncoder {
@@ -69,7 +69,7 @@ function indexGroups(doc: Document): Map<Accessor, IndexGroup> {
       if (!group) groups.set(indices, (group = { mode: prim.getMode(), primitives: new Set(), attributes: new Set() }))
       group.mode = prim.getMode()
       group.primitives.add(prim)
-      for (const attribute of deepAttributes(prim)) group.attributes.add(attribute)
+      for (const attribute of vertexAccessors(prim)) group.attributes.add(attribute)
     }
   }
   return groups

@@ -2,7 +2,6 @@ import { type Accessor, type Document, type Primitive, PropertyType, type Transf
 import { prune } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
 import {
-  canonicalVertices,
   isDegenerateTriangle,
   isInvalidNormal,
   listModeForSize,
@@ -10,8 +9,8 @@ import {
   primitiveElements,
   readElements,
   triangleCross,
-  vertexAccessors,
 } from './mesh-defects.ts'
+import { canonicalVertices, vertexAccessors } from './vertex-rows.ts'
 
 export const REPAIR = 'repair'
 

@@ -1,11 +1,55 @@
-import type { Accessor, TypedArray } from '@gltf-transform/core'
+import type { Accessor, Primitive, TypedArray } from '@gltf-transform/core'
+
+/** A vertex number not (yet) given. */
+export const NO_VERTEX = 0xffffffff
+
+/** Accessors describing each vertex, each once: base attributes, then each morph target's attributes. */
+export function vertexAccessors(prim: Primitive): Accessor[] {
+  return [...new Set([...prim.listAttributes(), ...prim.listTargets().flatMap((target) => target.listAttributes())])]
+}
+
+/**
+ * For each vertex, the first vertex whose bytes are identical to it in every given accessor
+ * (itself when none earlier is). Bitwise: -0 and 0 differ, a NaN equals the same NaN.
+ */
+export function canonicalVertices(accessors: Accessor[], vertexCount: number): { canonical: Uint32Array; duplicates: number } {
+  const { keys, stride } = vertexRows(accessors, vertexCount)
+  const add = createRowSet(keys, stride, vertexCount)
+  const canonical = new Uint32Array(vertexCount)
+  let duplicates = 0
+  for (let v = 0; v < vertexCount; v++) {
+    const earlier = add(v)
+    canonical[v] = earlier === -1 ? v : earlier
+    if (earlier !== -1) duplicates++
+  }
+  return { canonical, duplicates }
+}
+
+/**
+ * Numbers vertices in order of first use in `order` (an index buffer; every vertex when null), as
+ * glTF-Transform's compaction does; vertices of one `canonical` class (canonicalVertices) share a
+ * number. Returns the source → destination map (NO_VERTEX for unused vertices) and the count.
+ */
+export function firstUseNumbering(order: ArrayLike<number> | null, vertexCount: number, canonical?: Uint32Array): [Uint32Array, number] {
+  const remap = new Uint32Array(vertexCount).fill(NO_VERTEX)
+  const uses = order ? order.length : vertexCount
+  let next = 0
+  for (let i = 0; i < uses; i++) {
+    const vertex = order ? order[i]! : i
+    if (remap[vertex] !== NO_VERTEX) continue
+    const first = canonical ? canonical[vertex]! : vertex
+    if (remap[first] === NO_VERTEX) remap[first] = next++
+    remap[vertex] = remap[first]!
+  }
+  return [remap, next]
+}
 
 /**
  * Every vertex's attribute bytes as one row of 32-bit words (an attribute of 6 bytes takes 2 words,
  * zero-padded), so that two vertices are bitwise equal in every attribute exactly when their rows are.
  * An attribute shorter than `count` (a malformed file) leaves zeros in the rows it lacks.
  */
-export function vertexRows(attributes: Accessor[], count: number): { keys: Uint32Array; stride: number } {
+function vertexRows(attributes: Accessor[], count: number): { keys: Uint32Array; stride: number } {
   const sizes = attributes.map((accessor) => accessor.getElementSize() * accessor.getComponentSize())
   const stride = sizes.reduce((sum, bytes) => sum + Math.ceil(bytes / 4), 0)
   const keys = new Uint32Array(count * stride)
@@ -16,8 +60,7 @@ export function vertexRows(attributes: Accessor[], count: number): { keys: Uint3
     const { words: src, unit } = wordsOf(array, sizes[a]!, rows)
     const perRow = sizes[a]! / unit
     const perKey = 4 / unit
-    const dst = unit === 4 ? keys : unit === 2 ? new Uint16Array(keys.buffer) : new Uint8Array(keys.buffer)
-    copyColumn(src, dst, perRow, stride * perKey, column * perKey, rows)
+    copyColumn(src, wordsView(keys.buffer, unit), perRow, stride * perKey, column * perKey, rows)
     column += Math.ceil(sizes[a]! / 4)
   })
   return { keys, stride }
@@ -30,6 +73,11 @@ function copyColumn(src: Words, dst: Words, perRow: number, dstStride: number, d
 }
 
 type Words = Uint32Array | Uint16Array | Uint8Array
+
+/** A whole buffer as unsigned words of `unit` bytes. */
+function wordsView(buffer: ArrayBufferLike, unit: 1 | 2 | 4): Words {
+  return unit === 4 ? new Uint32Array(buffer) : unit === 2 ? new Uint16Array(buffer) : new Uint8Array(buffer)
+}
 
 /** `count` rows of `rowBytes` from `array`, viewed as the widest unsigned words both divide. */
 function wordsOf(array: TypedArray, rowBytes: number, count: number): { words: Words; unit: 1 | 2 | 4 } {
@@ -44,7 +92,7 @@ function wordsOf(array: TypedArray, rowBytes: number, count: number): { words: W
  * equals v's, or -1 after keeping v. Each slot keeps the row's hash beside its vertex, so a probe
  * reads the row itself only when the hashes match (one cache miss per insert, not one per probe).
  */
-export function createRowSet(keys: Uint32Array, stride: number, count: number): (vertex: number) => number {
+function createRowSet(keys: Uint32Array, stride: number, count: number): (vertex: number) => number {
   let size = 1
   while (size < count * 2) size <<= 1
   const mask = size - 1
@@ -79,12 +127,12 @@ function rowsEqual(keys: Uint32Array, stride: number, a: number, b: number): boo
  * index buffer; every vertex when null): glTF-Transform's compaction keeps the first occurrence.
  */
 export function firstSources(order: ArrayLike<number> | null, vertexCount: number, remap: Uint32Array, dstCount: number): Uint32Array {
-  const sources = new Uint32Array(dstCount).fill(0xffffffff)
+  const sources = new Uint32Array(dstCount).fill(NO_VERTEX)
   const uses = order ? order.length : vertexCount
   for (let i = 0; i < uses; i++) {
     const from = order ? order[i]! : i
     const to = remap[from]!
-    if (to < dstCount && sources[to] === 0xffffffff) sources[to] = from
+    if (to < dstCount && sources[to] === NO_VERTEX) sources[to] = from
   }
   return sources
 }
@@ -100,8 +148,7 @@ export function compactedArray(src: TypedArray, elementSize: number, sources: Ui
   const rowBytes = elementSize * src.BYTES_PER_ELEMENT
   const rows = Math.floor(src.length / elementSize)
   const { words, unit } = wordsOf(src, rowBytes, rows)
-  const to = unit === 4 ? new Uint32Array(dst.buffer) : unit === 2 ? new Uint16Array(dst.buffer) : new Uint8Array(dst.buffer)
-  gatherRows(words, to, rowBytes / unit, sources, rows)
+  gatherRows(words, wordsView(dst.buffer, unit), rowBytes / unit, sources, rows)
   return dst
 }
 

@@ -1,23 +1,24 @@
 import { Document, Primitive, type Accessor, type Transform } from '@gltf-transform/core'
-import { compactedArray, createRowSet, firstSources, vertexRows } from './vertex-rows.ts'
-
-const EMPTY = 0xffffffff
+import { canonicalVertices, compactedArray, firstSources, firstUseNumbering, vertexAccessors } from './vertex-rows.ts'
 
 /**
  * glTF-Transform's `weld()` with the same result, vertex for vertex: merges vertices equal in every
- * byte of every attribute (morph targets included), numbered in order of first use. Its rows are
- * hashed as words and moved whole (vertex-rows.ts) instead of byte by byte through each accessor's
- * own typed array: the 1M-triangle grid's weld 224 → ~110 ms.
+ * byte of every attribute (morph targets included), numbered in order of first use. Vertices are
+ * matched by `canonicalVertices` and moved as whole rows (vertex-rows.ts) instead of byte by byte
+ * through each accessor's own typed array: the 1M-triangle grid's weld 224 → ~110 ms. `where`
+ * picks the primitives to weld (all by default).
  *
  * ```ts
  * await doc.transform(quantize(), weldBitwise())
  * ```
  */
-export function weldBitwise(): Transform {
+export function weldBitwise(options: { where?: (prim: Primitive) => boolean } = {}): Transform {
+  const where = options.where ?? (() => true)
   return function weldBitwiseTransform(doc: Document): void {
     for (const mesh of doc.getRoot().listMeshes()) {
       for (const prim of mesh.listPrimitives()) {
-        weldPrimitiveBitwise(prim)
+        if (where(prim)) weldPrimitiveBitwise(prim)
+        // As weld() does: a primitive welded to nothing draws nothing.
         if (renderCount(prim) === 0) disposeWithUnusedAccessors(prim)
       }
       if (mesh.listPrimitives().length === 0) mesh.dispose()
@@ -31,19 +32,8 @@ export function weldPrimitiveBitwise(prim: Primitive): void {
   const position = prim.getAttribute('POSITION')
   if (!position) return
   const count = position.getCount()
-  const indices = prim.getIndices()?.getArray() ?? null
-  const uses = indices ? indices.length : count
-  const { keys, stride } = vertexRows(deepAttributes(prim), count)
-  const add = createRowSet(keys, stride, count)
-  const remap = new Uint32Array(count).fill(EMPTY)
-  let welded = 0
-  for (let i = 0; i < uses; i++) {
-    const vertex = indices ? indices[i]! : i
-    if (remap[vertex] !== EMPTY) continue
-    const earlier = add(vertex)
-    remap[vertex] = earlier === -1 ? welded++ : remap[earlier]!
-  }
-  compactPrimitiveRows(prim, remap, welded)
+  const { canonical } = canonicalVertices(vertexAccessors(prim), count)
+  compactPrimitiveRows(prim, ...firstUseNumbering(prim.getIndices()?.getArray() ?? null, count, canonical))
 }
 
 /** glTF-Transform's `compactPrimitive(prim, remap, count)`, moving whole rows (vertex-rows.ts). */
@@ -55,7 +45,7 @@ export function compactPrimitiveRows(prim: Primitive, remap: Uint32Array, dstCou
   const dstIndices = dstCount <= 65534 ? new Uint16Array(uses) : new Uint32Array(uses)
   for (let i = 0; i < uses; i++) dstIndices[i] = remap[order ? order[i]! : i]!
   prim.setIndices(doc.createAccessor().setArray(dstIndices))
-  const before = deepAttributes(prim)
+  const before = vertexAccessors(prim)
   const sources = firstSources(order, prim.getAttribute('POSITION')!.getCount(), remap, dstCount)
   const compacted = (src: Accessor) => shallowClone(doc, src).setArray(compactedArray(src.getArray()!, src.getElementSize(), sources))
   for (const src of prim.listAttributes()) prim.swap(src, compacted(src))
@@ -76,11 +66,6 @@ export function shallowClone(doc: Document, src: Accessor): Accessor {
     .setSparse(src.getSparse())
 }
 
-/** The primitive's attributes and its morph targets', each once. */
-export function deepAttributes(prim: Primitive): Accessor[] {
-  return [...new Set([...prim.listAttributes(), ...prim.listTargets().flatMap((target) => target.listAttributes())])]
-}
-
 /** Vertices drawn: glTF-Transform's `getPrimitiveVertexCount(prim, 'render')` (0 without positions). */
 function renderCount(prim: Primitive): number {
   const position = prim.getAttribute('POSITION')
@@ -90,7 +75,7 @@ function renderCount(prim: Primitive): number {
 
 function disposeWithUnusedAccessors(prim: Primitive): void {
   const indices = prim.getIndices()
-  const attributes = deepAttributes(prim)
+  const attributes = vertexAccessors(prim)
   prim.dispose()
   const unused = (a: Accessor) => !a.listParents().some((parent) => parent.propertyType !== 'Root')
   if (indices && unused(indices)) indices.dispose()
