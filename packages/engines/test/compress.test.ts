@@ -53,7 +53,6 @@ afterAll(() => single.destroy())
 const skin = corpusFiles({ simpleSkin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf') })
 
 describe.skipIf(!skin.available)('compress of a glTF with several buffers', () => {
-
   it('merges them into the one binary chunk a GLB holds, keeping the skin', async () => {
     for (const engine of ['draco', 'meshopt'] as const) {
       const result = await single.run({ name: 'compress', input: { path: skin.paths.simpleSkin }, format: 'gltf', options: { engine } })
@@ -73,7 +72,6 @@ const broken = corpusFiles({
 })
 
 describe.skipIf(!broken.available)('compress of files with nothing (valid) to encode', () => {
-
   it('refuses positions that are not finite numbers, with both engines, pointing to repair', async () => {
     for (const engine of ['draco', 'meshopt'] as const) {
       const result = await single.run({ name: 'compress', input: { path: broken.paths.infinites }, format: 'glb', options: { engine } })
@@ -100,7 +98,6 @@ describe.skipIf(!broken.available)('compress of files with nothing (valid) to en
 })
 
 describe.skipIf(!available)('warnings of skipped work', () => {
-
   it('come back with the job (texture coordinates outside [0, 1] that no texture uses are not quantized), not on the service output', async () => {
     const result = await single.run({ name: 'compress', input: { bytes: await new NodeIO().writeBinary(untexturedWideUvs()) }, format: 'glb', options: { engine: 'meshopt' } })
     if (!result.ok) throw new Error(result.message)

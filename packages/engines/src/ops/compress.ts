@@ -99,18 +99,18 @@ export function compress(options: CompressOptions): Transform {
       return
     }
     if (!o.meshoptEncoder) throw new Error('meshopt compression needs the meshopt encoder')
+    const encoder = o.meshoptEncoder as OctahedralEncoder & ReorderEncoder
     // Re-quantizing integer attributes in place corrupts them (already-quantized inputs such as
     // gltfpack output collapse to a line): go back to floats first, then quantize once.
     await doc.transform(dequantize())
     if (o.meshoptLevel === 'low') {
       // Lossless: reorder for better compression, keep float attributes, encode the buffers only.
-      await doc.transform(reorderForSize({ encoder: o.meshoptEncoder as ReorderEncoder }))
+      await doc.transform(reorderForSize({ encoder }))
       doc.createExtension(MeshoptFileLayout).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
       return
     }
     // Filters pay on most files; for normals, only where the octahedral codes compress better
     // than xyz (measured), and always where animations are (their quaternion/exponential filters).
-    const encoder = o.meshoptEncoder as OctahedralEncoder
     const filters = o.meshoptLevel === 'high' && (doc.getRoot().listAnimations().length > 0 || octahedralPays(doc, OCTAHEDRAL_BITS, encoder))
     // Welding after quantizing merges the vertices that became identical on the grid (gltfpack's
     // order; glTF-Transform's meshopt() welds before): chr_knight 22.4 → 16.8 KB.
@@ -125,7 +125,7 @@ export function compress(options: CompressOptions): Transform {
       weldBitwise(),
     )
     dropDegenerateTriangles(doc)
-    await doc.transform(prune({ keepAttributes: true, keepLeaves: true }), reorderForSize({ encoder: encoder as unknown as ReorderEncoder }))
+    await doc.transform(prune({ keepAttributes: true, keepLeaves: true }), reorderForSize({ encoder }))
     doc
       .createExtension(MeshoptFileLayout)
       .setRequired(true)
