@@ -1,18 +1,18 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createEnginePool } from '../packages/engines/src/index.ts'
 import { busyLoops } from './busy-loops.ts'
 import { roundTrip, startBenchService, type BenchService } from './service.ts'
 import { percentile, type Input } from './stats.ts'
+import { sampleCpu, scalingCeiling, type CpuBudget } from './thread-cpu.ts'
 
 export interface ScalingResult {
   tasks: number
-  oneThreadMs: number
-  twoThreadsMs: number
-  throughputRatio: number
+  /** Through the service (HTTP, records), with the CPU each task took. */
+  service: MeasuredThroughput
   /** The same tasks on the engine pool alone (no HTTP, no records): what two threads give on this machine. */
-  poolOnly: Throughput
+  poolOnly: MeasuredThroughput
   /** One busy loop vs two at once, in the same rounds as the service's batches: the host's own ceiling. */
   busyLoops: Throughput
 }
@@ -21,6 +21,13 @@ export interface Throughput {
   oneThreadMs: number
   twoThreadsMs: number
   throughputRatio: number
+}
+
+/** A throughput ratio with where each task's CPU went, and the ratio that CPU allows on this machine. */
+export interface MeasuredThroughput extends Throughput {
+  cpu: { oneThread: CpuBudget; twoThreads: CpuBudget }
+  /** `scalingCeiling` of the two-thread batch's CPU: the ratio no scheduling could beat here. */
+  ceiling: number
 }
 
 async function submitAll(service: BenchService, input: Input, count: number, fields: Record<string, string>): Promise<string[]> {
@@ -64,19 +71,54 @@ export async function measureScaling(input: Input, count: number, rounds = 3): P
     for (const [i, service] of services.entries()) {
       await Promise.all(Array.from({ length: (i + 1) * 2 }, () => roundTrip(service, input, { engine: 'draco' })))
     }
-    const batches = services.map((service) => async () => {
+    const batches = services.map((service, i) => measuredBatch(service.pid, i + 1, count, async () => {
       await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
-    })
-    const [one, two, loop, twoLoops] = await alternatingBest(rounds, [...batches, () => busyLoops(1), () => busyLoops(2)])
+    }))
+    const [, , loop, twoLoops] = await alternatingBest(rounds, [...batches.map((b) => b.run), () => busyLoops(1), () => busyLoops(2)])
     return {
       tasks: count,
-      ...ratioOf([one!, two!]),
+      service: measuredThroughput(batches, count),
       poolOnly: await measurePoolScaling(input, count, rounds),
       // Two loops do twice the work of one.
       busyLoops: ratioOf([2 * loop!, twoLoops!]),
     }
   } finally {
     await Promise.all(services.map((service) => service.stop()))
+  }
+}
+
+interface MeasuredBatch {
+  /** Runs the batch once; resolves to its time (ms). */
+  run(): Promise<number>
+  /** The fastest run so far, with the CPU it took per task. */
+  best: { ms: number; cpu?: CpuBudget }
+}
+
+/**
+ * A batch of `tasks` whose runs are timed and whose process's threads are sampled, keeping the CPU
+ * of its fastest run (the one the throughput ratio is computed from).
+ */
+function measuredBatch(pid: number, engineThreads: number, tasks: number, work: () => Promise<void>): MeasuredBatch {
+  const batch: MeasuredBatch = {
+    best: { ms: Infinity },
+    async run() {
+      const sample = sampleCpu(pid, engineThreads)
+      const start = performance.now()
+      await work()
+      const ms = performance.now() - start
+      const cpu = sample.stop(tasks)
+      if (ms < batch.best.ms) batch.best = { ms, cpu }
+      return ms
+    },
+  }
+  return batch
+}
+
+function measuredThroughput([one, two]: MeasuredBatch[], tasks: number): MeasuredThroughput {
+  return {
+    ...ratioOf([one!.best.ms, two!.best.ms]),
+    cpu: { oneThread: one!.best.cpu!, twoThreads: two!.best.cpu! },
+    ceiling: scalingCeiling(one!.best.ms / tasks, two!.best.cpu!, availableParallelism()),
   }
 }
 
@@ -99,7 +141,7 @@ async function alternatingBest(rounds: number, works: (() => Promise<number | vo
 }
 
 /** The same batches straight on two engine pools (one thread, two threads), alternating likewise. */
-async function measurePoolScaling(input: Input, count: number, rounds: number): Promise<Throughput> {
+async function measurePoolScaling(input: Input, count: number, rounds: number): Promise<MeasuredThroughput> {
   const dir = await mkdtemp(join(tmpdir(), 'mos-pool-'))
   const path = join(dir, input.name)
   await writeFile(path, input.bytes)
@@ -107,10 +149,13 @@ async function measurePoolScaling(input: Input, count: number, rounds: number): 
   const pools = [1, 2].map((threads) => createEnginePool({ threads, prestart: true }))
   try {
     for (const pool of pools) await Promise.all(Array.from({ length: pool.threads * 2 }, () => pool.run(job)))
-    return ratioOf(await alternatingBest(rounds, pools.map((pool) => async () => {
+    // Both pools live in this process: the idle one's threads sleep, so the busiest threads are the running pool's.
+    const batches = pools.map((pool) => measuredBatch(process.pid, pool.threads, count, async () => {
       const results = await Promise.all(Array.from({ length: count }, () => pool.run(job)))
       if (results.some((r) => !r.ok)) throw new Error('a pool job failed')
-    })))
+    }))
+    await alternatingBest(rounds, batches.map((b) => b.run))
+    return measuredThroughput(batches, count)
   } finally {
     await Promise.all(pools.map((pool) => pool.destroy()))
     await rm(dir, { recursive: true, force: true })
