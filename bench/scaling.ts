@@ -71,70 +71,59 @@ export async function measureScaling(input: Input, count: number, rounds = 3): P
     for (const [i, service] of services.entries()) {
       await Promise.all(Array.from({ length: (i + 1) * 2 }, () => roundTrip(service, input, { engine: 'draco' })))
     }
-    const batches = services.map((service, i) => measuredBatch(service.pid, i + 1, count, async () => {
+    const batches = services.map((service, i) => cpuSampledBatch(service.pid, i + 1, count, async () => {
       await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
     }))
-    const [, , loop, twoLoops] = await alternatingBest(rounds, [...batches.map((b) => b.run), () => busyLoops(1), () => busyLoops(2)])
+    const [one, two, loop, twoLoops] = await alternatingBest(rounds, [...batches, timedBy(() => busyLoops(1)), timedBy(() => busyLoops(2))])
     return {
       tasks: count,
-      service: measuredThroughput(batches, count),
+      service: measuredThroughput(one!, two!),
       poolOnly: await measurePoolScaling(input, count, rounds),
       // Two loops do twice the work of one.
-      busyLoops: ratioOf([2 * loop!, twoLoops!]),
+      busyLoops: ratioOf([2 * loop!.ms, twoLoops!.ms]),
     }
   } finally {
     await Promise.all(services.map((service) => service.stop()))
   }
 }
 
-interface MeasuredBatch {
-  /** Runs the batch once; resolves to its time (ms). */
-  run(): Promise<number>
-  /** The fastest run so far, with the CPU it took per task. */
-  best: { ms: number; cpu?: CpuBudget }
+/** One timed run of a piece of work; a batch's run also carries the CPU it took per task. */
+interface Run {
+  ms: number
+  cpu?: CpuBudget
 }
 
-/**
- * A batch of `tasks` whose runs are timed and whose process's threads are sampled, keeping the CPU
- * of its fastest run (the one the throughput ratio is computed from).
- */
-function measuredBatch(pid: number, engineThreads: number, tasks: number, work: () => Promise<void>): MeasuredBatch {
-  const batch: MeasuredBatch = {
-    best: { ms: Infinity },
-    async run() {
-      const sample = sampleCpu(pid, engineThreads)
-      const start = performance.now()
-      await work()
-      const ms = performance.now() - start
-      const cpu = sample.stop(tasks)
-      if (ms < batch.best.ms) batch.best = { ms, cpu }
-      return ms
-    },
+/** A batch of `tasks` run while the threads of process `pid` are sampled (thread-cpu.ts). */
+function cpuSampledBatch(pid: number, engineThreads: number, tasks: number, work: () => Promise<void>): () => Promise<Run> {
+  return async () => {
+    const sample = sampleCpu(pid, engineThreads)
+    await work()
+    return sample.stop(tasks)
   }
-  return batch
 }
 
-function measuredThroughput([one, two]: MeasuredBatch[], tasks: number): MeasuredThroughput {
+/** A work that reports its own time (e.g. without process start-up). */
+function timedBy(work: () => Promise<number>): () => Promise<Run> {
+  return async () => ({ ms: await work() })
+}
+
+function measuredThroughput(one: Run, two: Run): MeasuredThroughput {
   return {
-    ...ratioOf([one!.best.ms, two!.best.ms]),
-    cpu: { oneThread: one!.best.cpu!, twoThreads: two!.best.cpu! },
-    ceiling: scalingCeiling(one!.best.ms / tasks, two!.best.cpu!, availableParallelism()),
+    ...ratioOf([one.ms, two.ms]),
+    cpu: { oneThread: one.cpu!, twoThreads: two.cpu! },
+    ceiling: scalingCeiling(one.cpu!, two.cpu!, availableParallelism()),
   }
 }
 
-/**
- * The shortest time (ms) of each piece of work over `rounds`, the order reversed every round. A work
- * that resolves to a number reports its own time (e.g. without process start-up).
- */
-async function alternatingBest(rounds: number, works: (() => Promise<number | void>)[]): Promise<number[]> {
-  const best = works.map(() => Infinity)
+/** The fastest run of each piece of work over `rounds`, the order reversed every round. */
+async function alternatingBest(rounds: number, works: (() => Promise<Run>)[]): Promise<Run[]> {
+  const best: Run[] = works.map(() => ({ ms: Infinity }))
   for (let round = 0; round < rounds; round++) {
     const order = works.map((_, i) => i)
     if (round % 2 === 1) order.reverse()
     for (const i of order) {
-      const start = performance.now()
-      const reported = await works[i]!()
-      best[i] = Math.min(best[i]!, reported ?? performance.now() - start)
+      const run = await works[i]!()
+      if (run.ms < best[i]!.ms) best[i] = run
     }
   }
   return best
@@ -150,12 +139,11 @@ async function measurePoolScaling(input: Input, count: number, rounds: number): 
   try {
     for (const pool of pools) await Promise.all(Array.from({ length: pool.threads * 2 }, () => pool.run(job)))
     // Both pools live in this process: the idle one's threads sleep, so the busiest threads are the running pool's.
-    const batches = pools.map((pool) => measuredBatch(process.pid, pool.threads, count, async () => {
+    const [one, two] = await alternatingBest(rounds, pools.map((pool) => cpuSampledBatch(process.pid, pool.threads, count, async () => {
       const results = await Promise.all(Array.from({ length: count }, () => pool.run(job)))
       if (results.some((r) => !r.ok)) throw new Error('a pool job failed')
-    }))
-    await alternatingBest(rounds, batches.map((b) => b.run))
-    return measuredThroughput(batches, count)
+    })))
+    return measuredThroughput(one!, two!)
   } finally {
     await Promise.all(pools.map((pool) => pool.destroy()))
     await rm(dir, { recursive: true, force: true })

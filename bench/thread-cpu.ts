@@ -6,6 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs'
  * what a second thread can add (see `scalingCeiling`).
  */
 export interface CpuBudget {
+  /** Wall time (not CPU) per task. */
+  wall: number
   /** The busiest threads other than the main one, as many as the pool has. */
   engine: number
   /** The process's main thread: HTTP, task records, dispatch (for the pool alone: dispatch only). */
@@ -32,13 +34,15 @@ export function threadCpuNs(pid: number): Map<number, number> {
 
 /**
  * Starts measuring the CPU of process `pid` (and of this process, as its client, unless it is the
- * one measured); `stop(tasks)` gives the budget per task of what ran in between.
+ * one measured); `stop(tasks)` gives the time since then and the budget per task of what ran.
  */
-export function sampleCpu(pid: number, engineThreads: number): { stop(tasks: number): CpuBudget } {
+export function sampleCpu(pid: number, engineThreads: number): { stop(tasks: number): { ms: number; cpu: CpuBudget } } {
   const before = threadCpuNs(pid)
   const clientBefore = process.cpuUsage()
+  const start = performance.now()
   return {
     stop(tasks) {
+      const ms = performance.now() - start
       const after = threadCpuNs(pid)
       const client = pid === process.pid ? 0 : cpuUsageMs(process.cpuUsage(clientBefore))
       const spent = [...after].map(([tid, ns]) => ({ tid, ms: (ns - (before.get(tid) ?? 0)) / 1e6 }))
@@ -46,13 +50,17 @@ export function sampleCpu(pid: number, engineThreads: number): { stop(tasks: num
       const workers = spent.filter((t) => t.tid !== pid).sort((a, b) => b.ms - a.ms)
       const engine = sum(workers.slice(0, engineThreads).map((t) => t.ms))
       const other = sum(workers.slice(engineThreads).map((t) => t.ms))
-      const perTask = (ms: number) => ms / tasks
+      const perTask = (value: number) => value / tasks
       return {
-        engine: perTask(engine),
-        main: perTask(main),
-        other: perTask(other),
-        client: perTask(client),
-        total: perTask(engine + main + other + client),
+        ms,
+        cpu: {
+          wall: perTask(ms),
+          engine: perTask(engine),
+          main: perTask(main),
+          other: perTask(other),
+          client: perTask(client),
+          total: perTask(engine + main + other + client),
+        },
       }
     },
   }
@@ -61,10 +69,10 @@ export function sampleCpu(pid: number, engineThreads: number): { stop(tasks: num
 /**
  * The most a batch on `cores` cores can gain over one engine thread, given the CPU each task needs
  * with more threads: those cores can give at most `cores` ms of CPU per ms, so a task costs at
- * least `total / cores` of wall time, against `oneThreadWallMs` with one thread.
+ * least `total / cores` of wall time, against its wall time with one thread.
  */
-export function scalingCeiling(oneThreadWallMs: number, budget: CpuBudget, cores: number): number {
-  return oneThreadWallMs / (budget.total / cores)
+export function scalingCeiling(oneThread: CpuBudget, moreThreads: CpuBudget, cores: number): number {
+  return oneThread.wall / (moreThreads.total / cores)
 }
 
 function cpuUsageMs(usage: NodeJS.CpuUsage): number {

@@ -123,9 +123,9 @@ if (wants('scaling')) {
   out(`CPU per task (ms, from /proc, the fastest batch of each; ceiling = 1-thread wall per task ÷ (2-thread CPU per task ÷ ${availableParallelism()} cores)):`)
   out()
   const cpuRows = ([['the service', service], ['the engine pool alone', poolOnly]] as const).flatMap(([name, m]) => ([
-    [name, 1, m.oneThreadMs / scaling.tasks, m.cpu.oneThread],
-    [name, 2, m.twoThreadsMs / scaling.tasks, m.cpu.twoThreads],
-  ] as const).map(([what, threads, wall, cpu]) => [what, threads, wall, cpu.engine, cpu.main, cpu.other, cpu.client, cpu.total]))
+    [1, m.cpu.oneThread],
+    [2, m.cpu.twoThreads],
+  ] as const).map(([threads, cpu]) => [name, threads, cpu.wall, cpu.engine, cpu.main, cpu.other, cpu.client, cpu.total]))
   table(['measured on', 'threads', 'wall per task', 'engine threads', 'main thread', 'other threads (V8 GC and compiler, I/O)', 'client', 'total CPU'], cpuRows)
 }
 
