@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process'
+import { startHelper } from './child.ts'
 import type { Input } from './stats.ts'
 
 /** The library baseline's process (library-runner.ts): one call at a time, timed inside it. */
@@ -8,15 +8,7 @@ export interface LibraryRunner {
 }
 
 export async function startLibraryRunner(): Promise<LibraryRunner> {
-  const child: ChildProcess = fork(new URL('./library-runner.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx'],
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve())
-    child.once('exit', (code) => reject(new Error(`library runner exited with ${code}`)))
-  })
+  const { child } = await startHelper('./library-runner.ts')
   const sent = new Set<string>()
   let next = 0
   return {
