@@ -68,16 +68,15 @@ async function measureOne(
   const floorTimes: number[] = []
   // Small inputs are cheap to repeat; a large one still gets enough runs for a median that holds.
   const count = input.bytes.byteLength < 8 * 2 ** 20 ? runs * 2 : runs + 2
-  const measures = [
-    async () => void trips.push(await roundTrip(service, input, { engine })),
-    async () => void libraryTimes.push(await library.compress(input, engine)),
-    async () => void floorTimes.push(await floor.trip(input, { engine }, resultBytes)),
-  ]
+  const viaService = async () => void trips.push(await roundTrip(service, input, { engine }))
+  const viaLibrary = async () => void libraryTimes.push(await library.compress(input, engine))
+  const viaFloor = async () => void floorTimes.push(await floor.trip(input, { engine }, resultBytes))
   for (let i = 0; i < count; i++) {
-    // Each takes its turn right after the library call, whose garbage and written file slow what follows.
-    for (let k = 0; k < measures.length; k++) {
+    // The library call's garbage and written file slow whatever runs next: the service and the floor
+    // take turns there.
+    for (const measure of i % 2 === 0 ? [viaService, viaLibrary, viaFloor] : [viaFloor, viaLibrary, viaService]) {
       await settle()
-      await measures[(i + k) % measures.length]!()
+      await measure()
     }
   }
   const serviceMs = median(trips.map((t) => t.ms))
