@@ -1,39 +1,31 @@
 // The overhead section's floor (http-floor.ts), in a process of its own as the service is: a bare
 // node:http server that does only what every service storing an upload must do. It parses the
-// multipart body with busboy, streams the file part to disk (beside its key, then renamed, in 1 MB
-// batches, as the fs file store does), answers a poll, and streams a stored file back. It keeps no
-// records, queues nothing and runs no engine.
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs'
-import { mkdir, rename, rm } from 'node:fs/promises'
+// multipart body with busboy, writes the file part with the service's own fs file store, answers a
+// poll, and streams a stored file back. It keeps no records, queues nothing and runs no engine.
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pipeline } from 'node:stream/promises'
 import busboy from 'busboy'
+import { createFsFileStore } from '../packages/server/src/storage/fs-file-store.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'mos-floor-'))
+const files = createFsFileStore(dir)
 let uploads = 0
 let stored: string | undefined
 
 async function receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const folder = join(dir, String(uploads++))
+  const key = `uploads/${uploads++}/input`
   const parser = busboy({ headers: req.headers })
-  const writes: Promise<void>[] = []
-  parser.on('file', (_name, stream) => {
-    writes.push((async () => {
-      await mkdir(folder, { recursive: true })
-      const temp = join(folder, '.part')
-      await pipeline(stream, createWriteStream(temp, { highWaterMark: 1 << 20 }))
-      await rename(temp, join(folder, 'input'))
-    })())
-  })
+  const writes: Promise<number>[] = []
+  parser.on('file', (_name, stream) => void writes.push(files.write(key, stream)))
   await new Promise<void>((resolve, reject) => {
     parser.on('close', resolve)
     parser.on('error', reject)
     req.pipe(parser)
   })
   await Promise.all(writes)
-  stored = folder
+  stored = key
   answer(res, { task_id: String(uploads) })
 }
 
@@ -43,10 +35,10 @@ async function receive(req: IncomingMessage, res: ServerResponse): Promise<void>
  * does not delete files while it answers either.
  */
 function download(res: ServerResponse, bytes: number): void {
-  const folder = stored!
+  const key = stored!
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes })
-  res.on('finish', () => void rm(folder, { recursive: true, force: true }))
-  createReadStream(join(folder, 'input'), { end: bytes - 1 }).pipe(res)
+  res.on('finish', () => void files.remove(key))
+  createReadStream(files.localPath!(key), { end: bytes - 1 }).pipe(res)
 }
 
 function answer(res: ServerResponse, body: unknown): void {

@@ -6,7 +6,7 @@ import type { Input } from './stats.ts'
  * The HTTP floor of the overhead section (http-floor-server.ts): what the service's exchange costs
  * on this machine when the server does nothing but store the upload and send a file back. Service
  * minus floor is what Mos itself adds; library plus floor is the least any service that stores
- * uploads could take here.
+ * uploads should expect to take here (medians of noisy runs can beat it).
  */
 export interface HttpFloor {
   /** Upload `input` with `fields`, poll once, download `resultBytes` bytes: the service's round trip, timed. */

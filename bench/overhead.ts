@@ -12,7 +12,7 @@ export interface OverheadRow {
   ratio: number
   /** The same HTTP exchange against a server that only stores the upload (http-floor.ts). */
   floorMs: number
-  /** (library + floor) ÷ library: the least ratio a service that stores uploads could reach here. */
+  /** (library + floor) ÷ library: the least ratio a service that stores uploads should expect here. */
   floorRatio: number
   outputBytes: number
   /** Medians of the parts of the service time (the rest: queueing, polling, record writes). */

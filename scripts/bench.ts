@@ -77,10 +77,10 @@ if (wants('overhead') || wants('anchors')) {
         r.input, r.engine, r.serviceMs, r.libraryMs, r.serviceMs - r.libraryMs, r.ratio, r.inputBytes >= 2 ** 20 ? goal(r.ratio <= 1.1) : 'n/a (< 1 MB)', r.uploadMs, r.processingMs, r.downloadMs,
       ]))
       out('The HTTP floor: the same upload, one poll and a download of the same size against a bare node:http server that')
-      out('only stores the upload (busboy, streamed to disk) and sends a file back (bench/http-floor-server.ts). Library + floor')
-      out('is the least a service that stores its uploads could take on this machine; service − library − floor is what Mos adds.')
+      out('only stores the upload (busboy, the fs file store) and sends a file back (bench/http-floor-server.ts). Library + floor')
+      out('is the least a service that stores its uploads should expect to take on this machine; service − library − floor is what Mos adds.')
       out()
-      table(['input', 'engine', 'library ms', 'floor ms', 'least ratio possible here', 'service ratio', 'service − library − floor ms', 'goal ≤ 1.10 reachable here'], rows.map((r) => [
+      table(['input', 'engine', 'library ms', 'floor ms', 'least ratio to expect here', 'service ratio', 'service − library − floor ms', 'goal ≤ 1.10 within reach here'], rows.map((r) => [
         r.input, r.engine, r.libraryMs, r.floorMs, r.floorRatio, r.ratio, r.serviceMs - r.libraryMs - r.floorMs, r.floorRatio <= 1.1 ? 'yes' : 'no',
       ]))
     }
