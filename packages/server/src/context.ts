@@ -13,6 +13,7 @@ import { activeLimits, type ActiveLimits } from './limits/active-limits.ts'
 import { createRateLimit } from './limits/rate-limit.ts'
 import { createMetrics, type Metrics } from './metrics/metrics.ts'
 import type { TaskQueue } from './queue/task-queue.ts'
+import { createRedisConnections, type RedisConnections } from './redis/redis-connections.ts'
 import { createStores, type Stores } from './storage/create-storage.ts'
 import type { FileStore } from './storage/file-store.ts'
 import { createTaskStore, withWrittenRecordCache, type TaskStore } from './storage/task-store.ts'
@@ -36,6 +37,8 @@ export interface ServiceContext {
   /** Admin keys only (licence activation). */
   adminKeys: KeyRing
   stores: Stores
+  /** The process's Redis connections (one set, shared by every component; opened on first use). */
+  redis: RedisConnections
   files: FileStore
   taskStore: TaskStore
   pool: EnginePool
@@ -61,13 +64,14 @@ export interface ServiceContext {
 /** Creates the service's parts. Nothing runs until `tasks.recover()` or a submission. */
 export function createServiceContext(config: Config): ServiceContext {
   checkDeployment(config)
-  const stores = createStores(config.storage)
+  const redis = createRedisConnections({ name: `mos:${config.storage.redis.prefix}` })
+  const stores = createStores(config.storage, { redis })
   // One process writes every record with the local queue: it can answer reads from what it wrote.
   const records = createTaskStore(stores.records)
   const taskStore = config.queue.driver === 'local' && config.storage.driver !== 'memory' ? withWrittenRecordCache(records) : records
   // First: a bad licence setting stops start-up before any worker thread exists.
   // Several processes share one trial count only through Redis; wherever the deployment has one.
-  const trial = config.queue.driver === 'bullmq' ? createRedisTrialCounter(queueRedisUrl(config), config.queue.prefix, stores.records) : undefined
+  const trial = config.queue.driver === 'bullmq' ? createRedisTrialCounter(redis.commands(queueRedisUrl(config)), config.queue.prefix, stores.records) : undefined
   const licensing = createLicensing({ config: config.license, records: stores.records, ...(trial ? { trial } : {}) })
   // An API-only process never runs a job: its pool stays empty rather than holding warm threads.
   const pool = createEnginePool({
@@ -87,12 +91,12 @@ export function createServiceContext(config: Config): ServiceContext {
     maxAttempts: config.tasks.maxAttempts,
     onSettled: (task) => metrics.taskSettled(task),
   })
-  const queue = createTaskQueue(config, runner.run)
+  const queue = createTaskQueue(config, runner.run, redis)
   const sweeper = createSweeper({
     tasks: taskStore,
     files: stores.files,
     queue,
-    lock: createSweepLock(config),
+    lock: createSweepLock(config, redis),
     records: stores.records,
     retentionMs,
     orphanAgeMs: config.storage.orphanUploadMinutes * 60_000,
@@ -107,7 +111,7 @@ export function createServiceContext(config: Config): ServiceContext {
           perMinute: config.server.rateLimitPerMinute,
           windowSeconds: config.rateLimit.windowSeconds,
           prefix: config.rateLimit.prefix,
-          ...(config.rateLimit.redisUrl ? { redisUrl: config.rateLimit.redisUrl } : {}),
+          ...(config.rateLimit.redisUrl ? { redis: redis.commands(config.rateLimit.redisUrl) } : {}),
         })
       : undefined
   const guards: Guard[] = [...(rateLimit ? [rateLimit.guard] : []), () => licensing.refresh()]
@@ -120,6 +124,7 @@ export function createServiceContext(config: Config): ServiceContext {
     keys: createKeyRing([...config.auth.apiKeys, ...config.auth.adminKeys]),
     adminKeys: createKeyRing(config.auth.adminKeys),
     stores,
+    redis,
     files: stores.files,
     taskStore,
     pool,
@@ -139,9 +144,10 @@ export function createServiceContext(config: Config): ServiceContext {
       if (!drain) runner.stop()
       await queue.close({ drain })
       await pool.destroy().catch(() => undefined)
-      await rateLimit?.close()
       await trial?.close?.()
       await stores.close()
+      // Last: every component above may still send a command while it stops.
+      await redis.close()
     },
   }
 }

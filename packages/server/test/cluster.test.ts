@@ -4,6 +4,7 @@ import { completedTaskSchema, submitResponseSchema, type TaskRecord } from '@mos
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { createS3Client } from '../src/storage/s3-client.ts'
 import { createS3FileStore } from '../src/storage/s3-file-store.ts'
 import type { TaskState } from '../src/tasks/task-state.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
@@ -92,8 +93,8 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
   }
   /** The stored record, with the internal run count. */
   const stored = async (id: string) => JSON.parse((await redis.get(`${prefix}:records:tasks:${id}`)) ?? 'null') as TaskState | null
-  const files = () => createS3FileStore({ ...s3Options(), prefix: 'files/' })
-  const s3Options = () => ({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', prefix: '' })
+  const files = () =>
+    createS3FileStore(createS3Client({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }), { prefix: 'files/' })
   const objectsOf = async (id: string) => {
     const store = files()
     const keys: string[] = []

@@ -1,6 +1,7 @@
 import { describe, it } from 'vitest'
 import { createBullQueue } from '../src/queue/bullmq-queue.ts'
 import { createLocalQueue } from '../src/queue/local-queue.ts'
+import { createRedisConnections, type RedisConnections } from '../src/redis/redis-connections.ts'
 import { describeQueue } from './support/queue-suite.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 
@@ -10,10 +11,14 @@ const hasRedis = await redisAvailable()
 if (hasRedis) {
   // A fresh prefix per test: no job of one test is seen by the next.
   let prefix = uniquePrefix('queue')
+  const redis: RedisConnections[] = []
   describeQueue('bullmq', {
     async create(handler, concurrency) {
+      // Each queue stands for a process: its own connection set.
+      const connections = createRedisConnections({ name: prefix })
+      redis.push(connections)
       const queue = createBullQueue({
-        url: REDIS_URL,
+        connection: connections.queue(REDIS_URL),
         prefix,
         lockMs: 30_000,
         stalledCheckMs: 30_000,
@@ -25,6 +30,7 @@ if (hasRedis) {
     },
     shared: true,
     async cleanup() {
+      await Promise.all(redis.splice(0).map((connections) => connections.close()))
       await removeRedisKeys(prefix)
       prefix = uniquePrefix('queue')
     },

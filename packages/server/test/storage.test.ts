@@ -1,5 +1,6 @@
 import { loadConfig } from '../src/config/load.ts'
 import { createStores } from '../src/storage/create-storage.ts'
+import { createS3Client } from '../src/storage/s3-client.ts'
 import { createS3FileStore } from '../src/storage/s3-file-store.ts'
 import { createTaskStore } from '../src/storage/task-store.ts'
 import { describe, expect, it } from 'vitest'
@@ -70,7 +71,8 @@ describe('storage: s3 key layout', () => {
       })
       await stores.files.write('tasks/layout-1/input', new Uint8Array([1]))
       await stores.close()
-      const raw = createS3FileStore({ endpoint: server.endpoint, bucket: server.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', prefix: '' })
+      const client = createS3Client({ endpoint: server.endpoint, bucket: server.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' })
+      const raw = createS3FileStore(client, { prefix: '' })
       const keys: string[] = []
       for await (const file of raw.list('')) keys.push(file.key)
       await raw.close?.()

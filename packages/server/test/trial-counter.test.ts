@@ -3,6 +3,7 @@ import memoryDriver from 'unstorage/drivers/memory'
 import { afterAll, describe, expect, it } from 'vitest'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { createRedisTrialCounter, createTrialCounter } from '../src/licensing/trial-counter.ts'
+import { createRedisConnections } from '../src/redis/redis-connections.ts'
 
 const hasRedis = await redisAvailable()
 
@@ -14,8 +15,10 @@ describe.skipIf(!hasRedis)('trial counter shared through Redis', () => {
     const records = createStorage({ driver: memoryDriver() })
     // What a single node counted before the deployment grew: the shared count starts from it.
     await createTrialCounter(records).reserve(7, 100)
-    const a = createRedisTrialCounter(REDIS_URL, prefix, records)
-    const b = createRedisTrialCounter(REDIS_URL, prefix, records)
+    // Two processes: each with its own connections.
+    const [redisA, redisB] = [createRedisConnections({ name: prefix }), createRedisConnections({ name: prefix })]
+    const a = createRedisTrialCounter(redisA.commands(REDIS_URL), prefix, records)
+    const b = createRedisTrialCounter(redisB.commands(REDIS_URL), prefix, records)
     try {
       const attempts = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).reserve(1, 10)))
       expect(attempts.filter(Boolean)).toHaveLength(3)
@@ -25,8 +28,8 @@ describe.skipIf(!hasRedis)('trial counter shared through Redis', () => {
       // The records keep a copy for a later single-node start (concurrent copies may land out of order).
       expect(await createTrialCounter(records).used()).toBeGreaterThanOrEqual(8)
     } finally {
-      await a.close?.()
-      await b.close?.()
+      await redisA.close()
+      await redisB.close()
     }
   })
 })

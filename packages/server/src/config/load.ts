@@ -83,5 +83,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>
     node[path.at(-1)!] = value
   }
-  return config as Config
+  return withAwsCredentials(config as Config, env)
+}
+
+/**
+ * S3 keys left empty come from the AWS convention's variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+ * AWS_SESSION_TOKEN), read here with the rest of the environment so nothing else reads it.
+ */
+function withAwsCredentials(config: Config, env: Record<string, string | undefined>): Config {
+  const s3 = config.storage.s3
+  if (s3.accessKeyId || !env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) return config
+  s3.accessKeyId = env.AWS_ACCESS_KEY_ID
+  s3.secretAccessKey = env.AWS_SECRET_ACCESS_KEY
+  s3.sessionToken ||= env.AWS_SESSION_TOKEN ?? ''
+  return config
 }

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { Storage } from 'unstorage'
 
 /** The trial's processed-file count, kept in record storage so a restart does not reset it. */
@@ -58,28 +58,19 @@ return redis.call('INCRBY', KEYS[1], ARGV[1])
  * for the last trial file cannot both get it. The records keep a copy for a later single-node start
  * (best effort: copies written at the same moment may land out of order).
  */
-export function createRedisTrialCounter(url: string, prefix: string, records: Storage): TrialCounter {
-  const client = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true })
-  client.on('error', () => undefined) // surfaces as a failed request
+export function createRedisTrialCounter(client: Redis, prefix: string, records: Storage): TrialCounter {
   const key = `${prefix}:${KEY}`
-  const connected = async () => {
-    if (client.status === 'wait') await client.connect()
-    return client
-  }
   return {
     async used() {
-      const value = await (await connected()).get(key)
+      const value = await client.get(key)
       return value === null ? readRecordCount(records) : Number(value)
     },
     async reserve(count, max) {
       const seed = await readRecordCount(records)
-      const result = Number(await (await connected()).eval(RESERVE, 1, key, count, max, seed))
+      const result = Number(await client.eval(RESERVE, 1, key, count, max, seed))
       if (result < 0) return false
       await writeRecordCount(records, result)
       return true
-    },
-    async close() {
-      client.disconnect()
     },
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ERROR_TEXTS, RATE_LIMIT_HEADERS } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Guard } from '../context.ts'
 import { ApiError } from '../errors.ts'
@@ -10,14 +10,13 @@ export interface RateLimitOptions {
   perMinute: number
   /** The window; 60 s in production (the contract's "per minute"), shorter in tests. */
   windowSeconds: number
-  /** Shared counters for a cluster; absent = counted in this process. */
-  redisUrl?: string
+  /** Shared counters for a cluster (the process's Redis command connection); absent = counted in this process. */
+  redis?: Redis
   prefix: string
 }
 
 export interface RateLimit {
   guard: Guard
-  close(): Promise<void>
 }
 
 /** Keys are never stored as they are: the counter's name is a digest of the key. */
@@ -31,14 +30,11 @@ const counterName = (apiKey: string) => createHash('sha256').update(apiKey).dige
 export function createRateLimit(options: RateLimitOptions): RateLimit {
   const base = { points: options.perMinute, duration: options.windowSeconds, keyPrefix: options.prefix }
   const memory = new RateLimiterMemory(base)
-  let redis: Redis | undefined
-  let limiter: RateLimiterAbstract = memory
-  if (options.redisUrl) {
-    // Connects on the first counted request, not when the context is created.
-    redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000 })
-    redis.on('error', () => undefined) // reported through failed commands → insurance limiter
-    limiter = new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
-  }
+  // The connection is lazy: it connects on the first counted request; its failed commands fall
+  // through to the insurance limiter.
+  const limiter: RateLimiterAbstract = options.redis
+    ? new RateLimiterRedis({ ...base, storeClient: options.redis, insuranceLimiter: new RateLimiterMemory(base) })
+    : memory
 
   const headers = (res: RateLimiterRes) => ({
     [RATE_LIMIT_HEADERS.limit]: String(options.perMinute),
@@ -64,10 +60,5 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
     }
   }
 
-  return {
-    guard,
-    async close() {
-      if (redis) await redis.quit().catch(() => redis?.disconnect())
-    },
-  }
+  return { guard }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 
 /** Lets one process of many do a periodic job; the others skip that round. */
 export interface SweepLock {
@@ -17,13 +17,10 @@ export function createLocalLock(): SweepLock {
  * A Redis lease (`SET key token NX PX ttl`): among several API and worker processes only one sweeps
  * per round. Losing it to a crash only delays the next sweep by `ttlMs`.
  */
-export function createRedisLock(url: string, prefix: string): SweepLock {
-  const client = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true })
-  client.on('error', () => undefined) // reported by the sweep that fails
+export function createRedisLock(client: Redis, prefix: string): SweepLock {
   const token = randomUUID()
   return {
     async acquire(name, ttlMs) {
-      if (client.status === 'wait') await client.connect()
       const key = `${prefix}:lock:${name}`
       if ((await client.set(key, token, 'PX', ttlMs, 'NX')) === 'OK') return true
       // Still ours from the last round: extend it.
@@ -33,8 +30,7 @@ export function createRedisLock(url: string, prefix: string): SweepLock {
       }
       return false
     },
-    async close() {
-      client.disconnect()
-    },
+    // The connection is the process's and closes with it.
+    close: async () => undefined,
   }
 }

@@ -1,9 +1,10 @@
 import { Queue, WaitingError, Worker, type Job } from 'bullmq'
+import type { Redis } from 'ioredis'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
 
 export interface BullQueueOptions {
-  /** Redis holding the queue. */
-  url: string
+  /** The process's BullMQ connection (`maxRetriesPerRequest: null`); the worker duplicates it for its blocking reads. */
+  connection: Redis
   /** BullMQ key prefix (several deployments can share one Redis). */
   prefix: string
   /** Job lock: renewed every half of it while a task runs; a dead worker's task is free again after it. */
@@ -34,7 +35,7 @@ const COUNTS_REFRESH_MS = 2000
  * output key per task and never records a second ending, so a re-run leaves one result.
  */
 export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(): Promise<void> } {
-  const connection = { url: options.url }
+  const { connection } = options
   const queue = new Queue(QUEUE_NAME, {
     connection,
     prefix: options.prefix,
@@ -109,7 +110,7 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`cannot reach the queue's Redis at ${redactUrl(options.url)} (waited ${READY_TIMEOUT_MS / 1000} s)`)),
+          () => reject(new Error(`cannot reach the queue's Redis at ${connection.options.host}:${connection.options.port} (waited ${READY_TIMEOUT_MS / 1000} s)`)),
           READY_TIMEOUT_MS,
         )
       })
@@ -146,16 +147,5 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       }
       await queue.close()
     },
-  }
-}
-
-/** The URL without its password, for messages. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return '(invalid URL)'
   }
 }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import { ConfigError } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
+import type { RedisConnections } from '../redis/redis-connections.ts'
 import { createBullQueue } from './bullmq-queue.ts'
 import { createLocalQueue } from './local-queue.ts'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
@@ -30,11 +31,11 @@ export function checkDeployment(config: Config): void {
 }
 
 /** The queue the configuration names, consuming with `handler` when this role runs tasks. */
-export function createTaskQueue(config: Config, handler: TaskHandler): TaskQueue {
+export function createTaskQueue(config: Config, handler: TaskHandler, redis: RedisConnections): TaskQueue {
   const concurrency = config.engines.threads
   if (config.queue.driver === 'local') return createLocalQueue({ concurrency, handler })
   return createBullQueue({
-    url: queueRedisUrl(config),
+    connection: redis.queue(queueRedisUrl(config)),
     prefix: config.queue.prefix,
     lockMs: config.queue.lockSeconds * 1000,
     stalledCheckMs: config.queue.stalledCheckSeconds * 1000,

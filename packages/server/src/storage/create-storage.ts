@@ -1,13 +1,14 @@
 import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
-import redisDriver from 'unstorage/drivers/redis'
-import { ConfigError } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
+import { createRedisConnections, type RedisConnections } from '../redis/redis-connections.ts'
 import type { FileStore } from './file-store.ts'
 import { fsAtomicDriver } from './fs-atomic-driver.ts'
 import { createFsFileStore } from './fs-file-store.ts'
 import { createMemoryFileStore } from './memory-file-store.ts'
+import { redisRecordsDriver } from './redis-records-driver.ts'
+import { createS3Client, s3Credentials, type S3Client } from './s3-client.ts'
 import { createS3FileStore } from './s3-file-store.ts'
 import { s3RecordsDriver } from './s3-records-driver.ts'
 
@@ -18,8 +19,14 @@ export interface Stores {
   files: FileStore
   /** Whether other processes can see these stores (`memory` is this process only). */
   shared: boolean
-  /** Releases connections of both. */
+  /** Releases what the stores hold (the Redis connections too when the stores opened them). */
   close(): Promise<void>
+}
+
+/** The clients the stores share with the rest of the process. */
+export interface StoreClients {
+  /** The process's Redis connections; absent: the stores open (and close) a set of their own. */
+  redis?: RedisConnections
 }
 
 type StorageConfig = Config['storage']
@@ -38,53 +45,52 @@ export function filesDriverOf(config: StorageConfig): 'fs' | 's3' | 'memory' {
   return 'fs'
 }
 
+/** The one S3 client for the configured bucket; a start-up error when it has no credentials. */
+export function createS3ClientFor(config: StorageConfig): S3Client {
+  return createS3Client({ ...config.s3, ...s3Credentials(config.s3) })
+}
+
 /** Record storage for the configured driver. */
-export function createRecordStorage(config: StorageConfig): Storage {
+export function createRecordStorage(config: StorageConfig, clients: { redis: RedisConnections; s3: () => S3Client }): Storage {
   switch (config.driver) {
     case 'memory':
       return createStorage({ driver: memoryDriver() })
     case 'fs':
       return createStorage({ driver: fsAtomicDriver({ base: join(resolve(config.fs.base), 'records') }) })
     case 'redis':
-      return createStorage({
-        driver: redisDriver({
-          url: config.redis.url,
-          base: `${config.redis.prefix}:records`,
-          // Fail a request instead of queueing it forever while Redis is away.
-          maxRetriesPerRequest: 3,
-          lazyConnect: false,
-        }),
-      })
+      return createStorage({ driver: redisRecordsDriver({ client: clients.redis.commands(config.redis.url), base: `${config.redis.prefix}:records` }) })
     case 's3':
-      if (!config.s3.accessKeyId || !config.s3.secretAccessKey) {
-        throw new ConfigError('SERVICE__STORAGE__DRIVER=s3 needs SERVICE__STORAGE__S3__ACCESS_KEY_ID and SERVICE__STORAGE__S3__SECRET_ACCESS_KEY')
-      }
-      return createStorage({ driver: s3RecordsDriver({ ...s3Settings(config), folder: 'records' }) })
+      return createStorage({ driver: s3RecordsDriver({ client: clients.s3(), base: `${s3Settings(config).prefix}records` }) })
   }
 }
 
 /** The file store for the configured files driver. */
-export function createFileStore(config: StorageConfig): FileStore {
+export function createFileStore(config: StorageConfig, clients: { s3: () => S3Client }): FileStore {
   switch (filesDriverOf(config)) {
     case 'memory':
       return createMemoryFileStore()
     case 'fs':
       return createFsFileStore(join(resolve(config.fs.base), 'files'))
     case 's3':
-      return createS3FileStore({ ...s3Settings(config), prefix: `${s3Settings(config).prefix}files/` })
+      return createS3FileStore(clients.s3(), { prefix: `${s3Settings(config).prefix}files/` })
   }
 }
 
-/** Builds the record storage and the file store the configuration names. */
-export function createStores(config: StorageConfig): Stores {
-  const records = createRecordStorage(config)
-  const files = createFileStore(config)
+/** Builds the record storage and the file store the configuration names, on one S3 client and the process's Redis. */
+export function createStores(config: StorageConfig, clients: StoreClients = {}): Stores {
+  const ownRedis = clients.redis ? undefined : createRedisConnections({ name: `mos:${config.redis.prefix}` })
+  const redis = clients.redis ?? ownRedis!
+  let s3: S3Client | undefined
+  const shared = { redis, s3: () => (s3 ??= createS3ClientFor(config)) }
+  const records = createRecordStorage(config, shared)
+  const files = createFileStore(config, shared)
   return {
     records,
     files,
     shared: config.driver !== 'memory' && filesDriverOf(config) !== 'memory',
     async close() {
       await Promise.allSettled([records.dispose(), files.close?.()])
+      await ownRedis?.close()
     },
   }
 }

@@ -1,0 +1,67 @@
+import { Redis } from 'ioredis'
+
+export interface RedisConnectionsOptions {
+  /** Name every connection gives itself (`CLIENT SETNAME`), so `CLIENT LIST` shows whose it is. */
+  name: string
+  /** Commands fail after this many reconnection attempts instead of waiting for Redis forever. */
+  maxRetriesPerRequest?: number
+  connectTimeoutMs?: number
+}
+
+export const REDIS_CONNECTIONS_DEFAULTS = { maxRetriesPerRequest: 2, connectTimeoutMs: 5_000 } as const
+
+/**
+ * The Redis connections of a process, one set for every component: records, rate limit, sweep lock
+ * and trial counter share one command connection per distinct URL; BullMQ gets its own per URL,
+ * since it must never give up on a command (`maxRetriesPerRequest: null`) and its worker blocks
+ * (BullMQ duplicates that one for its blocking reads). Connections open on first use and close once.
+ */
+export interface RedisConnections {
+  /** The shared command connection to `url` (commands fail after a few retries while Redis is away). */
+  commands(url: string): Redis
+  /** The connection BullMQ's queue and worker share for `url`. */
+  queue(url: string): Redis
+  /** Quits every connection opened so far. */
+  close(): Promise<void>
+}
+
+/** Creates the (still empty) set of Redis connections; each opens on first use. */
+export function createRedisConnections(options: RedisConnectionsOptions): RedisConnections {
+  const { maxRetriesPerRequest, connectTimeoutMs } = { ...REDIS_CONNECTIONS_DEFAULTS, ...options }
+  const open = new Map<string, Redis>()
+  let closed = false
+
+  const connection = (kind: 'commands' | 'queue', url: string) => {
+    if (closed) throw new Error('[mos] [redis] connections are closed')
+    const id = `${kind} ${url}`
+    let client = open.get(id)
+    if (!client) {
+      client = new Redis(url, {
+        connectionName: `${options.name}:${kind}`,
+        connectTimeout: connectTimeoutMs,
+        ...(kind === 'queue'
+          ? { maxRetriesPerRequest: null }
+          : // Connects on the first command, so a process that never needs Redis never dials it.
+            { maxRetriesPerRequest, lazyConnect: true }),
+      })
+      // Failures surface through the commands that fail (and BullMQ's own error events); an
+      // unhandled 'error' event would end the process.
+      client.on('error', () => undefined)
+      open.set(id, client)
+    }
+    return client
+  }
+
+  return {
+    commands: (url) => connection('commands', url),
+    queue: (url) => connection('queue', url),
+    async close() {
+      if (closed) return
+      closed = true
+      await Promise.all(
+        [...open.values()].map((client) => (client.status === 'wait' || client.status === 'end' ? client.disconnect() : client.quit().then(() => undefined, () => client.disconnect()))),
+      )
+      open.clear()
+    },
+  }
+}

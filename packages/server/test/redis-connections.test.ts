@@ -1,0 +1,143 @@
+import { readdir, readFile, readlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import { submitResponseSchema } from '@mos/sdk/contract'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
+import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
+import { createRedisConnections } from '../src/redis/redis-connections.ts'
+import { API_KEY, form, tempDir } from './support/harness.ts'
+import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+
+const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
+const hasRedis = await redisAvailable()
+
+/** Names of the connections Redis holds now whose name contains `tag` (CLIENT LIST). */
+async function connectionsNamed(admin: Redis, tag: string): Promise<string[]> {
+  const list = (await admin.client('LIST')) as string
+  return list
+    .split('\n')
+    .map((line) => /(?:^| )name=(\S*)/.exec(line)?.[1] ?? '')
+    .filter((name) => name.includes(tag))
+    .sort()
+}
+
+/**
+ * TCP connections process `pid` holds open to Redis's port, named or not (Linux: its socket inodes
+ * looked up in /proc/net/tcp*), so a component that opens a connection of its own is counted too.
+ */
+async function socketsToRedis(pid: number): Promise<number> {
+  const inodes = new Set<string>()
+  for (const fd of await readdir(`/proc/${pid}/fd`)) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1]
+    if (inode) inodes.add(inode)
+  }
+  const port = Number(new URL(REDIS_URL).port || 6379).toString(16).toUpperCase().padStart(4, '0')
+  let count = 0
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const lines = (await readFile(table, 'utf8').catch(() => '')).split('\n').slice(1)
+    for (const line of lines) {
+      const fields = line.trim().split(/\s+/)
+      // remote address is field 2 (hex ip:port), state field 3 (01 = established), inode field 9.
+      if (fields[2]?.endsWith(`:${port}`) && fields[3] === '01' && inodes.has(fields[9] ?? '')) count++
+    }
+  }
+  return count
+}
+
+describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
+  let admin: Redis
+  beforeAll(() => {
+    admin = new Redis(REDIS_URL)
+  })
+  afterAll(() => admin?.disconnect())
+
+  it('opens one command connection per distinct URL, only on first use, and closes them all once', async () => {
+    const name = uniquePrefix('conn')
+    const redis = createRedisConnections({ name })
+    // Same server, two URLs (database 0 named or not): configured apart, so kept apart.
+    const other = `${REDIS_URL.replace(/\/\d*$/, '')}/0`
+    expect(redis.commands(REDIS_URL)).toBe(redis.commands(REDIS_URL))
+    expect(redis.commands(other)).not.toBe(redis.commands(REDIS_URL))
+    expect(await connectionsNamed(admin, name)).toEqual([]) // nothing sent yet: nothing open
+    await redis.commands(REDIS_URL).ping()
+    await redis.commands(other).ping()
+    await redis.queue(REDIS_URL).ping()
+    expect(await connectionsNamed(admin, name)).toEqual([`${name}:commands`, `${name}:commands`, `${name}:queue`])
+    await redis.close()
+    await redis.close() // twice is fine
+    expect(await connectionsNamed(admin, name)).toEqual([])
+    expect(() => redis.commands(REDIS_URL)).toThrow(/closed/)
+  })
+
+  describe.skipIf(!available)('a full deployment: Redis records, BullMQ queue, Redis rate limit and trial, S3 files', () => {
+    const prefix = uniquePrefix('conns')
+    let dir: Awaited<ReturnType<typeof tempDir>>
+    let s3: TestS3
+    let mos: MosProcess | undefined
+
+    beforeAll(async () => {
+      dir = await tempDir()
+      s3 = await startTestS3()
+      mos = await startMos('all-in-one', {
+        SERVICE__AUTH__API_KEYS: API_KEY,
+        SERVICE__SERVER__HOST: '127.0.0.1',
+        SERVICE__SERVER__PORT: '0',
+        SERVICE__SERVER__VARIANT: 'A',
+        SERVICE__STORAGE__DRIVER: 'redis',
+        SERVICE__STORAGE__FILES_DRIVER: 's3',
+        SERVICE__STORAGE__REDIS__URL: REDIS_URL,
+        SERVICE__STORAGE__REDIS__PREFIX: prefix,
+        SERVICE__STORAGE__FS__BASE: join(dir.path, 'local'),
+        ...s3.env,
+        SERVICE__STORAGE__S3__PREFIX: prefix,
+        SERVICE__QUEUE__DRIVER: 'bullmq',
+        SERVICE__QUEUE__PREFIX: prefix,
+        SERVICE__RATE_LIMIT__REDIS_URL: REDIS_URL,
+        SERVICE__RATE_LIMIT__PREFIX: `${prefix}:ratelimit`,
+        SERVICE__ENGINES__THREADS: '1',
+        // The sweep (and its Redis lock) runs within the test.
+        SERVICE__STORAGE__ORPHAN_UPLOAD_MINUTES: '0.02',
+      })
+    }, 120_000)
+    afterAll(async () => {
+      await stopMos(mos, 10_000)
+      await s3?.close()
+      await removeRedisKeys(prefix)
+      await dir?.remove()
+    }, 60_000)
+
+    it('holds three connections however many components use Redis: commands, the queue, and its blocking duplicate', async () => {
+      const call = (path: string, init: RequestInit = {}) => fetch(`${mos!.url}${path}`, { ...init, headers: { 'X-API-Key': API_KEY, ...init.headers } })
+      // A task touches every component: rate limit, trial counter, records, queue; the sweep's lock
+      // is taken within the orphan interval.
+      const submitted = await call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco', level: 10 }, [paths.box]) })
+      expect(submitted.status).toBe(200)
+      expect(submitted.headers.get('x-ratelimit-remaining')).not.toBeNull()
+      const { task_id } = submitResponseSchema.parse(await submitted.json())
+      let status = ''
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline && status !== 'completed'; ) {
+        status = ((await (await call(`/api/v1/tasks/${task_id}`)).json()) as { status: string }).status
+        if (status === 'failed') throw new Error(`task failed`)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(status).toBe('completed')
+      // A sweep round takes its lock (held for about one interval, so looked for while it lives).
+      let locks: string[] = []
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline && locks.length === 0; ) {
+        locks = await admin.keys(`${prefix}:lock:*`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(locks).not.toEqual([])
+      expect(await admin.keys(`${prefix}:license:trial`)).toEqual([`${prefix}:license:trial`])
+
+      const names = await connectionsNamed(admin, prefix)
+      expect(names, names.join(', ')).toHaveLength(3)
+      expect(names.filter((n) => n === `mos:${prefix}:commands`)).toHaveLength(1)
+      // And no unnamed connection beside them (where /proc tells).
+      if (process.platform === 'linux') expect(await socketsToRedis(mos!.pid)).toBe(3)
+    })
+  })
+})
