@@ -5,7 +5,7 @@ import { API_KEY, json, mapJson, pathOf, startProxy, startRealServer, type Devia
 import sharp from 'sharp'
 import { KHR_DF_MODEL_ETC1S, read, write } from 'ktx-parse'
 import { createFixtures } from '../src/fixtures/index.ts'
-import { unzip } from '../src/inspect/unzip.ts'
+import { unzipBundle } from '../src/inspect/model.ts'
 import { operationsStub, type StubResult } from './support/operation-stubs.ts'
 import { batchStub, chain, licenseStub, metricsStub, rateLimitStub, sizeLimitStub } from './support/stubs.ts'
 
@@ -236,7 +236,7 @@ CASES.push(
     }),
   },
   { name: 'OBJ one face short', variant: 'A', check: 'convert.output.obj', ...opFault('A', (t, f) => t === 'convert' && f.target_format === 'obj', (r) => resize(r, new TextEncoder().encode(new TextDecoder().decode(r.bytes).replace(/\nf [^\n]*\n$/, '\n')))) },
-  { name: 'gltf target served as plain .gltf, not a .zip', variant: 'A', check: 'convert.output.gltf', ...opFault('A', (t, f) => t === 'convert' && f.target_format === 'gltf', (r) => resize(r, unzip(r.bytes).get('model.gltf')!)) },
+  { name: 'gltf target served as plain .gltf, not a .zip', variant: 'A', check: 'convert.output.gltf', ...opFault('A', (t, f) => t === 'convert' && f.target_format === 'gltf', (r) => resize(r, unzipBundle(r.bytes).get('model.gltf')!)) },
   { name: 'the textured GLB comes back with its PNG (format=webp)', variant: 'A', check: 'textures.optimize.model', ...opFault('A', (t, f) => t === 'texture_optimize' && f.format === 'webp', async (r) => resize(r, (await createFixtures()).textured.bytes)) },
   {
     name: 'compress answer without message', variant: 'B', check: 'compress.submit-response',

@@ -1,8 +1,8 @@
-import { crc32, deflateRawSync } from 'node:zlib'
 import { NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS, EXTTextureWebP, KHRTextureBasisu } from '@gltf-transform/extensions'
 import { API_KEY_HEADER, ERROR_TEXTS, IMAGE_EXTENSIONS, MODEL_FORMATS, TASK_TYPES, type TaskType, type Variant } from '@mos/sdk/contract'
 import { createDefaultContainer, KHR_DF_MODEL_ETC1S, KHR_DF_MODEL_UASTC, write } from 'ktx-parse'
+import { zipSync } from 'fflate'
 import sharp from 'sharp'
 import { gridMeshDocument } from '../../src/fixtures/grid-mesh.ts'
 import { imageSize } from '../../src/inspect/image.ts'
@@ -69,42 +69,7 @@ function writePly(n: number): Uint8Array {
 
 /** A ZIP of the entries, stored or deflated (method 0 or 8). */
 export function writeZip(entries: Record<string, Uint8Array>, deflate = false): Uint8Array {
-  const locals: Buffer[] = []
-  const centrals: Buffer[] = []
-  let offset = 0
-  for (const [name, raw] of Object.entries(entries)) {
-    const data = deflate ? deflateRawSync(raw) : raw
-    const nameBytes = Buffer.from(name)
-    const local = Buffer.alloc(30)
-    local.writeUInt32LE(0x04034b50, 0)
-    local.writeUInt16LE(20, 4)
-    local.writeUInt16LE(deflate ? 8 : 0, 8)
-    local.writeUInt32LE(crc32(raw), 14)
-    local.writeUInt32LE(data.length, 18)
-    local.writeUInt32LE(raw.length, 22)
-    local.writeUInt16LE(nameBytes.length, 26)
-    const central = Buffer.alloc(46)
-    central.writeUInt32LE(0x02014b50, 0)
-    central.writeUInt16LE(20, 4)
-    central.writeUInt16LE(20, 6)
-    central.writeUInt16LE(deflate ? 8 : 0, 10)
-    central.writeUInt32LE(crc32(raw), 16)
-    central.writeUInt32LE(data.length, 20)
-    central.writeUInt32LE(raw.length, 24)
-    central.writeUInt16LE(nameBytes.length, 28)
-    central.writeUInt32LE(offset, 42)
-    locals.push(local, nameBytes, Buffer.from(data))
-    centrals.push(central, nameBytes)
-    offset += 30 + nameBytes.length + data.length
-  }
-  const centralSize = centrals.reduce((sum, b) => sum + b.length, 0)
-  const end = Buffer.alloc(22)
-  end.writeUInt32LE(0x06054b50, 0)
-  end.writeUInt16LE(Object.keys(entries).length, 8)
-  end.writeUInt16LE(Object.keys(entries).length, 10)
-  end.writeUInt32LE(centralSize, 12)
-  end.writeUInt32LE(offset, 16)
-  return new Uint8Array(Buffer.concat([...locals, ...centrals, end]))
+  return zipSync(Object.fromEntries(Object.entries(entries).map(([name, bytes]) => [name, [bytes, { level: deflate ? 6 : 0 }]])))
 }
 
 async function convert(target: string): Promise<{ bytes: Uint8Array; extension: string }> {

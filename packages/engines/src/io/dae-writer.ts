@@ -3,7 +3,7 @@ import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { collectExportScene, flippedV, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
 import type { WrittenModel } from './index.ts'
-import { zipSync } from 'fflate'
+import { zipFiles } from './zip.ts'
 
 /**
  * Writes a Document as COLLADA 1.4.1: the default scene's node tree (one matrix per node), one
@@ -64,8 +64,11 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
   const dae = new TextEncoder().encode(xml)
   if (images.length === 0) return { bytes: dae, extension: 'dae' }
   // The XML deflates well; images are already compressed, so they are stored.
-  const entries = Object.fromEntries([['model.dae', [dae, { level: 6 }]], ...images.map((image) => [image.fileName, [image.bytes, { level: 0 }]])])
-  return { bytes: zipSync(entries), extension: 'zip' }
+  const entries = Object.fromEntries([
+    ['model.dae', { bytes: dae, level: 6 as const }],
+    ...images.map((image) => [image.fileName, { bytes: image.bytes, level: 0 as const }] as const),
+  ])
+  return { bytes: zipFiles(entries), extension: 'zip' }
 }
 
 function effect(material: ExportMaterial, imageIndex: number): string {

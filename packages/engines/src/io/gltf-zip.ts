@@ -1,11 +1,10 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
-import { zipSync, type Zippable } from 'fflate'
 import { ModelInputError } from '../errors.ts'
 import { readGltf } from './gltf.ts'
 import type { ReadOptions } from './limits.ts'
 import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
 import { readObj } from './obj.ts'
-import { unzipSafely, zipLimits } from './zip.ts'
+import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
 
 /** Reads a model of another format found inside the zip (registry lookup, passed in to avoid an import cycle). */
 export type ReadInner = (format: string, bytes: Uint8Array) => Promise<Document>
@@ -120,13 +119,13 @@ export async function writeGltfZip(io: NodeIO, doc: Document): Promise<Uint8Arra
     if (uri && !uri.startsWith('data:')) item.setURI(uri.replace(/^.*[\\/]/, '').replace(/^\.+/, '') || '')
   }
   const { json, resources } = await io.writeJSON(doc, { basename: 'model' })
-  const entries: Zippable = {
-    'model.gltf': [new TextEncoder().encode(JSON.stringify(json, null, 2)), { level: 6 }],
+  const entries: Record<string, { bytes: Uint8Array; level: ZipLevel }> = {
+    'model.gltf': { bytes: new TextEncoder().encode(JSON.stringify(json, null, 2)), level: 6 },
   }
   for (const [uri, bytes] of Object.entries(resources)) {
     const name = safeDecode(uri)
     // Binary geometry deflates ~10-20% at level 1 and barely more at 6 for several times the time.
-    entries[name] = [bytes, { level: /\.bin$/i.test(name) ? 1 : 0 }]
+    entries[name] = { bytes, level: /\.bin$/i.test(name) ? 1 : 0 }
   }
-  return zipSync(entries)
+  return zipFiles(entries)
 }

@@ -1,4 +1,4 @@
-import { Inflate } from 'fflate'
+import { Inflate, zipSync, type Zippable } from 'fflate'
 import { ModelInputError } from '../errors.ts'
 import { allocationLimit, type ReadOptions } from './limits.ts'
 
@@ -19,6 +19,31 @@ export function zipLimits(options: ReadOptions = {}): ZipLimits {
 
 /** Compressed input pushed per inflate step: bounds how far one step can overshoot a cap (deflate's max ratio is ~1032:1). */
 const INFLATE_STEP = 16 * 1024
+
+/**
+ * The one zip reader and writer of Mos, on fflate: `unzipSafely` for uploads, `zipFiles` for outputs.
+ *
+ * The reader walks the central directory itself and inflates with fflate's streaming `Inflate`
+ * rather than calling fflate's `unzipSync`: that one inflates each entry into a buffer of the size
+ * its header declares and cuts the rest off without a word (measured: an entry declaring 100 bytes
+ * that inflates to 1 MB comes back as 100 bytes), so a lying header would turn into a silently wrong
+ * model instead of the "zip bomb?" failure below.
+ */
+
+/** Deflate level of an entry: 0 stores (for data already compressed, such as images), 1–9 deflate. */
+export type ZipLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9
+
+/**
+ * Packs `path → { bytes, level }` into a zip (entries in the order given).
+ *
+ * @example
+ * zipFiles({ 'model.gltf': { bytes: json, level: 6 }, 'texture.png': { bytes: png, level: 0 } })
+ */
+export function zipFiles(entries: Record<string, { bytes: Uint8Array; level: ZipLevel }>): Uint8Array {
+  const zippable: Zippable = {}
+  for (const [path, { bytes, level }] of Object.entries(entries)) zippable[path] = [bytes, { level }]
+  return zipSync(zippable)
+}
 
 /**
  * Unpacks a zip into `path → bytes`, refusing what could escape the archive or exhaust memory:
