@@ -8,7 +8,12 @@ export interface RedisConnectionsOptions {
   connectTimeoutMs?: number
 }
 
-export const REDIS_CONNECTIONS_DEFAULTS = { maxRetriesPerRequest: 2, connectTimeoutMs: 5_000 } as const
+/**
+ * Between what the components had on their own connections: records retried 3 times, the rate
+ * limit, lock and trial counter once, and the rate limit gave up connecting after 2 s so requests
+ * fall back to its in-process count quickly while Redis is away.
+ */
+export const REDIS_CONNECTIONS_DEFAULTS = { maxRetriesPerRequest: 2, connectTimeoutMs: 2_000 } as const
 
 /**
  * The Redis connections of a process, one set for every component: records, rate limit, sweep lock

@@ -200,8 +200,20 @@ export function createS3Client(options: S3ClientOptions): S3Client {
     }
   }
 
+  /** Bytes already in memory, longer than a part: sent in parts (views, no copies), as a stream would be. */
+  async function putParts(key: string, bytes: Uint8Array): Promise<void> {
+    const upload = await startMultipart(key)
+    try {
+      for (let at = 0; at < bytes.byteLength; at += partBytes) await upload.add(bytes.subarray(at, at + partBytes))
+      await upload.complete()
+    } catch (error) {
+      await upload.abort().catch(() => undefined)
+      throw error
+    }
+  }
+
   interface Multipart {
-    add(part: Buffer): Promise<void>
+    add(part: Uint8Array): Promise<void>
     complete(): Promise<void>
     abort(): Promise<void>
   }
@@ -254,9 +266,14 @@ export function createS3Client(options: S3ClientOptions): S3Client {
       return response?.body ?? (response ? new Blob([]).stream() : undefined)
     },
     async put(key, body) {
-      if (typeof body === 'string' || body instanceof Uint8Array) {
+      if (typeof body === 'string') {
         await putWhole(key, body)
-        return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+        return Buffer.byteLength(body)
+      }
+      if (body instanceof Uint8Array) {
+        if (body.byteLength > partBytes) await putParts(key, body)
+        else await putWhole(key, body)
+        return body.byteLength
       }
       return putStream(key, body)
     },

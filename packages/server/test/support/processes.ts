@@ -24,7 +24,7 @@ export async function startMos(name: string, env: Record<string, string>, timeou
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE__')))
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: REPO,
-    env: { ...inherited, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let text = ''
