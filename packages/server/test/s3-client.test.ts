@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
@@ -108,6 +110,13 @@ describe('s3 client (fetch + SigV4) against an S3-protocol server', () => {
     const client = createS3Client({ ...options, bucket: 'no-such-bucket' })
     await expect(client.put('k/1', 'x')).rejects.toThrow(/^\[mos\] \[s3\] put k\/1: 404 NoSuchBucket$/)
     await expect(client.list('k/').next()).rejects.toThrow(/^\[mos\] \[s3\] list k\/: 404 NoSuchBucket$/)
+    // A port nothing listens on (taken, then given back).
+    const closed = createServer().listen(0, '127.0.0.1')
+    await once(closed, 'listening')
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((resolve) => closed.close(resolve))
+    const nobody = createS3Client({ ...options, endpoint: `http://127.0.0.1:${port}`, retries: 1 })
+    await expect(nobody.get('k/2')).rejects.toThrow(/^\[mos\] \[s3\] get k\/2: fetch failed \(.*ECONNREFUSED.*\)$/)
   })
 })
 

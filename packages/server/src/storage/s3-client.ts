@@ -81,7 +81,10 @@ export function s3Credentials(settings: { accessKeyId: string; secretAccessKey: 
   return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }
 }
 
-/** An S3 error naming the operation, the key and the answer, prefixed as unstorage prefixes its drivers'. */
+/**
+ * An S3 error naming the operation, the key and the answer (status 0: no answer, `code` then says
+ * why), prefixed as unstorage prefixes its drivers'.
+ */
 export class S3Error extends Error {
   override name = 'S3Error'
   constructor(
@@ -89,8 +92,9 @@ export class S3Error extends Error {
     readonly key: string,
     readonly status: number,
     readonly code: string,
+    options?: ErrorOptions,
   ) {
-    super(`[mos] [s3] ${operation} ${key}: ${status}${code ? ` ${code}` : ''}`)
+    super(`[mos] [s3] ${operation} ${key}: ${status ? `${status}${code ? ` ${code}` : ''}` : code}`, options)
   }
 }
 
@@ -134,7 +138,13 @@ export function createS3Client(options: S3ClientOptions): S3Client {
 
   /** One signed request; throws `S3Error` for any answer but 2xx (and 404 when `missingOk`). */
   async function send(operation: string, key: string, url: string, init: RequestInit, missingOk = false): Promise<Response | undefined> {
-    const response = await withRetries(url, init)
+    let response: Response
+    try {
+      response = await withRetries(url, init)
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : ''
+      throw new S3Error(operation, key, 0, `${error instanceof Error ? error.message : String(error)}${cause}`, { cause: error })
+    }
     if (response.ok) return response
     const body = await response.text().catch(() => '')
     if (missingOk && response.status === 404) return undefined
