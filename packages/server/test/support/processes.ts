@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -21,7 +22,10 @@ export interface MosProcess {
 export interface StartMosOptions {
   /** Node options before the entry (e.g. a test-only `--import`); production passes none. */
   nodeArgs?: string[]
-  /** Working directory (where a `.env` is read); the repository by default. */
+  /**
+   * Working directory, where the server reads a `.env`. By default the system's temporary folder,
+   * not the repository: a developer's own `.env` there must not change what the tests run.
+   */
   cwd?: string
 }
 
@@ -33,7 +37,7 @@ export interface StartMosOptions {
 export async function startMos(name: string, env: Record<string, string>, timeoutMs = 60_000, options: StartMosOptions = {}): Promise<MosProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE__')))
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(REPO, MAIN)], {
-    cwd: options.cwd ?? REPO,
+    cwd: options.cwd ?? tmpdir(),
     env: { ...inherited, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
