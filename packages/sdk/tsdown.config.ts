@@ -1,6 +1,7 @@
 import { defineConfig } from 'tsdown'
 
-// Publishing build only: inside the monorepo everything runs from source (exports → src/*.ts).
+// The published package and the monorepo's default resolution (exports → dist/); tests, type checks
+// and `npm run dev` read src/ through the `source` export condition.
 export default defineConfig({
   entry: {
     index: 'src/index.ts',

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx, like the rest of the repository (no build step).
-import { tsImport } from 'tsx/esm/api'
+// Runs the built CLI (dist/, made by `npm install` or `npm run build`): plain Node, no loader.
+import { existsSync } from 'node:fs'
 
-const { main } = await tsImport('../src/cli.ts', import.meta.url)
+const cli = new URL('../dist/cli.js', import.meta.url)
+if (!existsSync(cli)) {
+  console.error('mos-conformance: @mos/conformance is not built yet; run `npm run build` at the repository root')
+  process.exit(2)
+}
+const { main } = await import(cli.href)
 process.exitCode = await main(process.argv.slice(2))

@@ -41,7 +41,12 @@ export interface EnginePool {
   destroy(): Promise<void>
 }
 
-const WORKER_FILE = new URL('./worker-entry.mjs', import.meta.url)
+/**
+ * The thread entry beside this module. Compiled (dist/pool.js) it is the compiled worker, loaded by
+ * plain Node with no hook; from source (tests, `npm run dev`) it is worker-entry.mjs, which loads the
+ * TypeScript worker through tsx, since Node 20 carries no loader hooks into worker threads.
+ */
+const WORKER_FILE = import.meta.url.endsWith('.ts') ? new URL('./worker-entry.mjs', import.meta.url) : new URL('./worker.js', import.meta.url)
 
 /**
  * Creates the thread pool that runs every engine job off the event loop.

@@ -1,6 +1,6 @@
 // npm publishes package.json as it is (unlike pnpm, it ignores `publishConfig.exports`/`bin`), so
 // `prepack` swaps the source-pointing fields for the dist ones and `postpack` puts them back.
-// In the monorepo, exports point at src/*.ts (run through tsx/vitest, no build step).
+// In the monorepo, exports carry a `source` condition (src/*.ts, for tests and dev) besides dist/.
 import { copyFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 
 const manifest = new URL('../package.json', import.meta.url)

@@ -1,22 +1,17 @@
 import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
 const pkgDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(pkgDir, 'dist')
 const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'))
 
-// Build once for this file (about 3 s): the same `tsdown` run as `npm run build -w @mos/sdk`.
-beforeAll(async () => {
-  const tsdownManifest = createRequire(join(pkgDir, 'package.json')).resolve('tsdown/package.json')
-  const bin = join(dirname(tsdownManifest), JSON.parse(readFileSync(tsdownManifest, 'utf8')).bin.tsdown)
-  await run(process.execPath, [bin], { cwd: pkgDir })
-}, 120_000)
+// dist/ is the workspace build (the vitest global setup runs it, as `npm test` does): rebuilding it
+// here would empty it under the other test files, whose servers and CLIs run the compiled SDK.
 
 /** A script run by plain Node (no tsx, no vitest), answering /api/v1/health itself. */
 function script(load: string) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { readDotEnv } from './config/dot-env.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
 import { startServer } from './server.ts'
@@ -24,6 +25,7 @@ async function developmentKey(config: Config): Promise<string> {
 async function main(): Promise<void> {
   let config: Config
   try {
+    readDotEnv(process.cwd(), process.env)
     config = loadConfig(process.env)
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -59,8 +59,9 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     async (target) => {
       const { record, download } = await run('/api/v1/convert', { target_format: target }, paths.badNormals)
       const completed = completedTaskSchema.parse(record)
-      const extension = { gltf: 'zip' }[target] ?? target
-      expect(completed.output.filename).toBe(`BoxBadNormals.${extension}`)
+      // The new extension says what was done; gltf comes back as a .zip bundle, and glb → glb is tagged.
+      const name = { gltf: 'BoxBadNormals.gltf.zip', glb: 'BoxBadNormals.converted.glb' }[target] ?? `BoxBadNormals.${target}`
+      expect(completed.output.filename).toBe(name)
       expect(download!.byteLength).toBe(completed.output.size_bytes)
       const head = new TextDecoder().decode(download!.subarray(0, 40))
       const signature: Record<string, RegExp> = { glb: /^glTF/, gltf: /^PK/, obj: /^(#|o |v )/m, ply: /^ply\n/, fbx: /^Kaydara FBX Binary/, dae: /^<\?xml/ }
@@ -95,7 +96,7 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     const { record, download } = await run('/api/v1/repair', {}, paths.badNormals)
     const completed = completedTaskSchema.parse(record)
     expect(completed.type).toBe('repair')
-    expect(completed.output.filename).toBe('BoxBadNormals_repaired.glb')
+    expect(completed.output.filename).toBe('BoxBadNormals.repaired.glb')
     expect((record.repairs as Record<string, number>).normals_recomputed).toBeGreaterThan(0)
     expect(new TextDecoder().decode(download!.subarray(0, 4))).toBe('glTF')
   })
@@ -103,14 +104,14 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
   it('re-encodes the textures of a model as WebP, keeping the container', async () => {
     const { record, download } = await run('/api/v1/textures/optimize', { format: 'webp', quality: 80 }, paths.knight)
     const completed = completedTaskSchema.parse(record)
-    expect(completed.output.filename).toBe('chr_knight_optimized.glb')
+    expect(completed.output.filename).toBe('chr_knight.textures.glb')
     expect(completed.output.compression_ratio).toBeCloseTo(completed.output.size_bytes / completed.input_size_bytes, 3)
     expect(new TextDecoder().decode(download!)).toContain('EXT_texture_webp')
   })
 
   it('converts a standalone image to the target format', async () => {
     const { record, download } = await run('/api/v1/textures/optimize', { format: 'jpeg' }, { name: 'swatch.png', bytes: png })
-    expect(completedTaskSchema.parse(record).output.filename).toBe('swatch_optimized.jpg')
+    expect(completedTaskSchema.parse(record).output.filename).toBe('swatch.optimized.jpg')
     expect(await sharp(download!).metadata()).toMatchObject({ format: 'jpeg', width: 128, height: 96 })
   })
 
@@ -146,7 +147,7 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     it('encodes a standalone image to KTX2 (ETC1S by default, UASTC on request)', async () => {
       for (const fields of [{}, { uastc: "true", quality: 1 }] as Record<string, string | number>[]) {
         const { record, download } = await run('/api/v1/textures/ktx2', fields, { name: 'swatch.png', bytes: png })
-        expect(completedTaskSchema.parse(record).output.filename).toBe('swatch_ktx2.ktx2')
+        expect(completedTaskSchema.parse(record).output.filename).toBe('swatch.ktx2')
         expect([...download!.subarray(0, 12)]).toEqual(KTX2_IDENTIFIER)
       }
     })

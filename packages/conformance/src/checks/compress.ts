@@ -119,13 +119,13 @@ export const compressChecks: Check[] = [
   {
     id: 'compress.output.filename',
     group: 'compress',
-    title: 'The result is named <stem>_compressed.glb (mos)',
+    title: 'The result is named <stem>.<engine>.glb, saying what was done (mos)',
     profile: 'mos',
     variants: VARIANTS,
     needs,
     async run(ctx) {
       const { filename } = await heavyDracoCompleted(ctx)
-      expect(filename === 'conformance-heavy_compressed.glb', `output.filename is ${JSON.stringify(filename)}`)
+      expect(filename === 'conformance-heavy.draco.glb', `output.filename is ${JSON.stringify(filename)}`)
     },
   },
 ]

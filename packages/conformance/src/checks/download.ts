@@ -39,7 +39,7 @@ export const downloadChecks: Check[] = [
   {
     id: 'download.headers',
     group: 'download',
-    title: 'The download names the file (Content-Disposition attachment) and is not cached (mos)',
+    title: 'The download names the file (Content-Disposition attachment, ASCII and RFC 5987 forms) and is not cached (mos)',
     profile: 'mos',
     variants: VARIANTS,
     needs,
@@ -48,6 +48,7 @@ export const downloadChecks: Check[] = [
       const headers = (await download(ctx, id)).headers
       const disposition = headers.get('content-disposition') ?? ''
       expect(disposition.startsWith('attachment') && disposition.includes(`filename="${filename}"`), `Content-Disposition is "${disposition}"`)
+      expect(disposition.includes(`filename*=UTF-8''${encodeURIComponent(filename)}`), `Content-Disposition "${disposition}" has no filename*=UTF-8'' form`)
       expect(/no-store/.test(headers.get('cache-control') ?? ''), `Cache-Control is "${headers.get('cache-control')}"`)
     },
   },

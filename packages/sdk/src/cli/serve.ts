@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname, join, parse } from 'node:path'
-import { pathToFileURL } from 'node:url'
 
-/** Where the server's entry and a tsx loader were found. */
+/** Where the server's compiled entry was found. */
 export interface ServerLocation {
   main: string
-  tsx: string
 }
 
 /**
@@ -19,14 +16,9 @@ export function findServer(start: string): ServerLocation | undefined {
   for (;;) {
     const manifest = join(dir, 'node_modules', '@mos', 'server', 'package.json')
     if (existsSync(manifest)) {
-      const main = join(dirname(manifest), 'src', 'main.ts')
-      if (!existsSync(main)) return undefined
-      try {
-        const tsx = createRequire(manifest).resolve('tsx')
-        return { main, tsx }
-      } catch {
-        return undefined
-      }
+      // The compiled entry, what `npm start` runs: plain Node, no TypeScript loader.
+      const main = join(dirname(manifest), 'dist', 'main.js')
+      return existsSync(main) ? { main } : undefined
     }
     if (dir === parse(dir).root) return undefined
     dir = dirname(dir)
@@ -34,14 +26,14 @@ export function findServer(start: string): ServerLocation | undefined {
 }
 
 export const SERVER_MISSING = `mos serve: the server package @mos/server is not installed here.
-Install it beside the SDK (npm install @mos/server), or run the server from the Mos repository with \`npm start\`.`
+Install it beside the SDK (npm install @mos/server; in the Mos repository \`npm run build\` builds it), or run the server from the Mos repository with \`npm start\`.`
 
 /**
- * Starts the server as `node --import tsx <server>/src/main.ts`, like `npm start`, forwarding
+ * Starts the server as `node <server>/dist/main.js`, like `npm start`, forwarding
  * signals and the exit status. Resolves with that status.
  */
 export function serve(location: ServerLocation, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const child = spawn(process.execPath, ['--import', pathToFileURL(location.tsx).href, location.main, ...args], { stdio: 'inherit', env })
+  const child = spawn(process.execPath, [location.main, ...args], { stdio: 'inherit', env })
   const forward = (signal: NodeJS.Signals) => child.kill(signal)
   process.on('SIGINT', forward)
   process.on('SIGTERM', forward)

@@ -1,6 +1,7 @@
 import { ERROR_TEXTS, type TaskRecord } from '@mos/sdk/contract'
 import { Readable } from 'node:stream'
 import type { ServiceContext } from '../context.ts'
+import { contentDisposition } from './content-disposition.ts'
 import { ApiError } from '../errors.ts'
 import { FileNotFoundError } from '../storage/file-store.ts'
 import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
@@ -38,7 +39,7 @@ export async function downloadResult(ctx: ServiceContext, id: string): Promise<R
     headers: {
       'content-type': 'application/octet-stream',
       'content-length': String(task.output.size_bytes),
-      'content-disposition': `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+      'content-disposition': contentDisposition(filename),
       'cache-control': 'private, max-age=0, no-store',
     },
   })

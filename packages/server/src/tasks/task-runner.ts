@@ -136,7 +136,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           progress: 100,
           completed_at: now(),
           output: {
-            filename: outputFilename(task.input_filename, task.type, result.extension),
+            filename: outputFilename(task.input_filename, task.type, result.extension, task.job),
             size_bytes: result.size,
             ...(WITH_SIZE_FIGURES.has(task.type) ? sizeFigures(task.input_size_bytes, result.size) : {}),
           },

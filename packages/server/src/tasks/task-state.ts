@@ -1,4 +1,4 @@
-import type { Output, TaskRecord, TaskStatus, TaskType, Variant } from '@mos/sdk/contract'
+import { IMAGE_EXTENSIONS, type Output, type TaskRecord, type TaskStatus, type TaskType, type Variant } from '@mos/sdk/contract'
 
 /**
  * A task as stored: the public fields of section 2.1 plus what the service needs to run it again
@@ -79,21 +79,44 @@ export function toTaskRecord(task: TaskState, variant: Variant): TaskRecord {
   }
 }
 
-const OUTPUT_SUFFIX: Record<TaskType, string> = {
-  compress: 'compressed',
-  convert: '',
-  repair: 'repaired',
-  diagnose: 'diagnosis',
-  texture_optimize: 'optimized',
-  texture_ktx2: 'ktx2',
+/**
+ * What a task did, as the tag between the input's stem and the result's extension: the engine of a
+ * compression (two downloads of one model, draco and meshopt, must not overwrite each other), the
+ * operation otherwise. Convert's new extension says it all, so it adds a tag only where the
+ * extension does not name the target (gltf comes back as a .zip bundle).
+ */
+function outputTag(type: TaskType, job: Pick<TaskJob, 'format' | 'options'>, extension: string): string {
+  const option = (name: string) => (typeof job.options[name] === 'string' ? (job.options[name] as string) : '')
+  const image = (IMAGE_EXTENSIONS as readonly string[]).includes(job.format)
+  switch (type) {
+    case 'compress':
+      return option('engine') || 'compressed'
+    case 'convert': {
+      const target = option('target_format')
+      if (target && target !== extension) return target
+      return extension === job.format ? 'converted' : ''
+    }
+    case 'repair':
+      return 'repaired'
+    case 'diagnose':
+      return 'diagnosis'
+    case 'texture_optimize':
+      return image ? 'optimized' : 'textures'
+    case 'texture_ktx2':
+      return image ? '' : 'ktx2'
+  }
 }
 
-/** The result's file name: the input's stem, a suffix saying what was done, the output's extension. */
-export function outputFilename(inputFilename: string, type: TaskType, extension: string): string {
+/**
+ * The result's file name: the input's stem, what was done, the output's extension, dot-separated
+ * (`model.draco.glb`, `model.meshopt.glb`, `model.repaired.glb`, `model.textures.glb`,
+ * `model.ktx2.glb`, `model.obj`, `model.gltf.zip`, `photo.optimized.jpg`, `photo.ktx2`).
+ */
+export function outputFilename(inputFilename: string, type: TaskType, extension: string, job: Pick<TaskJob, 'format' | 'options'>): string {
   const base = inputFilename.replace(/^.*[\\/]/, '')
   const stem = base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base
-  const suffix = OUTPUT_SUFFIX[type]
-  return `${stem || 'model'}${suffix ? `_${suffix}` : ''}.${extension}`
+  const tag = outputTag(type, job, extension)
+  return `${stem || 'model'}${tag && tag !== extension ? `.${tag}` : ''}.${extension}`
 }
 
 /** Output sizes relative to the input, for compress and texture tasks (2.2). */

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url))
-const MAIN = 'packages/server/src/main.ts'
+const MAIN = 'packages/server/dist/main.js'
 
 export interface MosProcess {
   name: string
@@ -16,14 +18,26 @@ export interface MosProcess {
   output(): string
 }
 
+/** How to start it besides `env`. */
+export interface StartMosOptions {
+  /** Node options before the entry (e.g. a test-only `--import`); production passes none. */
+  nodeArgs?: string[]
+  /**
+   * Working directory, where the server reads a `.env`. By default the system's temporary folder,
+   * not the repository: a developer's own `.env` there must not change what the tests run.
+   */
+  cwd?: string
+}
+
 /**
- * Starts the service from its real entry point (`node --import tsx packages/server/src/main.ts`,
- * what `npm start` runs) with `env`, and resolves once it prints the port it listens on.
+ * Starts the compiled service from its real entry point (`node packages/server/dist/main.js`, what
+ * `npm start` runs, built by the vitest global setup) with `env`, and resolves once it prints the
+ * port it listens on.
  */
-export async function startMos(name: string, env: Record<string, string>, timeoutMs = 60_000): Promise<MosProcess> {
+export async function startMos(name: string, env: Record<string, string>, timeoutMs = 60_000, options: StartMosOptions = {}): Promise<MosProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE__')))
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    cwd: REPO,
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(REPO, MAIN)], {
+    cwd: options.cwd ?? tmpdir(),
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,0 +1,3 @@
+import { packageBuild } from '../../scripts/tsdown-package.ts'
+
+export default packageBuild()
