@@ -12,13 +12,22 @@ export interface AssimpInputLimits {
   maxArrayBytes: number
   /** Largest sum of those: many arrays just under the bound (zlib makes them cheap to ship) add up. */
   maxTotalArrayBytes: number
+  /**
+   * Most XML elements a COLLADA file may hold: assimp builds a DOM node (~100 bytes of WASM heap)
+   * for each, and `<a/>` costs 4 bytes of upload. Real files put their data in text, not elements:
+   * the largest of the assimp corpus holds about 10^4.
+   */
+  maxXmlElements?: number
 }
+
+const MAX_XML_ELEMENTS = 2_000_000
 
 /** Default limits: a 256 MiB file, arrays up to 512 MiB decoded, 2 GiB in all (the WASM heap ends at 4 GiB). */
 export const ASSIMP_INPUT_LIMITS: AssimpInputLimits = {
   maxInputBytes: 256 * 1024 * 1024,
   maxArrayBytes: 512 * 1024 * 1024,
   maxTotalArrayBytes: 2 * 1024 * 1024 * 1024,
+  maxXmlElements: MAX_XML_ELEMENTS,
 }
 
 const FBX_BINARY_MAGIC = 'Kaydara FBX Binary  \0'
@@ -101,7 +110,22 @@ export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
 /** Throws a ModelInputError when a COLLADA file is too large or declares too large a count. */
 export function checkDaeInput(bytes: Uint8Array, limits: AssimpInputLimits = ASSIMP_INPUT_LIMITS): void {
   checkSize(bytes, limits, 'COLLADA')
-  checkDeclaredCounts(decodeXmlText(bytes), /\bcount\s*=\s*["'](\d+)["']/g, 4, limits, 'COLLADA')
+  const text = decodeXmlText(bytes)
+  // COLLADA never needs entity declarations; they are how "billion laughs" turns 1 KB into gigabytes.
+  if (/<!ENTITY/i.test(text)) throw new ModelInputError('COLLADA file declares XML entities (<!ENTITY ...>), which COLLADA does not use and which can expand a small file without bound')
+  checkXmlElements(text, limits.maxXmlElements ?? MAX_XML_ELEMENTS)
+  checkDeclaredCounts(text, /\bcount\s*=\s*["'](\d+)["']/g, 4, limits, 'COLLADA')
+}
+
+function checkXmlElements(text: string, max: number): void {
+  let elements = 0
+  for (let at = text.indexOf('<'); at >= 0; at = text.indexOf('<', at + 1)) {
+    const next = text.charCodeAt(at + 1)
+    // A start tag begins with a name character; closing tags, comments and declarations do not count.
+    if ((next >= 0x41 && next <= 0x5a) || (next >= 0x61 && next <= 0x7a) || next === 0x5f || next === 0x3a) {
+      if (++elements > max) throw new ModelInputError(`COLLADA file holds more than ${max} XML elements, over the limit`)
+    }
+  }
 }
 
 /** XML text of a COLLADA file in UTF-8 or UTF-16 (with its byte-order mark). */

@@ -1,0 +1,114 @@
+import { readFile } from 'node:fs/promises'
+import { afterAll, describe, expect, it } from 'vitest'
+import { shared } from '../../../test/support/corpus.ts'
+import { createEnginePool, type JobName } from '../src/index.ts'
+import {
+  billionLaughsDae,
+  deepJsonGltf,
+  giantObjFace,
+  glbWithImage,
+  hugeCountDae,
+  hugeCountFbx,
+  hugeCountPly,
+  hugeCountStl,
+  jpegDeclaring,
+  manyElementsDae,
+  pngDeclaring,
+  sparseAccessorGlb,
+  zipDeclaring,
+  zipInflatingTo,
+} from './support/bombs.ts'
+
+// One thread: every bomb runs on the thread the next good job needs, so "the thread stays usable"
+// is tested on the very thread the bomb ran on (or on the one that replaced it).
+const pool = createEnginePool({ threads: 1, prestart: true })
+afterAll(() => pool.destroy())
+
+/** Far more than any of these needs when checked before work; far less than the hang each would be otherwise. */
+const FAST_MS = 10_000
+
+const run = (name: JobName, bytes: Uint8Array, format: string, options: Record<string, unknown> = {}) =>
+  pool.run(
+    { name, input: { bytes: bytes.slice() }, format, options: name === 'convert' ? { target_format: 'glb', ...options } : options },
+    // A bomb that slips through must fail this test, not hold the suite until vitest's own time-out.
+    { signal: AbortSignal.timeout(FAST_MS * 3) },
+  )
+
+/** A good job right after a bomb: the thread it ran on still works. */
+async function expectPoolUsable(): Promise<void> {
+  const cow = new Uint8Array(await readFile(shared('obj', 'cow.obj')))
+  const result = await run('convert', cow, 'obj')
+  expect(result.ok ? 'ok' : result.message).toBe('ok')
+}
+
+async function expectRefused(name: JobName, bytes: Uint8Array, format: string, message: RegExp, options: Record<string, unknown> = {}): Promise<void> {
+  const started = performance.now()
+  const result = await run(name, bytes, format, options)
+  const elapsed = performance.now() - started
+  expect(result.ok ? 'completed' : result.message).toMatch(message)
+  expect(!result.ok && result.message).not.toMatch(/engine thread failed|stack|\bat \S+:\d+|\/work\/|node_modules/i)
+  expect(elapsed, `${format} ${name} took ${Math.round(elapsed)} ms`).toBeLessThan(FAST_MS)
+  await expectPoolUsable()
+}
+
+describe('bombs in every input format fail fast through the pool, and the thread stays usable', () => {
+  it('glTF: a sparse accessor of 10^9 entries in a 600-byte GLB', async () => {
+    const bomb = sparseAccessorGlb()
+    expect(bomb.byteLength).toBeLessThan(1000)
+    await expectRefused('convert', bomb, 'glb', /sparse/)
+    await expectRefused('compress', bomb, 'glb', /sparse/, { engine: 'meshopt' })
+    await expectRefused('diagnose', bomb, 'glb', /sparse/)
+  })
+
+  it('glTF: accessor counts far past the buffers they read', async () => {
+    const json = {
+      asset: { version: '2.0' },
+      buffers: [{ byteLength: 12 }],
+      bufferViews: [{ buffer: 0, byteLength: 12 }],
+      accessors: [{ bufferView: 0, componentType: 5126, count: 100_000_000, type: 'VEC3' }],
+    }
+    const bytes = new TextEncoder().encode(JSON.stringify(json))
+    await expectRefused('convert', bytes, 'gltf', /accessor.*(limit|past)/)
+    await expectRefused('convert', bytes, 'gltf', /accessor 0 ends at byte 1200000000, past the 12 bytes of bufferView 0/, { maxAllocationBytes: 4 * 1024 ** 3 })
+  })
+
+  it('glTF: JSON nested 100000 deep', async () => {
+    await expectRefused('convert', deepJsonGltf(), 'gltf', /^glTF JSON is nested too deeply/)
+    await expectRefused('diagnose', deepJsonGltf(), 'gltf', /nested too deeply/)
+    await expectRefused('convert', deepJsonGltf(5_000), 'gltf', /^glTF JSON is nested too deeply/)
+  })
+
+  it('OBJ: one face of two million corners', async () => {
+    const bomb = giantObjFace()
+    await expectRefused('convert', bomb, 'obj', /^invalid OBJ: line 4 is a face of 2000000 corners/)
+  })
+
+  it('PLY and STL: headers declaring billions of elements', async () => {
+    await expectRefused('convert', hugeCountPly(), 'ply', /^PLY header declaring 4000000000 vertex would need/)
+    await expectRefused('convert', hugeCountStl(), 'stl', /^binary STL declaring 2000000000 triangles would need/)
+  })
+
+  it('COLLADA: billion laughs, huge counts, millions of elements', async () => {
+    await expectRefused('convert', billionLaughsDae(), 'dae', /^COLLADA file declares XML entities/)
+    await expectRefused('convert', hugeCountDae(), 'dae', /^COLLADA file declares 2000000000 elements/)
+    await expectRefused('convert', manyElementsDae(), 'dae', /^COLLADA file holds more than \d+ XML elements/)
+  })
+
+  it('FBX: an array declaring two billion values', async () => {
+    await expectRefused('convert', hugeCountFbx(), 'fbx', /^FBX file declares 2000000000 elements/)
+  })
+
+  it('images: PNG and JPEG headers declaring 100000² and 65535² pixels, alone and inside a GLB', async () => {
+    const png = pngDeclaring()
+    const jpeg = jpegDeclaring()
+    await expectRefused('texture_optimize', png, 'png', /declares 100000×100000 pixels, over the limit/, { format: 'webp' })
+    await expectRefused('texture_ktx2', jpeg, 'jpg', /declares 65535×65535 pixels, over the limit/)
+    await expectRefused('texture_optimize', glbWithImage(png, 'image/png'), 'glb', /declares 100000×100000 pixels, over the limit/, { format: 'webp' })
+    await expectRefused('texture_ktx2', glbWithImage(jpeg, 'image/jpeg'), 'glb', /declares 65535×65535 pixels, over the limit/)
+  })
+
+  it('zip: an entry declaring 4 GiB, and one inflating past the bound', async () => {
+    await expectRefused('convert', zipDeclaring(), 'zip', /zip.*(limit|too large|exceed)/i)
+    await expectRefused('convert', zipInflatingTo(64 * 1024 * 1024), 'zip', /zip.*(limit|too large|exceed)/i, { maxAllocationBytes: 16 * 1024 * 1024 })
+  })
+})
