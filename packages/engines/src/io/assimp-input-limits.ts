@@ -114,7 +114,41 @@ export function checkDaeInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
   // COLLADA never needs entity declarations; they are how "billion laughs" turns 1 KB into gigabytes.
   if (/<!ENTITY/i.test(text)) throw new ModelInputError('COLLADA file declares XML entities (<!ENTITY ...>), which COLLADA does not use and which can expand a small file without bound')
   checkXmlElements(text, limits.maxXmlElements ?? MAX_XML_ELEMENTS)
+  checkDaeArrays(text)
   checkDeclaredCounts(text, /\bcount\s*=\s*["'](\d+)["']/g, 4, limits, 'COLLADA')
+}
+
+/** Largest finite 32-bit float: assimp reads COLLADA arrays as floats. */
+const FLOAT32_MAX = 3.4028234663852886e38
+
+/**
+ * Refuses COLLADA arrays holding what is not a number of their kind. assimp 5.2 reads them without
+ * complaint and then spins: a 5 KB file with one "inf" or "1e308" in a float_array, or "-1e308" or
+ * "10:" in a <p> index list, held a thread for over 20 s (found by the fuzz corpus). Exporters only
+ * write finite decimal numbers and non-negative integer indices there.
+ */
+function checkDaeArrays(text: string): void {
+  for (const match of text.matchAll(/<(float_array|int_array|p|vcount|v|h)\b[^>]*>([^<]*)</g)) {
+    const [, element, content] = match as unknown as [string, string, string]
+    if (element === 'float_array') {
+      // Some exporters write the decimal separator of their locale ("21,920870", teapots.DAE): assimp reads it.
+      if (!/^[\s0-9eE+.,-]*$/.test(content)) throw new ModelInputError(`COLLADA <float_array> holds something that is not a number: ${firstBadToken(content, /^[+-]?[0-9.,eE+-]+$/)}`)
+      for (const token of content.split(/\s+/)) {
+        if (token === '') continue
+        const value = Number(token.replace(',', '.'))
+        if (!(Math.abs(value) <= FLOAT32_MAX)) throw new ModelInputError(`COLLADA <float_array> holds ${JSON.stringify(token)}, not a finite 32-bit number`)
+      }
+    } else if (element === 'int_array') {
+      if (!/^[\s0-9-]*$/.test(content)) throw new ModelInputError(`COLLADA <int_array> holds something that is not an integer: ${firstBadToken(content, /^-?[0-9]+$/)}`)
+    } else if (!/^[\s0-9]*$/.test(content)) {
+      throw new ModelInputError(`COLLADA <${element}> holds something that is not an index: ${firstBadToken(content, /^[0-9]+$/)}`)
+    }
+  }
+}
+
+function firstBadToken(content: string, good: RegExp): string {
+  const token = content.split(/\s+/).find((t) => t !== '' && !good.test(t)) ?? content.trim().slice(0, 20)
+  return JSON.stringify(token.slice(0, 40))
 }
 
 function checkXmlElements(text: string, max: number): void {

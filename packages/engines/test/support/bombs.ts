@@ -105,6 +105,24 @@ export function hugeCountDae(count = 2_000_000_000): Uint8Array {
   )
 }
 
+/**
+ * A one-triangle COLLADA file whose arrays hold `floats` and `indices` as written. assimp 5.2 spins
+ * for tens of seconds on a stray "inf", "1e308" or "10:" in them (found by the fuzz corpus).
+ */
+export function daeWithArrays(floats = '0 0 0 1 0 0 0 1 0', indices = '0 1 2'): Uint8Array {
+  return strToU8(
+    '<?xml version="1.0" encoding="utf-8"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">' +
+      '<library_geometries><geometry id="g"><mesh><source id="p">' +
+      `<float_array id="pa" count="9">${floats}</float_array>` +
+      '<technique_common><accessor source="#pa" count="3" stride="3"><param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>' +
+      '<vertices id="v"><input semantic="POSITION" source="#p"/></vertices>' +
+      `<triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>${indices}</p></triangles>` +
+      '</mesh></geometry></library_geometries>' +
+      '<library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>' +
+      '<scene><instance_visual_scene url="#s"/></scene></COLLADA>\n',
+  )
+}
+
 /** An ASCII FBX whose vertex array declares `count` values and holds three. */
 export function hugeCountFbx(count = 2_000_000_000): Uint8Array {
   return strToU8(`; FBX 7.3.0 project file\nFBXHeaderExtension:  {\n FBXVersion: 7300\n}\nObjects:  {\n Geometry: 1, "Geometry::", "Mesh" {\n  Vertices: *${count} {\n   a: 0,0,0\n  }\n }\n}\n`)
