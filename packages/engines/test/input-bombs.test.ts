@@ -16,6 +16,7 @@ import {
   manyElementsDae,
   pngDeclaring,
   sparseAccessorGlb,
+  webpDeclaring,
   zipDeclaring,
   zipInflatingTo,
 } from './support/bombs.ts'
@@ -108,13 +109,19 @@ describe('bombs in every input format fail fast through the pool, and the thread
     await expectRefused('convert', hugeCountFbx(), 'fbx', /^FBX file declares 2000000000 elements/)
   })
 
-  it('images: PNG and JPEG headers declaring 100000² and 65535² pixels, alone and inside a GLB', async () => {
+  it('images: PNG, JPEG and WebP headers declaring 100000², 65535² and 16384² pixels, alone and inside a GLB (diagnose reads only the header)', async () => {
     const png = pngDeclaring()
     const jpeg = jpegDeclaring()
     await expectRefused('texture_optimize', png, 'png', /declares 100000×100000 pixels, over the limit/, { format: 'webp' })
     await expectRefused('texture_ktx2', jpeg, 'jpg', /declares 65535×65535 pixels, over the limit/)
     await expectRefused('texture_optimize', glbWithImage(png, 'image/png'), 'glb', /declares 100000×100000 pixels, over the limit/, { format: 'webp' })
     await expectRefused('texture_ktx2', glbWithImage(jpeg, 'image/jpeg'), 'glb', /declares 65535×65535 pixels, over the limit/)
+    await expectRefused('texture_optimize', webpDeclaring(), 'webp', /declares 16384×16384 pixels, over the limit/, { format: 'png' })
+    // Diagnose never decodes: it reports the bomb's declared size from the header, at once.
+    const started = performance.now()
+    const diagnosis = await run('diagnose', glbWithImage(png, 'image/png'), 'glb')
+    expect(diagnosis.ok ? JSON.stringify(diagnosis.details) : diagnosis.message).toContain('100000')
+    expect(performance.now() - started).toBeLessThan(FAST_MS)
   })
 
   it('zip: an entry declaring 4 GiB, and one inflating past the bound', async () => {

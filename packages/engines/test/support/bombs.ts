@@ -166,6 +166,20 @@ export function jpegDeclaring(width = 65_535, height = 65_535): Uint8Array {
   return new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, ...sof, 0xff, 0xd9])
 }
 
+/** An extended WebP (VP8X) whose canvas declares width × height (WebP's largest is 16384²), with no image data. */
+export function webpDeclaring(width = 16_384, height = 16_384): Uint8Array {
+  const out = new Uint8Array(30)
+  const view = new DataView(out.buffer)
+  out.set(strToU8('RIFF'), 0)
+  view.setUint32(4, 22, true)
+  out.set(strToU8('WEBPVP8X'), 8)
+  view.setUint32(16, 10, true)
+  const uint24 = (at: number, value: number) => out.set([value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff], at)
+  uint24(24, width - 1)
+  uint24(27, height - 1)
+  return out
+}
+
 /** A GLB whose one texture is `image` (a bomb's header), used by a material of a one-triangle mesh. */
 export function glbWithImage(image: Uint8Array, mimeType: string): Uint8Array {
   const geometry = new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1])
