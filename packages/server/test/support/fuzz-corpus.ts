@@ -3,6 +3,7 @@
 // deterministic from one seed so a failing case can be rebuilt from its number.
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
+import { crc32 } from 'node:zlib'
 import { assimp, shared } from '../../../../test/support/corpus.ts'
 
 /** Real files the mutations start from: small ones, so hundreds of cases run in a couple of minutes. */
@@ -25,7 +26,60 @@ export const FUZZ_SEEDS = [
   assimp('Collada', 'cube_triangulate.dae'),
   assimp('Collada', 'ConcavePolygon.dae'),
   assimp('Collada', 'sphere.dae'),
+  // A .gltf with its Draco-compressed .bin, uploaded as a stored zip: mutations reach the zip reader,
+  // the glTF JSON and the Draco decoder alike.
+  `${assimp('glTF2', 'draco', '2CylinderEngine.gltf')}+${assimp('glTF2', 'draco', '2CylinderEngine.bin')}.zip`,
 ]
+
+/** The files a seed names: one path, or `a+b.zip` for the files a and b in a stored zip. */
+export function seedPaths(seed: string): string[] {
+  return seed.endsWith('.zip') && seed.includes('+') ? seed.slice(0, -4).split('+') : [seed]
+}
+
+/** A seed's bytes and upload name. */
+function loadSeed(seed: string): { path: string; name: string; bytes: Uint8Array } {
+  const paths = seedPaths(seed)
+  if (paths.length === 1) return { path: seed, name: basename(seed), bytes: new Uint8Array(readFileSync(seed)) }
+  const files = Object.fromEntries(paths.map((path) => [basename(path), new Uint8Array(readFileSync(path))]))
+  return { path: seed, name: `${basename(paths[0]!).replace(/\.[^.]+$/, '')}.zip`, bytes: storedZip(files) }
+}
+
+/** A zip of the files, stored (not deflated), so that mutations land in the files' own bytes. */
+export function storedZip(files: Record<string, Uint8Array>): Uint8Array {
+  const local: Buffer[] = []
+  const central: Buffer[] = []
+  let offset = 0
+  for (const [name, data] of Object.entries(files)) {
+    const nameBytes = Buffer.from(name, 'utf8')
+    const header = Buffer.alloc(30)
+    header.writeUInt32LE(0x04034b50, 0)
+    header.writeUInt16LE(20, 4)
+    header.writeUInt32LE(crc32(data), 14)
+    header.writeUInt32LE(data.byteLength, 18)
+    header.writeUInt32LE(data.byteLength, 22)
+    header.writeUInt16LE(nameBytes.length, 26)
+    const entry = Buffer.alloc(46)
+    entry.writeUInt32LE(0x02014b50, 0)
+    entry.writeUInt16LE(20, 4)
+    entry.writeUInt16LE(20, 6)
+    entry.writeUInt32LE(crc32(data), 16)
+    entry.writeUInt32LE(data.byteLength, 20)
+    entry.writeUInt32LE(data.byteLength, 24)
+    entry.writeUInt16LE(nameBytes.length, 28)
+    entry.writeUInt32LE(offset, 42)
+    local.push(header, nameBytes, Buffer.from(data))
+    central.push(entry, nameBytes)
+    offset += 30 + nameBytes.length + data.byteLength
+  }
+  const directory = Buffer.concat(central)
+  const end = Buffer.alloc(22)
+  end.writeUInt32LE(0x06054b50, 0)
+  end.writeUInt16LE(Object.keys(files).length, 8)
+  end.writeUInt16LE(Object.keys(files).length, 10)
+  end.writeUInt32LE(directory.length, 12)
+  end.writeUInt32LE(offset, 16)
+  return new Uint8Array(Buffer.concat([...local, directory, end]))
+}
 
 /** One operation as a client calls it: the submit path and its form fields. */
 export interface FuzzOperation {
@@ -189,7 +243,7 @@ function extensionOf(path: string): string {
  */
 export function generateFuzzCorpus(seed: number, count: number, seeds: string[] = FUZZ_SEEDS): FuzzCase[] {
   const random = createRandom(seed)
-  const files = seeds.map((path) => ({ path, bytes: new Uint8Array(readFileSync(path)) }))
+  const files = seeds.map(loadSeed)
   const cases: FuzzCase[] = []
   for (let index = 0; index < count; index++) {
     const operationIndex = index % FUZZ_OPERATIONS.length
@@ -209,8 +263,8 @@ export function generateFuzzCorpus(seed: number, count: number, seeds: string[] 
     if (operation.name === 'convert') operation = { ...operation, fields: { target_format: CONVERT_TARGETS[index % CONVERT_TARGETS.length]! } }
     cases.push({
       index,
-      label: `#${index} ${operation.name} ${operation.fields.target_format ?? ''} on ${basename(file.path)} (${names.join(' + ')}, ${bytes.length} bytes)`.replace('  ', ' '),
-      filename: basename(file.path),
+      label: `#${index} ${operation.name} ${operation.fields.target_format ?? ''} on ${file.name} (${names.join(' + ')}, ${bytes.length} bytes)`.replace('  ', ' '),
+      filename: file.name,
       bytes,
       operation,
     })
