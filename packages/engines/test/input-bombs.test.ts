@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises'
 import { afterAll, describe, expect, it } from 'vitest'
 import { shared } from '../../../test/support/corpus.ts'
 import { createEnginePool, type JobName } from '../src/index.ts'
+import { ASSIMP_INPUT_LIMITS, checkFbxInput } from '../src/io/assimp-input-limits.ts'
+import { encodeFbxBinary, fbxNode } from '../src/io/fbx-binary.ts'
 import {
   billionLaughsDae,
   daeWithArrays,
@@ -105,8 +107,15 @@ describe('bombs in every input format fail fast through the pool, and the thread
     await expectRefused('diagnose', daeWithArrays(undefined, '0 10: 2'), 'dae', /^COLLADA <p> holds something that is not an index: "10:"$/)
   })
 
-  it('FBX: an array declaring two billion values', async () => {
+  it('FBX: an array declaring two billion values; more nodes than the bound, binary and ASCII', async () => {
     await expectRefused('convert', hugeCountFbx(), 'fbx', /^FBX file declares 2000000000 elements/)
+    // 2 million nodes is 26 MB of binary FBX: the bound is lowered here rather than the file built.
+    const manyNodes = encodeFbxBinary([fbxNode('Objects', [], Array.from({ length: 50 }, () => fbxNode('Model')))])
+    expect(() => checkFbxInput(manyNodes)).not.toThrow()
+    expect(() => checkFbxInput(manyNodes, { ...ASSIMP_INPUT_LIMITS, maxFbxNodes: 40 })).toThrow('FBX file holds more than 40 nodes, over the limit')
+    const asciiNodes = new TextEncoder().encode(`; FBX 7.3.0 project file\nObjects:  {\n${' Model: 1 {\n }\n'.repeat(50)}}\n`)
+    expect(() => checkFbxInput(asciiNodes)).not.toThrow()
+    expect(() => checkFbxInput(asciiNodes, { ...ASSIMP_INPUT_LIMITS, maxFbxNodes: 40 })).toThrow('FBX file holds more than 40 nodes, over the limit')
   })
 
   it('images: PNG, JPEG and WebP headers declaring 100000², 65535² and 16384² pixels, alone and inside a GLB (diagnose reads only the header)', async () => {

@@ -18,9 +18,12 @@ export interface AssimpInputLimits {
    * the largest of the assimp corpus holds about 10^4.
    */
   maxXmlElements?: number
+  /** Most nodes an FBX file may hold (binary records, or `{` blocks in ASCII): the same DOM cost as XML elements. */
+  maxFbxNodes?: number
 }
 
 const MAX_XML_ELEMENTS = 2_000_000
+const MAX_FBX_NODES = 2_000_000
 
 /** Default limits: a 256 MiB file, arrays up to 512 MiB decoded, 2 GiB in all (the WASM heap ends at 4 GiB). */
 export const ASSIMP_INPUT_LIMITS: AssimpInputLimits = {
@@ -28,6 +31,7 @@ export const ASSIMP_INPUT_LIMITS: AssimpInputLimits = {
   maxArrayBytes: 512 * 1024 * 1024,
   maxTotalArrayBytes: 2 * 1024 * 1024 * 1024,
   maxXmlElements: MAX_XML_ELEMENTS,
+  maxFbxNodes: MAX_FBX_NODES,
 }
 
 const FBX_BINARY_MAGIC = 'Kaydara FBX Binary  \0'
@@ -43,9 +47,14 @@ export function isBinaryFbx(bytes: Uint8Array): boolean {
 /** Throws a ModelInputError when an FBX (binary or ASCII) is too large or declares too large an array. */
 export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASSIMP_INPUT_LIMITS): void {
   checkSize(bytes, limits, 'FBX')
+  const maxNodes = limits.maxFbxNodes ?? MAX_FBX_NODES
+  const tooManyNodes = () => new ModelInputError(`FBX file holds more than ${maxNodes} nodes, over the limit`)
   if (!isBinaryFbx(bytes)) {
+    const text = latin1(bytes)
+    let blocks = 0
+    for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1)) if (++blocks > maxNodes) throw tooManyNodes()
     // ASCII FBX declares array lengths as "*N {" before the values.
-    checkDeclaredCounts(latin1(bytes), /\*(\d+)\s*\{/g, 8, limits, 'FBX')
+    checkDeclaredCounts(text, /\*(\d+)\s*\{/g, 8, limits, 'FBX')
     return
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -58,12 +67,14 @@ export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
   }
 
   let total = 0
+  let nodes = 0
   const scanList = (start: number, end: number, depth: number): void => {
     if (depth > MAX_DEPTH) fail('nodes nested too deeply')
     let pos = start
     while (pos + header <= end) {
       const nodeEnd = readOffset(pos)
       if (nodeEnd === 0) return // the null record closing this list
+      if (++nodes > maxNodes) throw tooManyNodes()
       const numProps = readOffset(pos + (wide ? 8 : 4))
       const propsLength = readOffset(pos + (wide ? 16 : 8))
       const nameLength = bytes[pos + header - 1]!
