@@ -9,6 +9,7 @@ import {
   daeWithArrays,
   deepJsonGltf,
   giantObjFace,
+  glbOf,
   glbWithImage,
   hugeCountDae,
   hugeCountFbx,
@@ -74,6 +75,28 @@ describe('bombs in every input format fail fast through the pool, and the thread
     const bytes = new TextEncoder().encode(JSON.stringify(json))
     await expectRefused('convert', bytes, 'gltf', /accessor.*(limit|past)/)
     await expectRefused('convert', bytes, 'gltf', /accessor 0 ends at byte 1200000000, past the 12 bytes of bufferView 0/, { maxAllocationBytes: 4 * 1024 ** 3 })
+  })
+
+  it('glTF: meshopt views declaring far more than their compressed bytes hold, and a huge fallback buffer', async () => {
+    const bytes = new Uint8Array(await readFile(shared('glb', 'pirate-meshopt.glb')))
+    const view = new DataView(bytes.buffer, bytes.byteOffset)
+    const jsonLength = view.getUint32(12, true)
+    const json = JSON.parse(new TextDecoder().decode(bytes.subarray(20, 20 + jsonLength))) as {
+      buffers: { byteLength: number }[]
+      bufferViews: { byteLength: number; extensions?: { EXT_meshopt_compression?: { count: number; byteStride: number } } }[]
+    }
+    const bin = bytes.subarray(20 + jsonLength + 8)
+    const good = await run('convert', glbOf(json, bin), 'glb')
+    expect(good.ok ? 'ok' : good.message).toBe('ok')
+    const views = structuredClone(json)
+    const ext = views.bufferViews[0]!.extensions!.EXT_meshopt_compression!
+    ext.count = 100_000_000
+    views.bufferViews[0]!.byteLength = ext.count * ext.byteStride
+    views.buffers[1]!.byteLength = ext.count * ext.byteStride + 100_000
+    await expectRefused('convert', glbOf(views, bin), 'glb', /^invalid glTF: bufferView 0 declares 800000000 bytes of EXT_meshopt_compression data in 11747 compressed bytes, more than the codec can hold$/)
+    const fallback = structuredClone(json)
+    fallback.buffers[1]!.byteLength = 4_000_000_000
+    await expectRefused('diagnose', glbOf(fallback, bin), 'glb', /^meshopt-compressed glTF data would need 3\.7 GiB, more than the 1\.0 GiB limit$/)
   })
 
   it('glTF: JSON nested 100000 deep', async () => {

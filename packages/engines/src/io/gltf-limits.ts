@@ -22,6 +22,49 @@ interface AccessorJson {
 interface LimitsJson {
   accessors?: unknown[]
   bufferViews?: unknown[]
+  buffers?: unknown[]
+}
+
+interface MeshoptJson {
+  byteLength?: unknown
+  byteStride?: unknown
+  count?: unknown
+}
+
+/**
+ * Most bytes meshopt's codecs can decode from one compressed byte, with margin: the version-0
+ * attribute codec spends at least a 2-bit header per 16 bytes (64:1), version 1 can mark a whole
+ * byte lane of a 256-vertex block constant in 2 bits (1024:1), the index codecs at least a byte per
+ * triangle or index (12:1, 4:1).
+ */
+const MESHOPT_MAX_RATIO = 1024
+
+/**
+ * Bytes the meshopt decoder will write for a file: every compressed view's count × stride (refused
+ * when its compressed bytes could not hold that much), and every fallback buffer, allocated to its
+ * declared length. A 25 KB GLB declaring one view of 10^8 elements took 20 s and 800 MB to fail.
+ */
+function meshoptBytes(json: LimitsJson): number {
+  let total = 0
+  for (const [i, view] of (Array.isArray(json.bufferViews) ? json.bufferViews : []).entries()) {
+    const extensions = (view as { extensions?: Record<string, MeshoptJson | undefined> } | null)?.extensions
+    if (typeof extensions !== 'object' || extensions === null) continue
+    for (const [name, ext] of Object.entries(extensions)) {
+      if (!/meshopt_compression$/.test(name) || typeof ext !== 'object' || ext === null) continue
+      const decoded = (typeof ext.count === 'number' ? ext.count : 0) * (typeof ext.byteStride === 'number' ? ext.byteStride : 0)
+      const compressed = typeof ext.byteLength === 'number' ? ext.byteLength : 0
+      if (!(decoded <= MESHOPT_MAX_RATIO * compressed + 65_536)) {
+        throw new ModelInputError(`invalid glTF: bufferView ${i} declares ${decoded} bytes of ${name} data in ${compressed} compressed bytes, more than the codec can hold`)
+      }
+      total += decoded
+    }
+  }
+  for (const buffer of Array.isArray(json.buffers) ? json.buffers : []) {
+    const b = buffer as { byteLength?: unknown; extensions?: Record<string, { fallback?: unknown } | undefined> } | null
+    const fallback = Object.entries(b?.extensions ?? {}).some(([name, ext]) => /meshopt_compression$/.test(name) && ext?.fallback === true)
+    if (fallback && typeof b?.byteLength === 'number') total += b.byteLength
+  }
+  return total
 }
 
 /**
@@ -52,6 +95,7 @@ export function checkGltfAllocation(json: LimitsJson, options: ReadOptions = {})
     total += entries * (indexSize + size)
   }
   checkAllocation(total, `glTF accessors (${(json.accessors ?? []).length})`, options)
+  checkAllocation(meshoptBytes(json), 'meshopt-compressed glTF data', options)
 }
 
 /** Sparse indices or values must lie inside the bufferView they name (its declared length; the view's own range is checked later). */
