@@ -7,6 +7,7 @@ import { corpusFiles } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { FUZZ_OPERATIONS, FUZZ_SEEDS, generateFuzzCorpus, seedPaths, type FuzzCase } from './support/fuzz-corpus.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { deepJsonGltf, sparseAccessorGlb } from '../../engines/test/support/bombs.ts'
 
 const { available } = corpusFiles(Object.fromEntries(FUZZ_SEEDS.flatMap(seedPaths).map((path, i) => [String(i), path])))
 
@@ -98,12 +99,42 @@ describe.skipIf(!available)('fuzz corpus through the real server: every mutated 
     }
   }
 
-  /** Every file under `dir` (recursively), as paths relative to it. */
+  /** Every file under `dir` (recursively); folders the sweep removes while we look are skipped. */
   async function filesUnder(dir: string): Promise<string[]> {
     if (!existsSync(dir)) return []
-    const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return []
+      throw error
+    })
+    const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)])))
+    return nested.flat()
   }
+
+  it("the issue's two engine bombs over HTTP fail at once with the input's problem", async () => {
+    const cases: [string, Uint8Array, string, RegExp][] = [
+      ['/api/v1/diagnose', deepJsonGltf(), 'deep.gltf', /^glTF JSON is nested too deeply/],
+      ['/api/v1/convert', deepJsonGltf(), 'deep.gltf', /^glTF JSON is nested too deeply/],
+      ['/api/v1/compress', sparseAccessorGlb(), 'sparse.glb', /^invalid glTF: accessor 0's sparse indices need 4000000000 bytes/],
+      ['/api/v1/diagnose', sparseAccessorGlb(), 'sparse.glb', /^invalid glTF: accessor 0's sparse indices need 4000000000 bytes/],
+    ]
+    for (const [path, bytes, name, message] of cases) {
+      const form = new FormData()
+      form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>]), name)
+      if (path.endsWith('convert')) form.append('target_format', 'glb')
+      if (path.endsWith('compress')) form.append('engine', 'draco')
+      const started = Date.now()
+      const response = await call(path, { method: 'POST', body: form })
+      expect(response.status).toBe(200)
+      const { task_id: id } = (await response.json()) as { task_id: string }
+      let record: { status?: string; error?: string } = {}
+      while (record.status !== 'completed' && record.status !== 'failed') {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        record = (await (await call(`/api/v1/tasks/${id}`)).json()) as typeof record
+      }
+      expect(record).toMatchObject({ status: 'failed', error: expect.stringMatching(message) })
+      expect(Date.now() - started, `${name} on ${path}`).toBeLessThan(15_000)
+    }
+  }, 120_000)
 
   it(`runs ${CASES} mutated real files (seed ${SEED}) through every operation: the process lives, each answer is a contract error or an ended task, nothing is left behind`, async () => {
     const cases = generateFuzzCorpus(SEED, CASES)

@@ -1,6 +1,6 @@
-import { ModelInputError } from '../errors.ts'
 import type { Document, Texture, Transform } from '@gltf-transform/core'
 import { KHRTextureBasisu } from '@gltf-transform/extensions'
+import { ModelInputError } from '../errors.ts'
 import { BASIS_MAX_SOURCE_PIXELS, encodeBasisKtx2, type BasisModule } from '../basis-encoder.ts'
 import { IMAGE_MIME_TYPES } from '../io/image.ts'
 import { describeTexture } from './texture-roles.ts'

@@ -1,7 +1,7 @@
-import { ModelInputError } from '../errors.ts'
 import type { Document, Texture, Transform } from '@gltf-transform/core'
 import { EXTTextureWebP } from '@gltf-transform/extensions'
 import type sharpModule from 'sharp'
+import { ModelInputError } from '../errors.ts'
 import { extensionForMimeType, IMAGE_FILE_EXTENSIONS, IMAGE_MIME_TYPES, type ImageFormat } from '../io/image.ts'
 import { mapLimited } from './map-limited.ts'
 import { describeTexture } from './texture-roles.ts'
