@@ -14,9 +14,27 @@ export class ReaderFaultError extends ModelInputError {
   override name = 'ReaderFaultError'
 }
 
-/** The message to put on a failed task for any thrown value. */
+/** A stack overflow while reading or walking an input: some structure in it nests too deeply. */
+export const stackOverflowMessage = 'the input is nested too deeply to process'
+
+/**
+ * The message to put on a failed task for any thrown value. ModelInputErrors are written for the
+ * user and pass as they are; anything else is a library or engine error the input provoked, so it
+ * is said to be about the input, its first line only (no stack), with file paths cut to their
+ * last part (a worker knows where the service keeps its data; a client must not learn it).
+ */
 export function failureMessage(error: unknown): string {
   if (error instanceof ModelInputError) return error.message
-  if (error instanceof Error) return error.message || error.name
-  return String(error)
+  if (error instanceof RangeError && /call stack/i.test(error.message)) return stackOverflowMessage
+  const code = (error as { code?: unknown } | null)?.code
+  // Errors of the system (disk full, a file gone) are about the service's state, not the input.
+  if (code === 'ENOSPC') return 'internal error: insufficient disk space'
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `internal error: ${code}`
+  const text = error instanceof Error ? error.message || error.name : String(error)
+  return `the input could not be processed: ${withoutPaths(text.split('\n')[0]!.trim())}`
+}
+
+/** Absolute paths (POSIX, Windows, file URLs) cut to their base name. */
+export function withoutPaths(text: string): string {
+  return text.replace(/(?:file:\/\/)?(?:[A-Za-z]:)?(?:[\\/][^\s'"`:,()\\/]+){2,}[\\/]?/g, (path) => path.replace(/^.*[\\/](?=[^\\/])/, ''))
 }

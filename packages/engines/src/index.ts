@@ -3,6 +3,8 @@
 // Pool: run jobs on worker threads
 export { createEnginePool, ENGINE_POOL_DEFAULTS } from './pool.ts'
 export type { EnginePool, EnginePoolOptions, RunOptions } from './pool.ts'
+export { WORK_BUDGET_DEFAULTS, workBudgetMessage, workBudgetMs } from './work-budget.ts'
+export type { WorkBudget } from './work-budget.ts'
 
 // Jobs: what crosses into the worker and back
 export { JOB_NAMES } from './jobs.ts'

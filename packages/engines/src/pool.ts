@@ -2,7 +2,9 @@ import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { MessageChannel, type TransferListItem } from 'node:worker_threads'
 import { Piscina } from 'piscina'
+import { stackOverflowMessage } from './errors.ts'
 import type { EngineJob, JobResult, ProgressMessage } from './jobs.ts'
+import { workBudgetMessage } from './work-budget.ts'
 
 export interface EnginePoolOptions {
   /** Worker threads; each runs one job at a time. */
@@ -28,6 +30,12 @@ export const ENGINE_POOL_DEFAULTS: Required<EnginePoolOptions> = {
 export interface RunOptions {
   onProgress?: (progress: number) => void
   signal?: AbortSignal
+  /**
+   * Most milliseconds the job may hold its thread, counted from when a thread starts it (time in
+   * the queue does not count). Past it the thread is stopped and replaced, and the job fails with
+   * the work-budget message. See `workBudgetMs`.
+   */
+  budgetMs?: number
 }
 
 export interface EnginePool {
@@ -73,18 +81,26 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
   return {
     async run(job, runOptions = {}) {
       const { port1, port2 } = new MessageChannel()
-      port1.on('message', (message: ProgressMessage) => runOptions.onProgress?.(message.progress))
+      const { budgetMs } = runOptions
+      const budget = budgetMs !== undefined ? new AbortController() : undefined
+      let budgetTimer: ReturnType<typeof setTimeout> | undefined
+      port1.on('message', (message: ProgressMessage) => {
+        // The worker's first message says a thread has taken the job: its budget starts now.
+        if (budget && !budgetTimer) budgetTimer = setTimeout(() => budget.abort(), budgetMs)
+        runOptions.onProgress?.(message.progress)
+      })
       const transferList: TransferListItem[] = [port2]
       if ('bytes' in job.input) transferList.push(job.input.bytes.buffer as ArrayBuffer)
+      const signals = [runOptions.signal, budget?.signal].filter((signal): signal is AbortSignal => signal !== undefined)
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0]
       inFlight++
       try {
-        return (await piscina.run(
-          { ...job, port: port2 },
-          { name: job.name, transferList, ...(runOptions.signal ? { signal: runOptions.signal } : {}) },
-        )) as JobResult
+        return (await piscina.run({ ...job, port: port2 }, { name: job.name, transferList, ...(signal ? { signal } : {}) })) as JobResult
       } catch (error) {
+        if (budget?.signal.aborted && !runOptions.signal?.aborted) return { ok: false, message: workBudgetMessage(budgetMs!) }
         return { ok: false, message: threadFailureMessage(error) }
       } finally {
+        clearTimeout(budgetTimer)
         inFlight--
         port1.close()
       }
@@ -102,9 +118,15 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
   }
 }
 
-function threadFailureMessage(error: unknown): string {
+/**
+ * The failure of a job whose thread ended under it. What reaches a task names the input's problem
+ * (memory, nesting), never the thread's internals; an unknown cause says only that the input
+ * stopped the engine, since it is the input that did (every job runs in its own thread).
+ */
+export function threadFailureMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)
-  if (/out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(message)) return 'engine ran out of memory on this input'
+  if (/out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(message)) return 'the input needed more memory than an engine thread may use'
+  if (/stack overflow|maximum call stack/i.test(message)) return stackOverflowMessage
   if (/abort/i.test(message)) return 'cancelled'
-  return `engine thread failed: ${message}`
+  return 'the input could not be processed: the engine stopped on it'
 }

@@ -32,6 +32,8 @@ type Step = (report: (progress: number) => void) => Promise<{ bytes: Uint8Array;
 /** Runs one job body, turning every throw into a failed result and posting progress on the job's port. */
 async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
   const report = (progress: number) => job.port?.postMessage({ progress: Math.round(progress) })
+  // The first message tells the pool this thread has started the job: its work budget counts from here.
+  report(0)
   // One job at a time per thread: documents read during this job log to its own logger.
   const logger = new JobLogger()
   platform.logger = logger

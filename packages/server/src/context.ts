@@ -87,6 +87,7 @@ export function createServiceContext(config: Config): ServiceContext {
     pool,
     maxAllocationBytes: config.engines.maxAllocationMb * 1024 * 1024,
     timeoutMs: config.tasks.timeoutSeconds * 1000,
+    workBudget: { baseSeconds: config.engines.budgetBaseSeconds, secondsPerMb: config.engines.budgetSecondsPerMb },
     retentionMs,
     maxAttempts: config.tasks.maxAttempts,
     onSettled: (task) => metrics.taskSettled(task),

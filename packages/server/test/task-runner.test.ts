@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { createEnginePool } from '@mos/engines'
+import { createEnginePool, workBudgetMessage, workBudgetMs } from '@mos/engines'
 import { createStorage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -42,5 +42,26 @@ describe.skipIf(!available)('task runner', () => {
     expect(processing.filter((p) => p > 0 && p < 100).length).toBeGreaterThanOrEqual(3)
     expect(processing).toEqual([...processing].sort((a, b) => a - b))
     expect(tasks.writes.at(-1)).toMatchObject({ status: 'completed', progress: 100 })
+  })
+
+  it('fails a task whose job outlasts the work budget of its input size, with the budget text', async () => {
+    const tasks = recordingStore()
+    const files = createMemoryFileStore()
+    // 0.05 s + 0.01 s per MB: 2CylinderEngine.glb (~0.5 MB) gets about 55 ms, far less than draco level 10 needs.
+    const runner = createTaskRunner({ tasks, files, pool, workBudget: { baseSeconds: 0.05, secondsPerMb: 0.01 } })
+    const bytes = new Uint8Array(await readFile(paths.engine))
+    await files.write(taskFileKey('t2', 'input'), bytes)
+    await tasks.put({
+      task_id: 't2',
+      type: 'compress',
+      status: 'pending',
+      input_filename: '2CylinderEngine.glb',
+      input_size_bytes: bytes.byteLength,
+      created_at: new Date().toISOString(),
+      job: { inputKey: taskFileKey('t2', 'input'), format: 'glb', options: { engine: 'draco', level: 10 }, attempts: 0 },
+    })
+    await runner.run('t2')
+    const budget = workBudgetMs(bytes.byteLength, { baseSeconds: 0.05, secondsPerMb: 0.01 })
+    expect(tasks.writes.at(-1)).toMatchObject({ status: 'failed', error: workBudgetMessage(budget) })
   })
 })

@@ -12,13 +12,26 @@ export interface AssimpInputLimits {
   maxArrayBytes: number
   /** Largest sum of those: many arrays just under the bound (zlib makes them cheap to ship) add up. */
   maxTotalArrayBytes: number
+  /**
+   * Most XML elements a COLLADA file may hold: assimp builds a DOM node (~100 bytes of WASM heap)
+   * for each, and `<a/>` costs 4 bytes of upload. Real files put their data in text, not elements:
+   * the largest of the assimp corpus holds about 10^4.
+   */
+  maxXmlElements?: number
+  /** Most nodes an FBX file may hold (binary records, or `{` blocks in ASCII): the same DOM cost as XML elements. */
+  maxFbxNodes?: number
 }
+
+const MAX_XML_ELEMENTS = 2_000_000
+const MAX_FBX_NODES = 2_000_000
 
 /** Default limits: a 256 MiB file, arrays up to 512 MiB decoded, 2 GiB in all (the WASM heap ends at 4 GiB). */
 export const ASSIMP_INPUT_LIMITS: AssimpInputLimits = {
   maxInputBytes: 256 * 1024 * 1024,
   maxArrayBytes: 512 * 1024 * 1024,
   maxTotalArrayBytes: 2 * 1024 * 1024 * 1024,
+  maxXmlElements: MAX_XML_ELEMENTS,
+  maxFbxNodes: MAX_FBX_NODES,
 }
 
 const FBX_BINARY_MAGIC = 'Kaydara FBX Binary  \0'
@@ -34,9 +47,14 @@ export function isBinaryFbx(bytes: Uint8Array): boolean {
 /** Throws a ModelInputError when an FBX (binary or ASCII) is too large or declares too large an array. */
 export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASSIMP_INPUT_LIMITS): void {
   checkSize(bytes, limits, 'FBX')
+  const maxNodes = limits.maxFbxNodes ?? MAX_FBX_NODES
+  const tooManyNodes = () => new ModelInputError(`FBX file holds more than ${maxNodes} nodes, over the limit`)
   if (!isBinaryFbx(bytes)) {
+    const text = latin1(bytes)
+    let blocks = 0
+    for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1)) if (++blocks > maxNodes) throw tooManyNodes()
     // ASCII FBX declares array lengths as "*N {" before the values.
-    checkDeclaredCounts(latin1(bytes), /\*(\d+)\s*\{/g, 8, limits, 'FBX')
+    checkDeclaredCounts(text, /\*(\d+)\s*\{/g, 8, limits, 'FBX')
     return
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -49,12 +67,14 @@ export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
   }
 
   let total = 0
+  let nodes = 0
   const scanList = (start: number, end: number, depth: number): void => {
     if (depth > MAX_DEPTH) fail('nodes nested too deeply')
     let pos = start
     while (pos + header <= end) {
       const nodeEnd = readOffset(pos)
       if (nodeEnd === 0) return // the null record closing this list
+      if (++nodes > maxNodes) throw tooManyNodes()
       const numProps = readOffset(pos + (wide ? 8 : 4))
       const propsLength = readOffset(pos + (wide ? 16 : 8))
       const nameLength = bytes[pos + header - 1]!
@@ -101,7 +121,56 @@ export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
 /** Throws a ModelInputError when a COLLADA file is too large or declares too large a count. */
 export function checkDaeInput(bytes: Uint8Array, limits: AssimpInputLimits = ASSIMP_INPUT_LIMITS): void {
   checkSize(bytes, limits, 'COLLADA')
-  checkDeclaredCounts(decodeXmlText(bytes), /\bcount\s*=\s*["'](\d+)["']/g, 4, limits, 'COLLADA')
+  const text = decodeXmlText(bytes)
+  // COLLADA never needs entity declarations; they are how "billion laughs" turns 1 KB into gigabytes.
+  if (/<!ENTITY/i.test(text)) throw new ModelInputError('COLLADA file declares XML entities (<!ENTITY ...>), which COLLADA does not use and which can expand a small file without bound')
+  checkXmlElements(text, limits.maxXmlElements ?? MAX_XML_ELEMENTS)
+  checkDaeArrays(text)
+  checkDeclaredCounts(text, /\bcount\s*=\s*["'](\d+)["']/g, 4, limits, 'COLLADA')
+}
+
+/** Largest finite 32-bit float: assimp reads COLLADA arrays as floats. */
+const FLOAT32_MAX = 3.4028234663852886e38
+
+/**
+ * Refuses COLLADA arrays holding what is not a number of their kind. assimp 5.2 reads them without
+ * complaint and then spins: a 5 KB file with one "inf" or "1e308" in a float_array, or "-1e308" or
+ * "10:" in a <p> index list, held a thread for over 20 s (found by the fuzz corpus). Exporters only
+ * write finite decimal numbers and non-negative integer indices there.
+ */
+function checkDaeArrays(text: string): void {
+  for (const match of text.matchAll(/<(float_array|int_array|p|vcount|v|h)\b[^>]*>([^<]*)</g)) {
+    const [, element, content] = match as unknown as [string, string, string]
+    if (element === 'float_array') {
+      // Some exporters write the decimal separator of their locale ("21,920870", teapots.DAE): assimp reads it.
+      if (!/^[\s0-9eE+.,-]*$/.test(content)) throw new ModelInputError(`COLLADA <float_array> holds something that is not a number: ${firstBadToken(content, /^[+-]?[0-9.,eE+-]+$/)}`)
+      for (const token of content.split(/\s+/)) {
+        if (token === '') continue
+        const value = Number(token.replace(',', '.'))
+        if (!(Math.abs(value) <= FLOAT32_MAX)) throw new ModelInputError(`COLLADA <float_array> holds ${JSON.stringify(token)}, not a finite 32-bit number`)
+      }
+    } else if (element === 'int_array') {
+      if (!/^[\s0-9-]*$/.test(content)) throw new ModelInputError(`COLLADA <int_array> holds something that is not an integer: ${firstBadToken(content, /^-?[0-9]+$/)}`)
+    } else if (!/^[\s0-9]*$/.test(content)) {
+      throw new ModelInputError(`COLLADA <${element}> holds something that is not an index: ${firstBadToken(content, /^[0-9]+$/)}`)
+    }
+  }
+}
+
+function firstBadToken(content: string, good: RegExp): string {
+  const token = content.split(/\s+/).find((t) => t !== '' && !good.test(t)) ?? content.trim().slice(0, 20)
+  return JSON.stringify(token.slice(0, 40))
+}
+
+function checkXmlElements(text: string, max: number): void {
+  let elements = 0
+  for (let at = text.indexOf('<'); at >= 0; at = text.indexOf('<', at + 1)) {
+    const next = text.charCodeAt(at + 1)
+    // A start tag begins with a name character; closing tags, comments and declarations do not count.
+    if ((next >= 0x41 && next <= 0x5a) || (next >= 0x61 && next <= 0x7a) || next === 0x5f || next === 0x3a) {
+      if (++elements > max) throw new ModelInputError(`COLLADA file holds more than ${max} XML elements, over the limit`)
+    }
+  }
 }
 
 /** XML text of a COLLADA file in UTF-8 or UTF-16 (with its byte-order mark). */

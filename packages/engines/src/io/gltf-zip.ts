@@ -3,6 +3,7 @@ import { ModelInputError } from '../errors.ts'
 import { readGltf } from './gltf.ts'
 import type { ReadOptions } from './limits.ts'
 import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
+import { assertJsonDepth } from './json-depth.ts'
 import { readObj } from './obj.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
 
@@ -101,8 +102,10 @@ interface GltfJsonLike {
 function parseJson(bytes: Uint8Array): GltfJsonLike {
   try {
     const text = new TextDecoder().decode(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes)
+    assertJsonDepth(text, 'glTF JSON in zip')
     return JSON.parse(text) as GltfJsonLike
   } catch (error) {
+    if (error instanceof ModelInputError) throw error
     throw new ModelInputError(`invalid glTF JSON in zip: ${error instanceof Error ? error.message : String(error)}`)
   }
 }

@@ -2,6 +2,7 @@ import type { Document, NodeIO } from '@gltf-transform/core'
 import { unpartition } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
 import { assertGltfRanges } from './gltf-ranges.ts'
+import { assertJsonDepth } from './json-depth.ts'
 
 const GLB_MAGIC = 0x46546c67
 
@@ -32,8 +33,10 @@ export async function readGlb(io: NodeIO, bytes: Uint8Array): Promise<Document> 
  */
 export async function readGltf(io: NodeIO, bytes: Uint8Array, resources: Record<string, Uint8Array> = {}): Promise<Document> {
   let json: GltfJson
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(stripBom(bytes))
+  assertJsonDepth(text, 'glTF JSON')
   try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: false }).decode(stripBom(bytes))) as GltfJson
+    json = JSON.parse(text) as GltfJson
   } catch (error) {
     throw new ModelInputError(`invalid glTF JSON: ${messageOf(error)}`)
   }

@@ -7,6 +7,12 @@ import { readMtl } from './mtl.ts'
 import { triangulatePolygon } from './triangulate.ts'
 import { decodeText, finiteOrZero, formatFloat, parseCorners, parseNumbers, TextSink } from './text.ts'
 
+/**
+ * Most corners one face may have. CAD n-gons have hundreds at most; a single face of millions is a
+ * file built to make the reader triangulate and weld one polygon for seconds per megabyte.
+ */
+export const MAX_FACE_CORNERS = 100_000
+
 /** Finds a file referenced by the model (an .mtl, a texture) among the files uploaded with it. */
 export type ResolveFile = (name: string) => Uint8Array | undefined
 
@@ -167,6 +173,9 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
       case 'f': {
         if (rest === '') throw new ModelInputError(`invalid OBJ: line ${i + 1} is a face without vertices`)
         const count = readCorners(rest, i + 1)
+        if (count > MAX_FACE_CORNERS) {
+          throw new ModelInputError(`invalid OBJ: line ${i + 1} is a face of ${count} corners, more than the ${MAX_FACE_CORNERS} a face may have`)
+        }
         if (count < 3) break
         const prim = builder(4)
         if (count === 3) {

@@ -1,4 +1,5 @@
 import { ModelInputError, ReaderFaultError } from '../errors.ts'
+import { checkGltfInput } from '../io/gltf-limits.ts'
 import { readModel } from '../io/index.ts'
 import type { Platform } from '../platform.ts'
 import { diagnose, DIAGNOSE_DEFAULTS } from './diagnose.ts'
@@ -50,11 +51,15 @@ export async function diagnoseBytes(
   format: string,
   options: { maxTextureSize?: unknown; maxAllocationBytes?: unknown } = {},
 ): Promise<DiagnosisResult> {
+  const readOptions = typeof options.maxAllocationBytes === 'number' ? { maxAllocationBytes: options.maxAllocationBytes } : {}
+  // Our own bounds first: glTF-Validator walks whatever the file declares (deep JSON overflowed its
+  // stack; a sparse accessor of 10^9 entries kept it busy for minutes).
+  checkGltfInput(bytes, format, readOptions)
   const validation =
     format === 'glb' || format === 'gltf' ? await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null) : null
   let doc
   try {
-    doc = await readModel(platform, bytes, format, typeof options.maxAllocationBytes === 'number' ? { maxAllocationBytes: options.maxAllocationBytes } : {})
+    doc = await readModel(platform, bytes, format, readOptions)
   } catch (error) {
     throw await explainedReadFailure(validator, bytes, format, error, validation)
   }

@@ -1,5 +1,6 @@
 import type { Document, Texture, Transform } from '@gltf-transform/core'
 import { KHRTextureBasisu } from '@gltf-transform/extensions'
+import { ModelInputError } from '../errors.ts'
 import { BASIS_MAX_SOURCE_PIXELS, encodeBasisKtx2, type BasisModule } from '../basis-encoder.ts'
 import { IMAGE_MIME_TYPES } from '../io/image.ts'
 import { describeTexture } from './texture-roles.ts'
@@ -185,7 +186,7 @@ function checkKtx2Options(options: TextureKtx2Options): void {
   if (options.quality === undefined) return
   const [min, max] = options.uastc ? [0, 4] : [1, 255]
   if (!Number.isInteger(options.quality) || options.quality < min || options.quality > max) {
-    throw new Error(`${options.uastc ? 'UASTC' : 'ETC1S'} quality must be an integer from ${min} to ${max}, not ${options.quality}`)
+    throw new ModelInputError(`${options.uastc ? 'UASTC' : 'ETC1S'} quality must be an integer from ${min} to ${max}, not ${options.quality}`)
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Document, Texture, Transform } from '@gltf-transform/core'
 import { EXTTextureWebP } from '@gltf-transform/extensions'
 import type sharpModule from 'sharp'
+import { ModelInputError } from '../errors.ts'
 import { extensionForMimeType, IMAGE_FILE_EXTENSIONS, IMAGE_MIME_TYPES, type ImageFormat } from '../io/image.ts'
 import { mapLimited } from './map-limited.ts'
 import { describeTexture } from './texture-roles.ts'
@@ -98,10 +99,10 @@ async function optimizeTexture(doc: Document, texture: Texture, options: Texture
  * would otherwise surface as sharp's error about the image.
  */
 function resolveQuality(options: TextureOptimizeOptions): number {
-  if (!(options.format in IMAGE_MIME_TYPES)) throw new Error(`texture format must be jpeg, webp or png, not ${String(options.format)}`)
+  if (!(options.format in IMAGE_MIME_TYPES)) throw new ModelInputError(`texture format must be jpeg, webp or png, not ${String(options.format)}`)
   const quality = options.quality ?? TEXTURE_OPTIMIZE_DEFAULTS.quality[options.format]
   const max = options.format === 'png' ? 9 : 100
-  if (!Number.isInteger(quality) || quality < 1 || quality > max) throw new Error(`${options.format} quality must be an integer from 1 to ${max}, not ${quality}`)
+  if (!Number.isInteger(quality) || quality < 1 || quality > max) throw new ModelInputError(`${options.format} quality must be an integer from 1 to ${max}, not ${quality}`)
   return quality
 }
 

@@ -91,8 +91,8 @@ export const CONFIG_SCHEMA = {
       doc: 'Records and files of completed or failed tasks are removed this long after they ended (fractions allowed: 0.5 = 30 minutes). Ended tasks show the time as `expires_at`.',
     },
     timeoutSeconds: {
-      kind: 'integer', default: 3600, min: 1, max: 1_000_000,
-      doc: 'A task running longer fails with a `timeout: ...` error and its engine thread is stopped and replaced.',
+      kind: 'integer', default: 900, min: 1, max: 1_000_000,
+      doc: 'A task running longer fails with a `timeout: ...` error and its engine thread is stopped and replaced. The last bound of every task, past the work budget (SERVICE__ENGINES__BUDGET_*).',
     },
     maxAttempts: {
       kind: 'integer', default: 3, min: 1, max: 100,
@@ -112,6 +112,14 @@ export const CONFIG_SCHEMA = {
     maxAllocationMb: {
       kind: 'integer', default: 1024, min: 16, max: 65536,
       doc: 'Most memory a reader may allocate for what an input declares (accessor counts, PLY/STL headers, zip contents), in MB; inputs declaring more fail before allocating.',
+    },
+    budgetBaseSeconds: {
+      kind: 'number', default: 60, min: 0.1, max: 1_000_000,
+      doc: 'Work budget of one engine job: seconds it may hold its thread whatever the input size. Past its budget (this plus BUDGET_SECONDS_PER_MB per MB of input) a job is stopped and its task fails with `the input needed more work than its budget allows ...`.',
+    },
+    budgetSecondsPerMb: {
+      kind: 'number', default: 10, min: 0, max: 1_000_000,
+      doc: 'Work budget seconds added per MB of input (see BUDGET_BASE_SECONDS). Raise it for texture_ktx2 on well-compressed 4K textures (about 27 s each).',
     },
   },
   limits: {

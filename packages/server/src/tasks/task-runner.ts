@@ -1,4 +1,4 @@
-import type { EngineJob, EnginePool, JobName } from '@mos/engines'
+import { workBudgetMs, type EngineJob, type EnginePool, type JobName, type WorkBudget } from '@mos/engines'
 import { ERROR_TEXTS, TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
 import type { FileStore } from '../storage/file-store.ts'
 import type { TaskStore } from '../storage/task-store.ts'
@@ -16,6 +16,8 @@ export interface TaskRunnerOptions {
   onSettled?: (task: TaskState) => void
   /** A run longer than this fails with the timeout text; its engine thread is stopped. */
   timeoutMs?: number
+  /** How long a job may hold its engine thread, from its input size; past it the job fails with the budget text. */
+  workBudget?: WorkBudget
   /** How long an ended task is kept: sets `expires_at` on completed and failed records. */
   retentionMs?: number
   /** Starts of one task before it is failed (a task whose worker keeps dying must not go round forever). */
@@ -117,7 +119,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         options: { ...task.job.options, ...(options.maxAllocationBytes ? { maxAllocationBytes: options.maxAllocationBytes } : {}) },
         ...(localOutput ? { outputPath: localOutput } : {}),
       }
-      const result = await pool.run(job, { onProgress, signal })
+      const budgetMs = options.workBudget ? workBudgetMs(task.input_size_bytes, options.workBudget) : undefined
+      const result = await pool.run(job, { onProgress, signal, ...(budgetMs !== undefined ? { budgetMs } : {}) })
       clearTimeout(timer)
       stopProgress()
       if (handedBack()) return
