@@ -3,10 +3,12 @@
 // Pool: run jobs on worker threads
 export { createEnginePool, ENGINE_POOL_DEFAULTS } from './pool.ts'
 export type { EnginePool, EnginePoolOptions, RunOptions } from './pool.ts'
+export { THREAD_RECYCLING_DEFAULTS } from './thread-recycling.ts'
+export type { ThreadRecyclingOptions } from './thread-recycling.ts'
 
 // Jobs: what crosses into the worker and back
 export { JOB_NAMES } from './jobs.ts'
-export type { EngineJob, JobInput, JobName, JobResult, JobSuccess, JobFailure } from './jobs.ts'
+export type { EngineJob, EngineLogEntry, JobInput, JobName, JobResult, JobSuccess, JobFailure } from './jobs.ts'
 
 // Formats
 export { readableFormats, writableFormats, readModel, writeModel, FORMAT_CODECS } from './io/index.ts'

@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { MessageChannel, type TransferListItem } from 'node:worker_threads'
 import { Piscina } from 'piscina'
-import type { EngineJob, JobResult, ProgressMessage } from './jobs.ts'
+import type { EngineJob, EngineLogEntry, JobResult, PortMessage } from './jobs.ts'
+import type { ThreadRecyclingOptions } from './thread-recycling.ts'
 
 export interface EnginePoolOptions {
   /** Worker threads; each runs one job at a time. */
@@ -16,17 +17,30 @@ export interface EnginePoolOptions {
    * its codecs (a few hundred ms per thread). Off, threads start on demand and stop when idle.
    */
   prestart?: boolean
+  /** When a thread is replaced by a fresh one (after N jobs, above a memory figure); see thread-recycling.ts. */
+  recycling?: ThreadRecyclingOptions
+  /**
+   * After this long with no job, threads that ran jobs are replaced by fresh ones (0: never), so an
+   * idle service holds what it held at start-up, not what its largest input made its threads grow to.
+   */
+  idleRecycleMs?: number
+  /** Hears the pool's own events (idle recycling), for the service's log. */
+  onLog?: (entry: EngineLogEntry) => void
 }
 
-export const ENGINE_POOL_DEFAULTS: Required<EnginePoolOptions> = {
+export const ENGINE_POOL_DEFAULTS: Required<Omit<EnginePoolOptions, 'onLog'>> = {
   threads: availableParallelism(),
   maxHeapMb: 4096,
   idleTimeoutMs: 60_000,
   prestart: false,
+  recycling: {},
+  idleRecycleMs: 0,
 }
 
 export interface RunOptions {
   onProgress?: (progress: number) => void
+  /** Log lines the job's thread writes (warnings, its retirement), to be logged with the task's fields. */
+  onLog?: (entry: EngineLogEntry) => void
   signal?: AbortSignal
 }
 
@@ -38,6 +52,8 @@ export interface EnginePool {
   /** Jobs waiting for a thread. */
   readonly queued: number
   readonly threads: number
+  /** Threads running now (started and not ended), and how many were replaced by fresh ones so far. */
+  status(): { liveThreads: number; recycledThreads: number; destroyed: boolean }
   destroy(): Promise<void>
 }
 
@@ -53,35 +69,78 @@ const WORKER_FILE = new URL('./worker-entry.mjs', import.meta.url)
  */
 export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
   const o = { ...ENGINE_POOL_DEFAULTS, ...options }
-  const piscina = new Piscina({
-    filename: fileURLToPath(WORKER_FILE),
-    minThreads: o.prestart ? o.threads : 0,
-    maxThreads: o.threads,
-    idleTimeout: o.idleTimeoutMs,
-    concurrentTasksPerWorker: 1,
-    resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
-    // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
-    workerData: { threads: o.threads },
-  })
+  const createPiscina = () =>
+    new Piscina({
+      filename: fileURLToPath(WORKER_FILE),
+      minThreads: o.prestart ? o.threads : 0,
+      maxThreads: o.threads,
+      idleTimeout: o.idleTimeoutMs,
+      concurrentTasksPerWorker: 1,
+      resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
+      // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
+      workerData: { threads: o.threads, recycling: o.recycling },
+    })
+  let piscina = createPiscina()
 
   let inFlight = 0
+  let recycledThreads = 0
+  let destroyed = false
+  // Jobs run since the current threads started: only threads that did work are worth replacing.
+  let jobsSinceFresh = 0
+  let idleTimer: ReturnType<typeof setTimeout> | undefined
+  /**
+   * Idle recycling swaps in a new piscina: with no job in flight nothing can be handed to a thread
+   * that is ending, so this needs no coordination with `run` (the old pool is simply destroyed).
+   */
+  const recycleIdle = () => {
+    idleTimer = undefined
+    if (destroyed || inFlight > 0 || jobsSinceFresh === 0) return
+    const old = piscina
+    const replaced = old.threads.length
+    piscina = createPiscina()
+    jobsSinceFresh = 0
+    recycledThreads += replaced
+    void old.destroy().catch(() => undefined)
+    o.onLog?.({ level: 'info', message: 'engine threads recycled (idle)', fields: { threads: replaced, idleMs: o.idleRecycleMs } })
+  }
+
   return {
     async run(job, runOptions = {}) {
+      clearTimeout(idleTimer)
       const { port1, port2 } = new MessageChannel()
-      port1.on('message', (message: ProgressMessage) => runOptions.onProgress?.(message.progress))
+      // A thread that retires after this job sends its result on the port, then ends (worker.ts).
+      let final: ((result: JobResult) => void) | undefined
+      const finalResult = new Promise<JobResult>((resolve) => (final = resolve))
+      port1.on('message', (message: PortMessage) => {
+        if ('progress' in message) runOptions.onProgress?.(message.progress)
+        else if ('log' in message) runOptions.onLog?.(message.log)
+        else if ('final' in message) {
+          recycledThreads++
+          runOptions.onLog?.({ level: 'info', message: 'engine thread recycled', fields: { ...message.retiring } })
+          port1.postMessage('received')
+          final?.(message.final)
+        }
+      })
       const transferList: TransferListItem[] = [port2]
       if ('bytes' in job.input) transferList.push(job.input.bytes.buffer as ArrayBuffer)
       inFlight++
+      jobsSinceFresh++
       try {
-        return (await piscina.run(
+        const returned = piscina.run(
           { ...job, port: port2 },
           { name: job.name, transferList, ...(runOptions.signal ? { signal: runOptions.signal } : {}) },
-        )) as JobResult
+        ) as Promise<JobResult>
+        // A retiring thread's task ends in piscina with "worker exited": its result came on the port.
+        return await Promise.race([returned, finalResult.then((result) => (returned.catch(() => undefined), result))])
       } catch (error) {
         return { ok: false, message: threadFailureMessage(error) }
       } finally {
         inFlight--
         port1.close()
+        if (inFlight === 0 && o.idleRecycleMs > 0 && !destroyed) {
+          idleTimer = setTimeout(recycleIdle, o.idleRecycleMs)
+          idleTimer.unref()
+        }
       }
     },
     get active() {
@@ -91,7 +150,12 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
       return piscina.queueSize
     },
     threads: o.threads,
+    status() {
+      return { liveThreads: piscina.threads.length, recycledThreads, destroyed }
+    },
     async destroy() {
+      destroyed = true
+      clearTimeout(idleTimer)
       await piscina.destroy()
     },
   }

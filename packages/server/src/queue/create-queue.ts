@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import { ConfigError } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
+import type { Logger } from '../logging/create-logger.ts'
 import { createBullQueue } from './bullmq-queue.ts'
 import { createLocalQueue } from './local-queue.ts'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
@@ -30,9 +31,9 @@ export function checkDeployment(config: Config): void {
 }
 
 /** The queue the configuration names, consuming with `handler` when this role runs tasks. */
-export function createTaskQueue(config: Config, handler: TaskHandler): TaskQueue {
+export function createTaskQueue(config: Config, handler: TaskHandler, logger?: Logger): TaskQueue {
   const concurrency = config.engines.threads
-  if (config.queue.driver === 'local') return createLocalQueue({ concurrency, handler })
+  if (config.queue.driver === 'local') return createLocalQueue({ concurrency, handler, ...(logger ? { logger } : {}) })
   return createBullQueue({
     url: queueRedisUrl(config),
     prefix: config.queue.prefix,
@@ -40,6 +41,7 @@ export function createTaskQueue(config: Config, handler: TaskHandler): TaskQueue
     stalledCheckMs: config.queue.stalledCheckSeconds * 1000,
     maxStalls: config.tasks.maxAttempts,
     name: `${hostname()}:${process.pid}`,
+    ...(logger ? { logger } : {}),
     ...(runsTasks(config.server.role) ? { consume: { concurrency, handler } } : {}),
   })
 }
