@@ -50,12 +50,14 @@ async function main(): Promise<void> {
     process.exit(1)
   }
   // Tests and scripts read the port from this message: keep `listening on http://HOST:PORT` in it.
-  logger.info(
+  // These two lines are written whatever the level: the address and the development key must show.
+  const startup = logger.child({}, { level: 'info' })
+  startup.info(
     { port: server.port, variant: config.server.variant, storage: config.storage.driver, queue: config.queue.driver },
     `${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${server.port}` +
       ` (role: ${config.server.role}, storage: ${config.storage.driver}, queue: ${config.queue.driver})`,
   )
-  if (devKey) logger.info(`development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
+  if (devKey) startup.info(`development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -83,8 +83,9 @@ export function createRequestLog(options: RequestLogOptions) {
         ...(facts.error ? { error: facts.error } : {}),
       }
       // 501 is the deployment saying what it does not offer, not a fault of the service.
-      if (response.status >= 500 && response.status !== 501) options.logger.error(fields, 'request')
-      else if (quiet.has(event.url.pathname)) options.logger.debug(fields, 'request')
+      // A probe's 503 is the answer it exists to give: a warning, not a fault.
+      if (quiet.has(event.url.pathname)) options.logger[response.status >= 500 ? 'warn' : 'debug'](fields, 'request')
+      else if (response.status >= 500 && response.status !== 501) options.logger.error(fields, 'request')
       else options.logger.info(fields, 'request')
     },
   }

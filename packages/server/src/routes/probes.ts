@@ -1,7 +1,9 @@
+import type { StatsFs } from 'node:fs'
 import { statfs } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import type { H3 } from 'h3'
 import type { ServiceContext } from '../context.ts'
+import { requestFacts } from '../logging/request-log.ts'
 import { filesDriverOf } from '../storage/create-storage.ts'
 
 /** One readiness check: whether it passed, how long it took, and why not. */
@@ -41,6 +43,17 @@ async function timed(timeoutMs: number, work: () => Promise<Record<string, unkno
   }
 }
 
+/** The file system `path` will be on: the data folder is made on first write, so it may not exist yet. */
+async function statfsOfNearest(path: string): Promise<StatsFs> {
+  try {
+    return await statfs(path)
+  } catch (error) {
+    const parent = dirname(path)
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error
+    return statfsOfNearest(parent)
+  }
+}
+
 /**
  * What GET /readyz checks, all at once, each with its own time-out: records and files answer, the
  * queue's Redis answers (a local queue lives in this process), the engine pool is up (roles that run
@@ -69,7 +82,7 @@ export async function readiness(ctx: ServiceContext): Promise<Readiness> {
     })] as const,
     ...(usesFs && config.health.minFreeDiskMb > 0
       ? [['disk', timed(timeoutMs, async () => {
-          const stats = await statfs(resolve(config.storage.fs.base))
+          const stats = await statfsOfNearest(resolve(config.storage.fs.base))
           const freeMb = Math.floor((stats.bavail * stats.bsize) / 2 ** 20)
           if (freeMb < config.health.minFreeDiskMb) throw new Error(`${freeMb} MB free under ${config.storage.fs.base}, below ${config.health.minFreeDiskMb} MB`)
           return { freeMb, minFreeMb: config.health.minFreeDiskMb }
@@ -88,8 +101,9 @@ export async function readiness(ctx: ServiceContext): Promise<Readiness> {
  */
 export function mountProbes(app: H3, ctx: ServiceContext): void {
   app.get('/livez', () => ({ status: 'alive', uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000) }))
-  app.get('/readyz', async () => {
+  app.get('/readyz', async (event) => {
     const result = await readiness(ctx)
+    if (result.failed.length > 0) requestFacts(event).error = `not ready: ${result.failed.map((name) => `${name} (${result.checks[name]?.error})`).join(', ')}`
     return Response.json(result, { status: result.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } })
   })
 }
