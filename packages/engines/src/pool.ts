@@ -82,6 +82,40 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
     })
   let piscina = createPiscina()
 
+  /**
+   * Jobs wait here, not in piscina: piscina gets at most one job per thread. A thread that retires
+   * (thread-recycling.ts) ends with its job still open in piscina, and piscina replaces an ended
+   * thread only up to `minThreads`, so jobs queued inside piscina behind it could wait for a thread
+   * nobody starts. A slot is freed once the retired thread has ended; the next job then finds a
+   * thread missing and piscina starts one for it.
+   */
+  const waiting: (() => void)[] = []
+  let running = 0
+  const acquire = (signal: AbortSignal | undefined) =>
+    new Promise<boolean>((resolve) => {
+      if (signal?.aborted) return resolve(false)
+      if (running < o.threads) {
+        running++
+        return resolve(true)
+      }
+      const grant = () => {
+        signal?.removeEventListener('abort', cancel)
+        running++
+        resolve(true)
+      }
+      const cancel = () => {
+        const index = waiting.indexOf(grant)
+        if (index >= 0) waiting.splice(index, 1)
+        resolve(false)
+      }
+      signal?.addEventListener('abort', cancel, { once: true })
+      waiting.push(grant)
+    })
+  const release = () => {
+    running--
+    waiting.shift()?.()
+  }
+
   let inFlight = 0
   let recycledThreads = 0
   let destroyed = false
@@ -125,16 +159,28 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
       if ('bytes' in job.input) transferList.push(job.input.bytes.buffer as ArrayBuffer)
       inFlight++
       jobsSinceFresh++
+      let slot = false
       try {
+        slot = await acquire(runOptions.signal)
+        if (!slot) return { ok: false, message: 'cancelled' }
         const returned = piscina.run(
           { ...job, port: port2 },
           { name: job.name, transferList, ...(runOptions.signal ? { signal: runOptions.signal } : {}) },
         ) as Promise<JobResult>
-        // A retiring thread's task ends in piscina with "worker exited": its result came on the port.
-        return await Promise.race([returned, finalResult.then((result) => (returned.catch(() => undefined), result))])
+        // A retiring thread's task ends in piscina with "worker exited" once the thread has ended:
+        // its result came on the port, and its slot is freed only after that end (see `acquire`).
+        const outcome = returned.then((result) => ({ result }), (error: unknown) => ({ error }))
+        const first = await Promise.race([outcome, finalResult.then((final) => ({ final }))])
+        if ('final' in first) {
+          await Promise.race([outcome, new Promise((resolve) => setTimeout(resolve, 10_000).unref())])
+          return first.final
+        }
+        if ('error' in first) throw first.error
+        return first.result
       } catch (error) {
         return { ok: false, message: threadFailureMessage(error) }
       } finally {
+        if (slot) release()
         inFlight--
         port1.close()
         if (inFlight === 0 && o.idleRecycleMs > 0 && !destroyed) {
@@ -144,10 +190,10 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
       }
     },
     get active() {
-      return Math.max(0, Math.min(o.threads, inFlight - piscina.queueSize))
+      return running
     },
     get queued() {
-      return piscina.queueSize
+      return waiting.length
     },
     threads: o.threads,
     status() {

@@ -13,7 +13,7 @@ import { diagnoseBytes, explainedReadFailure, refuseUnreadableGltf } from './ops
 import { loadGltfValidator } from './ops/gltf-validation.ts'
 import { repairDocument } from './ops/repair.ts'
 import type { FinalMessage, JobResult, LogMessage, WorkerJob } from './jobs.ts'
-import { createThreadRecycling, type Retirement, type ThreadRecyclingOptions } from './thread-recycling.ts'
+import { createThreadRecycling, threadMemoryMb, type Retirement, type ThreadRecyclingOptions } from './thread-recycling.ts'
 import { compress, type CompressOptions } from './ops/compress.ts'
 import { isImageExtension } from './io/image.ts'
 import { encodeImageKtx2, textureKtx2, type TextureKtx2Options } from './ops/texture-ktx2.ts'
@@ -54,6 +54,8 @@ async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
   } catch (error) {
     result = { ok: false, message: failureMessage(error) }
   }
+  // What the thread holds after each job (SERVICE__LOG__LEVEL=debug): the figure the recycling settings bound.
+  job.port?.postMessage({ log: { level: 'debug', message: 'engine thread memory', fields: { memoryMb: threadMemoryMb() } } } satisfies LogMessage)
   const retiring = recycling.afterJob()
   if (retiring && job.port) return retire(job.port, result, retiring)
   job.port?.close()
