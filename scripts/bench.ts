@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 import { measureAnchors } from '../bench/anchors.ts'
-import { measureColdStart } from '../bench/cold-start.ts'
+import { measureColdStart, startCommand } from '../bench/cold-start.ts'
 import { measureUploadMemory, measureWorkerMemory } from '../bench/memory.ts'
 import { measureMemoryAfterTasks } from '../bench/memory-after-tasks.ts'
 import { generateGrid } from '../bench/mesh.ts'
@@ -75,6 +75,8 @@ if (wants('startup')) {
   const cold = await measureColdStart(quick ? 2 : 5)
   results.startup = cold
   out('## Cold start: process spawned → first 200 on /readyz (goal ≤ 1.5 s; default settings, every engine thread started at boot)')
+  out()
+  out(`Command: \`node ${startCommand().join(' ')}\` (from \`npm start\`)`)
   out()
   table(['run', 'first /livez ms', 'first ready /readyz ms'], cold.runs.map((r, i) => [i + 1, Math.round(r.liveMs), Math.round(r.readyMs)]))
   out(`Cold start to ready: best ${Math.round(cold.bestReadyMs)} ms, median ${Math.round(cold.medianReadyMs)} ms — goal ≤ 1500 ms: ${goal(cold.medianReadyMs <= 1500)}`)

@@ -187,10 +187,13 @@ describe.skipIf(!available || !hasRedis)('logs: API and worker processes on Bull
       SERVICE__ENGINES__THREADS: '1',
       SERVICE__LOG__FORMAT: 'json',
     }
-    ;[api, worker] = await Promise.all([
+    // Settled one by one: a process that started is stopped by afterAll even when the other did not.
+    const started = await Promise.allSettled([
       startMos('api', { ...env, SERVICE__SERVER__ROLE: 'api' }),
       startMos('worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }),
     ])
+    ;[api, worker] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined!)) as [MosProcess, MosProcess]
+    for (const result of started) if (result.status === 'rejected') throw result.reason
   }, 120_000)
 
   afterAll(async () => {

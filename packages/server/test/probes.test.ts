@@ -148,10 +148,13 @@ describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes a
       SERVICE__HEALTH__CHECK_TIMEOUT_MS: '500',
       SERVICE__LOG__LEVEL: 'warn',
     }
-    ;[api, worker] = await Promise.all([
+    // Settled one by one: a process that started is stopped by afterAll even when the other did not.
+    const started = await Promise.allSettled([
       startMos('api', { ...env, SERVICE__SERVER__ROLE: 'api' }),
       startMos('worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }),
     ])
+    ;[api, worker] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined!)) as [MosProcess, MosProcess]
+    for (const result of started) if (result.status === 'rejected') throw result.reason
   }, 120_000)
 
   afterAll(async () => {
