@@ -89,31 +89,31 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
    * nobody starts. A slot is freed once the retired thread has ended; the next job then finds a
    * thread missing and piscina starts one for it.
    */
-  const waiting: (() => void)[] = []
+  const waiting: ((granted: boolean) => void)[] = []
   let running = 0
   const acquire = (signal: AbortSignal | undefined) =>
     new Promise<boolean>((resolve) => {
-      if (signal?.aborted) return resolve(false)
+      if (signal?.aborted || destroyed) return resolve(false)
       if (running < o.threads) {
         running++
         return resolve(true)
       }
-      const grant = () => {
+      const answer = (granted: boolean) => {
         signal?.removeEventListener('abort', cancel)
-        running++
-        resolve(true)
+        if (granted) running++
+        resolve(granted)
       }
       const cancel = () => {
-        const index = waiting.indexOf(grant)
+        const index = waiting.indexOf(answer)
         if (index >= 0) waiting.splice(index, 1)
         resolve(false)
       }
       signal?.addEventListener('abort', cancel, { once: true })
-      waiting.push(grant)
+      waiting.push(answer)
     })
   const release = () => {
     running--
-    waiting.shift()?.()
+    waiting.shift()?.(true)
   }
 
   let inFlight = 0
@@ -162,7 +162,7 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
       let slot = false
       try {
         slot = await acquire(runOptions.signal)
-        if (!slot) return { ok: false, message: 'cancelled' }
+        if (!slot) return { ok: false, message: destroyed ? 'engine thread failed: the engine pool is stopped' : 'cancelled' }
         const returned = piscina.run(
           { ...job, port: port2 },
           { name: job.name, transferList, ...(runOptions.signal ? { signal: runOptions.signal } : {}) },
@@ -202,6 +202,8 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
     async destroy() {
       destroyed = true
       clearTimeout(idleTimer)
+      // Jobs still waiting for a thread fail, as piscina fails the ones it holds.
+      for (const answer of waiting.splice(0)) answer(false)
       await piscina.destroy()
     },
   }

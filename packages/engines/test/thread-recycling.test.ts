@@ -62,6 +62,17 @@ describe.skipIf(!available)('engine thread recycling', () => {
     }
   }, 120_000)
 
+  it('answers every job, also those waiting for a thread, when the pool is stopped', async () => {
+    const pool = createEnginePool({ threads: 1 })
+    const runs = await Promise.all([1, 2, 3].map(() => compressJob(paths.knight))).then((jobs) => jobs.map((job) => pool.run(job)))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(pool.queued).toBe(2)
+    await pool.destroy()
+    const results = await Promise.all(runs)
+    expect(results.every((result) => !result.ok)).toBe(true)
+    expect(results.filter((result) => !result.ok && result.message === 'engine thread failed: the engine pool is stopped')).toHaveLength(2)
+  }, 60_000)
+
   it('replaces threads that ran jobs once the pool has been idle, keeping prestarted threads up', async () => {
     const events: EngineLogEntry[] = []
     const pool = createEnginePool({ threads: 2, prestart: true, idleRecycleMs: 300, onLog: (entry) => events.push(entry) })
