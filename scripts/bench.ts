@@ -2,7 +2,8 @@
 // writes JSON to bench-results/. Exits non-zero only on errors, never on a missed goal.
 //   --quick        smaller inputs and counts (a smoke run)
 //   --write-docs   replace the results table in docs/performance.md
-//   --only a,b     sections: overhead, anchors, scaling, queue, memory, read, convert, textures
+//   --only a,b     sections: startup, overhead, anchors, scaling, queue, memory, read, convert, textures
+//                  (e.g. `npm run bench -- --only startup,memory` for cold start and RSS after many tasks)
 //                  (convert and textures, the engine-level benchmarks of the format and texture work,
 //                  run only when named or with --all: together they take several minutes)
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -10,7 +11,9 @@ import { existsSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 import { measureAnchors } from '../bench/anchors.ts'
+import { measureColdStart, startCommand } from '../bench/cold-start.ts'
 import { measureUploadMemory, measureWorkerMemory } from '../bench/memory.ts'
+import { measureMemoryAfterTasks } from '../bench/memory-after-tasks.ts'
 import { generateGrid } from '../bench/mesh.ts'
 import { measureMeshoptSteps } from '../bench/meshopt-steps.ts'
 import { measureOverhead } from '../bench/overhead.ts'
@@ -67,6 +70,18 @@ out(`# Mos benchmark — ${results.date}${quick ? ' (quick)' : ''}`)
 out()
 out(`Inputs: ${inputs.map((i) => `${i.name} ${mb(i.bytes.byteLength).toFixed(2)} MB`).join('; ')}`)
 out()
+
+if (wants('startup')) {
+  const cold = await measureColdStart(quick ? 2 : 5)
+  results.startup = cold
+  out('## Cold start: process spawned → first 200 on /readyz (goal ≤ 1.5 s; default settings, every engine thread started at boot)')
+  out()
+  out(`Command: \`node ${startCommand().join(' ')}\` (from \`npm start\`)`)
+  out()
+  table(['run', 'first /livez ms', 'first ready /readyz ms'], cold.runs.map((r, i) => [i + 1, Math.round(r.liveMs), Math.round(r.readyMs)]))
+  out(`Cold start to ready: best ${Math.round(cold.bestReadyMs)} ms, median ${Math.round(cold.medianReadyMs)} ms — goal ≤ 1500 ms: ${goal(cold.medianReadyMs <= 1500)}`)
+  out()
+}
 
 if (wants('overhead') || wants('anchors')) {
   const service = await startBenchService({ SERVICE__ENGINES__THREADS: '2' })
@@ -155,6 +170,22 @@ if (wants('memory')) {
   out()
   table(['upload MB', 'baseline RSS MB', 'peak RSS MB', 'growth MB', 'seconds', 'goal'], [[upload.uploadMb, upload.baselineRssMb, upload.peakRssMb, upload.growthMb, upload.seconds, goal(upload.growthMb <= 150)]])
   table(['task input', 'input MB', 'peak growth MB', 'growth per input MB'], [[worker.input, worker.inputMb, worker.peakGrowthMb, worker.perInputMb]])
+
+  // RSS after many mixed tasks, without and with engine-thread recycling (issue 19): the same load on
+  // two threads, the idle recycle shortened to 3 s so the run can show where an idle service returns to.
+  const tasks = quick ? 60 : 200
+  const models = [engine, knight, { name: 'grid-125k-tri.glb', bytes: await generateGrid(250) }]
+  const off = { SERVICE__ENGINES__RECYCLE_AFTER_JOBS: '0', SERVICE__ENGINES__RECYCLE_ABOVE_MB: '0', SERVICE__ENGINES__IDLE_RECYCLE_SECONDS: '0' }
+  const rss = [
+    await measureMemoryAfterTasks('recycling off', models, knight, tasks, off),
+    await measureMemoryAfterTasks('defaults (idle recycle 3 s)', models, knight, tasks, { SERVICE__ENGINES__IDLE_RECYCLE_SECONDS: '3' }),
+  ]
+  results.memoryAfterTasks = rss
+  out(`## Memory after ${tasks} mixed tasks (all six task types, 2 engine threads; goal: RSS after within 1.5× of warm-up)`)
+  out()
+  table(['settings', 'start RSS MB', 'warm-up RSS MB', `after ${tasks} tasks MB`, 'after/warm-up', 'after idle MB', 'seconds', 'goal'], rss.map((r) => [
+    r.label, r.startRssMb, r.warmRssMb, r.afterRssMb, r.ratio, r.idleRssMb, r.seconds, goal(r.ratio <= 1.5),
+  ]))
 }
 
 if (wants('read')) {

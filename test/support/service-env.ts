@@ -22,6 +22,8 @@ export function localServiceEnv(options: {
     SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
     // Dozens of short-lived test services: threads start on demand, not at every start.
     SERVICE__ENGINES__PRESTART: 'false',
+    // One line per request would bury a failing test's output; tests of the logs ask for info.
+    SERVICE__LOG__LEVEL: 'warn',
     ...options.extra,
   }
 }

@@ -5,10 +5,12 @@ export { createEnginePool, ENGINE_POOL_DEFAULTS } from './pool.ts'
 export type { EnginePool, EnginePoolOptions, RunOptions } from './pool.ts'
 export { WORK_BUDGET_DEFAULTS, workBudgetMessage, workBudgetMs } from './work-budget.ts'
 export type { WorkBudget } from './work-budget.ts'
+export { THREAD_RECYCLING_DEFAULTS } from './thread-recycling.ts'
+export type { ThreadRecyclingOptions } from './thread-recycling.ts'
 
 // Jobs: what crosses into the worker and back
 export { JOB_NAMES } from './jobs.ts'
-export type { EngineJob, JobInput, JobName, JobResult, JobSuccess, JobFailure } from './jobs.ts'
+export type { EngineJob, EngineLogEntry, JobInput, JobName, JobResult, JobSuccess, JobFailure } from './jobs.ts'
 
 // Formats
 export { readableFormats, writableFormats, readModel, writeModel, FORMAT_CODECS } from './io/index.ts'

@@ -1,4 +1,5 @@
 import { Logger } from '@gltf-transform/core'
+import type { EngineLogEntry } from './jobs.ts'
 
 /** Most warnings kept per job: a pathological file must not grow the result without bound. */
 const MAX_WARNINGS = 50
@@ -10,13 +11,18 @@ const MAX_WARNINGS = 50
  */
 export class JobLogger extends Logger {
   readonly warnings: string[] = []
+  readonly #onWarning: ((entry: EngineLogEntry) => void) | undefined
 
-  constructor() {
+  /** `onWarning` hears each warning kept, as it happens (the worker posts it to the main thread's log). */
+  constructor(onWarning?: (entry: EngineLogEntry) => void) {
     super(Logger.Verbosity.WARN)
+    this.#onWarning = onWarning
   }
 
   override warn(text: string): void {
-    if (this.warnings.length < MAX_WARNINGS && !this.warnings.includes(text)) this.warnings.push(text)
+    if (this.warnings.length >= MAX_WARNINGS || this.warnings.includes(text)) return
+    this.warnings.push(text)
+    this.#onWarning?.({ level: 'warn', message: text })
   }
 
   override error(text: string): void {

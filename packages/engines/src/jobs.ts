@@ -44,6 +44,32 @@ export interface ProgressMessage {
   progress: number
 }
 
+/** A log line written in an engine thread, posted to the main thread, which logs it with the task's fields. */
+export interface EngineLogEntry {
+  level: 'error' | 'warn' | 'info' | 'debug'
+  message: string
+  fields?: Record<string, unknown>
+}
+
+/** Carries an engine thread's log line on the job's port. */
+export interface LogMessage {
+  log: EngineLogEntry
+}
+
+/**
+ * The result of a thread's last job, sent on the job's port instead of returned: the thread then
+ * ends itself (once the main thread has the result) and piscina starts a fresh one. Returning the
+ * result would free the thread in piscina, which could hand it the next job before it ends.
+ */
+export interface FinalMessage {
+  final: JobResult
+  /** Why the thread retires, with its figures at the time. */
+  retiring: { reason: string; jobs: number; memoryMb: number }
+}
+
+/** Everything a worker posts on a job's port. */
+export type PortMessage = ProgressMessage | LogMessage | FinalMessage
+
 /** The job as it crosses into the worker, with its private progress channel. */
 export interface WorkerJob extends EngineJob {
   port?: MessagePort

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
-import { workerData } from 'node:worker_threads'
+import { workerData, type MessagePort } from 'node:worker_threads'
 import type { Document } from '@gltf-transform/core'
 import Piscina from 'piscina'
 import sharp from 'sharp'
@@ -12,7 +12,8 @@ import type { ReadOptions } from './io/limits.ts'
 import { diagnoseBytes, explainedReadFailure, refuseUnreadableGltf } from './ops/diagnose-file.ts'
 import { loadGltfValidator } from './ops/gltf-validation.ts'
 import { repairDocument } from './ops/repair.ts'
-import type { JobResult, WorkerJob } from './jobs.ts'
+import type { FinalMessage, JobResult, LogMessage, WorkerJob } from './jobs.ts'
+import { createThreadRecycling, threadMemoryMb, type Retirement, type ThreadRecyclingOptions } from './thread-recycling.ts'
 import { compress, type CompressOptions } from './ops/compress.ts'
 import { isImageExtension } from './io/image.ts'
 import { encodeImageKtx2, textureKtx2, type TextureKtx2Options } from './ops/texture-ktx2.ts'
@@ -29,29 +30,55 @@ const platform = await loadPlatform()
 
 type Step = (report: (progress: number) => void) => Promise<{ bytes: Uint8Array; extension: string; details?: Record<string, unknown> }>
 
+const recycling = createThreadRecycling((workerData as { recycling?: ThreadRecyclingOptions } | undefined)?.recycling)
+
 /** Runs one job body, turning every throw into a failed result and posting progress on the job's port. */
 async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
   const report = (progress: number) => job.port?.postMessage({ progress: Math.round(progress) })
   // The first message tells the pool this thread has started the job: its work budget counts from here.
   report(0)
-  // One job at a time per thread: documents read during this job log to its own logger.
-  const logger = new JobLogger()
+  // One job at a time per thread: documents read during this job log to its own logger, and each
+  // warning also goes to the main thread's log as it happens, with the task's fields.
+  const logger = new JobLogger((log) => job.port?.postMessage({ log } satisfies LogMessage))
   platform.logger = logger
   platform.io.setLogger(logger)
+  let result: JobResult
   try {
-    const result = await step(report)
-    const { bytes, extension } = result
-    const details = logger.warnings.length > 0 ? { ...result.details, warnings: logger.warnings } : result.details
+    const stepped = await step(report)
+    const { bytes, extension } = stepped
+    const details = logger.warnings.length > 0 ? { ...stepped.details, warnings: logger.warnings } : stepped.details
     if (job.outputPath) {
       await writeFile(job.outputPath, bytes)
-      return { ok: true, size: bytes.byteLength, extension, ...(details ? { details } : {}) }
+      result = { ok: true, size: bytes.byteLength, extension, ...(details ? { details } : {}) }
+    } else {
+      result = { ok: true, bytes, size: bytes.byteLength, extension, ...(details ? { details } : {}) }
     }
-    return movedWithBytes({ ok: true, bytes, size: bytes.byteLength, extension, ...(details ? { details } : {}) })
   } catch (error) {
-    return { ok: false, message: failureMessage(error) }
-  } finally {
-    job.port?.close()
+    result = { ok: false, message: failureMessage(error) }
   }
+  // What the thread holds after each job (SERVICE__LOG__LEVEL=debug): the figure the recycling settings bound.
+  job.port?.postMessage({ log: { level: 'debug', message: 'engine thread memory', fields: { memoryMb: threadMemoryMb() } } } satisfies LogMessage)
+  const retiring = recycling.afterJob()
+  if (retiring && job.port) return retire(job.port, result, retiring)
+  job.port?.close()
+  return result.ok && result.bytes ? movedWithBytes({ ...result, bytes: result.bytes }) : result
+}
+
+/**
+ * Hands the last job's result over the job's port, waits until the main thread has it (its ack, or
+ * its end of the port closing), then ends this thread; piscina starts a fresh one in its place.
+ */
+async function retire(port: MessagePort, result: JobResult, retiring: Retirement): Promise<never> {
+  const bytes = result.ok ? result.bytes : undefined
+  const owned = bytes && bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength
+  const received = new Promise<void>((resolve) => {
+    port.once('message', () => resolve())
+    port.once('close', () => resolve())
+    setTimeout(resolve, 5000).unref()
+  })
+  port.postMessage({ final: result, retiring } satisfies FinalMessage, owned ? [bytes.buffer as ArrayBuffer] : [])
+  await received
+  process.exit(0)
 }
 
 /**

@@ -3,11 +3,13 @@ import { defineHandler, getRouterParam, H3, type H3Event } from 'h3'
 import { requireApiKey } from './auth.ts'
 import type { ServiceContext } from './context.ts'
 import { ApiError, renderError } from './errors.ts'
+import { createRequestLog } from './logging/request-log.ts'
 import { getBatchRecord, submitBatch } from './routes/batch.ts'
 import { capabilitiesDocument } from './routes/capabilities.ts'
 import { healthDocument } from './routes/health.ts'
 import { licenseInfo, verifyLicense } from './routes/license.ts'
 import { metricsResponse } from './routes/metrics.ts'
+import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
 import { submitTask } from './routes/submit.ts'
 import { downloadResult, getTaskRecord } from './routes/tasks.ts'
@@ -19,10 +21,16 @@ type KeyedHandler = (event: H3Event, apiKey: string) => unknown
  * in-process, `main.ts` puts it behind a listening server.
  */
 export function createApp(ctx: ServiceContext): H3 {
+  const requests = createRequestLog({ logger: ctx.logger, quietPaths: PROBE_PATHS })
   const app = new H3({
+    onRequest: requests.onRequest,
     onError: (error, event) => renderError(error, event),
-    onResponse: (response, event) => ctx.metrics.responseSent(event.req.method, response.status),
+    onResponse: (response, event) => {
+      ctx.metrics.responseSent(event.req.method, response.status)
+      requests.onResponse(response, event)
+    },
   })
+  mountProbes(app, ctx)
 
   // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
   const keyed = (handler: KeyedHandler) =>

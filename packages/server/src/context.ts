@@ -10,6 +10,7 @@ import { checkDeployment, createTaskQueue, queueRedisUrl, type Role } from './qu
 import { createLicensing, type Licensing } from './licensing/licensing.ts'
 import { createRedisTrialCounter } from './licensing/trial-counter.ts'
 import { activeLimits, type ActiveLimits } from './limits/active-limits.ts'
+import { createLogger, type Logger } from './logging/create-logger.ts'
 import { createRateLimit } from './limits/rate-limit.ts'
 import { createMetrics, type Metrics } from './metrics/metrics.ts'
 import type { TaskQueue } from './queue/task-queue.ts'
@@ -17,6 +18,7 @@ import { createRedisConnections, type RedisConnections } from './redis/redis-con
 import { createStores, type Stores } from './storage/create-storage.ts'
 import type { FileStore } from './storage/file-store.ts'
 import { createTaskStore, withWrittenRecordCache, type TaskStore } from './storage/task-store.ts'
+import { createTaskLog } from './tasks/task-log.ts'
 import { createTaskRunner, type TaskRunner } from './tasks/task-runner.ts'
 import { createTaskService, type TaskService } from './tasks/task-service.ts'
 import { SERVICE_VERSION } from './version.ts'
@@ -29,6 +31,8 @@ export type { ActiveLimits } from './limits/active-limits.ts'
 /** Everything the routes use, created once from the configuration and passed down. */
 export interface ServiceContext {
   config: Config
+  /** The process's logger (made once in main.ts or startServer). */
+  logger: Logger
   variant: Variant
   version: string
   startedAt: number
@@ -61,9 +65,16 @@ export interface ServiceContext {
   close(options?: { drain?: boolean }): Promise<void>
 }
 
+export interface ServiceContextOptions {
+  /** Defaults to a logger made from `config.log`. */
+  logger?: Logger
+}
+
 /** Creates the service's parts. Nothing runs until `tasks.recover()` or a submission. */
-export function createServiceContext(config: Config): ServiceContext {
+export function createServiceContext(config: Config, options: ServiceContextOptions = {}): ServiceContext {
   checkDeployment(config)
+  const logger = options.logger ?? createLogger(config.log)
+  const taskLog = createTaskLog(logger)
   const redis = createRedisConnections({ name: `mos:${config.storage.redis.prefix}` })
   const stores = createStores(config.storage, { redis })
   // One process writes every record with the local queue: it can answer reads from what it wrote.
@@ -72,12 +83,15 @@ export function createServiceContext(config: Config): ServiceContext {
   // First: a bad licence setting stops start-up before any worker thread exists.
   // Several processes share one trial count only through Redis; wherever the deployment has one.
   const trial = config.queue.driver === 'bullmq' ? createRedisTrialCounter(redis.commands(queueRedisUrl(config)), config.queue.prefix, stores.records) : undefined
-  const licensing = createLicensing({ config: config.license, records: stores.records, ...(trial ? { trial } : {}) })
+  const licensing = createLicensing({ config: config.license, records: stores.records, logger, ...(trial ? { trial } : {}) })
   // An API-only process never runs a job: its pool stays empty rather than holding warm threads.
   const pool = createEnginePool({
     threads: config.engines.threads,
     maxHeapMb: config.engines.maxHeapMb,
     prestart: config.engines.prestart && config.server.role !== 'api',
+    recycling: { afterJobs: config.engines.recycleAfterJobs, aboveMb: config.engines.recycleAboveMb },
+    idleRecycleMs: config.engines.idleRecycleSeconds * 1000,
+    onLog: (entry) => logger[entry.level]({ ...entry.fields, thread: 'engine' }, entry.message),
   })
   const metrics = createMetrics({ variant: config.server.variant, queue: () => queue })
   const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
@@ -91,8 +105,9 @@ export function createServiceContext(config: Config): ServiceContext {
     retentionMs,
     maxAttempts: config.tasks.maxAttempts,
     onSettled: (task) => metrics.taskSettled(task),
+    log: taskLog,
   })
-  const queue = createTaskQueue(config, runner.run, redis)
+  const queue = createTaskQueue(config, runner.run, redis, logger)
   const sweeper = createSweeper({
     tasks: taskStore,
     files: stores.files,
@@ -103,8 +118,9 @@ export function createServiceContext(config: Config): ServiceContext {
     orphanAgeMs: config.storage.orphanUploadMinutes * 60_000,
     requeue: config.queue.driver === 'bullmq',
     intervalMs: sweepIntervalMs(retentionMs, config.storage.orphanUploadMinutes * 60_000),
+    logger,
   })
-  const tasks = createTaskService({ tasks: taskStore, queue })
+  const tasks = createTaskService({ tasks: taskStore, queue, log: taskLog })
   // Variant A only: the contract rate limits per key there, and B does not rate limit.
   const rateLimit =
     config.server.variant === 'A'
@@ -119,6 +135,7 @@ export function createServiceContext(config: Config): ServiceContext {
 
   return {
     config,
+    logger,
     variant: config.server.variant,
     version: SERVICE_VERSION,
     startedAt: Date.now(),

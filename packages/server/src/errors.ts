@@ -1,5 +1,6 @@
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { HTTPError, type H3Event } from 'h3'
+import { requestFacts } from './logging/request-log.ts'
 
 /**
  * The one error type routes throw. Its message is the wire text of the contract; `onError` in
@@ -18,7 +19,8 @@ export class ApiError extends HTTPError {
 /** Renders any thrown value as the contract's error body. */
 export function renderError(error: unknown, event: H3Event): Response {
   const { status, message, extraHeaders } = toApiError(error, event)
-  if (status === 500) console.error(`[mos] ${event.req.method} ${event.url.pathname}: ${message}`)
+  // The request's log line carries what went wrong (request-log.ts), with its request id.
+  if (status >= 500) requestFacts(event).error = message
   // Headers a guard staged for this request's errors (rate-limit figures): h3 does not merge them
   // into a Response returned by onError, so it happens here.
   const headers = new Headers(extraHeaders)

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { readDotEnv } from './config/dot-env.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
+import { createLogger, type Logger } from './logging/create-logger.ts'
 import { startServer } from './server.ts'
 
 /**
@@ -29,11 +30,13 @@ async function main(): Promise<void> {
     config = loadConfig(process.env)
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(`[mos] configuration error: ${error.message}`)
+      // The log settings themselves may be what is wrong: this one line uses the defaults.
+      createLogger().fatal(`configuration error: ${error.message}`)
       process.exit(1)
     }
     throw error
   }
+  const logger: Logger = createLogger({ ...config.log, base: { role: config.server.role } })
   let devKey: string | undefined
   if (config.auth.apiKeys.length === 0) {
     devKey = await developmentKey(config)
@@ -41,25 +44,30 @@ async function main(): Promise<void> {
   }
   let server: Awaited<ReturnType<typeof startServer>>
   try {
-    server = await startServer({ config })
+    server = await startServer({ config, logger })
   } catch (error) {
     // Some settings (the licence's public key and key file, the deployment's combination) are checked when the service is built.
     const message = error instanceof Error ? error.message : String(error)
-    console.error(error instanceof ConfigError ? `[mos] configuration error: ${message}` : `[mos] cannot start: ${message}`)
+    logger.fatal(error instanceof ConfigError ? `configuration error: ${message}` : `cannot start: ${message}`)
     process.exit(1)
   }
-  console.log(
-    `[mos] ${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${server.port}` +
+  // Tests and scripts read the port from this message: keep `listening on http://HOST:PORT` in it.
+  // These two lines are written whatever the level: the address and the development key must show.
+  const startup = logger.child({}, { level: 'info' })
+  startup.info(
+    { port: server.port, variant: config.server.variant, storage: config.storage.driver, queue: config.queue.driver },
+    `${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${server.port}` +
       ` (role: ${config.server.role}, storage: ${config.storage.driver}, queue: ${config.queue.driver})`,
   )
-  if (devKey) console.log(`[mos] development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
+  if (devKey) startup.info(`development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
 
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    console.log(`[mos] ${signal}: finishing running tasks, then stopping`)
+    logger.info({ signal }, `${signal}: finishing running tasks, then stopping`)
     await server.close({ drain: true })
+    logger.info('stopped')
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

@@ -4,6 +4,7 @@ import { createApp } from './app.ts'
 import { loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
 import { createServiceContext, type ServiceContext } from './context.ts'
+import { createLogger, type Logger } from './logging/create-logger.ts'
 import { servesApi } from './queue/create-queue.ts'
 import { createWorkerApp } from './worker-app.ts'
 
@@ -12,6 +13,8 @@ export interface StartServerOptions {
   env?: Record<string, string | undefined>
   /** An already loaded configuration (wins over `env`). */
   config?: Config
+  /** The process's logger; defaults to one made from the configuration's `log` settings. */
+  logger?: Logger
 }
 
 export interface RunningServer {
@@ -34,7 +37,8 @@ export interface RunningServer {
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const config = options.config ?? loadConfig(options.env ?? process.env)
-  const context = createServiceContext(config)
+  const logger = options.logger ?? createLogger({ ...config.log, base: { role: config.server.role } })
+  const context = createServiceContext(config, { logger })
   try {
     await context.queue.ready?.()
     // The local queue lives in this process: re-queue what the last run left. A shared queue keeps

@@ -3,15 +3,19 @@ import { defineHandler, H3 } from 'h3'
 import { requireApiKey } from './auth.ts'
 import type { ServiceContext } from './context.ts'
 import { renderError } from './errors.ts'
+import { createRequestLog } from './logging/request-log.ts'
 import { healthDocument } from './routes/health.ts'
 import { metricsResponse } from './routes/metrics.ts'
+import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 
 /**
- * What a `worker` process serves on its port: health (for the orchestrator's probes) and metrics
+ * What a `worker` process serves on its port: health, /livez and /readyz (for the orchestrator's probes) and metrics
  * (its own task counters, for the scraper); no business endpoint.
  */
 export function createWorkerApp(ctx: ServiceContext): H3 {
-  const app = new H3({ onError: (error, event) => renderError(error, event) })
+  const requests = createRequestLog({ logger: ctx.logger, quietPaths: PROBE_PATHS })
+  const app = new H3({ onRequest: requests.onRequest, onResponse: requests.onResponse, onError: (error, event) => renderError(error, event) })
+  mountProbes(app, ctx)
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
   app.get(
     `${API_PREFIX}/metrics`,

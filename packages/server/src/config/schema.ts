@@ -121,6 +121,18 @@ export const CONFIG_SCHEMA = {
       kind: 'number', default: 10, min: 0, max: 1_000_000,
       doc: 'Work budget seconds added per MB of input (see BUDGET_BASE_SECONDS). Raise it for texture_ktx2 on well-compressed 4K textures (about 27 s each).',
     },
+    recycleAfterJobs: {
+      kind: 'integer', default: 100, min: 0, max: 1_000_000,
+      doc: 'An engine thread is replaced by a fresh one after this many jobs (0: never). Codec WASM memories and the V8 heap grow to the largest input a thread has seen and never shrink; replacing the thread returns that memory.',
+    },
+    recycleAboveMb: {
+      kind: 'integer', default: 512, min: 0, max: 65536,
+      doc: "An engine thread whose own memory (V8 heap + external and WASM memory) is above this after a job is replaced by a fresh one (0: never). See docs/deployment.md for the expected memory per thread.",
+    },
+    idleRecycleSeconds: {
+      kind: 'integer', default: 60, min: 0, max: 86_400,
+      doc: 'When no job has run for this long, engine threads that have run jobs are replaced by fresh ones (prestart) or stopped, so an idle service returns to its start-up memory (0: never).',
+    },
   },
   limits: {
     maxFileSizeMb: {
@@ -149,6 +161,26 @@ export const CONFIG_SCHEMA = {
     windowSeconds: {
       kind: 'integer', default: 60, min: 1, max: 3600,
       doc: 'Length of the rate-limit window. The contract says per minute: change it only for tests.',
+    },
+  },
+  log: {
+    level: {
+      kind: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      doc: 'Least level written to standard output: `info` gives one line per request and per task transition; `debug` adds probe requests.',
+    },
+    format: {
+      kind: 'enum', default: 'auto', values: ['auto', 'json', 'pretty'],
+      doc: '`json`: one JSON object per line (for log collectors); `pretty`: short coloured lines for people; `auto`: pretty when standard output is a terminal, else json.',
+    },
+  },
+  health: {
+    minFreeDiskMb: {
+      kind: 'integer', default: 1024, min: 0, max: 100_000_000,
+      doc: 'GET /readyz fails while the disk holding SERVICE__STORAGE__FS__BASE has less free space than this, in MB (checked when records or files are on fs; 0: not checked).',
+    },
+    checkTimeoutMs: {
+      kind: 'integer', default: 2000, min: 50, max: 60_000,
+      doc: 'Longest wait of each GET /readyz check (storage, queue); a check that takes longer fails.',
     },
   },
   metrics: {

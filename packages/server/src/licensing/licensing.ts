@@ -9,6 +9,7 @@ import { machineId as readMachineId } from './machine-id.ts'
 import { TIER_LIMITS } from './tiers.ts'
 import { createTrialCounter, type TrialCounter } from './trial-counter.ts'
 import { MOS_VENDOR_PUBLIC_KEY } from './vendor-key.ts'
+import type { Logger } from '../logging/create-logger.ts'
 
 /** The licence in force right now. */
 export interface LicenseState {
@@ -66,7 +67,7 @@ function loadConfiguredKey(config: Config['license']): string | undefined {
   }
 }
 
-export function createLicensing(options: { config: Config['license']; records: Storage; now?: () => number; trial?: TrialCounter }): Licensing {
+export function createLicensing(options: { config: Config['license']; records: Storage; now?: () => number; trial?: TrialCounter; logger?: Logger }): Licensing {
   const { config, records } = options
   const clock = options.now ?? Date.now
   const publicKey = loadPublicKey(config.publicKey)
@@ -80,7 +81,7 @@ export function createLicensing(options: { config: Config['license']; records: S
   const configured = loadConfiguredKey(config)
   if (configured) {
     const result = check(configured)
-    if (!result.ok && result.reason !== 'expired') console.warn(`[mos] configured licence key refused: ${result.message}`)
+    if (!result.ok && result.reason !== 'expired') options.logger?.warn({ reason: result.message }, 'configured licence key refused')
   }
   let activated: string | undefined
   let lastRead = -Infinity

@@ -1,5 +1,6 @@
 import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
 import type { Storage } from 'unstorage'
+import type { Logger } from '../logging/create-logger.ts'
 import type { TaskQueue } from '../queue/task-queue.ts'
 import type { FileStore } from '../storage/file-store.ts'
 import type { TaskStore } from '../storage/task-store.ts'
@@ -21,6 +22,8 @@ export interface SweeperOptions {
   /** Queue again unfinished tasks (only for a queue that ignores a task already in it: bullmq). */
   requeue: boolean
   intervalMs: number
+  /** Where a failed round is reported. */
+  logger?: Logger
 }
 
 export interface SweepReport {
@@ -99,7 +102,7 @@ export function createSweeper(options: SweeperOptions) {
     try {
       if (await lock.acquire('sweep', options.intervalMs)) await sweepOnce()
     } catch (error) {
-      console.error(`[mos] sweep failed (next round in ${options.intervalMs} ms): ${(error as Error).message}`)
+      options.logger?.error({ error: (error as Error).message, nextRoundMs: options.intervalMs }, 'sweep failed')
     }
   }
 

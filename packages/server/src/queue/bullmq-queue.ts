@@ -1,5 +1,6 @@
 import { Queue, WaitingError, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
+import type { Logger } from '../logging/create-logger.ts'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
 
 export interface BullQueueOptions {
@@ -17,6 +18,8 @@ export interface BullQueueOptions {
   consume?: { concurrency: number; handler: TaskHandler }
   /** Worker name shown in BullMQ (host and pid). */
   name?: string
+  /** Where connection errors are reported. */
+  logger?: Logger
 }
 
 export const QUEUE_NAME = 'tasks'
@@ -51,10 +54,10 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
   // Connection errors repeat every retry: say each distinct one once a minute, not hundreds of times.
   const said = new Map<string, number>()
   const report = (where: string) => (error: Error) => {
-    const text = `[mos] ${where}: ${error.message}`
+    const text = `${where}: ${error.message}`
     if (Date.now() - (said.get(text) ?? 0) < 60_000) return
     said.set(text, Date.now())
-    console.error(text)
+    options.logger?.error({ component: where, error: error.message }, `queue ${where} error`)
   }
   queue.on('error', report('queue'))
 
@@ -67,11 +70,11 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
     const { handler, concurrency } = options.consume
     worker = new Worker(
       QUEUE_NAME,
-      async (job: Job<{ taskId: string }>, token?: string) => {
+      async (job: Job<{ taskId: string; requestId?: string }>, token?: string) => {
         const controller = new AbortController()
         active.set(job.id!, controller)
         try {
-          await handler(job.data.taskId, { signal: controller.signal })
+          await handler(job.data.taskId, { signal: controller.signal, ...(job.data.requestId ? { requestId: job.data.requestId } : {}) })
         } finally {
           active.delete(job.id!)
         }
@@ -124,8 +127,12 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       }
       await refresh()
     },
-    async enqueue(taskId) {
-      await queue.add('run', { taskId }, { jobId: taskId })
+    async enqueue(taskId, meta = {}) {
+      await queue.add('run', { taskId, ...meta }, { jobId: taskId })
+    },
+    async ping() {
+      // A cheap round trip through the queue's own connection (readiness).
+      await queue.getJobCounts('wait')
     },
     /** Cluster-wide, from Redis, at most COUNTS_REFRESH_MS old. */
     get waiting() {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os'
 import { ConfigError } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
 import type { RedisConnections } from '../redis/redis-connections.ts'
+import type { Logger } from '../logging/create-logger.ts'
 import { createBullQueue } from './bullmq-queue.ts'
 import { createLocalQueue } from './local-queue.ts'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
@@ -31,9 +32,9 @@ export function checkDeployment(config: Config): void {
 }
 
 /** The queue the configuration names, consuming with `handler` when this role runs tasks. */
-export function createTaskQueue(config: Config, handler: TaskHandler, redis: RedisConnections): TaskQueue {
+export function createTaskQueue(config: Config, handler: TaskHandler, redis: RedisConnections, logger?: Logger): TaskQueue {
   const concurrency = config.engines.threads
-  if (config.queue.driver === 'local') return createLocalQueue({ concurrency, handler })
+  if (config.queue.driver === 'local') return createLocalQueue({ concurrency, handler, ...(logger ? { logger } : {}) })
   return createBullQueue({
     connection: redis.queue(queueRedisUrl(config)),
     prefix: config.queue.prefix,
@@ -41,6 +42,7 @@ export function createTaskQueue(config: Config, handler: TaskHandler, redis: Red
     stalledCheckMs: config.queue.stalledCheckSeconds * 1000,
     maxStalls: config.tasks.maxAttempts,
     name: `${hostname()}:${process.pid}`,
+    ...(logger ? { logger } : {}),
     ...(runsTasks(config.server.role) ? { consume: { concurrency, handler } } : {}),
   })
 }

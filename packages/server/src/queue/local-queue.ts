@@ -1,9 +1,12 @@
+import type { Logger } from '../logging/create-logger.ts'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
 
 export interface LocalQueueOptions {
   /** Tasks run at once; match the engine threads so a started task is really running. */
   concurrency: number
   handler: TaskHandler
+  /** Where a task whose handler threw (storage unreachable) is reported. */
+  logger?: Logger
 }
 
 /**
@@ -11,7 +14,7 @@ export interface LocalQueueOptions {
  * the records on storage, not this queue, are what survives a restart.
  */
 export function createLocalQueue(options: LocalQueueOptions): TaskQueue {
-  const waiting: string[] = []
+  const waiting: { taskId: string; requestId?: string }[] = []
   const running = new Set<Promise<void>>()
   // Ids waiting or running: queuing a task twice is a no-op, as with the shared queue.
   const queued = new Set<string>()
@@ -19,9 +22,9 @@ export function createLocalQueue(options: LocalQueueOptions): TaskQueue {
 
   const pump = () => {
     while (!closed && running.size < options.concurrency && waiting.length > 0) {
-      const id = waiting.shift()!
-      const run = options.handler(id).catch((error: unknown) => {
-        console.error(`[mos] task ${id}: ${(error as Error).message}`)
+      const { taskId: id, requestId } = waiting.shift()!
+      const run = options.handler(id, requestId ? { requestId } : {}).catch((error: unknown) => {
+        options.logger?.error({ taskId: id, ...(requestId ? { requestId } : {}), error: (error as Error).message }, 'task run failed')
       }).finally(() => {
         running.delete(run)
         queued.delete(id)
@@ -32,10 +35,10 @@ export function createLocalQueue(options: LocalQueueOptions): TaskQueue {
   }
 
   return {
-    async enqueue(taskId) {
+    async enqueue(taskId, meta = {}) {
       if (closed || queued.has(taskId)) return
       queued.add(taskId)
-      waiting.push(taskId)
+      waiting.push({ taskId, ...meta })
       pump()
     },
     get waiting() {

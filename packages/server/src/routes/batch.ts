@@ -10,6 +10,7 @@ import type { H3Event } from 'h3'
 import { toBatchRecord } from '../batches/batch-status.ts'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
@@ -46,6 +47,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
   })
   const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
   const batchId = randomUUID()
+  const facts = requestFacts(event)
   try {
     if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
     const parsed = parseBatchCompressFields(upload.fields)
@@ -63,8 +65,10 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
         format: extensionOf(task.filename),
         options,
         batchId,
+        requestId: facts.requestId,
       })
     }
+    facts.batchId = batchId
   } catch (error) {
     await Promise.allSettled(placed.map((task) => ctx.files.remove(`tasks/${task.task_id}`)))
     throw error

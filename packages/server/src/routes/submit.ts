@@ -2,6 +2,7 @@ import { ERROR_TEXTS, IMAGE_EXTENSIONS, LIMIT_EXCEEDED_STATUS, type ParseResult,
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
@@ -50,6 +51,7 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
 export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
   await assertTrialLeft(ctx.licensing)
   const taskId = newTaskId()
+  const facts = requestFacts(event)
   const key = taskFileKey(taskId, 'input')
   const upload = await readUploadStream(event, {
     files: ctx.files,
@@ -76,7 +78,9 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
       size: file.size,
       format: extensionOf(file.filename),
       options: parsed.value as Record<string, unknown>,
+      requestId: facts.requestId,
     })
+    facts.taskId = taskId
   } catch (error) {
     await ctx.files.remove(`tasks/${taskId}`)
     throw error

@@ -2,6 +2,7 @@ import { workBudgetMs, type EngineJob, type EnginePool, type JobName, type WorkB
 import { ERROR_TEXTS, TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
 import type { FileStore } from '../storage/file-store.ts'
 import type { TaskStore } from '../storage/task-store.ts'
+import type { TaskLog } from './task-log.ts'
 import { now, outputFilename, sizeFigures, type TaskState } from './task-state.ts'
 
 export interface TaskRunnerOptions {
@@ -22,11 +23,15 @@ export interface TaskRunnerOptions {
   retentionMs?: number
   /** Starts of one task before it is failed (a task whose worker keeps dying must not go round forever). */
   maxAttempts?: number
+  /** One line per transition and the engine threads' lines, with the task's request id. */
+  log?: TaskLog
 }
 
 export interface RunOptions {
   /** Aborted when this process hands the task back (stopping without drain): nothing is recorded. */
   signal?: AbortSignal
+  /** The upload's request id from the queue (the record's own wins). */
+  requestId?: string
 }
 
 export interface TaskRunner {
@@ -58,6 +63,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       // Every earlier start ended without a result: its process died (crash, out of memory, kill).
       const gaveUp = ended(failed(stored, ERROR_TEXTS.internal(`task stopped ${stored.job.attempts} times without finishing (its worker process ended each time)`)))
       await tasks.put(gaveUp)
+      options.log?.settled(gaveUp)
       options.onSettled?.(gaveUp)
       return
     }
@@ -66,9 +72,15 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       status: 'processing',
       progress: 0,
       started_at: now(),
-      job: { ...stored.job, attempts: stored.job.attempts + 1 },
+      job: {
+        ...stored.job,
+        attempts: stored.job.attempts + 1,
+        ...(!stored.job.requestId && runOptions.requestId ? { requestId: runOptions.requestId } : {}),
+      },
     }
     let chain = tasks.put(task)
+    options.log?.running(task)
+    const runStart = performance.now()
     const save = (next: TaskState) => {
       task = next
       chain = chain.then(() => tasks.put(next))
@@ -120,7 +132,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         ...(localOutput ? { outputPath: localOutput } : {}),
       }
       const budgetMs = options.workBudget ? workBudgetMs(task.input_size_bytes, options.workBudget) : undefined
-      const result = await pool.run(job, { onProgress, signal, ...(budgetMs !== undefined ? { budgetMs } : {}) })
+      const result = await pool.run(job, {
+        onProgress,
+        signal,
+        onLog: (entry) => options.log?.engine(task, entry),
+        ...(budgetMs !== undefined ? { budgetMs } : {}),
+      })
       clearTimeout(timer)
       stopProgress()
       if (handedBack()) return
@@ -155,6 +172,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       await save(ended(failed(task, ERROR_TEXTS.internal(error instanceof Error ? error.message : String(error)))))
     }
     await chain
+    options.log?.settled(task, performance.now() - runStart)
     options.onSettled?.(task)
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { TaskType } from '@mos/sdk/contract'
 import type { TaskQueue } from '../queue/task-queue.ts'
 import type { TaskStore } from '../storage/task-store.ts'
+import type { TaskLog } from './task-log.ts'
 import { taskFileKey } from './task-runner.ts'
 import { now, type TaskState } from './task-state.ts'
 
@@ -14,6 +15,8 @@ export interface NewTask {
   format: string
   options: Record<string, unknown>
   batchId?: string
+  /** X-Request-Id of the upload, kept with the task for its log lines. */
+  requestId?: string
 }
 
 export interface TaskService {
@@ -24,7 +27,7 @@ export interface TaskService {
   recover(): Promise<number>
 }
 
-export function createTaskService(options: { tasks: TaskStore; queue: TaskQueue }): TaskService {
+export function createTaskService(options: { tasks: TaskStore; queue: TaskQueue; log?: TaskLog }): TaskService {
   const { tasks, queue } = options
   return {
     async submit(input) {
@@ -38,10 +41,11 @@ export function createTaskService(options: { tasks: TaskStore; queue: TaskQueue 
         input_size_bytes: input.size,
         created_at: now(),
         ...(input.batchId ? { batch_id: input.batchId } : {}),
-        job: { inputKey, format: input.format, options: input.options, attempts: 0 },
+        job: { inputKey, format: input.format, options: input.options, attempts: 0, ...(input.requestId ? { requestId: input.requestId } : {}) },
       }
       await tasks.put(task)
-      await queue.enqueue(id)
+      await queue.enqueue(id, input.requestId ? { requestId: input.requestId } : {})
+      options.log?.queued(task)
       return task
     },
     get: (id) => tasks.get(id),

@@ -37,6 +37,8 @@ export interface TaskJob {
   outputKey?: string
   /** How many times a worker started this task (at-least-once execution). */
   attempts: number
+  /** X-Request-Id of the upload that made the task: the task's log lines carry it, in whichever process. */
+  requestId?: string
 }
 
 /** The public record of a task in the given variant (2.1): fields per status, nothing internal. */

@@ -1,0 +1,109 @@
+import type { StatsFs } from 'node:fs'
+import { statfs } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import type { H3 } from 'h3'
+import type { ServiceContext } from '../context.ts'
+import { requestFacts } from '../logging/request-log.ts'
+import { filesDriverOf } from '../storage/create-storage.ts'
+
+/** One readiness check: whether it passed, how long it took, and why not. */
+export interface ProbeCheck {
+  ok: boolean
+  ms: number
+  error?: string
+  [fact: string]: unknown
+}
+
+export interface Readiness {
+  status: 'ready' | 'not ready'
+  /** Names of the checks that failed. */
+  failed: string[]
+  checks: Record<string, ProbeCheck>
+}
+
+/** Paths of the probes; outside the contract's prefix, like an orchestrator expects them. */
+export const PROBE_PATHS = ['/livez', '/readyz'] as const
+
+// A key nobody writes: asking whether it exists is a round trip to the storage, and nothing more.
+const PROBE_KEY = 'readyz-probe'
+
+async function timed(timeoutMs: number, work: () => Promise<Record<string, unknown> | void>): Promise<ProbeCheck> {
+  const start = performance.now()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs)
+  })
+  try {
+    const facts = await Promise.race([work(), late])
+    return { ok: true, ms: Math.round(performance.now() - start), ...facts }
+  } catch (error) {
+    return { ok: false, ms: Math.round(performance.now() - start), error: error instanceof Error ? error.message : String(error) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The file system `path` will be on: the data folder is made on first write, so it may not exist yet. */
+async function statfsOfNearest(path: string): Promise<StatsFs> {
+  try {
+    return await statfs(path)
+  } catch (error) {
+    const parent = dirname(path)
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error
+    return statfsOfNearest(parent)
+  }
+}
+
+/**
+ * What GET /readyz checks, all at once, each with its own time-out: records and files answer, the
+ * queue's Redis answers (a local queue lives in this process), the engine pool is up (roles that run
+ * tasks), and the disk of the fs data folder has room (when records or files are on fs).
+ */
+export async function readiness(ctx: ServiceContext): Promise<Readiness> {
+  const { config } = ctx
+  const timeoutMs = config.health.checkTimeoutMs
+  const usesFs = config.storage.driver === 'fs' || filesDriverOf(config.storage) === 'fs'
+  const entries = await Promise.all([
+    ['storage', timed(timeoutMs, async () => {
+      await ctx.stores.records.hasItem(PROBE_KEY)
+      await ctx.files.size(PROBE_KEY)
+      return { records: config.storage.driver, files: filesDriverOf(config.storage) }
+    })] as const,
+    ['queue', timed(timeoutMs, async () => {
+      await ctx.queue.ping?.()
+      return { driver: config.queue.driver }
+    })] as const,
+    ['engines', timed(timeoutMs, async () => {
+      if (ctx.role === 'api') return { used: false }
+      const status = ctx.pool.status()
+      if (status.destroyed) throw new Error('engine pool is stopped')
+      if (config.engines.prestart && status.liveThreads === 0) throw new Error('no engine thread is running')
+      return { threads: ctx.pool.threads, liveThreads: status.liveThreads, recycledThreads: status.recycledThreads }
+    })] as const,
+    ...(usesFs && config.health.minFreeDiskMb > 0
+      ? [['disk', timed(timeoutMs, async () => {
+          const stats = await statfsOfNearest(resolve(config.storage.fs.base))
+          const freeMb = Math.floor((stats.bavail * stats.bsize) / 2 ** 20)
+          if (freeMb < config.health.minFreeDiskMb) throw new Error(`${freeMb} MB free under ${config.storage.fs.base}, below ${config.health.minFreeDiskMb} MB`)
+          return { freeMb, minFreeMb: config.health.minFreeDiskMb }
+        })] as const]
+      : []),
+  ].map(async ([name, check]) => [name, await check] as const))
+  const checks = Object.fromEntries(entries)
+  const failed = entries.filter(([, check]) => !check.ok).map(([name]) => name)
+  return { status: failed.length === 0 ? 'ready' : 'not ready', failed, checks }
+}
+
+/**
+ * Adds GET /livez (the process answers: nothing else is checked, so a slow Redis never gets a
+ * healthy process restarted) and GET /readyz (200 when every check passes, else 503 naming the
+ * failed checks) to an app; both open, outside the contract's prefix.
+ */
+export function mountProbes(app: H3, ctx: ServiceContext): void {
+  app.get('/livez', () => ({ status: 'alive', uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000) }))
+  app.get('/readyz', async (event) => {
+    const result = await readiness(ctx)
+    if (result.failed.length > 0) requestFacts(event).error = `not ready: ${result.failed.map((name) => `${name} (${result.checks[name]?.error})`).join(', ')}`
+    return Response.json(result, { status: result.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } })
+  })
+}

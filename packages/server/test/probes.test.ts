@@ -1,0 +1,196 @@
+import { createServer, connect, type Server, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
+import { API_KEY, inProcessApp, tempDir, testEnv } from './support/harness.ts'
+import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+
+const hasRedis = await redisAvailable()
+
+interface ReadyBody {
+  status: string
+  failed: string[]
+  checks: Record<string, { ok: boolean; ms: number; error?: string } & Record<string, unknown>>
+}
+
+describe('probes in-process: /livez, /readyz', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  beforeAll(async () => {
+    dir = await tempDir()
+  })
+  afterAll(async () => {
+    await dir?.remove()
+  })
+
+  it('are open (no key), outside the API prefix, and say ready with every check', async () => {
+    const app = inProcessApp(testEnv('A', dir.path))
+    try {
+      const live = await app.call('/livez', {}, null)
+      expect(live.status).toBe(200)
+      expect(await live.json()).toMatchObject({ status: 'alive' })
+      const ready = await app.call('/readyz', {}, null)
+      expect(ready.status).toBe(200)
+      const body = (await ready.json()) as ReadyBody
+      expect(body.status).toBe('ready')
+      expect(body.failed).toEqual([])
+      expect(Object.keys(body.checks).sort()).toEqual(['disk', 'engines', 'queue', 'storage'])
+      expect(body.checks.storage).toMatchObject({ ok: true, records: 'fs', files: 'fs' })
+      expect(body.checks.queue).toMatchObject({ ok: true, driver: 'local' })
+      expect(body.checks.disk!.freeMb as number).toBeGreaterThan(0)
+      expect(ready.headers.get('x-request-id')).toBeTruthy()
+      // The contract's prefix does not have them.
+      expect((await app.call('/api/v1/readyz', {}, null)).status).toBe(404)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('answers 503 naming the disk when free space is below the threshold', async () => {
+    const app = inProcessApp(testEnv('B', dir.path, { SERVICE__HEALTH__MIN_FREE_DISK_MB: '100000000' }))
+    try {
+      const ready = await app.call('/readyz', {}, null)
+      expect(ready.status).toBe(503)
+      const body = (await ready.json()) as ReadyBody
+      expect(body).toMatchObject({ status: 'not ready', failed: ['disk'] })
+      expect(body.checks.disk!.error).toMatch(/MB free under .* below 100000000 MB/)
+      expect(body.checks.storage!.ok).toBe(true)
+      // Liveness does not depend on what readiness checks.
+      expect((await app.call('/livez', {}, null)).status).toBe(200)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('answers 503 naming the engines once the pool is stopped', async () => {
+    const app = inProcessApp(testEnv('A', dir.path))
+    try {
+      await app.context.pool.destroy()
+      const ready = await app.call('/readyz', {}, null)
+      expect(ready.status).toBe(503)
+      expect((await ready.json()) as ReadyBody).toMatchObject({ failed: ['engines'] })
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+/** A TCP relay to the test Redis that the test can cut and restore, as a network outage would. */
+async function redisRelay(): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const target = new URL(REDIS_URL)
+  const sockets = new Set<Socket>()
+  let server: Server | undefined
+  let port = 0
+  const open = () =>
+    new Promise<void>((resolve) => {
+      if (server?.listening) return resolve()
+      server = createServer((client) => {
+        const upstream = connect(Number(target.port || 6379), target.hostname)
+        for (const socket of [client, upstream]) {
+          sockets.add(socket)
+          socket.on('close', () => sockets.delete(socket))
+          socket.on('error', () => undefined)
+        }
+        client.pipe(upstream).pipe(client)
+      })
+      server.listen(port, '127.0.0.1', () => {
+        const address = server!.address()
+        if (typeof address === 'object' && address) port = address.port
+        resolve()
+      })
+    })
+  const cut = async () => {
+    await new Promise<void>((resolve) => {
+      if (!server?.listening) return resolve()
+      server.close(() => resolve())
+      for (const socket of sockets) socket.destroy()
+    })
+  }
+  await open()
+  return { url: `redis://127.0.0.1:${port}`, cut, restore: open, close: cut }
+}
+
+async function readyz(process_: MosProcess): Promise<{ status: number; body: ReadyBody }> {
+  const response = await fetch(`${process_.url}/readyz`)
+  return { status: response.status, body: (await response.json()) as ReadyBody }
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (done(value) || Date.now() > deadline) return value
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes away', () => {
+  const prefix = uniquePrefix('probes')
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let relay: Awaited<ReturnType<typeof redisRelay>>
+  let api: MosProcess
+  let worker: MosProcess
+
+  beforeAll(async () => {
+    dir = await tempDir()
+    relay = await redisRelay()
+    const env = {
+      SERVICE__AUTH__API_KEYS: API_KEY,
+      SERVICE__SERVER__HOST: '127.0.0.1',
+      SERVICE__SERVER__PORT: '0',
+      SERVICE__STORAGE__DRIVER: 'redis',
+      SERVICE__STORAGE__FILES_DRIVER: 'fs',
+      SERVICE__STORAGE__REDIS__URL: relay.url,
+      SERVICE__STORAGE__REDIS__PREFIX: prefix,
+      SERVICE__STORAGE__FS__BASE: join(dir.path, 'shared'),
+      SERVICE__QUEUE__DRIVER: 'bullmq',
+      SERVICE__QUEUE__PREFIX: prefix,
+      SERVICE__ENGINES__THREADS: '1',
+      SERVICE__HEALTH__CHECK_TIMEOUT_MS: '500',
+      SERVICE__LOG__LEVEL: 'warn',
+    }
+    // Settled one by one: a process that started is stopped by afterAll even when the other did not.
+    const started = await Promise.allSettled([
+      startMos('api', { ...env, SERVICE__SERVER__ROLE: 'api' }),
+      startMos('worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }),
+    ])
+    ;[api, worker] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined!)) as [MosProcess, MosProcess]
+    for (const result of started) if (result.status === 'rejected') throw result.reason
+  }, 120_000)
+
+  afterAll(async () => {
+    await relay?.restore().catch(() => undefined)
+    await Promise.allSettled([stopMos(api, 5000), stopMos(worker, 5000)])
+    await relay?.close()
+    await removeRedisKeys(prefix)
+    await dir?.remove()
+  }, 60_000)
+
+  it('are ready while Redis answers, 503 naming storage and queue while it does not, ready again after', async () => {
+    for (const process_ of [api, worker]) {
+      const { status, body } = await readyz(process_)
+      expect(status, JSON.stringify(body)).toBe(200)
+      expect(body.checks.queue).toMatchObject({ ok: true, driver: 'bullmq' })
+      expect(body.checks.storage).toMatchObject({ ok: true, records: 'redis', files: 'fs' })
+    }
+    expect((await readyz(api)).body.checks.engines).toMatchObject({ ok: true, used: false })
+    expect((await readyz(worker)).body.checks.engines).toMatchObject({ ok: true, liveThreads: 1 })
+
+    await relay.cut()
+    for (const process_ of [api, worker]) {
+      const { status, body } = await until(() => readyz(process_), (r) => r.status === 503 && r.body.failed.length >= 2, 5000)
+      expect(status).toBe(503)
+      expect(body.status).toBe('not ready')
+      expect(body.failed).toEqual(expect.arrayContaining(['storage', 'queue']))
+      expect(body.failed).not.toContain('engines')
+      // Each check gives up after its time-out instead of hanging the probe.
+      expect(body.checks.queue!.ms).toBeLessThan(2000)
+      expect((await fetch(`${process_.url}/livez`)).status).toBe(200)
+    }
+
+    await relay.restore()
+    for (const process_ of [api, worker]) {
+      const { status, body } = await until(() => readyz(process_), (r) => r.status === 200, 30_000)
+      expect(status, JSON.stringify(body)).toBe(200)
+    }
+  }, 60_000)
+})
