@@ -35,6 +35,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     fileField: 'files',
     maxFiles: limits.maxBatchCount,
     maxFileBytes: limits.maxFileBytes,
+    maxTotalBytes: ctx.config.limits.maxBatchSizeMb * 1024 * 1024,
     limitStatus,
     onTooManyFiles: () => new ApiError(limitStatus, ERROR_TEXTS.batchTooLarge(limits.maxBatchCount)),
     place: (filename) => {
