@@ -37,6 +37,9 @@ export const ERROR_TEXTS = {
   licenseRefused: (reason: string) => `license key refused: ${reason}`,
   /** 429, variant A. */
   rateLimited: (perMinute: number) => `rate limit exceeded: max ${perMinute} requests per minute per API key`,
+  /** 429, both variants: too many wrong or missing keys from one client address. */
+  authThrottled: (perMinute: number) =>
+    `too many failed authentication attempts: max ${perMinute} per minute per client address`,
   /** 404 */
   taskNotFound: (id: string) => `task not found: ${id}`,
   batchNotFound: (id: string) => `batch not found: ${id}`,

@@ -44,6 +44,9 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
       placed.push({ task_id: taskId, filename })
       return { key: taskFileKey(taskId, 'input') }
     },
+  }).catch(async (error: unknown) => {
+    await Promise.allSettled(placed.map((task) => ctx.files.remove(`tasks/${task.task_id}`)))
+    throw error
   })
   const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
   const batchId = randomUUID()
