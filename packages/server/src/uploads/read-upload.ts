@@ -63,8 +63,10 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
     throw new ApiError(400, ERROR_TEXTS.malformedBody('expected a multipart/form-data body'))
   }
   const declared = Number(event.req.headers.get('content-length') ?? NaN)
+  // A single file's size is its request's declared length, give or take the form's few hundred bytes.
+  const sizeOf = (seen: number) => (options.maxFiles === 1 && declared > seen ? declared : seen)
   const tooLarge = (bytes: number) =>
-    new ApiError(options.limitStatus, (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(bytes), formatMb(options.maxFileBytes)))
+    new ApiError(options.limitStatus, (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(sizeOf(bytes)), formatMb(options.maxFileBytes)))
   const filesBound = Math.min(options.maxFiles * options.maxFileBytes, options.maxTotalBytes ?? Infinity)
   const maxBodyBytes = filesBound + FORM_OVERHEAD_BYTES
   const bodyTooLarge = (bytes: number) => new ApiError(413, ERROR_TEXTS.requestTooLarge(bytes, maxBodyBytes))
@@ -188,12 +190,13 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
 
 /**
  * Passes bytes through up to `limit` and stores nothing past it. A little more is still read and
- * counted (up to 0.9 MB, at most 0.9× the limit), so a file slightly over is reported with its real
- * size, as the contract's text gives it; past that the request is cut at once with the size seen so
- * far (a lower bound), so an oversized body is never read to 2× the limit.
+ * counted (half the limit, at most 0.9 MB), so a file slightly over is reported with its real size;
+ * past that the request is cut at once, so an oversized body is never read to 2× the limit. The
+ * size reported then is the declared one when the request has a length, else what arrived until
+ * the cut (a lower bound).
  */
 function countBytes(limit: number, tooLarge: (seen: number) => ApiError, cut: (error: ApiError) => void): Transform & { seen: number } {
-  const slack = Math.min(0.9 * MB, 0.9 * limit)
+  const slack = Math.min(0.9 * MB, 0.5 * limit)
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       counter.seen += chunk.length
