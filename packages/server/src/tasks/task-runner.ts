@@ -156,6 +156,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       } else if (!result.ok) {
         // The engine thread writes the result itself (fs store): its failure comes back as text.
         const message = /\bENOSPC\b|\bEDQUOT\b|no space left on device/i.test(result.message) ? ERROR_TEXTS.internal(DISK_FULL_TEXT) : result.message
+        // A result the thread had half written (disk full) would hold the space the record needs.
+        await files.remove(outputKey).catch(() => undefined)
         await save(ended(failed(task, message)))
       } else {
         if (result.bytes) await files.write(outputKey, result.bytes)
@@ -181,6 +183,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (handedBack()) return
       // A full disk (the result write) is named as the service's state, without our paths.
       const reason = isDiskFull(error) ? DISK_FULL_TEXT : error instanceof Error ? error.message : String(error)
+      await files.remove(taskFileKey(taskId, 'output')).catch(() => undefined)
       await save(ended(failed(task, ERROR_TEXTS.internal(reason))))
     }
     await chain
