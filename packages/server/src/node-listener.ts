@@ -52,7 +52,8 @@ export class PortInUseError extends Error {
 export async function listenNode(handler: NodeHandler, options: NodeListenerOptions): Promise<NodeListener> {
   const lingerBytes = options.lingerBytes ?? NODE_LISTENER_DEFAULTS.lingerBytes
   const lingerMs = options.lingerMs ?? NODE_LISTENER_DEFAULTS.lingerMs
-  const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs, requestTimeout: 0 })
+  // Node's own requestTimeout (300 s for a whole request) stays: it is what bounds a body sent a byte a minute.
+  const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs })
   // Node requires headersTimeout above keepAliveTimeout, else a slow second request on a reused
   // connection is cut while the balancer still thinks the connection is fine.
   server.headersTimeout = options.keepAliveTimeoutMs + 1_000

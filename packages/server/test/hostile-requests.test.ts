@@ -1,6 +1,7 @@
 import { readdir, readFile, readlink } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { join } from 'node:path'
+import { APIError, createClient } from '@mos/sdk'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
@@ -261,6 +262,14 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
         expect(chunked.status).toBe(status)
         expect(chunked.body.error).toMatch(/^file size [\d.]+MB exceeds limit/)
       }
+    })
+
+    it('the SDK (ofetch over fetch) gets the contract error as its typed error, not a connection error', async () => {
+      const client = createClient({ baseURL: server.url, apiKey: API_KEY, maxRetries: 0 })
+      const error = await client.compress({ file: new Uint8Array(10 * LIMIT_MB * MB), filename: 'big.glb', engine: 'draco' }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(APIError)
+      expect((error as APIError).status).toBe(413)
+      expect((error as APIError).body).toEqual({ error: ERROR_TEXTS.fileTooLarge(10, LIMIT_MB) })
     })
 
     it('400: not a multipart body, decided from the headers', async () => {
