@@ -74,15 +74,18 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   }
   server.on('request', (req, res) => serve(req, res, false))
   server.on('checkContinue', (req, res) => serve(req, res, true))
-  // A client sending garbage before a request exists: answer 400 and close (Node's own default,
-  // kept explicit so a socket error never reaches the process).
+  // A client sending garbage before a request exists (or too slowly): answer with the contract's
+  // error shape and close, where Node's default would send a bare status line.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (socket.writable && error.code !== 'ECONNRESET') {
-      const body = JSON.stringify({ error: `malformed request: ${error.code === 'HPE_HEADER_OVERFLOW' ? 'headers too large' : 'invalid HTTP'}` })
-      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
-    } else {
-      socket.destroy()
-    }
+    // As Node's default handler: never write into a response already on its way.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+    if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
+    const [status, reason, detail] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'the request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'headers too large']
+      : [400, 'Bad Request', 'invalid HTTP']
+    const body = JSON.stringify({ error: `malformed request: ${detail}` })
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   })
 
   await new Promise<void>((resolve, reject) => {

@@ -120,6 +120,9 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     const garbage = await rawRequest({ port: server.port, head: 'BREW /pot HTCPCP/9\r\nGarbage' })
     expect(garbage.status).toBe(400)
     expect(JSON.parse(garbage.body).error).toMatch(/^malformed request: /)
+    const hugeHeaders = await rawRequest({ port: server.port, head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'X-Padding': 'p'.repeat(20_000) }) })
+    expect(hugeHeaders.status).toBe(431)
+    expect(JSON.parse(hugeHeaders.body)).toEqual({ error: 'malformed request: headers too large' })
     await expectHealthyAndClean()
   })
 
