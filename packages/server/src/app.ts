@@ -4,6 +4,8 @@ import { requireApiKey } from './auth.ts'
 import type { ServiceContext } from './context.ts'
 import { ApiError, renderError } from './errors.ts'
 import { createRequestLog } from './logging/request-log.ts'
+import { applyHttpPolicy } from './http-policy.ts'
+import { createAuthThrottle } from './limits/auth-throttle.ts'
 import { getBatchRecord, submitBatch } from './routes/batch.ts'
 import { capabilitiesDocument } from './routes/capabilities.ts'
 import { healthDocument } from './routes/health.ts'
@@ -32,10 +34,16 @@ export function createApp(ctx: ServiceContext): H3 {
   })
   mountProbes(app, ctx)
 
+  const throttle = createAuthThrottle({ failuresPerMinute: ctx.config.server.authFailuresPerMinute, windowSeconds: ctx.config.rateLimit.windowSeconds })
   // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
   const keyed = (handler: KeyedHandler) =>
     defineHandler(async (event) => {
-      const apiKey = requireApiKey(event, ctx.keys)
+      let apiKey: string
+      try {
+        apiKey = requireApiKey(event, ctx.keys)
+      } catch (error) {
+        throw error instanceof ApiError ? await throttle.refuse(event, error) : error
+      }
       for (const guard of ctx.guards) await guard(event, apiKey)
       return handler(event, apiKey)
     })
@@ -67,6 +75,9 @@ export function createApp(ctx: ServiceContext): H3 {
 
   // Whether a scraper needs the key is the operator's choice (SERVICE__METRICS__REQUIRE_KEY).
   app.get(`${API_PREFIX}/metrics`, ctx.config.metrics.requireKey ? keyed(() => metricsResponse(ctx)) : () => metricsResponse(ctx))
+
+  // Last: security headers, CORS and the 405s are derived from the routes above.
+  applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })
 
   return app
 }

@@ -1,6 +1,7 @@
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { HTTPError, type H3Event } from 'h3'
 import { requestFacts } from './logging/request-log.ts'
+import { DISK_FULL_TEXT, isDiskFull } from './storage/disk-full.ts'
 
 /**
  * The one error type routes throw. Its message is the wire text of the contract; `onError` in
@@ -29,6 +30,8 @@ export function renderError(error: unknown, event: H3Event): Response {
 }
 
 function toApiError(error: unknown, event: H3Event): ApiError {
+  // Whatever wrapped it: the client learns the service's state, not our paths.
+  if (isDiskFull(error)) return new ApiError(500, ERROR_TEXTS.internal(DISK_FULL_TEXT))
   const cause = HTTPError.isError(error) && error.cause instanceof ApiError ? error.cause : error
   if (cause instanceof ApiError) return cause
   if (HTTPError.isError(cause)) {

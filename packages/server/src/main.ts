@@ -23,7 +23,24 @@ async function developmentKey(config: Config): Promise<string> {
   }
 }
 
+/**
+ * The last resort: every request, stream and task path handles its own errors, so reaching this
+ * is a bug. It is logged with what is known; an uncaught exception still ends the process (its
+ * state is unknown after one, and the supervisor restarts it; tasks resume from their records),
+ * while an unhandled rejection, one promise nobody awaited, is logged and the service keeps serving.
+ */
+function installLastResort(): void {
+  process.on('uncaughtException', (error, origin) => {
+    console.error(`[mos] fatal: ${origin}: ${error.stack ?? error.message}`)
+    process.exit(70)
+  })
+  process.on('unhandledRejection', (reason) => {
+    console.error(`[mos] unhandled rejection (kept serving): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`)
+  })
+}
+
 async function main(): Promise<void> {
+  installLastResort()
   let config: Config
   try {
     readDotEnv(process.cwd(), process.env)

@@ -1,10 +1,10 @@
-import { toNodeHandler } from 'h3'
-import { listen, type Listener } from 'listhen'
+import { toNodeHandler } from 'h3/node'
 import { createApp } from './app.ts'
 import { loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
 import { createServiceContext, type ServiceContext } from './context.ts'
 import { createLogger, type Logger } from './logging/create-logger.ts'
+import { listenNode, type NodeListener } from './node-listener.ts'
 import { servesApi } from './queue/create-queue.ts'
 import { createWorkerApp } from './worker-app.ts'
 
@@ -51,19 +51,18 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   context.sweeper.start()
   const app = servesApi(config.server.role) ? createApp(context) : createWorkerApp(context)
-  const listener: Listener = await listen(toNodeHandler(app), {
-    port: config.server.port,
-    hostname: config.server.host,
-    showURL: false,
-    qr: false,
-    // listhen's autoClose exits the process on SIGTERM at once; main.ts drains first instead.
-    autoClose: false,
-    public: config.server.host !== '127.0.0.1' && config.server.host !== 'localhost',
-    // Port 0 means "any free port"; otherwise fail rather than silently moving to another port.
-    ...(config.server.port === 0 ? {} : { port: { port: config.server.port, random: false, alternativePortRange: [0, 0] as [number, number] } }),
-  })
-  const address = listener.server.address()
-  const port = typeof address === 'object' && address ? address.port : config.server.port
+  let listener: NodeListener
+  try {
+    listener = await listenNode(toNodeHandler(app), {
+      port: config.server.port,
+      host: config.server.host,
+      keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
+    })
+  } catch (error) {
+    await Promise.race([context.close({ drain: false }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
+    throw error
+  }
+  const port = listener.port
   return {
     url: `http://127.0.0.1:${port}`,
     port,

@@ -25,6 +25,8 @@ export const ERROR_TEXTS = {
   /** 413 in variant A, 402 in variant B: a texture input over the tier's texture limit. */
   textureTooLarge: (sizeMb: number, limitMb: number) =>
     `texture size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
+  /** 413 in both variants: a request body over the service's own bound (a batch's total, a JSON body). */
+  requestTooLarge: (bytes: number, limitBytes: number) => `request body of ${bytes} bytes exceeds limit of ${limitBytes} bytes`,
   /** 402 in both variants: the unlicensed trial has processed all the files it allows. */
   trialExhausted: (maxFiles: number) =>
     `trial limit reached: ${maxFiles} files processed; a license key is required to continue`,
@@ -35,6 +37,9 @@ export const ERROR_TEXTS = {
   licenseRefused: (reason: string) => `license key refused: ${reason}`,
   /** 429, variant A. */
   rateLimited: (perMinute: number) => `rate limit exceeded: max ${perMinute} requests per minute per API key`,
+  /** 429, both variants: too many wrong or missing keys from one client address. */
+  authThrottled: (perMinute: number) =>
+    `too many failed authentication attempts: max ${perMinute} per minute per client address`,
   /** 404 */
   taskNotFound: (id: string) => `task not found: ${id}`,
   batchNotFound: (id: string) => `batch not found: ${id}`,

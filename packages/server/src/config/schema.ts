@@ -26,6 +26,18 @@ export const CONFIG_SCHEMA = {
       kind: 'enum', default: 'all', values: ['all', 'api', 'worker'],
       doc: 'What this process does: `all` (HTTP API and worker), `api` (HTTP API, only queues tasks), `worker` (runs queued tasks; serves only health on its port). `api` and `worker` need SERVICE__QUEUE__DRIVER=bullmq.',
     },
+    keepAliveTimeoutMs: {
+      kind: 'integer', default: 65_000, min: 1_000, max: 3_600_000,
+      doc: 'How long an idle keep-alive connection stays open, in ms. Keep it above the idle time-out of the load balancer in front (60 s on AWS ALB and nginx), so the balancer closes idle connections, never the service under a request in flight. Headers must arrive within this plus 1 s.',
+    },
+    corsOrigins: {
+      kind: 'list', default: [],
+      doc: 'Comma-separated origins allowed to call the API from a browser (CORS), e.g. `https://app.example.com`; `*` allows any origin. Empty: no CORS headers, preflights are refused.',
+    },
+    authFailuresPerMinute: {
+      kind: 'integer', default: 30, min: 0, max: 1_000_000,
+      doc: 'Requests with a missing or wrong API key accepted per client address per minute; past it the address gets 429 with Retry-After until the minute is over. 0 turns the throttle off.',
+    },
   },
   auth: {
     apiKeys: {
@@ -138,6 +150,10 @@ export const CONFIG_SCHEMA = {
     maxFileSizeMb: {
       kind: 'integer', default: 500, min: 1, max: 1_000_000,
       doc: 'Largest accepted upload, in MB (the licence tier may lower it).',
+    },
+    maxBatchSizeMb: {
+      kind: 'integer', default: 2048, min: 1, max: 1_000_000,
+      doc: 'Largest batch request (all its files together), in MB; each file still obeys the single-upload limit.',
     },
   },
   license: {

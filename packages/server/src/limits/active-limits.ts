@@ -19,7 +19,7 @@ const unlimited = (value: number) => value < 0
  * Turns a tier's limits into the limits the routes apply. The operator's own size cap still holds
  * under an unlimited or larger tier: the licence grants, the deployment may restrict further.
  */
-export function activeLimits(tier: TierLimits, config: Config['limits']): ActiveLimits {
+export function activeLimits(tier: TierLimits, config: Pick<Config['limits'], 'maxFileSizeMb'>): ActiveLimits {
   const cap = config.maxFileSizeMb * MB
   return {
     maxFileBytes: unlimited(tier.max_file_size_mb) ? cap : Math.min(cap, tier.max_file_size_mb * MB),

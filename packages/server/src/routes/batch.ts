@@ -36,6 +36,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     fileField: 'files',
     maxFiles: limits.maxBatchCount,
     maxFileBytes: limits.maxFileBytes,
+    maxTotalBytes: ctx.config.limits.maxBatchSizeMb * 1024 * 1024,
     limitStatus,
     onTooManyFiles: () => new ApiError(limitStatus, ERROR_TEXTS.batchTooLarge(limits.maxBatchCount)),
     place: (filename) => {
@@ -44,6 +45,9 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
       placed.push({ task_id: taskId, filename })
       return { key: taskFileKey(taskId, 'input') }
     },
+  }).catch(async (error: unknown) => {
+    await Promise.allSettled(placed.map((task) => ctx.files.remove(`tasks/${task.task_id}`)))
+    throw error
   })
   const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
   const batchId = randomUUID()

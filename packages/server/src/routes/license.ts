@@ -2,11 +2,15 @@ import { ERROR_TEXTS, LICENSE_REQUIRED_STATUS, type LicenseInfoA, type LicenseIn
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { readJsonText } from '../uploads/read-json-body.ts'
 import { infoDocumentA, infoDocumentB, verifyDocumentA, verifyDocumentB } from '../licensing/license-documents.ts'
+
+/** A licence key is a few hundred bytes: the body is bounded at a few KB, read or declared. */
+const LICENSE_BODY_BYTES = 8 * 1024
 
 /** The `license_key` of a JSON body; 400 naming the field when it is absent or empty. */
 async function readLicenseKey(event: H3Event): Promise<string> {
-  const text = await event.req.text()
+  const text = await readJsonText(event, LICENSE_BODY_BYTES)
   let body: unknown
   try {
     body = text.trim() === '' ? {} : JSON.parse(text)

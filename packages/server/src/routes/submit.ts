@@ -63,6 +63,10 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
       assertFormat(filename, route.formats())
       return { key }
     },
+  }).catch(async (error: unknown) => {
+    // The file is gone already; its task folder too, so a refused upload leaves nothing.
+    await ctx.files.remove(`tasks/${taskId}`).catch(() => undefined)
+    throw error
   })
   const file = upload.files[0]
   try {

@@ -1,6 +1,7 @@
 import { workBudgetMs, type EngineJob, type EnginePool, type JobName, type WorkBudget } from '@mos/engines'
 import { ERROR_TEXTS, TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
 import type { FileStore } from '../storage/file-store.ts'
+import { DISK_FULL_TEXT, isDiskFull } from '../storage/disk-full.ts'
 import type { TaskStore } from '../storage/task-store.ts'
 import type { TaskLog } from './task-log.ts'
 import { now, outputFilename, sizeFigures, type TaskState } from './task-state.ts'
@@ -25,6 +26,11 @@ export interface TaskRunnerOptions {
   maxAttempts?: number
   /** One line per transition and the engine threads' lines, with the task's request id. */
   log?: TaskLog
+  /**
+   * How long a failing record write (disk full, storage away) is retried, with backoff, before the
+   * run gives up; the record then keeps its last stored state and the task runs again on recovery.
+   */
+  recordRetryMs?: number
 }
 
 export interface RunOptions {
@@ -54,7 +60,25 @@ export const taskFileKey = (taskId: string, name: 'input' | 'output') => `tasks/
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const { tasks, files, pool } = options
   const interval = options.progressIntervalMs ?? 250
+  const recordRetryMs = options.recordRetryMs ?? 5 * 60_000
   let stopping = false
+
+  /**
+   * A state change that must reach the record (start, end): retried with doubling waits (0.25 s up
+   * to 15 s) while it fails, e.g. until a full disk has room again.
+   */
+  async function putRecord(record: TaskState): Promise<void> {
+    const giveUpAt = Date.now() + recordRetryMs
+    for (let wait = 250; ; wait = Math.min(wait * 2, 15_000)) {
+      try {
+        return await tasks.put(record)
+      } catch (error) {
+        if (Date.now() + wait > giveUpAt || stopping) throw error
+        console.error(`[mos] task ${record.task_id}: writing its record failed (${isDiskFull(error) ? DISK_FULL_TEXT : (error as Error).message}); retrying in ${wait} ms`)
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
+    }
+  }
 
   async function run(taskId: string, runOptions: RunOptions = {}): Promise<void> {
     const stored = await tasks.get(taskId)
@@ -62,7 +86,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     if (options.maxAttempts && stored.job.attempts >= options.maxAttempts) {
       // Every earlier start ended without a result: its process died (crash, out of memory, kill).
       const gaveUp = ended(failed(stored, ERROR_TEXTS.internal(`task stopped ${stored.job.attempts} times without finishing (its worker process ended each time)`)))
-      await tasks.put(gaveUp)
+      await putRecord(gaveUp)
       options.log?.settled(gaveUp)
       options.onSettled?.(gaveUp)
       return
@@ -78,13 +102,17 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         ...(!stored.job.requestId && runOptions.requestId ? { requestId: runOptions.requestId } : {}),
       },
     }
-    let chain = tasks.put(task)
+    await putRecord(task)
     options.log?.running(task)
     const runStart = performance.now()
-    const save = (next: TaskState) => {
+    let chain = Promise.resolve()
+    // Progress is best effort (a failed write is dropped, the next one carries newer progress); the
+    // final state is retried. The chain never stays rejected, so one failed write blocks no later one.
+    const save = (next: TaskState, best = false) => {
       task = next
-      chain = chain.then(() => tasks.put(next))
-      return chain
+      const write = chain.then(() => (best ? tasks.put(next) : putRecord(next)))
+      chain = write.catch(() => undefined)
+      return write
     }
 
     // At most one progress write per interval, and the last value of a burst is written when the
@@ -98,7 +126,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       trailing = undefined
       if (task.status !== 'processing' || latest <= (task.progress ?? 0)) return
       lastWrite = Date.now()
-      void save({ ...task, progress: latest })
+      save({ ...task, progress: latest }, true).catch(() => undefined)
     }
     const onProgress = (progress: number) => {
       latest = Math.max(latest, Math.min(99, Math.round(progress)))
@@ -146,7 +174,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (timeout.signal.aborted) {
         await save(ended(failed(task, ERROR_TEXTS.taskTimeout(Math.round(options.timeoutMs! / 1000)))))
       } else if (!result.ok) {
-        await save(ended(failed(task, result.message)))
+        // The engine thread writes the result itself (fs store): its failure comes back as text.
+        const message = /\bENOSPC\b|\bEDQUOT\b|no space left on device/i.test(result.message) ? ERROR_TEXTS.internal(DISK_FULL_TEXT) : result.message
+        // A result the thread had half written (disk full) would hold the space the record needs.
+        await files.remove(outputKey).catch(() => undefined)
+        await save(ended(failed(task, message)))
       } else {
         if (result.bytes) await files.write(outputKey, result.bytes)
         const { result: diagnosis, ...details } = result.details ?? {}
@@ -169,7 +201,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       clearTimeout(timer)
       stopProgress()
       if (handedBack()) return
-      await save(ended(failed(task, ERROR_TEXTS.internal(error instanceof Error ? error.message : String(error)))))
+      // A full disk (the result write) is named as the service's state, without our paths.
+      const reason = isDiskFull(error) ? DISK_FULL_TEXT : error instanceof Error ? error.message : String(error)
+      await files.remove(taskFileKey(taskId, 'output')).catch(() => undefined)
+      await save(ended(failed(task, ERROR_TEXTS.internal(reason))))
     }
     await chain
     options.log?.settled(task, performance.now() - runStart)

@@ -14,6 +14,8 @@ export interface UploadOptions {
   /** Most file parts taken; `onTooManyFiles` decides what happens past it. */
   maxFiles: number
   maxFileBytes: number
+  /** Bound on all files of the request together (a batch); the body may exceed it by the form's framing. */
+  maxTotalBytes?: number
   /** Status when a file is too large: 413 in variant A, 402 in B. */
   limitStatus: number
   /** Text of the too-large error; the contract's file-size text unless given (e.g. the texture text). */
@@ -37,6 +39,10 @@ export interface Upload {
 const MB = 1024 * 1024
 /** Multipart framing and the small form fields, on top of the files themselves. */
 const FORM_OVERHEAD_BYTES = 1 * MB
+/** Form fields are options (numbers, names): 64 KB is far above any real one. */
+const MAX_FIELD_BYTES = 64 * 1024
+const MAX_FIELDS = 100
+const MAX_PARTS = 10_000
 
 /** `1.5` → "1.5", `2` → "2": sizes in the 413/402 text. */
 export function formatMb(bytes: number): number {
@@ -44,27 +50,37 @@ export function formatMb(bytes: number): number {
 }
 
 /**
- * Streams a multipart upload into the file store while counting bytes, with busboy. A file over the
- * limit is cut off, removed, and answered with the contract's size error; nothing is held in memory.
- * On any refusal every file this request wrote is removed before the error is thrown.
+ * Streams a multipart upload into the file store while counting bytes, with busboy. Every bound
+ * holds while the body streams: a file over its limit, a body over its total or a field over its
+ * size ends the read at once (nothing past the limit is read or stored), and a declared length over
+ * the total is refused before a byte is read. Every stream's errors are handled here: a truncated or
+ * malformed body is a 400, a client that goes away ends the request, a store that fails (disk full)
+ * keeps its own error. On any refusal the partial files are removed before the error is thrown.
  */
 export async function readUploadStream(event: H3Event, options: UploadOptions): Promise<Upload> {
   const contentType = event.req.headers.get('content-type') ?? ''
-  const body = requestBodyStream(event)
-  if (!/^multipart\/form-data/i.test(contentType) || !body) {
+  if (!/^multipart\/form-data/i.test(contentType)) {
     throw new ApiError(400, ERROR_TEXTS.malformedBody('expected a multipart/form-data body'))
   }
   const declared = Number(event.req.headers.get('content-length') ?? NaN)
+  // A single file's size is its request's declared length, give or take the form's few hundred bytes.
+  const sizeOf = (seen: number) => (options.maxFiles === 1 && declared > seen ? declared : seen)
   const tooLarge = (bytes: number) =>
-    new ApiError(options.limitStatus, (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(bytes), formatMb(options.maxFileBytes)))
-  // A single-file request that declares more than the limit is refused before reading a byte.
+    new ApiError(options.limitStatus, (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(sizeOf(bytes)), formatMb(options.maxFileBytes)))
+  const filesBound = Math.min(options.maxFiles * options.maxFileBytes, options.maxTotalBytes ?? Infinity)
+  const maxBodyBytes = filesBound + FORM_OVERHEAD_BYTES
+  const bodyTooLarge = (bytes: number) => new ApiError(413, ERROR_TEXTS.requestTooLarge(bytes, maxBodyBytes))
+  // Refused from the headers, before a byte is read (and before `100 Continue` is sent).
   if (options.maxFiles === 1 && declared > options.maxFileBytes + FORM_OVERHEAD_BYTES) throw tooLarge(declared)
+  if (declared > maxBodyBytes) throw bodyTooLarge(declared)
+  const body = requestBodyStream(event)
+  if (!body) throw new ApiError(400, ERROR_TEXTS.malformedBody('expected a multipart/form-data body'))
 
   let parser: busboy.Busboy
   try {
     parser = busboy({
       headers: { 'content-type': contentType },
-      limits: { fieldSize: MB, fields: 100, parts: 10_000 },
+      limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_PARTS, headerPairs: 100 },
       defParamCharset: 'utf8',
     })
   } catch (error) {
@@ -74,65 +90,117 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
   const fields: Record<string, string> = {}
   const written: UploadedFile[] = []
   const writes: Promise<void>[] = []
-  let refusal: ApiError | undefined
+  /** File parts still streaming into the store: destroyed when the request fails. */
+  const open = new Set<Transform>()
   let fileParts = 0
-  const refuse = (error: ApiError) => (refusal ??= error)
+  let bodyBytes = 0
+  const malformed = (error: Error) => new ApiError(400, ERROR_TEXTS.malformedBody(error.message))
 
-  parser.on('field', (name, value) => {
+  let failRead: (error: Error) => void = () => undefined
+  const done = new Promise<void>((resolve, reject) => {
+    parser.on('close', resolve)
+    failRead = reject
+  })
+  // The first failure ends the read: stop feeding the parser, cut every file still being written
+  // (its store write then rejects and removes its temp file), and let whatever remains of the body
+  // go to the listener's lingering close.
+  let failed: Error | undefined
+  const fail = (error: Error) => {
+    if (failed) return
+    failed = error
+    body.unpipe(parser)
+    body.off('data', countBody)
+    body.pause()
+    for (const counter of open) counter.destroy(error)
+    parser.removeAllListeners('field')
+    parser.removeAllListeners('file')
+    parser.on('error', () => undefined)
+    parser.destroy()
+    failRead(error)
+  }
+
+  parser.on('field', (name, value, info) => {
+    if (info.nameTruncated || info.valueTruncated) return fail(new ApiError(400, ERROR_TEXTS.malformedBody(`form field ${name} is longer than ${MAX_FIELD_BYTES} bytes`)))
     if (!(name in fields)) fields[name] = value
   })
+  parser.on('fieldsLimit', () => fail(new ApiError(400, ERROR_TEXTS.malformedBody(`more than ${MAX_FIELDS} form fields`))))
+  parser.on('partsLimit', () => fail(new ApiError(400, ERROR_TEXTS.malformedBody(`more than ${MAX_PARTS} form parts`))))
   parser.on('file', (name, stream, info) => {
-    if (name !== options.fileField || refusal) return void stream.resume()
+    // busboy reports a body cut inside a part on the part's own stream: always listened to.
+    stream.on('error', (error: Error) => fail(malformed(error)))
+    if (name !== options.fileField || failed) return void stream.resume()
     fileParts++
     if (fileParts > options.maxFiles) {
-      if (options.onTooManyFiles) refuse(options.onTooManyFiles(fileParts))
-      return void stream.resume()
+      stream.resume()
+      if (options.onTooManyFiles) fail(options.onTooManyFiles(fileParts))
+      return
     }
     const filename = (info.filename ?? '').replace(/^.*[\\/]/, '')
     let key: string
     try {
       key = options.place(filename).key
     } catch (error) {
-      refuse(error as ApiError)
-      return void stream.resume()
+      stream.resume()
+      return fail(error instanceof Error ? error : new Error(String(error)))
     }
-    const counter = countBytes(options.maxFileBytes)
+    const counter = countBytes(options.maxFileBytes, tooLarge, fail)
+    open.add(counter)
+    // Destroyed with the request's error when it fails; the store sees that through its own read.
+    counter.on('error', () => undefined)
+    stream.on('error', (error: Error) => counter.destroy(malformed(error)))
     writes.push(
-      options.files.write(key, stream.pipe(counter)).then((size) => {
-        written.push({ filename, key, size })
-        if (counter.seen > options.maxFileBytes) refuse(tooLarge(counter.seen))
-      }),
+      options.files.write(key, stream.pipe(counter)).then(
+        (size) => {
+          open.delete(counter)
+          written.push({ filename, key, size })
+          if (counter.seen > options.maxFileBytes) fail(tooLarge(counter.seen))
+        },
+        (error: unknown) => {
+          open.delete(counter)
+          // The store's own failure (disk full, S3 down) keeps its error for renderError.
+          fail(failed ?? (error instanceof Error ? error : new Error(String(error))))
+        },
+      ),
     )
   })
+  parser.on('error', (error: Error) => fail(malformed(error)))
+  function countBody(chunk: Buffer) {
+    bodyBytes += chunk.length
+    if (bodyBytes > maxBodyBytes) fail(bodyTooLarge(bodyBytes))
+  }
+  body.on('data', countBody)
+  body.on('error', (error: Error) => fail(malformed(error)))
+  // A client that goes away mid-body: the body closes without having ended.
+  body.on('close', () => {
+    if (!body.readableEnded) fail(new ApiError(400, ERROR_TEXTS.malformedBody('the request body ended before it was complete')))
+  })
+  body.pipe(parser)
 
   try {
-    await new Promise<void>((resolve, reject) => {
-      parser.on('close', resolve)
-      parser.on('error', (error: Error) => reject(new ApiError(400, ERROR_TEXTS.malformedBody(error.message))))
-      body.on('error', reject)
-      body.pipe(parser)
-    })
+    await done
     await Promise.all(writes)
+    if (failed) throw failed
   } catch (error) {
     await Promise.allSettled(writes)
     await removeAll(options.files, written)
-    throw error instanceof ApiError ? error : new ApiError(400, ERROR_TEXTS.malformedBody((error as Error).message))
-  }
-  if (refusal) {
-    await removeAll(options.files, written)
-    throw refusal
+    throw error
   }
   return { fields, files: written }
 }
 
 /**
- * Passes bytes through up to `limit`, then only counts the rest, so an oversized file is reported
- * with its real size while nothing past the limit is stored.
+ * Passes bytes through up to `limit` and stores nothing past it. A little more is still read and
+ * counted (half the limit, at most 0.9 MB), so a file slightly over is reported with its real size;
+ * past that the request is cut at once, so an oversized body is never read to 2× the limit. The
+ * size reported then is the declared one when the request has a length, else what arrived until
+ * the cut (a lower bound).
  */
-function countBytes(limit: number): Transform & { seen: number } {
+function countBytes(limit: number, tooLarge: (seen: number) => ApiError, cut: (error: ApiError) => void): Transform & { seen: number } {
+  const slack = Math.min(0.9 * MB, 0.5 * limit)
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       counter.seen += chunk.length
+      if (counter.seen > limit + slack) cut(tooLarge(counter.seen))
       callback(null, counter.seen > limit ? undefined : chunk)
     },
   }) as Transform & { seen: number }
@@ -145,7 +213,7 @@ function countBytes(limit: number): Transform & { seen: number } {
  * through the web stream h3 would build costs a conversion each way (a 27 MB upload spent ~0.1 s
  * there). Elsewhere (in-process `app.fetch`) it is the web body.
  */
-function requestBodyStream(event: H3Event): Readable | undefined {
+export function requestBodyStream(event: H3Event): Readable | undefined {
   const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
   if (node) return node
   return event.req.body ? Readable.fromWeb(event.req.body as unknown as NodeWebReadableStream<Uint8Array>) : undefined

@@ -1,0 +1,177 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
+
+export interface NodeListenerOptions {
+  port: number
+  host: string
+  /**
+   * How long an idle keep-alive connection is kept. Above the idle time-out of the common load
+   * balancers (AWS ALB 60 s, nginx upstream keepalive 60 s), so the balancer, not us, closes an idle
+   * connection: a close from our side races a request the balancer is sending on it (a 502 there).
+   */
+  keepAliveTimeoutMs: number
+  /** After a refusal, body bytes read and dropped before the connection is cut (lingering close). */
+  lingerBytes?: number
+  /** After a refusal, the longest time spent draining the body before the connection is cut. */
+  lingerMs?: number
+}
+
+export const NODE_LISTENER_DEFAULTS = {
+  // Enough for a client to finish sending a refused upload of a few times the common limits on a
+  // LAN, small enough that a refused request costs the service a bounded amount of reading.
+  lingerBytes: 64 * 1024 * 1024,
+  lingerMs: 10_000,
+} as const
+
+const CLOSE_GRACE_MS = 2_000
+
+export interface NodeListener {
+  server: Server
+  port: number
+  close(): Promise<void>
+}
+
+/** Raised when the port is taken: start-up stops with this message instead of moving elsewhere. */
+export class PortInUseError extends Error {
+  override name = 'PortInUseError'
+}
+
+/**
+ * Serves a Node handler with `node:http`. listhen is not used here: given a taken port it silently
+ * moves to another one, which a deployment behind a fixed port mapping must never do; here the
+ * keep-alive times, `Expect: 100-continue` and the close after a refusal are ours to decide.
+ *
+ * - `Expect: 100-continue`: the 100 goes out only once the handler reads the body, so a request
+ *   refused from its headers (401, 413, 429, …) never makes the client send its body.
+ * - Lingering close (as nginx does): a response sent before the body was read closes the connection,
+ *   but only after the rest of the body was read and dropped, up to a bound. Cutting at once resets
+ *   the socket under a client that is still sending, and it sees EPIPE instead of our answer.
+ */
+export async function listenNode(handler: NodeHandler, options: NodeListenerOptions): Promise<NodeListener> {
+  const lingerBytes = options.lingerBytes ?? NODE_LISTENER_DEFAULTS.lingerBytes
+  const lingerMs = options.lingerMs ?? NODE_LISTENER_DEFAULTS.lingerMs
+  // Node's own requestTimeout (300 s for a whole request) stays: it is what bounds a body sent a byte a minute.
+  const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs })
+  // Node requires headersTimeout above keepAliveTimeout, else a slow second request on a reused
+  // connection is cut while the balancer still thinks the connection is fine.
+  server.headersTimeout = options.keepAliveTimeoutMs + 1_000
+
+  const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    if (expectsContinue) sendContinueOnRead(req, res)
+    closeAfterEarlyAnswer(req, res, { lingerBytes, lingerMs })
+    // Errors on the request and socket stream (a reset mid-body) are the handler's to see through
+    // its reads; without a listener here an 'error' nobody reads would take the process down.
+    req.on('error', () => undefined)
+    res.on('error', () => undefined)
+    try {
+      const result = handler(req, res)
+      if (result instanceof Promise) result.catch((error: unknown) => failResponse(res, error))
+    } catch (error) {
+      failResponse(res, error)
+    }
+  }
+  server.on('request', (req, res) => serve(req, res, false))
+  server.on('checkContinue', (req, res) => serve(req, res, true))
+  // A client sending garbage before a request exists (or too slowly): answer with the contract's
+  // error shape and close, where Node's default would send a bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // As Node's default handler: never write into a response already on its way.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+    if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
+    const [status, reason, detail] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'the request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'headers too large']
+      : [400, 'Bad Request', 'invalid HTTP']
+    const body = JSON.stringify({ error: `malformed request: ${detail}` })
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening)
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(`port ${options.port} on ${options.host} is already in use`) : error)
+    }
+    const onListening = () => {
+      server.off('error', onError)
+      resolve()
+    }
+    server.once('error', onError)
+    server.once('listening', onListening)
+    server.listen(options.port, options.host)
+  })
+  const address = server.address()
+  return {
+    server,
+    port: typeof address === 'object' && address ? address.port : options.port,
+    // Idle keep-alive connections close at once; a request still in flight gets a short grace
+    // (the drain of tasks happens after, in the context), then its connection is cut.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeIdleConnections()
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref()
+      }),
+  }
+}
+
+function failResponse(res: ServerResponse, error: unknown): void {
+  console.error(`[mos] request handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error: request handler failed' }))
+}
+
+/**
+ * Sends `100 Continue` the first time anything reads the body (pipe, read, a web stream), and
+ * never once an answer is on its way: Node would otherwise write it as a stray line after the
+ * response when it dumps the unread body.
+ */
+function sendContinueOnRead(req: IncomingMessage, res: ServerResponse): void {
+  const read = req._read.bind(req)
+  let sent = false
+  req._read = (size: number) => {
+    if (!sent && !res.headersSent && !res.writableEnded) {
+      sent = true
+      res.writeContinue()
+    }
+    read(size)
+  }
+}
+
+/**
+ * A response whose request body is not fully read ends the connection (else Node would read the
+ * whole body to reuse it, 2 GiB if that is what the client sends), and the socket lingers: the
+ * response is flushed, our side is shut for writing, the rest of the body is read and dropped
+ * until the client is done, `lingerBytes` were dropped or `lingerMs` passed; then it is closed.
+ */
+function closeAfterEarlyAnswer(req: IncomingMessage, res: ServerResponse, bounds: { lingerBytes: number; lingerMs: number }): void {
+  const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse
+  res.writeHead = ((...args: unknown[]) => {
+    if (!req.complete) res.shouldKeepAlive = false
+    return writeHead.apply(res, args)
+  }) as ServerResponse['writeHead']
+  const socket = req.socket as Socket & { destroySoon?: () => void }
+  const destroySoon = socket.destroySoon?.bind(socket)
+  if (!destroySoon) return
+  // Node calls destroySoon once a `Connection: close` response is finished; this request is the
+  // last on the socket then, so replacing it for this socket is safe.
+  socket.destroySoon = () => {
+    if (req.complete || socket.destroyed) return destroySoon()
+    const start = socket.bytesRead
+    const deadline = Date.now() + bounds.lingerMs
+    // Polled: the HTTP parser reads this socket natively, so no 'data' event reports its bytes.
+    const watch = setInterval(() => {
+      if (socket.bytesRead - start > bounds.lingerBytes || Date.now() > deadline) socket.destroy()
+    }, 50)
+    watch.unref()
+    socket.once('close', () => clearInterval(watch))
+    socket.end()
+    req.unpipe()
+    req.once('end', () => socket.destroy())
+    req.resume()
+  }
+}

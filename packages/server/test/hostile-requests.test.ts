@@ -1,0 +1,335 @@
+import { readdir, readFile, readlink } from 'node:fs/promises'
+import { connect } from 'node:net'
+import { join } from 'node:path'
+import { APIError, createClient } from '@mos/sdk'
+import { ERROR_TEXTS } from '@mos/sdk/contract'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
+import { API_KEY, tempDir } from './support/harness.ts'
+import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { multipart, pieces, rawRequest } from './support/raw-http.ts'
+
+const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
+
+const MB = 1024 * 1024
+const LIMIT_MB = 1
+const BATCH_LIMIT_MB = 2
+const JSON_LIMIT = 8 * 1024
+const AUTH_FAILURES = 6
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** What is left under the data folder: task folders, inputs, `.part` files, task records. */
+async function leftovers(base: string): Promise<string[]> {
+  const list = async (folder: string) => (await readdir(join(base, folder), { recursive: true }).catch(() => [] as string[])).map((entry) => `${folder}/${String(entry)}`)
+  return [...(await list('files/tasks')), ...(await list('records/tasks'))]
+}
+
+/** Open descriptors of a process, by what they point to. */
+async function descriptors(pid: number): Promise<string[]> {
+  const fds = await readdir(`/proc/${pid}/fd`)
+  return Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => 'gone')))
+}
+
+async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let value = await read()
+  while (!ok(value) && Date.now() < deadline) {
+    await sleep(100)
+    value = await read()
+  }
+  return value
+}
+
+describe.skipIf(!available)('hostile requests against the real server (fs storage)', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let server: MosProcess
+  let serverB: MosProcess
+  let base: string
+  const head = (path: string, headers: Record<string, string | number>) =>
+    [`POST ${path} HTTP/1.1`, `Host: 127.0.0.1:${server.port}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n')
+
+  beforeAll(async () => {
+    dir = await tempDir()
+    base = join(dir.path, 'a')
+    const common = {
+      SERVICE__AUTH__API_KEYS: API_KEY,
+      SERVICE__SERVER__HOST: '127.0.0.1',
+      SERVICE__SERVER__PORT: '0',
+      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
+      SERVICE__ENGINES__THREADS: '1',
+      SERVICE__ENGINES__PRESTART: 'false',
+      SERVICE__LIMITS__MAX_FILE_SIZE_MB: String(LIMIT_MB),
+      SERVICE__LIMITS__MAX_BATCH_SIZE_MB: String(BATCH_LIMIT_MB),
+      SERVICE__SERVER__AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES),
+      ...throwAwayLicenceEnv(),
+    }
+    ;[server, serverB] = await Promise.all([
+      startMos('hostile-a', { ...common, SERVICE__STORAGE__FS__BASE: base }),
+      startMos('hostile-b', { ...common, SERVICE__SERVER__VARIANT: 'B', SERVICE__STORAGE__FS__BASE: join(dir.path, 'b') }),
+    ])
+  }, 120_000)
+  afterAll(async () => {
+    await Promise.all([stopMos(server, 5000), stopMos(serverB, 5000)])
+    // The last-resort handlers in main.ts are never reached by anything this suite sends.
+    expect(server.output()).not.toMatch(/fatal:|unhandled rejection/)
+    await dir?.remove()
+  })
+
+  /** After every case: the process lives, answers, and kept nothing of the refused request. */
+  async function expectHealthyAndClean(): Promise<void> {
+    expect(server.child.exitCode).toBeNull()
+    expect((await fetch(`${server.url}/api/v1/health`)).status).toBe(200)
+    expect(await waitFor(() => leftovers(base), (files) => files.length === 0)).toEqual([])
+  }
+
+  it('answers 400 "malformed request: …" to a multipart body cut inside the file part (fixed length and chunked)', async () => {
+    const body = Buffer.from('--ZZ\r\nContent-Disposition: form-data; name="file"; filename="a.glb"\r\n\r\nabc')
+    const fixed = await rawRequest({
+      port: server.port,
+      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': 'multipart/form-data; boundary=ZZ', 'Content-Length': body.length }),
+      body: [body],
+    })
+    expect(fixed.status).toBe(400)
+    expect(JSON.parse(fixed.body).error).toMatch(/^malformed request: /)
+
+    const chunked = await rawRequest({
+      port: server.port,
+      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': 'multipart/form-data; boundary=ZZ', 'Transfer-Encoding': 'chunked' }),
+      body: [body],
+      chunked: true,
+    })
+    expect(chunked.status).toBe(400)
+    expect(JSON.parse(chunked.body).error).toMatch(/^malformed request: /)
+    await expectHealthyAndClean()
+  })
+
+  it('answers a contract error to malformed multipart and HTTP', async () => {
+    const cases: { headers: Record<string, string | number>; body: string; status: number; error: RegExp }[] = [
+      { headers: { 'Content-Type': 'multipart/form-data' }, body: 'x', status: 400, error: /^malformed request: / },
+      { headers: { 'Content-Type': 'multipart/form-data; boundary=ZZ' }, body: 'no parts at all', status: 400, error: /^(malformed request|missing required field): / },
+      { headers: { 'Content-Type': 'multipart/form-data; boundary=ZZ' }, body: '--ZZ\r\nContent-Disposition: form-data; name="engine"\r\n\r\n' + 'x'.repeat(100_000) + '\r\n--ZZ--\r\n', status: 400, error: /^malformed request: form field engine is longer/ },
+      { headers: { 'Content-Type': 'text/plain' }, body: 'hello', status: 400, error: /^malformed request: expected a multipart/ },
+    ]
+    for (const item of cases) {
+      const body = Buffer.from(item.body)
+      const answer = await rawRequest({ port: server.port, head: head('/api/v1/compress', { 'X-API-Key': API_KEY, ...item.headers, 'Content-Length': body.length }), body: [body] })
+      expect(answer.status, item.body.slice(0, 40)).toBe(item.status)
+      expect(JSON.parse(answer.body).error).toMatch(item.error)
+    }
+    const garbage = await rawRequest({ port: server.port, head: 'BREW /pot HTCPCP/9\r\nGarbage' })
+    expect(garbage.status).toBe(400)
+    expect(JSON.parse(garbage.body).error).toMatch(/^malformed request: /)
+    const hugeHeaders = await rawRequest({ port: server.port, head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'X-Padding': 'p'.repeat(20_000) }) })
+    expect(hugeHeaders.status).toBe(431)
+    expect(JSON.parse(hugeHeaders.body)).toEqual({ error: 'malformed request: headers too large' })
+    await expectHealthyAndClean()
+  })
+
+  it('100 clients dropping their uploads mid-body leave no descriptor, file or pending request', async () => {
+    const before = await descriptors(server.pid)
+    const upload = multipart({ name: 'drop.glb', bytes: new Uint8Array(900 * 1024) })
+    const total = upload.head.length + upload.file.length + upload.tail.length
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const socket = connect(server.port, '127.0.0.1')
+          socket.on('error', () => undefined)
+          await new Promise((resolve) => socket.once('connect', resolve))
+          socket.write(`${head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': total })}\r\n\r\n`)
+          socket.write(upload.head)
+          socket.write(upload.file.subarray(0, 400 * 1024))
+          await sleep(150) // the server has opened the file and is writing it
+          socket.resetAndDestroy()
+        }),
+      )
+    }
+    const after = await waitFor(() => descriptors(server.pid), (fds) => fds.length <= before.length + 2)
+    expect(after.length, `before: ${before.length}, after: ${after.length}`).toBeLessThanOrEqual(before.length + 2)
+    expect(after.filter((target) => target.includes('.part'))).toEqual([])
+    await expectHealthyAndClean()
+  }, 60_000)
+
+  describe('bodies 10× over every limit are refused before 2× the limit is read', () => {
+    const paced = { paceMs: 2 }
+    it('single upload, declared length: refused from the headers', async () => {
+      const upload = multipart({ name: 'big.glb', bytes: new Uint8Array(0) })
+      const answer = await rawRequest({
+        port: server.port,
+        head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': 10 * LIMIT_MB * MB }),
+        body: [upload.head, ...pieces(10 * LIMIT_MB * MB)],
+        ...paced,
+      })
+      expect(answer.status).toBe(413)
+      expect(JSON.parse(answer.body)).toEqual({ error: ERROR_TEXTS.fileTooLarge(10, LIMIT_MB) })
+      expect(answer.writtenBeforeAnswer).toBeLessThan(2 * LIMIT_MB * MB)
+      await expectHealthyAndClean()
+    })
+
+    it('single upload, chunked: cut while it streams', async () => {
+      const upload = multipart({ name: 'big.glb', bytes: new Uint8Array(0) })
+      const answer = await rawRequest({
+        port: server.port,
+        head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Transfer-Encoding': 'chunked' }),
+        body: [upload.head, ...pieces(10 * LIMIT_MB * MB)],
+        chunked: true,
+        ...paced,
+      })
+      expect(answer.status).toBe(413)
+      expect(JSON.parse(answer.body).error).toMatch(new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`))
+      expect(answer.writtenBeforeAnswer).toBeLessThan(2 * LIMIT_MB * MB)
+      await expectHealthyAndClean()
+    })
+
+    it('batch: the total, declared and chunked', async () => {
+      const boundary = 'BATCH'
+      const part = (index: number) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="f${index}.glb"\r\n\r\n`)
+      const batchBody = function* () {
+        for (let index = 0; index < 40; index++) {
+          yield part(index)
+          yield* pieces(BATCH_LIMIT_MB * MB / 4) // 0.5 MB per file: under the per-file limit, 20 MB in all
+          yield Buffer.from('\r\n')
+        }
+      }
+      const declared = await rawRequest({
+        port: server.port,
+        head: head('/api/v1/batch/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': 10 * BATCH_LIMIT_MB * MB }),
+        body: batchBody(),
+        ...paced,
+      })
+      expect(declared.status).toBe(413)
+      expect(JSON.parse(declared.body).error).toMatch(/^request body of \d+ bytes exceeds limit of \d+ bytes$/)
+      expect(declared.writtenBeforeAnswer).toBeLessThan(2 * BATCH_LIMIT_MB * MB)
+
+      const chunked = await rawRequest({
+        port: server.port,
+        head: head('/api/v1/batch/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding': 'chunked' }),
+        body: batchBody(),
+        chunked: true,
+        ...paced,
+      })
+      expect(chunked.status).toBe(413)
+      expect(JSON.parse(chunked.body).error).toMatch(/^request body of \d+ bytes exceeds limit of \d+ bytes$/)
+      expect(chunked.writtenBeforeAnswer).toBeLessThan(2 * BATCH_LIMIT_MB * MB)
+      await expectHealthyAndClean()
+    })
+
+    it('/license/verify JSON, declared and chunked', async () => {
+      const json = Buffer.from(JSON.stringify({ license_key: 'k'.repeat(10 * JSON_LIMIT) }))
+      const declared = await rawRequest({
+        port: server.port,
+        head: head('/api/v1/license/verify', { 'X-API-Key': API_KEY, 'Content-Type': 'application/json', 'Content-Length': json.length }),
+        body: pieces(json.length, 1024),
+        paceMs: 5,
+      })
+      expect(declared.status).toBe(413)
+      expect(JSON.parse(declared.body)).toEqual({ error: ERROR_TEXTS.requestTooLarge(json.length, JSON_LIMIT) })
+      expect(declared.writtenBeforeAnswer).toBeLessThan(2 * JSON_LIMIT)
+
+      const chunked = await rawRequest({
+        port: server.port,
+        head: head('/api/v1/license/verify', { 'X-API-Key': API_KEY, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }),
+        body: pieces(json.length, 1024),
+        chunked: true,
+        paceMs: 5,
+      })
+      expect(chunked.status).toBe(413)
+      expect(JSON.parse(chunked.body).error).toMatch(/^request body of \d+ bytes exceeds limit of 8192 bytes$/)
+      expect(chunked.writtenBeforeAnswer).toBeLessThan(2 * JSON_LIMIT)
+      await expectHealthyAndClean()
+    })
+  })
+
+  describe("early refusals reach Node's fetch (undici) as the contract's error, fixed length and streamed", () => {
+    const bigForm = () => {
+      const form = new FormData()
+      form.set('file', new Blob([new Uint8Array(10 * LIMIT_MB * MB)]), 'big.glb')
+      return form
+    }
+    /** The same request as a stream of unknown length (chunked), as an SDK streaming a file sends it. */
+    const streamed = (form: FormData): RequestInit => {
+      const encoded = new Response(form)
+      return { body: encoded.body, headers: { 'Content-Type': encoded.headers.get('content-type')! }, duplex: 'half' } as RequestInit
+    }
+    const send = async (url: string, key: string, init: RequestInit) => {
+      const response = await fetch(url, { method: 'POST', ...init, headers: { ...(init.headers as Record<string, string>), 'X-API-Key': key } })
+      return { status: response.status, body: (await response.json()) as { error: string }, headers: response.headers }
+    }
+
+    it('413 (A) and 402 (B): file over the tier limit', async () => {
+      for (const [target, status] of [[server, 413], [serverB, 402]] as const) {
+        const fixed = await send(`${target.url}/api/v1/compress`, API_KEY, { body: bigForm() })
+        expect(fixed.status).toBe(status)
+        expect(fixed.body.error).toMatch(new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`))
+        const chunked = await send(`${target.url}/api/v1/compress`, API_KEY, streamed(bigForm()))
+        expect(chunked.status).toBe(status)
+        expect(chunked.body.error).toMatch(/^file size [\d.]+MB exceeds limit/)
+      }
+    })
+
+    it('the SDK (ofetch over fetch) gets the contract error as its typed error, not a connection error', async () => {
+      const client = createClient({ baseURL: server.url, apiKey: API_KEY, maxRetries: 0 })
+      const error = await client.compress({ file: new Uint8Array(10 * LIMIT_MB * MB), filename: 'big.glb', engine: 'draco' }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(APIError)
+      expect((error as APIError).status).toBe(413)
+      expect((error as APIError).body).toEqual({ error: ERROR_TEXTS.fileTooLarge(10, LIMIT_MB) })
+    })
+
+    it('400: not a multipart body, decided from the headers', async () => {
+      const answer = await send(`${server.url}/api/v1/compress`, API_KEY, { body: new Uint8Array(10 * LIMIT_MB * MB), headers: { 'Content-Type': 'application/octet-stream' } })
+      expect(answer).toMatchObject({ status: 400, body: { error: ERROR_TEXTS.malformedBody('expected a multipart/form-data body') } })
+    })
+
+    it(`401 for a wrong key, then 429 with Retry-After after ${AUTH_FAILURES} wrong keys a minute from one address; a right key still works`, async () => {
+      const statuses: number[] = []
+      for (let attempt = 0; attempt < AUTH_FAILURES + 1; attempt++) {
+        const answer = await send(`${server.url}/api/v1/compress`, `wrong-${attempt}`, attempt % 2 ? streamed(bigForm()) : { body: bigForm() })
+        statuses.push(answer.status)
+        if (answer.status === 401) expect(answer.body).toEqual({ error: ERROR_TEXTS.unauthorized() })
+        else {
+          expect(answer.body).toEqual({ error: ERROR_TEXTS.authThrottled(AUTH_FAILURES) })
+          expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0)
+        }
+      }
+      // Earlier cases of this file sent no wrong key: the first AUTH_FAILURES are 401s.
+      expect(statuses).toEqual([...Array(AUTH_FAILURES).fill(401), 429])
+      const right = await fetch(`${server.url}/api/v1/capabilities`, { headers: { 'X-API-Key': API_KEY } })
+      expect(right.status).toBe(200)
+    })
+  })
+
+  it('Expect: 100-continue: a refused request gets its answer without 100, an accepted one gets 100 and runs', async () => {
+    const upload = multipart({ name: 'box.glb', bytes: await readFile(paths.box) }, { engine: 'draco' })
+    const total = upload.head.length + upload.file.length + upload.tail.length
+    const refused = await rawRequest({
+      port: serverB.port,
+      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': 50 * MB, Expect: '100-continue' }),
+      body: [upload.head, upload.file, upload.tail],
+      expectContinue: true,
+    })
+    expect(refused).toMatchObject({ status: 402, continued: false, writtenBeforeAnswer: 0 })
+    const accepted = await rawRequest({
+      port: server.port,
+      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': total, Expect: '100-continue' }),
+      body: [upload.head, upload.file, upload.tail],
+      expectContinue: true,
+    })
+    expect(accepted).toMatchObject({ status: 200, continued: true })
+    expect(JSON.parse(accepted.body)).toMatchObject({ status: 'pending' })
+  })
+
+  it('headers: security headers everywhere, 405 with Allow, no CORS unless configured', async () => {
+    const wrongMethod = await fetch(`${server.url}/api/v1/compress`, { headers: { 'X-API-Key': API_KEY } })
+    expect(wrongMethod.status).toBe(405)
+    expect(wrongMethod.headers.get('allow')).toBe('POST')
+    expect(await wrongMethod.json()).toEqual({ error: ERROR_TEXTS.methodNotAllowed('GET', '/api/v1/compress') })
+    for (const response of [wrongMethod, await fetch(`${server.url}/api/v1/health`), await fetch(`${server.url}/nowhere`)]) {
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer')
+      expect(response.headers.get('access-control-allow-origin')).toBeNull()
+    }
+    const preflight = await fetch(`${server.url}/api/v1/compress`, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' } })
+    expect(preflight.status).toBe(405)
+  })
+})
