@@ -76,7 +76,8 @@ async function main(): Promise<void> {
     `${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${server.port}` +
       ` (role: ${config.server.role}, storage: ${config.storage.driver}, queue: ${config.queue.driver})`,
   )
-  if (devKey) startup.info(`development API key (set SERVICE__AUTH__API_KEYS to use your own): ${devKey}`)
+  // The key is followed by a space, so `: (\S+)` finds it in a JSON line as on a terminal.
+  if (devKey) startup.info(`development API key: ${devKey} (set SERVICE__AUTH__API_KEYS to use your own)`)
 
   let stopping = false
   const stop = async (signal: string) => {
