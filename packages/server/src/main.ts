@@ -29,18 +29,21 @@ async function developmentKey(config: Config): Promise<string> {
  * state is unknown after one, and the supervisor restarts it; tasks resume from their records),
  * while an unhandled rejection, one promise nobody awaited, is logged and the service keeps serving.
  */
-function installLastResort(): void {
+function installLastResort(logger: () => Logger): void {
   process.on('uncaughtException', (error, origin) => {
-    console.error(`[mos] fatal: ${origin}: ${error.stack ?? error.message}`)
+    logger().fatal({ origin, error: error.message, stack: error.stack }, 'uncaught exception: stopping')
     process.exit(70)
   })
   process.on('unhandledRejection', (reason) => {
-    console.error(`[mos] unhandled rejection (kept serving): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`)
+    const error = reason instanceof Error ? { error: reason.message, stack: reason.stack } : { error: String(reason) }
+    logger().error(error, 'unhandled rejection (kept serving)')
   })
 }
 
 async function main(): Promise<void> {
-  installLastResort()
+  // Until the configured logger exists, the last resort writes with the defaults.
+  let logger: Logger = createLogger()
+  installLastResort(() => logger)
   let config: Config
   try {
     readDotEnv(process.cwd(), process.env)
@@ -48,12 +51,12 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) {
       // The log settings themselves may be what is wrong: this one line uses the defaults.
-      createLogger().fatal(`configuration error: ${error.message}`)
+      logger.fatal(`configuration error: ${error.message}`)
       process.exit(1)
     }
     throw error
   }
-  const logger: Logger = createLogger({ ...config.log, base: { role: config.server.role } })
+  logger = createLogger({ ...config.log, base: { role: config.server.role } })
   let devKey: string | undefined
   if (config.auth.apiKeys.length === 0) {
     devKey = await developmentKey(config)
