@@ -1,4 +1,5 @@
-import { Queue, WaitingError, Worker, type Job } from 'bullmq'
+import type { Job, Worker as BullWorker } from 'bullmq'
+import { loadBullMQ } from '../lazy-modules.ts'
 import type { Redis } from 'ioredis'
 import type { Logger } from '../logging/create-logger.ts'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
@@ -39,6 +40,7 @@ const COUNTS_REFRESH_MS = 2000
  */
 export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(): Promise<void> } {
   const { connection } = options
+  const { Queue, Worker, WaitingError } = loadBullMQ()
   const queue = new Queue(QUEUE_NAME, {
     connection,
     prefix: options.prefix,
@@ -64,7 +66,7 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
   const active = new Map<string, AbortController>()
   let handingBack = false
   let counts = { waiting: 0, active: 0 }
-  let worker: Worker | undefined
+  let worker: BullWorker | undefined
 
   if (options.consume) {
     const { handler, concurrency } = options.consume

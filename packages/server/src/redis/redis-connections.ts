@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
+import { loadIORedis } from '../lazy-modules.ts'
 
 export interface RedisConnectionsOptions {
   /** Name every connection gives itself (`CLIENT SETNAME`), so `CLIENT LIST` shows whose it is. */
@@ -41,7 +42,7 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
     const id = `${kind} ${url}`
     let client = open.get(id)
     if (!client) {
-      client = new Redis(url, {
+      client = new (loadIORedis().Redis)(url, {
         connectionName: `${options.name}:${kind}`,
         connectTimeout: connectTimeoutMs,
         ...(kind === 'queue'
