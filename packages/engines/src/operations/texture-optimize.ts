@@ -1,0 +1,33 @@
+import { z } from 'zod'
+import { writeModel } from '../io/index.ts'
+import { isImageExtension } from '../io/image.ts'
+import { optimizeImage, TEXTURE_OPTIMIZE_DEFAULTS, textureOptimize } from '../ops/texture-optimize.ts'
+import { summarizeTextures, type TextureReport } from '../ops/texture-report.ts'
+import { TEXTURE_LIMITS, defineOperation } from './operation.ts'
+import { sameContainer } from './texture-container.ts'
+
+/** texture_optimize: every texture of a model (or a standalone image) re-encoded to JPEG, WebP or PNG (contract 4.7). */
+export const textureOptimizeOperation = defineOperation({
+  name: 'texture_optimize',
+  options: z.object({
+    // The transform's own wording (ops/texture-optimize.ts), so a bad format reads the same wherever it is caught.
+    format: z.enum(['jpeg', 'webp', 'png'], { error: (issue) => `texture format must be jpeg, webp or png, not ${String(issue.input)}` }),
+    quality: z.number().int().min(1).max(100).optional(),
+    lossyNormalMaps: z.boolean().optional(),
+    ...TEXTURE_LIMITS,
+  }),
+  defaults: { lossyNormalMaps: TEXTURE_OPTIMIZE_DEFAULTS.lossyNormalMaps },
+  inputs: 'models-and-images',
+  async run(context, input, parsed) {
+    const options = { ...parsed, encoder: context.sharp, concurrency: context.imageThreads }
+    context.report(5)
+    if (isImageExtension(input.format)) return optimizeImage(input.bytes, options)
+    const doc = await context.readModel(input.bytes)
+    context.report(20)
+    const textures: TextureReport[] = []
+    await doc.transform(textureOptimize({ ...options, report: textures }))
+    context.report(85)
+    const written = await writeModel(context.platform, doc, sameContainer(input.format))
+    return { ...written, details: summarizeTextures(textures) }
+  },
+})
