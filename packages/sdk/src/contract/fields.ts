@@ -15,10 +15,17 @@ import {
  * Declarative rules for the form fields of every submit endpoint (section 4). The server validates
  * with `parseFields`; the conformance suite walks the same specs to generate its bad-value checks.
  */
-export type FieldSpec =
+export type FieldSpec = (
   | { name: string; kind: 'integer'; required?: boolean; min: number; max: number; default?: number; onlyWith?: FieldCondition }
   | { name: string; kind: 'enum'; required?: boolean; values: readonly string[]; default?: string; unsupportedFormatError?: boolean; onlyWith?: FieldCondition }
   | { name: string; kind: 'boolean'; required?: boolean; default?: boolean }
+) & {
+  /**
+   * A Mos extension, not in the published interface: optional, its default is the interface's
+   * behaviour, and conformance checks it in the mos profile only (another deployment need not have it).
+   */
+  extension?: boolean
+}
 
 /** A field that only applies when another field has one value (e.g. Draco-only bits). */
 export interface FieldCondition {

@@ -58,6 +58,6 @@ export interface OperationRequestFields {
   convert: ConvertOptions
   repair: Record<never, never>
   diagnose: Record<never, never>
-  texture_optimize: Pick<TextureOptimizeOptions, 'format'> & Partial<Pick<TextureOptimizeOptions, 'quality'>>
+  texture_optimize: Pick<TextureOptimizeOptions, 'format'> & Partial<Omit<TextureOptimizeOptions, 'format'>>
   texture_ktx2: Partial<TextureKtx2Options>
 }
