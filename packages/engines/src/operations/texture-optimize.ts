@@ -13,13 +13,14 @@ export const textureOptimizeOperation = defineOperation({
     // The transform's own wording (ops/texture-optimize.ts), so a bad format reads the same wherever it is caught.
     format: z.enum(['jpeg', 'webp', 'png'], { error: (issue) => `texture format must be jpeg, webp or png, not ${String(issue.input)}` }),
     quality: z.number().int().min(1).max(100).optional(),
-    lossyNormalMaps: z.boolean().optional(),
+    lossy_normal_maps: z.boolean().optional(),
     ...TEXTURE_LIMITS,
   }),
-  defaults: { lossyNormalMaps: TEXTURE_OPTIMIZE_DEFAULTS.lossyNormalMaps },
+  defaults: { lossy_normal_maps: TEXTURE_OPTIMIZE_DEFAULTS.lossyNormalMaps },
   inputs: 'models-and-images',
   async run(context, input, parsed) {
-    const options = { ...parsed, encoder: context.sharp, concurrency: context.imageThreads }
+    const { lossy_normal_maps, ...rest } = parsed
+    const options = { ...rest, lossyNormalMaps: lossy_normal_maps, encoder: context.sharp, concurrency: context.imageThreads }
     context.report(5)
     if (isImageExtension(input.format)) return optimizeImage(input.bytes, options)
     const doc = await context.readModel(input.bytes)

@@ -68,6 +68,8 @@ export function textureOptimizeFieldSpecs(format?: string): FieldSpec[] {
   return [
     { name: 'format', kind: 'enum', required: true, values: TEXTURE_FORMATS, unsupportedFormatError: true },
     { name: 'quality', kind: 'integer', min: 1, max: png ? 9 : 100, default: png ? 6 : 82 },
+    // Normal maps stay lossless by default (JPEG/WebP artefacts show as lighting noise); true trades that for size.
+    { name: 'lossy_normal_maps', kind: 'boolean', default: false, extension: true },
   ]
 }
 
@@ -178,6 +180,8 @@ export interface ConvertOptions {
 export interface TextureOptimizeOptions {
   format: TextureFormat
   quality: number
+  /** Mos extension: normal maps re-encoded lossy like the other textures (default false: kept lossless). */
+  lossy_normal_maps: boolean
 }
 
 export interface TextureKtx2Options {
