@@ -1,10 +1,8 @@
 import { z } from 'zod'
-import { writeModel } from '../io/index.ts'
 import { isImageExtension } from '../io/image.ts'
 import { optimizeImage, TEXTURE_OPTIMIZE_DEFAULTS, textureOptimize } from '../ops/texture-optimize.ts'
-import { summarizeTextures, type TextureReport } from '../ops/texture-report.ts'
 import { TEXTURE_LIMITS, defineOperation } from './operation.ts'
-import { sameContainer } from './texture-container.ts'
+import { retextureModel } from './texture-container.ts'
 
 /** texture_optimize: every texture of a model (or a standalone image) re-encoded to JPEG, WebP or PNG (contract 4.7). */
 export const textureOptimizeOperation = defineOperation({
@@ -23,12 +21,6 @@ export const textureOptimizeOperation = defineOperation({
     const options = { ...rest, lossyNormalMaps: lossy_normal_maps, encoder: context.sharp, concurrency: context.imageThreads }
     context.report(5)
     if (isImageExtension(input.format)) return optimizeImage(input.bytes, options)
-    const doc = await context.readModel(input.bytes)
-    context.report(20)
-    const textures: TextureReport[] = []
-    await doc.transform(textureOptimize({ ...options, report: textures }))
-    context.report(85)
-    const written = await writeModel(context.platform, doc, sameContainer(input.format))
-    return { ...written, details: summarizeTextures(textures) }
+    return retextureModel(context, input, 20, (report) => textureOptimize({ ...options, report }))
   },
 })
