@@ -124,7 +124,10 @@ export async function runEngineJob(job: WorkerJob): Promise<JobResult> {
     const parsed = parseOperationOptions(job.name, job.options)
     if (!parsed.ok) throw new ModelInputError(parsed.message)
     const limits = JOB_LIMITS.safeParse(job.options)
-    const readOptions: ReadOptions = limits.success && limits.data.maxAllocationBytes !== undefined ? { maxAllocationBytes: limits.data.maxAllocationBytes } : {}
+    // The server sets this bound, not the user: a bad one is the service's fault, said as such.
+    if (!limits.success) throw new ModelInputError(`internal error: invalid job option maxAllocationBytes: ${limits.error.issues[0]?.message ?? 'invalid'}`)
+    const { maxAllocationBytes } = limits.data
+    const readOptions: ReadOptions = maxAllocationBytes !== undefined ? { maxAllocationBytes } : {}
     const context: OperationContext = {
       platform,
       readModel: (bytes) => readJobModel(job.format, bytes, readOptions),

@@ -56,6 +56,13 @@ describe.skipIf(!available)('options crossing into the engine thread', () => {
     })
   })
 
+  it('the server-set read bound is parsed too', async () => {
+    expect(await run('compress', { engine: 'draco', maxAllocationBytes: 'lots' })).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^internal error: invalid job option maxAllocationBytes: /),
+    })
+  })
+
   it('valid options in the contract names run the operation', async () => {
     const draco = await run('compress', { engine: 'draco', level: 7, position_quantization_bits: 10 }, paths.cow)
     expect(draco.ok && draco.extension).toBe('glb')

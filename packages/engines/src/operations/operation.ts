@@ -70,7 +70,7 @@ export function defineOperation<Name extends string, Schema extends z.ZodType<ob
 }
 
 /** Options the server adds to every job: the bound on what reading the input may allocate. */
-export const JOB_LIMITS = z.object({ maxAllocationBytes: z.number().positive().optional() })
+export const JOB_LIMITS = z.object({ maxAllocationBytes: z.number().optional() })
 
 /** Per-image limits the texture operations take (the licence tier's texture size, a pixel cap). */
 export const TEXTURE_LIMITS = {
