@@ -14,7 +14,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { basename, extname, join } from 'node:path'
 import { unzipSync } from 'fflate'
 import { createEnginePool } from '../packages/engines/src/index.ts'
-import type { JobResult } from '../packages/engines/src/jobs.ts'
+import type { JobName, JobResult } from '../packages/engines/src/jobs.ts'
 import { ASSIMP_MODELS, SHARED_CORPUS } from '../test/support/corpus.ts'
 
 const MODELS = [
@@ -75,7 +75,7 @@ function compressSet(label: string, o: Record<string, string | number>): OptionS
   return { label, options }
 }
 
-const RUNS: { name: string; files: string[]; sets: OptionSet[] }[] = [
+const RUNS: { name: JobName; files: string[]; sets: OptionSet[] }[] = [
   {
     name: 'compress',
     files: MODELS,
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
         const key = `${run.name} ${set.label} ${path.replace(SHARED_CORPUS, 'corpus').replace(ASSIMP_MODELS, 'assimp')}`
         jobs.push(
           pool
-            .run({ name: run.name as never, input: { bytes: new Uint8Array(bytes) }, format, filename: basename(path), options: set.options })
+            .run({ name: run.name, input: { bytes: new Uint8Array(bytes) }, format, filename: basename(path), options: set.options })
             .then((result) => {
               manifest[key] = fingerprint(result)
             }),
