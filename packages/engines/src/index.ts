@@ -9,7 +9,6 @@ export { THREAD_RECYCLING_DEFAULTS } from './thread-recycling.ts'
 export type { ThreadRecyclingOptions } from './thread-recycling.ts'
 
 // Jobs: what crosses into the worker and back
-export { JOB_NAMES } from './jobs.ts'
 export type { EngineJob, EngineLogEntry, JobInput, JobName, JobResult, JobSuccess, JobFailure } from './jobs.ts'
 
 // Formats
@@ -29,7 +28,11 @@ export { DEFAULT_MAX_ALLOCATION_BYTES, READ_DEFAULTS } from './io/limits.ts'
 export type { ReadOptions } from './io/limits.ts'
 export type { FormatCodec, WrittenModel } from './io/index.ts'
 
-// Operations
+// Operations: the registry the worker dispatches from, one module per operation
+export { OPERATIONS, OPERATION_NAMES, findOperation, operationFormats, parseOperationOptions } from './operations/index.ts'
+export type { OperationName } from './operations/index.ts'
+export { defineOperation } from './operations/operation.ts'
+export type { Operation, OperationContext, OperationInput, OperationInputs, OperationOutput } from './operations/operation.ts'
 export { compress, COMPRESS, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
 export type { CompressOptions } from './ops/compress.ts'
 export { textureOptimize, optimizeImage, TEXTURE_OPTIMIZE, TEXTURE_OPTIMIZE_DEFAULTS } from './ops/texture-optimize.ts'

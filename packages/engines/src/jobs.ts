@@ -1,8 +1,8 @@
 import type { MessagePort } from 'node:worker_threads'
+import type { OperationName } from './operations/index.ts'
 
-/** Names of the jobs the worker exports, one per task type. */
-export const JOB_NAMES = ['compress', 'convert', 'repair', 'diagnose', 'texture_optimize', 'texture_ktx2'] as const
-export type JobName = (typeof JOB_NAMES)[number]
+/** A job names its operation in the registry (operations/index.ts): the contract's task type. */
+export type JobName = OperationName
 
 /** Where a job reads its input: a local path (no copy through the event loop) or bytes moved in. */
 export type JobInput = { path: string } | { bytes: Uint8Array }
@@ -14,7 +14,7 @@ export interface EngineJob {
   format: string
   /** Original file name, for operations that look at sibling names (zip bundles). */
   filename?: string
-  /** Operation options; each operation validates the shape it needs. */
+  /** Operation options, parsed in the worker with the operation's schema (operations/<name>.ts). */
   options: Record<string, unknown>
   /** When set, the worker writes the result here instead of returning bytes. */
   outputPath?: string

@@ -183,7 +183,7 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
       try {
         slot = await acquire(runOptions.signal)
         if (!slot) return { ok: false, message: destroyed ? 'the engine pool is stopped' : 'cancelled' }
-        const returned = piscina.run({ ...job, port: port2 }, { name: job.name, transferList, ...(signal ? { signal } : {}) }) as Promise<JobResult>
+        const returned = piscina.run({ ...job, port: port2 }, { name: 'runEngineJob', transferList, ...(signal ? { signal } : {}) }) as Promise<JobResult>
         // A retiring thread's task ends in piscina with "worker exited" once the thread has ended:
         // its result came on the port, and its slot is freed only after that end (see `acquire`).
         const outcome = returned.then((result) => ({ result }), (error: unknown) => ({ error }))

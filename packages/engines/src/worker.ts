@@ -5,26 +5,22 @@ import type { Document } from '@gltf-transform/core'
 import Piscina from 'piscina'
 import sharp from 'sharp'
 import { loadBasisEncoder, type BasisModule } from './basis-encoder.ts'
-import { failureMessage } from './errors.ts'
+import { failureMessage, ModelInputError } from './errors.ts'
 import { JobLogger } from './job-logger.ts'
-import { FORMAT_CODECS, readModel, writableFormats, writeModel } from './io/index.ts'
+import { readModel } from './io/index.ts'
 import type { ReadOptions } from './io/limits.ts'
-import { diagnoseBytes, explainedReadFailure, refuseUnreadableGltf } from './ops/diagnose-file.ts'
+import { explainedReadFailure } from './ops/diagnose-file.ts'
 import { loadGltfValidator } from './ops/gltf-validation.ts'
-import { repairDocument } from './ops/repair.ts'
 import type { FinalMessage, JobResult, LogMessage, WorkerJob } from './jobs.ts'
+import { parseOperationOptions } from './operations/index.ts'
+import { JOB_LIMITS, type OperationContext } from './operations/operation.ts'
 import { createThreadRecycling, threadMemoryMb, type Retirement, type ThreadRecyclingOptions } from './thread-recycling.ts'
-import { compress, type CompressOptions } from './ops/compress.ts'
-import { isImageExtension } from './io/image.ts'
-import { encodeImageKtx2, textureKtx2, type TextureKtx2Options } from './ops/texture-ktx2.ts'
-import { optimizeImage, textureOptimize, type TextureOptimizeOptions } from './ops/texture-optimize.ts'
-import { summarizeTextures, type TextureReport } from './ops/texture-report.ts'
-import { convertDocument, parseConvertOptions } from './ops/convert.ts'
 import { loadPlatform } from './platform.ts'
 
 /**
- * The piscina worker. Each named export is one job; the codecs are loaded once per thread by the
- * top-level await below, before the first job runs.
+ * The piscina worker. Its one job, `runEngineJob`, runs the operation the job names from the
+ * registry (operations/index.ts); the codecs are loaded once per thread by the top-level await
+ * below, before the first job runs.
  */
 const platform = await loadPlatform()
 
@@ -100,18 +96,12 @@ function movedWithBytes(result: JobResult & { bytes: Uint8Array }): JobResult {
   }) as unknown as JobResult
 }
 
-/** The reader bounds a job carries (the server passes its configured allocation limit). */
-function readOptionsOf(job: WorkerJob): ReadOptions {
-  const limit = job.options.maxAllocationBytes
-  return typeof limit === 'number' ? { maxAllocationBytes: limit } : {}
-}
-
 /** Reads a job's model; a glTF the library trips over fails with glTF-Validator's first error instead. */
-async function readJobModel(job: WorkerJob, bytes: Uint8Array): Promise<Document> {
+async function readJobModel(format: string, bytes: Uint8Array, readOptions: ReadOptions): Promise<Document> {
   try {
-    return await readModel(platform, bytes, job.format, readOptionsOf(job))
+    return await readModel(platform, bytes, format, readOptions)
   } catch (error) {
-    throw await explainedReadFailure(gltfValidator, bytes, job.format, error)
+    throw await explainedReadFailure(gltfValidator, bytes, format, error)
   }
 }
 
@@ -122,74 +112,37 @@ async function loadInput(job: WorkerJob): Promise<Uint8Array> {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
 }
 
-/** compress: any readable model → GLB with Draco or meshopt geometry. */
-export async function compressJob(job: WorkerJob): Promise<JobResult> {
-  return runJob(job, async (report) => {
-    report(5)
-    const doc = await readJobModel(job, await loadInput(job))
-    report(30)
-    await doc.transform(compress({ ...(job.options as unknown as CompressOptions), meshoptEncoder: platform.meshoptEncoder }))
-    report(85)
-    const written = await writeModel(platform, doc, 'glb')
-    report(95)
-    return written
-  })
-}
-
-/** convert: any readable model → `target_format` (glb, gltf as a zip, obj, stl, ply, ...). */
-export async function convertJob(job: WorkerJob): Promise<JobResult> {
-  return runJob(job, async (report) => {
-    const options = parseConvertOptions(job.options)
-    report(5)
-    const doc = await readJobModel(job, await loadInput(job))
-    report(50)
-    const { bytes, extension, notes } = await convertDocument(platform, doc, options.target_format)
-    report(95)
-    return { bytes, extension, ...(notes && notes.length > 0 ? { details: { notes } } : {}) }
-  })
-}
-
-export { compressJob as compress }
-
 const gltfValidator = loadGltfValidator()
 
 /**
- * repair: fixes a model's defects and writes it back in its own format (gltf → zip once that
- * writer exists; a format without a writer comes back as glb, said in `details.output_format`).
- * `details.repairs` counts what was fixed (names in docs/repair.md).
+ * The one job of this worker: runs the registered operation named by `job.name`. Its options are
+ * parsed with the operation's schema here, where they cross into the thread; an option that does
+ * not parse fails the job with its name.
  */
-export async function repairJob(job: WorkerJob): Promise<JobResult> {
+export async function runEngineJob(job: WorkerJob): Promise<JobResult> {
   return runJob(job, async (report) => {
-    report(5)
-    const bytes = await loadInput(job)
-    const doc = await readJobModel(job, bytes)
-    await refuseUnreadableGltf(gltfValidator, bytes, job.format)
-    report(30)
-    const repairs = await repairDocument(doc)
-    report(80)
-    const format = FORMAT_CODECS[job.format]?.write ? job.format : 'glb'
-    const written = await writeModel(platform, doc, format)
-    report(95)
-    const note = format === job.format ? {} : { output_format: format, output_format_note: `no ${job.format} writer: written as ${format}` }
-    return { ...written, details: { repairs, ...note } }
+    const parsed = parseOperationOptions(job.name, job.options)
+    if (!parsed.ok) throw new ModelInputError(parsed.message)
+    const limits = JOB_LIMITS.safeParse(job.options)
+    // The server sets this bound, not the user: a bad one is the service's fault, said as such.
+    if (!limits.success) throw new ModelInputError(`internal error: invalid job option maxAllocationBytes: ${limits.error.issues[0]?.message ?? 'invalid'}`)
+    const { maxAllocationBytes } = limits.data
+    const readOptions: ReadOptions = maxAllocationBytes !== undefined ? { maxAllocationBytes } : {}
+    const context: OperationContext = {
+      platform,
+      readModel: (bytes) => readJobModel(job.format, bytes, readOptions),
+      readOptions,
+      gltfValidator,
+      sharp,
+      imageThreads,
+      loadBasis,
+      report,
+    }
+    const input = { bytes: await loadInput(job), format: job.format, ...(job.filename !== undefined ? { filename: job.filename } : {}) }
+    return parsed.operation.run(context, input, parsed.options)
   })
 }
 
-/**
- * diagnose: reads a model (never changes the upload) and returns the contract's diagnosis result
- * in `details.result`, and the same result as a JSON file for download.
- */
-export async function diagnoseJob(job: WorkerJob): Promise<JobResult> {
-  return runJob(job, async (report) => {
-    report(5)
-    const bytes = await loadInput(job)
-    const result = await diagnoseBytes(platform, gltfValidator, bytes, job.format, job.options)
-    report(95)
-    return { bytes: new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`), extension: 'json', details: { result } }
-  })
-}
-
-export { repairJob as repair, diagnoseJob as diagnose }
 /**
  * Threads for image work. libvips's pool is process-wide and every pool thread runs one job, so
  * each job gets its share of the cores: sharp's threads and a model's textures encoded at once
@@ -210,54 +163,3 @@ function loadBasis(): Promise<BasisModule> {
   })
   return basisModule
 }
-
-/**
- * Texture jobs answer in the input's own container: its format where that can be written (gltf →
- * zip), a zip bundle (OBJ and its textures, say) as a glTF zip so the new images travel with it,
- * and anything else as GLB.
- */
-function sameContainer(format: string): string {
-  const writable = writableFormats()
-  if (writable.includes(format)) return format
-  if (format === 'zip' && writable.includes('gltf')) return 'gltf'
-  return 'glb'
-}
-
-type TextureJobOptions = Record<string, unknown> & { maxTextureBytes?: number; maxPixels?: number }
-
-/** texture_optimize: every texture of a model (or a standalone image) re-encoded to JPEG, WebP or PNG. */
-export async function textureOptimizeJob(job: WorkerJob): Promise<JobResult> {
-  return runJob(job, async (report) => {
-    const options = { ...(job.options as TextureJobOptions), encoder: sharp, concurrency: imageThreads } as TextureOptimizeOptions
-    report(5)
-    const bytes = await loadInput(job)
-    if (isImageExtension(job.format)) return optimizeImage(bytes, options)
-    const doc = await readJobModel(job, bytes)
-    report(20)
-    const textures: TextureReport[] = []
-    await doc.transform(textureOptimize({ ...options, report: textures }))
-    report(85)
-    const written = await writeModel(platform, doc, sameContainer(job.format))
-    return { ...written, details: summarizeTextures(textures) }
-  })
-}
-
-/** texture_ktx2: every texture of a model (or a standalone image) encoded to KTX2 with Basis Universal. */
-export async function textureKtx2Job(job: WorkerJob): Promise<JobResult> {
-  return runJob(job, async (report) => {
-    const basis = await loadBasis()
-    const options = { ...(job.options as TextureJobOptions), encoder: sharp, basis } as TextureKtx2Options
-    report(5)
-    const bytes = await loadInput(job)
-    if (isImageExtension(job.format)) return encodeImageKtx2(bytes, options)
-    const doc = await readJobModel(job, bytes)
-    report(15)
-    const textures: TextureReport[] = []
-    await doc.transform(textureKtx2({ ...options, report: textures, onProgress: (f) => report(15 + 75 * f) }))
-    const written = await writeModel(platform, doc, sameContainer(job.format))
-    return { ...written, details: summarizeTextures(textures) }
-  })
-}
-
-export { textureOptimizeJob as texture_optimize, textureKtx2Job as texture_ktx2 }
-export { convertJob as convert }

@@ -10,8 +10,8 @@ import { embeddedGltf, untexturedWideUvs } from '../../../test/support/gltf-fixt
 import { compress, documentBounds, loadGltfValidator, loadPlatform, type Platform } from '../src/index.ts'
 import { validateGltf } from '../src/ops/gltf-validation.ts'
 import { glbJson } from '../src/io/gltf-limits.ts'
-import { dropDegenerateTriangles } from '../src/ops/degenerate-triangles.ts'
-import { shortestFloat32 } from '../src/ops/float32.ts'
+import { dropDegenerateTriangles } from '../src/geometry/degenerate-triangles.ts'
+import { shortestFloat32 } from '../src/geometry/float32.ts'
 import { dropWhiteVertexColors } from '../src/ops/white-colors.ts'
 
 const { available, paths } = corpusFiles({

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { loadPlatform } from '../src/index.ts'
 import { readModel } from '../src/io/index.ts'
-import { quantizeStatic, type QuantizeStaticOptions } from '../src/ops/quantize-static.ts'
+import { quantizeStatic, type QuantizeStaticOptions } from '../src/geometry/quantize-static.ts'
 import { expectSameGeometry } from './support/same-geometry.ts'
 
 const { available, paths } = corpusFiles({

@@ -4,7 +4,7 @@ import { MeshoptEncoder } from 'meshoptimizer'
 import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { loadPlatform } from '../src/index.ts'
-import { reorderForSize } from '../src/ops/reorder-for-size.ts'
+import { reorderForSize } from '../src/geometry/reorder-for-size.ts'
 import { expectSameGeometry } from './support/same-geometry.ts'
 
 const modes = assimp('glTF2', 'glTF-Asset-Generator', 'Mesh_PrimitiveMode')

@@ -108,6 +108,20 @@ describe('texture_optimize on generated models', () => {
     expect(b.equals(a)).toBe(true)
   })
 
+  it('lossy_normal_maps: true encodes normal maps like the other textures', async () => {
+    const normal = await testNormalMap(256)
+    const glb = await texturedGlb(platform, [{ baseColor: await testImage(64, 'png'), normal }])
+    const run = async (options: Record<string, unknown>) => {
+      const result = success(await pool.run({ name: 'texture_optimize', input: { bytes: glb.slice() }, format: 'glb', options }))
+      return (await platform.io.readBinary(result.bytes!)).getRoot().listMaterials()[0]!.getNormalTexture()!
+    }
+    expect((await run({ format: 'jpeg', quality: 70, lossy_normal_maps: false })).getMimeType()).toBe('image/png')
+    const lossy = await run({ format: 'jpeg', quality: 70, lossy_normal_maps: true })
+    expect(lossy.getMimeType()).toBe('image/jpeg')
+    const [a, b] = await Promise.all([sharp(normal).raw().toBuffer(), sharp(lossy.getImage()!).raw().toBuffer()])
+    expect(b.equals(a)).toBe(false)
+  })
+
   it('gives renamed textures the new extension, without collisions', async () => {
     const doc = new Document()
     const png = await testImage(32, 'png')

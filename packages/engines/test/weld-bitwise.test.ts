@@ -3,7 +3,7 @@ import { quantize, unweld, weld } from '@gltf-transform/functions'
 import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { loadPlatform } from '../src/index.ts'
-import { weldBitwise } from '../src/ops/weld-bitwise.ts'
+import { weldBitwise } from '../src/geometry/weld-bitwise.ts'
 import { expectSameGeometry } from './support/same-geometry.ts'
 
 const modes = assimp('glTF2', 'glTF-Asset-Generator', 'Mesh_PrimitiveMode')

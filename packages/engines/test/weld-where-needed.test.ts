@@ -4,7 +4,7 @@ import { quantize, unweld, weld } from '@gltf-transform/functions'
 import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { loadPlatform } from '../src/index.ts'
-import { needsWeld, weldWhereNeeded } from '../src/ops/weld-where-needed.ts'
+import { needsWeld, weldWhereNeeded } from '../src/geometry/weld-where-needed.ts'
 
 const { available, paths } = corpusFiles({
   engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),

@@ -1,4 +1,4 @@
-import type { CompletedTask, SubmitResponse, Variant } from './contract/index.ts'
+import { OPERATION_ENDPOINTS, type CompletedTask, type SubmitResponse, type Variant } from './contract/index.ts'
 import { TaskFailedError } from './errors.ts'
 import { createTransport, type RequestOptions } from './request.ts'
 import { createBatches, type BatchesResource } from './resources/batches.ts'
@@ -94,6 +94,11 @@ export function createClientWith<V extends Variant, U>(options: ClientOptions<V>
     }
   }
 
+  // One `…AndWait` per submit call of the contract's table, as the `AndWaitHelpers` type maps them.
+  const andWaitHelpers = Object.fromEntries(
+    OPERATION_ENDPOINTS.map(({ method }) => [`${method}AndWait`, andWait(operations[method] as (params: unknown, options?: RequestOptions) => Promise<SubmitResponse>)]),
+  ) as AndWaitHelpers<U>
+
   return {
     variant: options.variant,
     baseURL: options.baseURL,
@@ -102,11 +107,6 @@ export function createClientWith<V extends Variant, U>(options: ClientOptions<V>
     ...operations,
     ...tasks,
     ...createBatches(transport, resolveUpload),
-    compressAndWait: andWait(operations.compress),
-    convertAndWait: andWait(operations.convert),
-    repairAndWait: andWait(operations.repair),
-    diagnoseAndWait: andWait(operations.diagnose),
-    optimizeTexturesAndWait: andWait(operations.optimizeTextures),
-    encodeKtx2AndWait: andWait(operations.encodeKtx2),
+    ...andWaitHelpers,
   }
 }

@@ -1,5 +1,6 @@
 import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { OPERATION_ENDPOINTS } from '../src/contract/index.ts'
 import { createClient, TaskFailedError, type TaskRecord } from '../src/index.ts'
 import { API, BASE, completedTask, failedTask, KEY, mockServer, pendingTask, processingTask } from './support/fixtures.ts'
 
@@ -71,6 +72,16 @@ describe('submit calls send multipart with the file name, the fields and the key
     const seen = captureSubmit('/textures/ktx2')
     await client.encodeKtx2({ file: glb, filename: 'a.png', uastc: true, quality: 3 })
     expect(seen.fields).toEqual({ uastc: 'true', quality: '3' })
+  })
+
+  it('every endpoint of the contract table has its call and its …AndWait, posting to its path', async () => {
+    for (const endpoint of OPERATION_ENDPOINTS) {
+      const calls = client as unknown as Record<string, (params: object) => Promise<unknown>>
+      expect(typeof calls[`${endpoint.method}AndWait`], endpoint.method).toBe('function')
+      const seen = captureSubmit(endpoint.path)
+      await calls[endpoint.method]!({ file: glb, filename: 'a.glb' })
+      expect(seen.files.map((file) => file.name), endpoint.path).toEqual(['a.glb'])
+    }
   })
 
   it('uploads a web ReadableStream, keeping the given name', async () => {

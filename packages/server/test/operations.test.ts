@@ -7,6 +7,7 @@ import {
   textureKtx2FieldSpecs,
   textureOptimizeFieldSpecs,
 } from '@mos/sdk/contract'
+import { Document, NodeIO } from '@gltf-transform/core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
@@ -113,6 +114,25 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     const { record, download } = await run('/api/v1/textures/optimize', { format: 'jpeg' }, { name: 'swatch.png', bytes: png })
     expect(completedTaskSchema.parse(record).output.filename).toBe('swatch.optimized.jpg')
     expect(await sharp(download!).metadata()).toMatchObject({ format: 'jpeg', width: 128, height: 96 })
+  })
+
+  it('lossy_normal_maps (a Mos extension, default false) reaches the engine: the normal map is re-encoded lossy', async () => {
+    const doc = new Document()
+    const normal = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 128, g: 128, b: 255 } } }).png().toBuffer()
+    const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]))
+    const uv = doc.createAccessor().setType('VEC2').setArray(new Float32Array([0, 0, 1, 0, 0, 1]))
+    const material = doc.createMaterial().setNormalTexture(doc.createTexture('normal').setImage(normal).setMimeType('image/png'))
+    const mesh = doc.createMesh().addPrimitive(doc.createPrimitive().setAttribute('POSITION', position).setAttribute('TEXCOORD_0', uv).setMaterial(material))
+    doc.createScene().addChild(doc.createNode().setMesh(mesh))
+    doc.createBuffer()
+    for (const accessor of doc.getRoot().listAccessors()) accessor.setBuffer(doc.getRoot().listBuffers()[0]!)
+    const file = { name: 'normal.glb', bytes: await new NodeIO().writeBinary(doc) }
+    const normalMime = async (fields: Record<string, string>) => {
+      const { download } = await run('/api/v1/textures/optimize', fields, file)
+      return (await new NodeIO().readBinary(download!)).getRoot().listTextures()[0]!.getMimeType()
+    }
+    expect(await normalMime({ format: 'jpeg' })).toBe('image/png')
+    expect(await normalMime({ format: 'jpeg', lossy_normal_maps: 'true' })).toBe('image/jpeg')
   })
 
   for (const [spec, extra] of [

@@ -85,6 +85,7 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
     },
   ]
   for (const spec of rules.specs(variant)) {
+    const first = cases.length
     const base = fieldsFor(rules, spec)
     const rangeProfile: Profile = UNSTATED_RANGES.has(spec.name) ? 'mos' : 'core'
     const refuse = (id: string, title: string, value: string | number, text = ERROR_TEXTS.invalidField(spec.name, describeRule(spec)), profile: Profile = 'core') =>
@@ -126,6 +127,8 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
         })
       }
     }
+    // A Mos extension field is not in the published interface: another deployment need not have it.
+    if (spec.extension) for (const c of cases.slice(first)) c.profile = 'mos'
   }
   return cases
 }

@@ -1,5 +1,5 @@
 import type { Document, JSONDocument } from '@gltf-transform/core'
-import { weldBitwise } from '../ops/weld-bitwise.ts'
+import { weldBitwise } from '../geometry/weld-bitwise.ts'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'

@@ -3,39 +3,40 @@ import { EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
 import { dedup, dequantize, prune } from '@gltf-transform/functions'
-import { weldWhereNeeded } from './weld-where-needed.ts'
-import { weldBitwise } from './weld-bitwise.ts'
-import { reorderForSize, type ReorderEncoder } from './reorder-for-size.ts'
-import { dropDegenerateTriangles } from './degenerate-triangles.ts'
+import { weldWhereNeeded } from '../geometry/weld-where-needed.ts'
+import { weldBitwise } from '../geometry/weld-bitwise.ts'
+import { reorderForSize, type ReorderEncoder } from '../geometry/reorder-for-size.ts'
+import { dropDegenerateTriangles } from '../geometry/degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
-import { quantizeOnGrid } from './meshopt-grid.ts'
-import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from './octahedral-normals.ts'
+import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
+import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
 
 export const COMPRESS = 'compress'
 
+/** Compress options, in the contract's names (the engine takes what the route validated, unrenamed). */
 export interface CompressOptions {
   engine: 'draco' | 'meshopt'
   /** 0 (variant B: no compression, re-packed) to 10; higher compresses harder. */
   level?: number
-  positionBits?: number
-  normalBits?: number
-  texcoordBits?: number
-  colorBits?: number
-  genericBits?: number
-  meshoptLevel?: 'high' | 'medium' | 'low'
+  position_quantization_bits?: number
+  normal_quantization_bits?: number
+  texcoord_quantization_bits?: number
+  color_quantization_bits?: number
+  generic_quantization_bits?: number
+  meshopt_compression_level?: 'high' | 'medium' | 'low'
   /** The meshoptimizer encoder, passed in by the caller (see Platform). */
   meshoptEncoder?: unknown
 }
 
 export const COMPRESS_DEFAULTS = {
   level: 7,
-  positionBits: 14,
-  normalBits: 10,
-  texcoordBits: 12,
-  colorBits: 8,
-  genericBits: 12,
-  meshoptLevel: 'high',
+  position_quantization_bits: 14,
+  normal_quantization_bits: 10,
+  texcoord_quantization_bits: 12,
+  color_quantization_bits: 8,
+  generic_quantization_bits: 12,
+  meshopt_compression_level: 'high',
 } as const
 
 /**
@@ -79,7 +80,7 @@ export function compress(options: CompressOptions): Transform {
     if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
-    if (o.engine === 'draco' || o.meshoptLevel === 'low') await doc.transform(weldWhereNeeded())
+    if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await doc.transform(weldWhereNeeded())
     if (o.engine === 'draco') {
       // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
       const speed = dracoSpeedForLevel(o.level)
@@ -88,11 +89,11 @@ export function compress(options: CompressOptions): Transform {
         encodeSpeed: speed,
         decodeSpeed: speed,
         quantizationBits: {
-          POSITION: o.positionBits,
-          NORMAL: o.normalBits,
-          TEX_COORD: o.texcoordBits,
-          COLOR: o.colorBits,
-          GENERIC: o.genericBits,
+          POSITION: o.position_quantization_bits,
+          NORMAL: o.normal_quantization_bits,
+          TEX_COORD: o.texcoord_quantization_bits,
+          COLOR: o.color_quantization_bits,
+          GENERIC: o.generic_quantization_bits,
         },
         quantizationVolume: 'mesh',
       })
@@ -103,7 +104,7 @@ export function compress(options: CompressOptions): Transform {
     // Re-quantizing integer attributes in place corrupts them (already-quantized inputs such as
     // gltfpack output collapse to a line): go back to floats first, then quantize once.
     await doc.transform(dequantize())
-    if (o.meshoptLevel === 'low') {
+    if (o.meshopt_compression_level === 'low') {
       // Lossless: reorder for better compression, keep float attributes, encode the buffers only.
       await doc.transform(reorderForSize({ encoder }))
       doc.createExtension(MeshoptFileLayout).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
@@ -111,7 +112,7 @@ export function compress(options: CompressOptions): Transform {
     }
     // Filters pay on most files; for normals, only where the octahedral codes compress better
     // than xyz (measured), and always where animations are (their quaternion/exponential filters).
-    const filters = o.meshoptLevel === 'high' && (doc.getRoot().listAnimations().length > 0 || octahedralPays(doc, OCTAHEDRAL_BITS, encoder))
+    const filters = o.meshopt_compression_level === 'high' && (doc.getRoot().listAnimations().length > 0 || octahedralPays(doc, OCTAHEDRAL_BITS, encoder))
     // Welding after quantizing merges the vertices that became identical on the grid (gltfpack's
     // order; glTF-Transform's meshopt() welds before): chr_knight 22.4 → 16.8 KB.
     await doc.transform(

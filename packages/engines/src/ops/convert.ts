@@ -2,7 +2,7 @@ import type { Document, Property } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
 import type { Platform } from '../platform.ts'
-import { checkFiniteAttributes, unitNormals } from './unit-normals.ts'
+import { checkFiniteAttributes, unitNormals } from '../geometry/unit-normals.ts'
 
 export interface ConvertOptions {
   /** Output format: glb, gltf (written as a zip), obj, stl, ply, or any other writer the registry holds. */

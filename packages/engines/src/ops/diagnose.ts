@@ -3,7 +3,7 @@ import { primitiveTriangles } from '../geometry-stats.ts'
 import type { AnimationDiagnosis, DiagnosisIssue, DiagnosisResult, IssueSeverity, MeshDiagnosis, TextureDiagnosis } from './diagnosis-types.ts'
 import { type GltfValidation, validatorIssues } from './gltf-validation.ts'
 import { readImageHeader } from '../io/image-header.ts'
-import { countPrimitiveDefects, type PrimitiveDefects } from './mesh-defects.ts'
+import { countPrimitiveDefects, type PrimitiveDefects } from '../geometry/mesh-defects.ts'
 import { countUnusedData } from './unused-data.ts'
 
 export const DIAGNOSE = 'diagnose'

@@ -1,6 +1,6 @@
 import { PropertyType, type WriterContext } from '@gltf-transform/core'
 import { EXTMeshoptCompression } from '@gltf-transform/extensions'
-import { shortestFloat32 } from './float32.ts'
+import { shortestFloat32 } from '../geometry/float32.ts'
 
 const TRIANGLES = 4
 const REPEAT = 10497

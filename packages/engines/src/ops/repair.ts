@@ -9,8 +9,8 @@ import {
   primitiveElements,
   readElements,
   triangleCross,
-} from './mesh-defects.ts'
-import { canonicalVertices, vertexAccessors } from './vertex-rows.ts'
+} from '../geometry/mesh-defects.ts'
+import { canonicalVertices, vertexAccessors } from '../geometry/vertex-rows.ts'
 
 export const REPAIR = 'repair'
 

@@ -15,10 +15,17 @@ import {
  * Declarative rules for the form fields of every submit endpoint (section 4). The server validates
  * with `parseFields`; the conformance suite walks the same specs to generate its bad-value checks.
  */
-export type FieldSpec =
+export type FieldSpec = (
   | { name: string; kind: 'integer'; required?: boolean; min: number; max: number; default?: number; onlyWith?: FieldCondition }
   | { name: string; kind: 'enum'; required?: boolean; values: readonly string[]; default?: string; unsupportedFormatError?: boolean; onlyWith?: FieldCondition }
   | { name: string; kind: 'boolean'; required?: boolean; default?: boolean }
+) & {
+  /**
+   * A Mos extension, not in the published interface: optional, its default is the interface's
+   * behaviour, and conformance checks it in the mos profile only (another deployment need not have it).
+   */
+  extension?: boolean
+}
 
 /** A field that only applies when another field has one value (e.g. Draco-only bits). */
 export interface FieldCondition {
@@ -61,6 +68,8 @@ export function textureOptimizeFieldSpecs(format?: string): FieldSpec[] {
   return [
     { name: 'format', kind: 'enum', required: true, values: TEXTURE_FORMATS, unsupportedFormatError: true },
     { name: 'quality', kind: 'integer', min: 1, max: png ? 9 : 100, default: png ? 6 : 82 },
+    // Normal maps stay lossless by default (JPEG/WebP artefacts show as lighting noise); true trades that for size.
+    { name: 'lossy_normal_maps', kind: 'boolean', default: false, extension: true },
   ]
 }
 
@@ -171,6 +180,8 @@ export interface ConvertOptions {
 export interface TextureOptimizeOptions {
   format: TextureFormat
   quality: number
+  /** Mos extension: normal maps re-encoded lossy like the other textures (default false: kept lossless). */
+  lossy_normal_maps: boolean
 }
 
 export interface TextureKtx2Options {

@@ -9,6 +9,9 @@ export * from './errors.ts'
 // Request fields: specs, validation, option types
 export * from './fields.ts'
 
+// Submit endpoints: the table the server's routes and the SDK's calls are built from
+export * from './operations.ts'
+
 // Response documents: schemas and types
 export * from './documents.ts'
 export * from './variant-documents.ts'

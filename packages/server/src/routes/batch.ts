@@ -15,7 +15,7 @@ import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
 import { readUploadStream } from '../uploads/read-upload.ts'
-import { compressJobOptions, submitRoutes } from './operations.ts'
+import { submitRoutes } from './operations.ts'
 import { assertFormat, extensionOf } from './submit.ts'
 
 /**
@@ -59,7 +59,8 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     await admitFiles(ctx.licensing, placed.length)
     // The batch record first: a sub-task may finish before the last one is queued.
     await ctx.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
-    const options = compressJobOptions(parsed.value)
+    // The engine takes the contract's names as validated.
+    const options = parsed.value
     for (const task of placed) {
       await ctx.tasks.submit({
         taskId: task.task_id,

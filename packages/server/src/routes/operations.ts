@@ -1,92 +1,45 @@
-import { readableFormats } from '@mos/engines'
-import {
-  IMAGE_EXTENSIONS,
-  OUTPUT_FORMATS,
-  parseCompressFields,
-  parseConvertFields,
-  parseTextureKtx2Fields,
-  parseTextureOptimizeFields,
-  type CompressOptions,
-  type ParseResult,
-  type TaskType,
-  type Variant,
-} from '@mos/sdk/contract'
+import { findOperation, operationFormats } from '@mos/engines'
+import { IMPLEMENTED_TASK_TYPES, OPERATION_ENDPOINTS, implementedEndpoints, type ParseResult, type TaskType, type Variant } from '@mos/sdk/contract'
 import type { ServiceContext } from '../context.ts'
 import type { SubmitRoute } from './submit.ts'
 
-/** Engine option names for a validated compress request (contract names → engine names). */
-export function compressJobOptions(o: CompressOptions): Record<string, unknown> {
-  return {
-    engine: o.engine,
-    level: o.level,
-    positionBits: o.position_quantization_bits,
-    normalBits: o.normal_quantization_bits,
-    texcoordBits: o.texcoord_quantization_bits,
-    colorBits: o.color_quantization_bits,
-    genericBits: o.generic_quantization_bits,
-    meshoptLevel: o.meshopt_compression_level,
-  }
+/**
+ * Texture jobs carry the tier's per-image limit (bytes; negative = unlimited): added to the jobs of
+ * every operation whose engine options take it, so a new texture operation gets it by declaring it.
+ */
+function withTextureLimit(type: TaskType, parsed: ParseResult<object>, ctx: ServiceContext): ParseResult<object> {
+  return parsed.ok && acceptsOption(type, 'maxTextureBytes') ? { ok: true, value: { ...parsed.value, maxTextureBytes: ctx.limits().maxTextureBytes } } : parsed
 }
 
-/** Model inputs: every format the engines read (zip bundles included once the format layer has them). */
-const modelFormats = () => readableFormats()
-
-/** Texture operations also take standalone images. */
-const modelOrImageFormats = () => [...readableFormats(), ...IMAGE_EXTENSIONS]
-
-/** Fields with no rules: the operation takes only the file. */
-const noFields = (): ParseResult<object> => ({ ok: true, value: {} })
-
-/** Texture jobs carry the tier's per-image limit (bytes; negative = unlimited). */
-function withTextureLimit(parsed: ParseResult<object>, ctx: ServiceContext): ParseResult<object> {
-  return parsed.ok ? { ok: true, value: { ...parsed.value, maxTextureBytes: ctx.limits().maxTextureBytes } } : parsed
+/** Whether an engine operation's option schema has a key (its zod object's shape). */
+function acceptsOption(type: TaskType, key: string): boolean {
+  const schema = findOperation(type)?.options as { shape?: Record<string, unknown> } | undefined
+  return schema?.shape !== undefined && key in schema.shape
 }
 
-/** The submit endpoints this deployment serves, per variant. */
+/**
+ * The submit endpoints this deployment serves, per variant: the contract's table
+ * (`OPERATION_ENDPOINTS`: path, field rules) with the engines' registry for the input formats.
+ * The validated fields go to the engine as they are, in the contract's names.
+ */
 export function submitRoutes(variant: Variant): SubmitRoute[] {
-  return [
-    {
-      type: 'compress',
-      path: '/compress',
-      formats: modelFormats,
-      parseFields: (raw) => {
-        const parsed = parseCompressFields(variant, raw)
-        return parsed.ok ? { ok: true, value: compressJobOptions(parsed.value) } : parsed
-      },
-    },
-    {
-      type: 'convert',
-      path: '/convert',
-      formats: modelFormats,
-      // B's capabilities list no fbx/dae output, so B refuses those targets as unsupported formats.
-      parseFields: (raw) => parseConvertFields(OUTPUT_FORMATS[variant], raw),
-    },
-    { type: 'repair', path: '/repair', formats: modelFormats, parseFields: noFields },
-    {
-      type: 'texture_optimize',
-      path: '/textures/optimize',
-      formats: modelOrImageFormats,
-      parseFields: (raw, ctx) => withTextureLimit(parseTextureOptimizeFields(raw), ctx),
-    },
-    ...(variant === 'A'
-      ? ([
-          { type: 'diagnose', path: '/diagnose', formats: modelFormats, parseFields: noFields },
-          {
-            type: 'texture_ktx2',
-            path: '/textures/ktx2',
-            formats: modelOrImageFormats,
-            parseFields: (raw, ctx) => withTextureLimit(parseTextureKtx2Fields(raw), ctx),
-          },
-        ] satisfies SubmitRoute[])
-      : []),
-  ]
+  return implementedEndpoints(variant).map((endpoint) => ({
+    type: endpoint.type,
+    path: endpoint.path,
+    formats: () => operationFormats(endpoint.type),
+    parseFields: (raw, ctx) => withTextureLimit(endpoint.type, endpoint.parseFields(variant, raw), ctx),
+  }))
 }
 
 /** Operations a variant reserves: their endpoints answer 501 (section 4.6, 4.8). */
 export const RESERVED_ROUTES: Record<Variant, { path: string; what: TaskType }[]> = {
-  A: [],
-  B: [
-    { path: '/diagnose', what: 'diagnose' },
-    { path: '/textures/ktx2', what: 'texture_ktx2' },
-  ],
+  A: reservedRoutes('A'),
+  B: reservedRoutes('B'),
+}
+
+function reservedRoutes(variant: Variant): { path: string; what: TaskType }[] {
+  return OPERATION_ENDPOINTS.filter((endpoint) => !IMPLEMENTED_TASK_TYPES[variant].includes(endpoint.type)).map((endpoint) => ({
+    path: endpoint.path,
+    what: endpoint.type,
+  }))
 }

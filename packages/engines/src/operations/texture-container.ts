@@ -1,0 +1,35 @@
+import type { Transform } from '@gltf-transform/core'
+import { writableFormats, writeModel } from '../io/index.ts'
+import { summarizeTextures, type TextureReport } from '../ops/texture-report.ts'
+import type { OperationContext, OperationInput, OperationOutput } from './operation.ts'
+
+/**
+ * Texture jobs answer in the input's own container: its format where that can be written (gltf →
+ * zip), a zip bundle (OBJ and its textures, say) as a glTF zip so the new images travel with it,
+ * and anything else as GLB.
+ */
+export function sameContainer(format: string): string {
+  const writable = writableFormats()
+  if (writable.includes(format)) return format
+  if (format === 'zip' && writable.includes('gltf')) return 'gltf'
+  return 'glb'
+}
+
+/**
+ * The model half of a texture operation: reads the model, runs the texture transform (which fills
+ * the report it is given), and writes the model back in its own container with the report summarized.
+ */
+export async function retextureModel(
+  context: OperationContext,
+  input: OperationInput,
+  progressAfterRead: number,
+  transform: (report: TextureReport[]) => Transform,
+): Promise<OperationOutput> {
+  const doc = await context.readModel(input.bytes)
+  context.report(progressAfterRead)
+  const textures: TextureReport[] = []
+  await doc.transform(transform(textures))
+  context.report(85)
+  const written = await writeModel(context.platform, doc, sameContainer(input.format))
+  return { ...written, details: summarizeTextures(textures) }
+}

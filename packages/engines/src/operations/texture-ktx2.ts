@@ -1,0 +1,24 @@
+import { z } from 'zod'
+import { isImageExtension } from '../io/image.ts'
+import { encodeImageKtx2, TEXTURE_KTX2_DEFAULTS, textureKtx2 } from '../ops/texture-ktx2.ts'
+import { TEXTURE_LIMITS, defineOperation } from './operation.ts'
+import { retextureModel } from './texture-container.ts'
+
+/** texture_ktx2: every texture of a model (or a standalone image) encoded to KTX2 with Basis Universal (contract 4.8). */
+export const textureKtx2Operation = defineOperation({
+  name: 'texture_ktx2',
+  options: z.object({
+    uastc: z.boolean().optional(),
+    quality: z.number().int().min(0).max(255).optional(),
+    normalMapsUastc: z.boolean().optional(),
+    ...TEXTURE_LIMITS,
+  }),
+  defaults: { uastc: TEXTURE_KTX2_DEFAULTS.uastc, normalMapsUastc: TEXTURE_KTX2_DEFAULTS.normalMapsUastc },
+  inputs: 'models-and-images',
+  async run(context, input, parsed) {
+    const options = { ...parsed, encoder: context.sharp, basis: await context.loadBasis() }
+    context.report(5)
+    if (isImageExtension(input.format)) return encodeImageKtx2(input.bytes, options)
+    return retextureModel(context, input, 15, (report) => textureKtx2({ ...options, report, onProgress: (f) => context.report(15 + 70 * f) }))
+  },
+})

@@ -1,0 +1,67 @@
+import { OPERATION_NAMES, findOperation, operationFormats } from '@mos/engines'
+import { IMPLEMENTED_TASK_TYPES, OPERATION_ENDPOINTS, TASK_TYPES, VARIANTS } from '@mos/sdk/contract'
+import { describe, expect, it } from 'vitest'
+import type { ServiceContext } from '../src/context.ts'
+import { RESERVED_ROUTES, submitRoutes } from '../src/routes/operations.ts'
+
+/** Raw form fields that make each endpoint's parse succeed with every default filled. */
+const MINIMAL_FIELDS: Record<string, Record<string, string>[]> = {
+  compress: [{ engine: 'draco' }, { engine: 'meshopt' }, { engine: 'draco', level: '10', position_quantization_bits: '12' }],
+  convert: [{ target_format: 'obj' }],
+  repair: [{}],
+  diagnose: [{}],
+  texture_optimize: [{ format: 'webp' }, { format: 'png', quality: '9' }, { format: 'jpeg', lossy_normal_maps: 'true' }],
+  texture_ktx2: [{}, { uastc: 'true' }],
+}
+
+// Only what the routes read of the context: the tier's texture limit.
+const ctx = { limits: () => ({ maxTextureBytes: 5_000_000 }) } as unknown as ServiceContext
+
+describe('the contract table and the engines registry', () => {
+  it('every contract endpoint has an engine operation and every engine operation an endpoint', () => {
+    expect(OPERATION_ENDPOINTS.map((endpoint) => endpoint.type)).toEqual([...TASK_TYPES])
+    expect([...OPERATION_NAMES].sort()).toEqual([...TASK_TYPES].sort())
+    for (const endpoint of OPERATION_ENDPOINTS) expect(findOperation(endpoint.type), endpoint.type).toBeDefined()
+  })
+
+  it('what a route validates, in the contract names, is what the engine parses', () => {
+    for (const variant of VARIANTS) {
+      for (const route of submitRoutes(variant)) {
+        const operation = findOperation(route.type)!
+        const shape = Object.keys((operation.options as unknown as { shape: Record<string, unknown> }).shape)
+        for (const raw of MINIMAL_FIELDS[route.type]!) {
+          const parsed = route.parseFields(raw, ctx)
+          if (!parsed.ok) throw new Error(`${variant} ${route.type}: ${parsed.error}`)
+          // Every validated field is an engine option (none is dropped on the way), and it parses.
+          for (const key of Object.keys(parsed.value)) expect(shape, `${variant} ${route.type} ${key}`).toContain(key)
+          const engine = operation.options.safeParse(parsed.value)
+          expect(engine.success, `${variant} ${route.type} ${JSON.stringify(parsed.value)}`).toBe(true)
+        }
+      }
+    }
+  })
+
+  it('routes are served or reserved per variant, with the engines formats', () => {
+    for (const variant of VARIANTS) {
+      const served = submitRoutes(variant).map((route) => route.type)
+      expect(served).toEqual(TASK_TYPES.filter((type) => IMPLEMENTED_TASK_TYPES[variant].includes(type)))
+      const reserved = RESERVED_ROUTES[variant].map((route) => route.what)
+      expect([...served, ...reserved].sort()).toEqual([...TASK_TYPES].sort())
+    }
+    expect(RESERVED_ROUTES.B.map((route) => route.path)).toEqual(['/diagnose', '/textures/ktx2'])
+    const routes = submitRoutes('A')
+    for (const route of routes) expect(route.formats()).toEqual(operationFormats(route.type))
+    expect(routes.find((route) => route.type === 'texture_optimize')!.formats()).toContain('jpg')
+  })
+
+  it('texture jobs carry the tier texture limit, other jobs do not', () => {
+    const routes = submitRoutes('A')
+    const value = (type: string, raw: Record<string, string>) => {
+      const parsed = routes.find((route) => route.type === type)!.parseFields(raw, ctx)
+      return parsed.ok ? parsed.value : parsed.error
+    }
+    expect(value('texture_optimize', { format: 'webp' })).toEqual({ format: 'webp', quality: 82, lossy_normal_maps: false, maxTextureBytes: 5_000_000 })
+    expect(value('texture_ktx2', {})).toEqual({ uastc: false, quality: 128, maxTextureBytes: 5_000_000 })
+    expect(value('compress', { engine: 'meshopt' })).toEqual({ engine: 'meshopt', level: 7, meshopt_compression_level: 'high' })
+  })
+})
