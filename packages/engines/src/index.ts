@@ -30,7 +30,7 @@ export type { ReadOptions } from './io/limits.ts'
 export type { FormatCodec, WrittenModel } from './io/index.ts'
 
 // Operations
-export { compress, COMPRESS, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
+export { compress, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
 export type { CompressOptions } from './ops/compress.ts'
 export { textureOptimize, optimizeImage, TEXTURE_OPTIMIZE, TEXTURE_OPTIMIZE_DEFAULTS } from './ops/texture-optimize.ts'
 export type { TextureOptimizeOptions, SharpEncoder } from './ops/texture-optimize.ts'
@@ -55,7 +55,7 @@ export { ModelInputError, failureMessage } from './errors.ts'
 export { countSceneTriangles, countMeshTriangles, documentBounds, primitiveTriangles } from './geometry-stats.ts'
 
 // Repair and diagnose
-export { repair, repairDocument, REPAIR, REPAIR_DEFAULTS } from './ops/repair.ts'
+export { repair, repairDocument, REPAIR_DEFAULTS } from './ops/repair.ts'
 export type { RepairOptions, RepairReport } from './ops/repair.ts'
 export { diagnose, DIAGNOSE, DIAGNOSE_DEFAULTS, ISSUE_SEVERITIES, GEOMETRY_SAVINGS } from './ops/diagnose.ts'
 export type { DiagnoseOptions, IssueType } from './ops/diagnose.ts'

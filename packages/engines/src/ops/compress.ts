@@ -2,7 +2,7 @@ import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions'
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
-import { dedup, dequantize, prune } from '@gltf-transform/functions'
+import { assignDefaults, dedup, dequantize, prune } from '@gltf-transform/functions'
 import { weldWhereNeeded } from './weld-where-needed.ts'
 import { weldBitwise } from './weld-bitwise.ts'
 import { reorderForSize, type ReorderEncoder } from './reorder-for-size.ts'
@@ -11,8 +11,6 @@ import { dropWhiteVertexColors } from './white-colors.ts'
 import { quantizeOnGrid } from './meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from './octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
-
-export const COMPRESS = 'compress'
 
 export interface CompressOptions {
   engine: 'draco' | 'meshopt'
@@ -28,7 +26,7 @@ export interface CompressOptions {
   meshoptEncoder?: unknown
 }
 
-export const COMPRESS_DEFAULTS = {
+export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder'>> = {
   level: 7,
   positionBits: 14,
   normalBits: 10,
@@ -36,7 +34,7 @@ export const COMPRESS_DEFAULTS = {
   colorBits: 8,
   genericBits: 12,
   meshoptLevel: 'high',
-} as const
+}
 
 /**
  * Draco's encoder speed is its effort knob (0 slowest … 10 fastest), but not a monotonic one:
@@ -68,7 +66,7 @@ export function meshoptPositionBitsForLevel(level: number): number {
  * ```
  */
 export function compress(options: CompressOptions): Transform {
-  const o = { ...COMPRESS_DEFAULTS, ...withoutUndefined(options) }
+  const o = assignDefaults(COMPRESS_DEFAULTS, options)
   return async function compressTransform(doc: Document): Promise<void> {
     assertEncodableGeometry(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
@@ -131,8 +129,4 @@ export function compress(options: CompressOptions): Transform {
       .setRequired(true)
       .setEncoderOptions({ method: filters ? EXTMeshoptCompression.EncoderMethod.FILTER : EXTMeshoptCompression.EncoderMethod.QUANTIZE })
   }
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

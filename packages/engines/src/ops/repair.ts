@@ -13,8 +13,6 @@ import {
 } from './mesh-defects.ts'
 import { canonicalVertices, vertexAccessors } from './vertex-rows.ts'
 
-export const REPAIR = 'repair'
-
 /** What repair fixed, by defect; the names are those of the task record's `repairs` field (docs/repair.md). */
 export interface RepairReport {
   duplicate_vertices_merged: number

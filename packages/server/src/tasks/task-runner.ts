@@ -77,20 +77,6 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     options.onSettled?.(task)
   }
 
-  /** The engine job of a task, reading its input from the local path where the store has one. */
-  async function engineJob(task: TaskState, outputKey: string): Promise<EngineJob> {
-    const inputKey = task.job.inputKey
-    const localOutput = files.localPath?.(outputKey)
-    return {
-      name: task.type as JobName,
-      input: files.localPath ? { path: files.localPath(inputKey) } : { bytes: await files.readBytes(inputKey) },
-      format: task.job.format,
-      filename: task.input_filename,
-      options: { ...task.job.options, ...(options.maxAllocationBytes ? { maxAllocationBytes: options.maxAllocationBytes } : {}) },
-      ...(localOutput ? { outputPath: localOutput } : {}),
-    }
-  }
-
   /**
    * Runs the job and stores its result file: how the run ended, or undefined when there is nothing
    * to record (the task was handed back, or finished elsewhere meanwhile).
@@ -99,7 +85,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const outputKey = taskFileKey(task.task_id, 'output')
     try {
       const budgetMs = options.workBudget ? workBudgetMs(task.input_size_bytes, options.workBudget) : undefined
-      const result = await pool.run(await engineJob(task, outputKey), {
+      const result = await pool.run(await engineJob(task, files, outputKey, options.maxAllocationBytes), {
         onProgress: progress.report,
         signal: runSignal.signal,
         onLog: (entry) => options.log?.engine(task, entry),
@@ -110,7 +96,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       if (stopping || runSignal.handedBack()) return undefined
       await writer.settled()
       // Another worker may have finished this task while we ran (at-least-once): never record twice.
-      if (await finishedElsewhere(task.task_id)) return undefined
+      if (await finishedElsewhere(tasks, task.task_id)) return undefined
       if (runSignal.timedOut()) return { kind: 'timed-out', timeoutMs: options.timeoutMs ?? 0 }
       // A result the thread had half written (disk full) would hold the space the record needs.
       if (!result.ok) await files.remove(outputKey).catch(() => undefined)
@@ -151,15 +137,29 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     await finish(writer, task, performance.now() - runStart)
   }
 
-  async function finishedElsewhere(taskId: string): Promise<boolean> {
-    const latest = await tasks.get(taskId)
-    return !latest || TERMINAL_TASK_STATUSES.includes(latest.status)
-  }
-
   return {
     run,
     stop() {
       stopping = true
     },
   }
+}
+
+/** The engine job of a task, reading its input from the local path where the store has one. */
+async function engineJob(task: TaskState, files: FileStore, outputKey: string, maxAllocationBytes?: number): Promise<EngineJob> {
+  const inputKey = task.job.inputKey
+  const localOutput = files.localPath?.(outputKey)
+  return {
+    name: task.type as JobName,
+    input: files.localPath ? { path: files.localPath(inputKey) } : { bytes: await files.readBytes(inputKey) },
+    format: task.job.format,
+    filename: task.input_filename,
+    options: { ...task.job.options, ...(maxAllocationBytes ? { maxAllocationBytes } : {}) },
+    ...(localOutput ? { outputPath: localOutput } : {}),
+  }
+}
+
+async function finishedElsewhere(tasks: TaskStore, taskId: string): Promise<boolean> {
+  const latest = await tasks.get(taskId)
+  return !latest || TERMINAL_TASK_STATUSES.includes(latest.status)
 }
