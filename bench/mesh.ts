@@ -2,7 +2,7 @@ import { Document, NodeIO } from '@gltf-transform/core'
 import sharp from 'sharp'
 
 /** Deterministic PRNG (mulberry32), so generated inputs are the same on every machine. */
-export function seeded(seed: number): () => number {
+function seeded(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

@@ -14,55 +14,49 @@ export type { EngineJob, EngineLogEntry, JobInput, JobName, JobResult, JobSucces
 
 // Formats
 export { readableFormats, writableFormats, readModel, writeModel, FORMAT_CODECS } from './io/index.ts'
-export { isGlb } from './io/gltf.ts'
 export { readFbx } from './io/fbx.ts'
 export { readDae } from './io/dae.ts'
-export { writeFbx } from './io/fbx-writer.ts'
-export { writeDae } from './io/dae-writer.ts'
 export type { AssimpReadOptions } from './io/assimp-read.ts'
 export { ASSIMP_INPUT_LIMITS } from './io/assimp-input-limits.ts'
 export type { AssimpInputLimits } from './io/assimp-input-limits.ts'
 export { assimpHeapBytes, ASSIMP_HEAP_KEEP_BYTES } from './io/assimp-module.ts'
-export { isImageExtension, isRasterFormat, IMAGE_EXTENSION_FORMATS } from './io/image.ts'
 export type { ImageFormat, RasterHeader } from './io/image.ts'
 export { DEFAULT_MAX_ALLOCATION_BYTES, READ_DEFAULTS } from './io/limits.ts'
 export type { ReadOptions } from './io/limits.ts'
 export type { FormatCodec, WrittenModel } from './io/index.ts'
 
 // Operations
-export { compress, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel } from './ops/compress.ts'
+export { compress, COMPRESS_DEFAULTS } from './ops/compress.ts'
 export type { CompressOptions } from './ops/compress.ts'
-export { textureOptimize, optimizeImage, TEXTURE_OPTIMIZE, TEXTURE_OPTIMIZE_DEFAULTS } from './ops/texture-optimize.ts'
+export { textureOptimize, optimizeImage, TEXTURE_OPTIMIZE_DEFAULTS } from './ops/texture-optimize.ts'
 export type { TextureOptimizeOptions, SharpEncoder } from './ops/texture-optimize.ts'
-export { textureKtx2, encodeImageKtx2, TEXTURE_KTX2, TEXTURE_KTX2_DEFAULTS } from './ops/texture-ktx2.ts'
+export { textureKtx2, encodeImageKtx2, TEXTURE_KTX2_DEFAULTS } from './ops/texture-ktx2.ts'
 export type { TextureKtx2Options } from './ops/texture-ktx2.ts'
 export { checkTextureLimits, TEXTURE_LIMITS_DEFAULTS } from './ops/texture-limits.ts'
 export type { TextureLimits } from './ops/texture-limits.ts'
 export type { TextureReport } from './ops/texture-report.ts'
-export { convertDocument, parseConvertOptions } from './ops/convert.ts'
+export { convertDocument } from './ops/convert.ts'
 export type { ConvertOptions } from './ops/convert.ts'
 
 // Platform: codecs loaded once per thread
-export { loadPlatform, describeEngines, installedVersion } from './platform.ts'
+export { loadPlatform, describeEngines } from './platform.ts'
 export type { Platform } from './platform.ts'
-export { loadBasisEncoder, encodeBasisKtx2, basisEncoderVersion, BASIS_MAX_SOURCE_PIXELS } from './basis-encoder.ts'
-export type { BasisModule, BasisEncodeOptions } from './basis-encoder.ts'
+export type { BasisModule } from './basis-encoder.ts'
 
 // Errors
 export { ModelInputError, failureMessage } from './errors.ts'
 
 // Geometry statistics
-export { countSceneTriangles, countMeshTriangles, documentBounds, primitiveTriangles } from './geometry-stats.ts'
+export { countSceneTriangles, countMeshTriangles, documentBounds } from './geometry-stats.ts'
 
 // Repair and diagnose
 export { repair, repairDocument, REPAIR_DEFAULTS } from './ops/repair.ts'
 export type { RepairOptions, RepairReport } from './ops/repair.ts'
-export { diagnose, DIAGNOSE, DIAGNOSE_DEFAULTS, ISSUE_SEVERITIES, GEOMETRY_SAVINGS } from './ops/diagnose.ts'
+export { diagnose, DIAGNOSE_DEFAULTS } from './ops/diagnose.ts'
 export type { DiagnoseOptions, IssueType } from './ops/diagnose.ts'
-export { diagnoseBytes, VALIDATOR_MAX_ISSUES } from './ops/diagnose-file.ts'
+export { diagnoseBytes } from './ops/diagnose-file.ts'
 export type { DiagnosisResult, MeshDiagnosis, TextureDiagnosis, AnimationDiagnosis, DiagnosisIssue, IssueSeverity } from './ops/diagnosis-types.ts'
 export { loadGltfValidator, validateGltf } from './ops/gltf-validation.ts'
 export type { GltfValidator, GltfValidation } from './ops/gltf-validation.ts'
 export { readImageHeader } from './io/image-header.ts'
 export type { ImageHeader } from './io/image-header.ts'
-export { formatVersion } from './ops/format-version.ts'

@@ -104,7 +104,7 @@ function countElements(doc: Document): number {
 }
 
 /** Property types counted as unused data (the lists diagnose checks, see unused-data.ts). */
-export const UNUSED_DATA_TYPES: ReadonlySet<string> = new Set([
+const UNUSED_DATA_TYPES: ReadonlySet<string> = new Set([
   PropertyType.MESH,
   PropertyType.MATERIAL,
   PropertyType.TEXTURE,

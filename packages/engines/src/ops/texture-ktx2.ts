@@ -9,8 +9,6 @@ import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLi
 import { syncWebpExtension, type SharpEncoder } from './texture-optimize.ts'
 import { renameUri, type TextureReport } from './texture-report.ts'
 
-export const TEXTURE_KTX2 = 'textureKtx2'
-
 export interface TextureKtx2Options extends TextureLimits {
   /** sharp, to decode the source images; passed in by the caller. */
   encoder: SharpEncoder

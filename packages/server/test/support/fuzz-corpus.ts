@@ -45,7 +45,7 @@ function loadSeed(seed: string): { path: string; name: string; bytes: Uint8Array
 }
 
 /** A zip of the files, stored (not deflated), so that mutations land in the files' own bytes. */
-export function storedZip(files: Record<string, Uint8Array>): Uint8Array {
+function storedZip(files: Record<string, Uint8Array>): Uint8Array {
   const local: Buffer[] = []
   const central: Buffer[] = []
   let offset = 0
@@ -113,7 +113,7 @@ export interface FuzzCase {
 }
 
 /** mulberry32: a small, fast, seedable PRNG (the corpus must be the same on every machine). */
-export function createRandom(seed: number): () => number {
+function createRandom(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
