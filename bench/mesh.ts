@@ -1,17 +1,6 @@
 import { Document, NodeIO } from '@gltf-transform/core'
 import sharp from 'sharp'
-
-/** Deterministic PRNG (mulberry32), so generated inputs are the same on every machine. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { createRandom as seeded } from '../test/support/random.ts'
 
 /**
  * A rippled height-field of `2·n²` triangles with positions, normals and UVs (n = 708 → ~1M triangles)

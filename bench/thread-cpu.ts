@@ -20,7 +20,7 @@ export interface CpuBudget {
 }
 
 /** Nanoseconds each thread of a process has spent on a CPU so far (Linux: /proc/<pid>/task/<tid>/schedstat). */
-export function threadCpuNs(pid: number): Map<number, number> {
+function threadCpuNs(pid: number): Map<number, number> {
   const times = new Map<number, number>()
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {

@@ -47,7 +47,7 @@ export async function assimpInfo(file: string, options: { raw?: boolean } = {}):
 }
 
 /** Parses `assimp info` output: the Meshes table and the node hierarchy's mesh references. */
-export function parseAssimpInfo(stdout: string): AssimpCounts {
+function parseAssimpInfo(stdout: string): AssimpCounts {
   const meshes: { faces: number; types: string }[] = []
   const lines = stdout.split('\n')
   let section = ''

@@ -50,79 +50,46 @@ function positiveInt(name: string, value: string | undefined): number | undefine
   return n
 }
 
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  variant: { type: 'string' },
+  profile: { type: 'string', multiple: true },
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+  report: { type: 'string', multiple: true },
+  certify: { type: 'boolean' },
+  list: { type: 'boolean' },
+  'rate-limit': { type: 'string' },
+  'max-file-size-mb': { type: 'string' },
+  'max-batch-count': { type: 'string' },
+  concurrency: { type: 'string' },
+  'task-timeout': { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+type Values = ReturnType<typeof parseArgs<{ args: string[]; strict: true; allowPositionals: false; options: typeof OPTIONS }>>['values']
+type Selection = Parameters<typeof selectChecks>[0]
+
 /** Runs the CLI with `argv` (without node and script); returns the exit status. */
 export async function main(argv: string[], output: Output = CONSOLE, env: Record<string, string | undefined> = process.env): Promise<number> {
   try {
-    const { values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        variant: { type: 'string' },
-        profile: { type: 'string', multiple: true },
-        include: { type: 'string', multiple: true },
-        exclude: { type: 'string', multiple: true },
-        report: { type: 'string', multiple: true },
-        certify: { type: 'boolean' },
-        list: { type: 'boolean' },
-        'rate-limit': { type: 'string' },
-        'max-file-size-mb': { type: 'string' },
-        'max-batch-count': { type: 'string' },
-        concurrency: { type: 'string' },
-        'task-timeout': { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
+    const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: OPTIONS })
     if (values.help) {
       output.out(USAGE)
       return EXIT.ok
     }
-    const variant = values.variant?.toUpperCase()
-    if (!variant || !VARIANTS.includes(variant as Variant)) throw new UsageError(`--variant must be A or B${values.variant ? `, got "${values.variant}"` : ''}`)
-    const profileNames = list(values.profile)
-    const profiles = (profileNames.length === 0 ? ['core'] : profileNames.includes('all') ? [...PROFILES] : profileNames) as Profile[]
-    for (const profile of profiles) if (!PROFILES.includes(profile)) throw new UsageError(`unknown profile "${profile}" (core, mos, all)`)
-    const selection = { variant: variant as Variant, profiles, include: list(values.include), exclude: list(values.exclude) }
-
-    if (selectChecks(selection).length === 0) throw new UsageError(`no check matches --include ${selection.include.join(',') || '(all)'} for variant ${variant} and profiles ${profiles.join(',')}`)
-
+    const selection = selectionOf(values)
     if (values.list) {
       for (const check of selectChecks(selection)) output.out(`${check.id}  [${check.profile}] ${check.title}`)
       return EXIT.ok
     }
-
-    const reports: { junit?: string; json?: string } = {}
-    for (const item of list(values.report)) {
-      const [kind, file] = item.split('=', 2)
-      if ((kind !== 'junit' && kind !== 'json') || !file) throw new UsageError(`--report takes junit=FILE and/or json=FILE, got "${item}"`)
-      reports[kind] = file
-    }
-    const baseUrl = values['base-url'] ?? env.MOS_BASE_URL
-    const apiKey = values['api-key'] ?? env.MOS_API_KEY
-    if (!baseUrl) throw new UsageError('--base-url (or MOS_BASE_URL) is required')
-    if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
-    if (!apiKey) throw new UsageError('--api-key (or MOS_API_KEY) is required')
-    const settings: Settings = {}
-    const rateLimit = positiveInt('rate-limit', values['rate-limit'])
-    const maxFileSizeMb = positiveInt('max-file-size-mb', values['max-file-size-mb'])
-    const maxBatchCount = positiveInt('max-batch-count', values['max-batch-count'])
-    if (rateLimit) settings.rateLimit = rateLimit
-    if (maxFileSizeMb) settings.maxFileSizeMb = maxFileSizeMb
-    if (maxBatchCount) settings.maxBatchCount = maxBatchCount
-    const concurrency = positiveInt('concurrency', values.concurrency)
-    const taskTimeout = positiveInt('task-timeout', values['task-timeout'])
-
+    const reports = reportFiles(values)
     const report = await runSuite({
       ...selection,
-      baseUrl,
-      apiKey,
-      settings,
+      ...deploymentOf(values, env),
       certify: values.certify ?? false,
-      ...(concurrency ? { concurrency } : {}),
-      ...(taskTimeout ? { taskTimeoutMs: taskTimeout * 1000 } : {}),
       onResult: (result) => {
         if (!values.quiet || result.outcome === 'fail') output.out(formatResult(result))
       },
@@ -132,15 +99,64 @@ export async function main(argv: string[], output: Output = CONSOLE, env: Record
     if (reports.json) await writeFile(reports.json, toJsonReport(report))
     return report.summary.fail > 0 ? EXIT.failures : EXIT.ok
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-      output.err(`mos-conformance: ${error.message}\n\n${USAGE}`)
-      return EXIT.harness
-    }
-    if (error instanceof HarnessError) {
-      output.err(`mos-conformance: ${error.message}`)
-      return EXIT.harness
-    }
-    output.err(`mos-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    output.err(`mos-conformance: ${errorText(error)}`)
     return EXIT.harness
   }
+}
+
+/** The checks to run: variant, profiles and patterns, refused when they select nothing. */
+function selectionOf(values: Values): Selection {
+  const variant = values.variant?.toUpperCase()
+  if (!variant || !VARIANTS.includes(variant as Variant)) throw new UsageError(`--variant must be A or B${values.variant ? `, got "${values.variant}"` : ''}`)
+  const profileNames = list(values.profile)
+  const profiles = (profileNames.length === 0 ? ['core'] : profileNames.includes('all') ? [...PROFILES] : profileNames) as Profile[]
+  for (const profile of profiles) if (!PROFILES.includes(profile)) throw new UsageError(`unknown profile "${profile}" (core, mos, all)`)
+  const selection = { variant: variant as Variant, profiles, include: list(values.include), exclude: list(values.exclude) }
+  if (selectChecks(selection).length === 0) throw new UsageError(`no check matches --include ${selection.include.join(',') || '(all)'} for variant ${variant} and profiles ${profiles.join(',')}`)
+  return selection
+}
+
+/** The files of `--report junit=FILE,json=FILE`. */
+function reportFiles(values: Values): { junit?: string; json?: string } {
+  const reports: { junit?: string; json?: string } = {}
+  for (const item of list(values.report)) {
+    const [kind, file] = item.split('=', 2)
+    if ((kind !== 'junit' && kind !== 'json') || !file) throw new UsageError(`--report takes junit=FILE and/or json=FILE, got "${item}"`)
+    reports[kind] = file
+  }
+  return reports
+}
+
+/** Where the deployment is, its key, the settings it declares and how hard to drive it. */
+function deploymentOf(values: Values, env: Record<string, string | undefined>) {
+  const baseUrl = values['base-url'] ?? env.MOS_BASE_URL
+  const apiKey = values['api-key'] ?? env.MOS_API_KEY
+  if (!baseUrl) throw new UsageError('--base-url (or MOS_BASE_URL) is required')
+  if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  if (!apiKey) throw new UsageError('--api-key (or MOS_API_KEY) is required')
+  const settings: Settings = {}
+  const rateLimit = positiveInt('rate-limit', values['rate-limit'])
+  const maxFileSizeMb = positiveInt('max-file-size-mb', values['max-file-size-mb'])
+  const maxBatchCount = positiveInt('max-batch-count', values['max-batch-count'])
+  if (rateLimit) settings.rateLimit = rateLimit
+  if (maxFileSizeMb) settings.maxFileSizeMb = maxFileSizeMb
+  if (maxBatchCount) settings.maxBatchCount = maxBatchCount
+  const concurrency = positiveInt('concurrency', values.concurrency)
+  const taskTimeout = positiveInt('task-timeout', values['task-timeout'])
+  return {
+    baseUrl,
+    apiKey,
+    settings,
+    ...(concurrency ? { concurrency } : {}),
+    ...(taskTimeout ? { taskTimeoutMs: taskTimeout * 1000 } : {}),
+  }
+}
+
+/** A usage error comes with the usage, a harness error alone, anything else with its stack. */
+function errorText(error: unknown): string {
+  if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    return `${error.message}\n\n${USAGE}`
+  }
+  if (error instanceof HarnessError) return error.message
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
 }

@@ -71,8 +71,11 @@ export function createTransport(options: TransportOptions): Transport {
     const timer = timeout > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), timeout) : undefined
     let streaming = false
     try {
-      const headers: Record<string, string> = { accept: request.responseType === 'json' ? 'application/json' : '*/*', ...call.headers }
-      if (options.apiKey) headers[API_KEY_HEADER] = options.apiKey
+      const headers: Record<string, string> = {
+        accept: request.responseType === 'json' ? 'application/json' : '*/*',
+        ...call.headers,
+        ...(options.apiKey ? { [API_KEY_HEADER]: options.apiKey } : {}),
+      }
       let response: FetchResponse<unknown>
       try {
         response = await $fetch.raw(request.path, {
@@ -91,15 +94,13 @@ export function createTransport(options: TransportOptions): Transport {
       if (response.status >= 400) {
         throw errorFromResponse(response.status, await readErrorBody(response._data), response.headers)
       }
-      if (request.responseType === 'bytes') return new Uint8Array((response._data as ArrayBuffer | undefined) ?? new ArrayBuffer(0)) as ResponseOf<K>
       if (request.responseType === 'stream') {
         // The time limit covers the wait for the answer, not the caller's pace of reading; the
         // caller's signal still cancels the body.
         streaming = true
         clearTimeout(timer)
-        return (response._data ?? new Response(new Uint8Array(0)).body) as ResponseOf<K>
       }
-      return response._data as ResponseOf<K>
+      return responseValue(request.responseType, response._data)
     } catch (error) {
       if (error instanceof MosError) throw error
       // Body read failures land here (the headers had arrived).
@@ -124,6 +125,13 @@ export function createTransport(options: TransportOptions): Transport {
       }
     },
   }
+}
+
+/** The answer's body as the kind asked for (an empty body is empty bytes, an empty stream). */
+function responseValue<K extends ResponseKind>(kind: K, data: unknown): ResponseOf<K> {
+  if (kind === 'bytes') return new Uint8Array((data as ArrayBuffer | undefined) ?? new ArrayBuffer(0)) as ResponseOf<K>
+  if (kind === 'stream') return (data ?? new Response(new Uint8Array(0)).body) as ResponseOf<K>
+  return data as ResponseOf<K>
 }
 
 function noResponseError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, timeout: number): MosError {

@@ -23,12 +23,12 @@ type KeyedHandler = (event: H3Event, apiKey: string) => unknown
  * in-process, `main.ts` puts it behind a listening server.
  */
 export function createApp(ctx: ServiceContext): H3 {
-  const requests = createRequestLog({ logger: ctx.logger, quietPaths: PROBE_PATHS })
+  const requests = createRequestLog({ logger: ctx.observability.logger, quietPaths: PROBE_PATHS })
   const app = new H3({
     onRequest: requests.onRequest,
     onError: (error, event) => renderError(error, event),
     onResponse: (response, event) => {
-      ctx.metrics.responseSent(event.req.method, response.status)
+      ctx.observability.metrics.responseSent(event.req.method, response.status)
       requests.onResponse(response, event)
     },
   })
@@ -40,11 +40,11 @@ export function createApp(ctx: ServiceContext): H3 {
     defineHandler(async (event) => {
       let apiKey: string
       try {
-        apiKey = requireApiKey(event, ctx.keys)
+        apiKey = requireApiKey(event, ctx.access.keys)
       } catch (error) {
         throw error instanceof ApiError ? await throttle.refuse(event, error) : error
       }
-      for (const guard of ctx.guards) await guard(event, apiKey)
+      for (const guard of ctx.access.guards) await guard(event, apiKey)
       return handler(event, apiKey)
     })
   const param = (event: H3Event, name: string) => decodeURIComponent(getRouterParam(event, name) ?? '')

@@ -40,16 +40,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const logger = options.logger ?? createLogger({ ...config.log, base: { role: config.server.role } })
   const context = createServiceContext(config, { logger })
   try {
-    await context.queue.ready?.()
+    await context.processing.queue.ready?.()
     // The local queue lives in this process: re-queue what the last run left. A shared queue keeps
     // its jobs itself (and the sweep re-queues any task that lost its job).
-    if (config.queue.driver === 'local') await context.tasks.recover()
+    if (config.queue.driver === 'local') await context.processing.tasks.recover()
   } catch (error) {
-    // Closing may itself wait on the connection that failed: give it a moment, not forever.
-    await Promise.race([context.close({ drain: false }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
+    await abandon(context)
     throw error
   }
-  context.sweeper.start()
+  context.processing.sweeper.start()
   const app = servesApi(config.server.role) ? createApp(context) : createWorkerApp(context)
   let listener: NodeListener
   try {
@@ -59,7 +58,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
     })
   } catch (error) {
-    await Promise.race([context.close({ drain: false }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
+    await abandon(context)
     throw error
   }
   const port = listener.port
@@ -72,4 +71,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await context.close(closeOptions)
     },
   }
+}
+
+/** Closes a context whose start failed. Closing may itself wait on the connection that failed: give it a moment, not forever. */
+async function abandon(context: ServiceContext): Promise<void> {
+  await Promise.race([context.close({ drain: false }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
 }

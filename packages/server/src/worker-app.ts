@@ -13,7 +13,7 @@ import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
  * (its own task counters, for the scraper); no business endpoint.
  */
 export function createWorkerApp(ctx: ServiceContext): H3 {
-  const requests = createRequestLog({ logger: ctx.logger, quietPaths: PROBE_PATHS })
+  const requests = createRequestLog({ logger: ctx.observability.logger, quietPaths: PROBE_PATHS })
   const app = new H3({ onRequest: requests.onRequest, onResponse: requests.onResponse, onError: (error, event) => renderError(error, event) })
   mountProbes(app, ctx)
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
@@ -21,7 +21,7 @@ export function createWorkerApp(ctx: ServiceContext): H3 {
     `${API_PREFIX}/metrics`,
     defineHandler((event) => {
       // Same rule as on API processes (SERVICE__METRICS__REQUIRE_KEY).
-      if (ctx.config.metrics.requireKey) requireApiKey(event, ctx.keys)
+      if (ctx.config.metrics.requireKey) requireApiKey(event, ctx.access.keys)
       return metricsResponse(ctx)
     }),
   )

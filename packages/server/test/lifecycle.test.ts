@@ -55,8 +55,8 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
     const context = createServiceContext(loadConfig({ SERVICE__STORAGE__DRIVER: 'memory', SERVICE__ENGINES__THREADS: '1' }))
     try {
       const put = async (id: string, path: string) => {
-        await context.files.write(`tasks/${id}/input`, new Uint8Array(await readFile(path)))
-        await context.taskStore.put({
+        await context.storage.files.write(`tasks/${id}/input`, new Uint8Array(await readFile(path)))
+        await context.storage.taskStore.put({
           task_id: id, type: 'compress', status: 'pending', input_filename: 'in.glb', input_size_bytes: 1,
           created_at: new Date().toISOString(),
           job: { inputKey: `tasks/${id}/input`, format: 'glb', options: { engine: 'draco', level: 10 }, attempts: 0 },
@@ -64,16 +64,16 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
       }
       await put('slow-1', bigMesh)
       await put('next-1', paths.box)
-      const limited = createTaskRunner({ tasks: context.taskStore, files: context.files, pool: context.pool, timeoutMs: 1000 })
+      const limited = createTaskRunner({ tasks: context.storage.taskStore, files: context.storage.files, pool: context.processing.pool, timeoutMs: 1000 })
       const started = Date.now()
       await limited.run('slow-1')
       // Back right after the limit, not when the ≥ 5 s of work would have ended.
       expect(Date.now() - started).toBeLessThan(4000)
-      expect((await context.taskStore.get('slow-1'))?.error).toBe(ERROR_TEXTS.taskTimeout(1))
+      expect((await context.storage.taskStore.get('slow-1'))?.error).toBe(ERROR_TEXTS.taskTimeout(1))
       // Nothing still runs on the single thread: it was terminated, not left to finish.
-      expect(context.pool.active).toBe(0)
-      await context.runner.run('next-1')
-      expect((await context.taskStore.get('next-1'))?.status).toBe('completed')
+      expect(context.processing.pool.active).toBe(0)
+      await context.processing.runner.run('next-1')
+      expect((await context.storage.taskStore.get('next-1'))?.status).toBe('completed')
     } finally {
       await context.close({ drain: false })
     }
@@ -176,7 +176,7 @@ describe.skipIf(!available || !hasRedis)('retention on Redis + S3 (role all, bul
       completedTaskSchema.parse(await waitForTask(server.call, id))
       const objects = async () => {
         const keys: string[] = []
-        for await (const file of server.context.files.list(`tasks/${id}/`)) keys.push(file.key)
+        for await (const file of server.context.storage.files.list(`tasks/${id}/`)) keys.push(file.key)
         return keys.sort()
       }
       expect(await objects()).toEqual([`tasks/${id}/input`, `tasks/${id}/output`])
@@ -213,8 +213,8 @@ describe.skipIf(!available || !hasRedis)('lost jobs (bullmq)', () => {
     // What the dead process left: the upload and a pending record, but no job in the queue.
     const before = createServiceContext(loadConfig(env))
     const id = 'lost-job-1'
-    await before.files.write(`tasks/${id}/input`, new Uint8Array(await readFile(paths.box)))
-    await before.taskStore.put({
+    await before.storage.files.write(`tasks/${id}/input`, new Uint8Array(await readFile(paths.box)))
+    await before.storage.taskStore.put({
       task_id: id, type: 'compress', status: 'pending', input_filename: 'box.glb', input_size_bytes: 1,
       created_at: new Date().toISOString(),
       job: { inputKey: `tasks/${id}/input`, format: 'glb', options: { engine: 'draco' }, attempts: 0 },
@@ -225,7 +225,7 @@ describe.skipIf(!available || !hasRedis)('lost jobs (bullmq)', () => {
     try {
       // The start-up sweep queues it again; a worker (role all) runs it.
       completedTaskSchema.parse(await waitForTask(server.call, id, 30_000))
-      expect((await server.context.taskStore.get(id))?.job.attempts).toBe(1)
+      expect((await server.context.storage.taskStore.get(id))?.job.attempts).toBe(1)
     } finally {
       await server.close()
       await removeRedisKeys(prefix)
@@ -249,13 +249,13 @@ describe('attempts', () => {
         started_at: new Date().toISOString(),
         job: { inputKey: 'tasks/poison-1/input', format: 'glb', options: { engine: 'draco' }, attempts: 3 },
       }
-      await context.taskStore.put(task)
-      await context.runner.run('poison-1')
-      const record = failedTaskSchema.parse(await context.taskStore.get('poison-1'))
+      await context.storage.taskStore.put(task)
+      await context.processing.runner.run('poison-1')
+      const record = failedTaskSchema.parse(await context.storage.taskStore.get('poison-1'))
       expect(record.error).toBe(
         ERROR_TEXTS.internal('task stopped 3 times without finishing (its worker process ended each time)'),
       )
-      expect(typeof (await context.taskStore.get('poison-1'))?.expires_at).toBe('string')
+      expect(typeof (await context.storage.taskStore.get('poison-1'))?.expires_at).toBe('string')
     } finally {
       await context.close({ drain: false })
     }

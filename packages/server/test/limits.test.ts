@@ -78,7 +78,7 @@ describe.skipIf(!available).each(VARIANTS)('texture size limit in variant %s', (
     const noise = Buffer.from(Array.from({ length: 800 * 800 * 3 }, (_, i) => (i * 2654435761) >>> 24))
     const png = new Uint8Array(await sharp(noise, { raw: { width: 800, height: 800, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer())
     const post = async (path: string, file: NonNullable<Parameters<typeof form>[1]>[number]) => {
-      await service.context.licensing.refresh()
+      await service.context.access.licensing.refresh()
       return service.call(path, { method: 'POST', body: await form({ format: 'webp' }, [file]) })
     }
     try {

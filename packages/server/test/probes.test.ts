@@ -64,7 +64,7 @@ describe('probes in-process: /livez, /readyz', () => {
   it('answers 503 naming the engines once the pool is stopped', async () => {
     const app = inProcessApp(testEnv('A', dir.path))
     try {
-      await app.context.pool.destroy()
+      await app.context.processing.pool.destroy()
       const ready = await app.call('/readyz', {}, null)
       expect(ready.status).toBe(503)
       expect((await ready.json()) as ReadyBody).toMatchObject({ failed: ['engines'] })

@@ -146,7 +146,7 @@ describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', 
     const response = await compress({ engine: 'draco' }, [{ name: 'big.glb', bytes: big }])
     expect(response.status).toBe(limitStatus)
     expect(await response.json()).toEqual({ error: ERROR_TEXTS.fileTooLarge(1.5, 1) })
-    expect(await service.context.taskStore.list()).not.toContainEqual(expect.objectContaining({ input_filename: 'big.glb' }))
+    expect(await service.context.storage.taskStore.list()).not.toContainEqual(expect.objectContaining({ input_filename: 'big.glb' }))
   })
 
   it('runs a task: pending record, then completed with output, then a download', async () => {

@@ -5,7 +5,7 @@ import type { RunContext } from '../context.ts'
 import type { Fixture, Fixtures } from '../fixtures/index.ts'
 import { checkTaskRecords, completedTask, type Fields } from '../tasks.ts'
 
-export const fixture = (name: keyof Fixtures) => async (ctx: RunContext) => (await ctx.fixtures())[name] as Fixture
+const fixture = (name: keyof Fixtures) => async (ctx: RunContext) => (await ctx.fixtures())[name] as Fixture
 
 /** A completed task of an operation: records checked, download length equal to output.size_bytes. */
 export async function finished(ctx: RunContext, key: string, type: TaskType, path: string, fields: Fields, file: keyof Fixtures) {

@@ -22,7 +22,7 @@ const TRIANGLE_FAN = 6
 let reader: Promise<NodeIO> | undefined
 
 /** A glTF reader that decodes Draco and meshopt; created once per process. */
-export function modelReader(): Promise<NodeIO> {
+function modelReader(): Promise<NodeIO> {
   reader ??= (async () => {
     await MeshoptDecoder.ready
     return new NodeIO()
@@ -34,7 +34,7 @@ export function modelReader(): Promise<NodeIO> {
 }
 
 /** Counts triangles, vertices and index-degenerate triangles of every triangle primitive. */
-export function documentFacts(doc: Document): ModelFacts {
+function documentFacts(doc: Document): ModelFacts {
   let triangles = 0
   let vertices = 0
   let degenerate = 0

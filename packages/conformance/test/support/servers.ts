@@ -17,7 +17,7 @@ export const API_KEY = 'conformance-test-key-0123'
 const EXTRA_ENV = JSON.parse(process.env.MOS_CONFORMANCE_SERVER_ENV || '{}') as Record<string, string>
 
 /** A professional licence from a throw-away vendor key: the trial's 100 files would run out after two full runs. */
-export const testLicenseEnv = () => throwAwayLicenceEnv('lic_conformance')
+const testLicenseEnv = () => throwAwayLicenceEnv('lic_conformance')
 
 /**
  * Our real service on a free port, in a fresh data folder (env as in the server's own harness),

@@ -27,7 +27,7 @@ export function chain(...deviations: Deviation[]): Deviation {
   }
 }
 
-export function metricsExposition(variant: Variant): string {
+function metricsExposition(variant: Variant): string {
   const lines: string[] = []
   for (const family of METRIC_FAMILIES[variant]) {
     if (family.distribution) {
@@ -51,7 +51,7 @@ export function metricsStub(variant: Variant, fault: (text: string) => string = 
   }
 }
 
-export const LICENSE_DOCS = {
+const LICENSE_DOCS = {
   A: {
     info: { mode: 'licensed', tier: 'pro', license_key: '****-****-****-C0DE', expires_at: '2027-01-01T00:00:00.000Z', trial: { enabled: false, used_files: 0, max_files: 100 }, limits: { max_file_size_mb: 500, max_batch_count: -1, max_texture_size_mb: 50 } },
     verifyInvalid: { valid: false, tier: 'none', expires_at: '1970-01-01T00:00:00.000Z', limits: { max_file_size_mb: 50, max_batch_count: 10 } },

@@ -40,7 +40,7 @@ const SCALAR_BYTES: Record<string, number> = { Y: 2, C: 1, I: 4, F: 4, D: 8, L: 
 const MAX_DEPTH = 128
 
 /** True when the bytes start like a binary FBX. */
-export function isBinaryFbx(bytes: Uint8Array): boolean {
+function isBinaryFbx(bytes: Uint8Array): boolean {
   return bytes.byteLength >= 27 && latin1(bytes.subarray(0, 21)) === FBX_BINARY_MAGIC
 }
 

@@ -38,7 +38,7 @@ export function flattenDocument(doc: Document): FlatPrimitive[] {
 }
 
 /** Reads an accessor as floats (denormalized), fast when it already is a plain float array. */
-export function readFloats(accessor: Accessor): Float32Array {
+function readFloats(accessor: Accessor): Float32Array {
   const array = accessor.getArray()
   if (array instanceof Float32Array && !accessor.getNormalized()) return array
   const size = accessor.getElementSize()

@@ -6,7 +6,7 @@ import { ModelInputError } from '../errors.ts'
  * afterwards recursively (glTF-Validator, structured clones, extras copies) overflows the thread's
  * stack at a few thousand, and that surfaced as "engine thread failed: Stack Overflow".
  */
-export const MAX_JSON_DEPTH = 256
+const MAX_JSON_DEPTH = 256
 
 /**
  * Throws a ModelInputError when the JSON text nests arrays and objects deeper than `maxDepth`.

@@ -96,42 +96,17 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
   checkAllocation(bytes.byteLength * 4, 'OBJ file', options)
   const text = decodeText(bytes)
   const doc = new Document()
-  const data: ObjData = {
-    v: new GrowableArray(Float32Array),
-    c: new GrowableArray(Float32Array),
-    vt: new GrowableArray(Float32Array),
-    vn: new GrowableArray(Float32Array),
-    hasColors: false,
-  }
-  const meshes = new Map<string, Map<string, PrimitiveBuilder>>()
-  let meshName = 'default'
-  let material: string | undefined
-  const mtlFiles: string[] = []
-  const builder = (mode: 0 | 1 | 4) => {
-    let prims = meshes.get(meshName)
-    if (!prims) meshes.set(meshName, (prims = new Map()))
-    const key = `${mode}|${material ?? ''}`
-    let prim = prims.get(key)
-    if (!prim) prims.set(key, (prim = new PrimitiveBuilder(mode, material)))
-    return prim
-  }
-  const raw: number[] = []
-  /** Parses the corners of an f/l/p statement into `corners` (v, t, n triples, -1 when absent). */
-  const corners: number[] = []
-  const readCorners = (rest: string, lineNo: number) => {
-    const count = parseCorners(rest, raw)
-    const vertices = data.v.length / 3
-    for (let k = 0; k < count; k++) {
-      const v = resolveIndex(raw[k * 3]!, vertices)
-      if (v < 0) throw new ModelInputError(`invalid OBJ: line ${lineNo} references vertex ${raw[k * 3]}, ${vertices} defined`)
-      corners[k * 3] = v
-      corners[k * 3 + 1] = raw[k * 3 + 1] ? resolveIndex(raw[k * 3 + 1]!, data.vt.length / 2) : -1
-      corners[k * 3 + 2] = raw[k * 3 + 2] ? resolveIndex(raw[k * 3 + 2]!, data.vn.length / 3) : -1
-    }
-    return count
-  }
+  const parser = new ObjParser()
+  forEachStatement(text, (keyword, rest, lineNo) => parser.statement(keyword, rest, lineNo))
+  const materials = options.resolve ? readMaterialLibraries(doc, parser.mtlFiles, options.resolve) : new Map<string, Material>()
+  const out = meshesOf(doc, parser, materials)
+  if (out.every((m) => m.primitives.length === 0) && parser.data.v.length > 0) out.push(pointCloud(parser.data))
+  if (out.every((m) => m.primitives.length === 0)) throw new ModelInputError('OBJ file holds no faces, lines or points')
+  return buildDocument(doc, out)
+}
 
-  const values = new Float64Array(7)
+/** Calls `statement` for each statement: continuation lines joined, comments and blank lines skipped. */
+function forEachStatement(text: string, statement: (keyword: string, rest: string, lineNo: number) => void): void {
   const lines = text.split(/\r?\n|\r/)
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!
@@ -143,101 +118,161 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
     if (line === '') continue
     const space = line.search(/\s/)
     const keyword = space < 0 ? line : line.slice(0, space)
-    const rest = space < 0 ? '' : line.slice(space + 1).trim()
+    statement(keyword, space < 0 ? '' : line.slice(space + 1).trim(), i + 1)
+  }
+}
+
+/** The parse state of one file: the shared vertex data, then one builder per mesh and material. */
+class ObjParser {
+  readonly data: ObjData = {
+    v: new GrowableArray(Float32Array),
+    c: new GrowableArray(Float32Array),
+    vt: new GrowableArray(Float32Array),
+    vn: new GrowableArray(Float32Array),
+    hasColors: false,
+  }
+  readonly meshes = new Map<string, Map<string, PrimitiveBuilder>>()
+  readonly mtlFiles: string[] = []
+  private meshName = 'default'
+  private material: string | undefined
+  private readonly values = new Float64Array(7)
+  private readonly raw: number[] = []
+  /** The corners of the current f/l/p statement (v, t, n triples, -1 when absent). */
+  private readonly corners: number[] = []
+
+  statement(keyword: string, rest: string, lineNo: number): void {
     switch (keyword) {
-      case 'v': {
-        const found = parseNumbers(rest, values)
-        const t = values
-        data.v.push3(finiteOrZero(t[0]), finiteOrZero(t[1]), finiteOrZero(t[2]))
-        if (found >= 6) {
-          if (!data.hasColors) {
-            // Vertices before the first coloured one are white.
-            for (let k = data.c.length; k < data.v.length - 3; k++) data.c.push(1)
-            data.hasColors = true
-          }
-          data.c.push3(finiteOrZero(t[3]), finiteOrZero(t[4]), finiteOrZero(t[5]))
-        } else if (data.hasColors) data.c.push3(1, 1, 1)
-        break
-      }
+      case 'v':
+        return this.vertex(rest)
       case 'vt': {
-        const found = parseNumbers(rest, values)
-        data.vt.push(found > 0 ? finiteOrZero(values[0]) : 0)
-        data.vt.push(found > 1 ? finiteOrZero(values[1]) : 0)
-        break
+        const found = parseNumbers(rest, this.values)
+        this.data.vt.push(found > 0 ? finiteOrZero(this.values[0]) : 0)
+        this.data.vt.push(found > 1 ? finiteOrZero(this.values[1]) : 0)
+        return
       }
       case 'vn': {
-        const found = parseNumbers(rest, values)
-        data.vn.push3(finiteOrZero(values[0]), found > 1 ? finiteOrZero(values[1]) : 0, found > 2 ? finiteOrZero(values[2]) : 0)
-        break
+        const found = parseNumbers(rest, this.values)
+        const values = this.values
+        this.data.vn.push3(finiteOrZero(values[0]), found > 1 ? finiteOrZero(values[1]) : 0, found > 2 ? finiteOrZero(values[2]) : 0)
+        return
       }
-      case 'f': {
-        if (rest === '') throw new ModelInputError(`invalid OBJ: line ${i + 1} is a face without vertices`)
-        const count = readCorners(rest, i + 1)
-        if (count > MAX_FACE_CORNERS) {
-          throw new ModelInputError(`invalid OBJ: line ${i + 1} is a face of ${count} corners, more than the ${MAX_FACE_CORNERS} a face may have`)
-        }
-        if (count < 3) break
-        const prim = builder(4)
-        if (count === 3) {
-          for (let c = 0; c < 3; c++) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
-          break
-        }
-        const triangles = triangulatePolygon(count, (c, axis) => data.v.get(corners[c * 3]! * 3 + axis))
-        for (const c of triangles) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
-        break
-      }
-      case 'l': {
-        const count = readCorners(rest, i + 1)
-        const prim = builder(1)
-        for (let k = 0; k + 1 < count; k++) {
-          for (const c of [k, k + 1]) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, -1, data)
-        }
-        break
-      }
+      case 'f':
+        return this.face(rest, lineNo)
+      case 'l':
+        return this.polyline(rest, lineNo)
       case 'p': {
-        const count = readCorners(rest, i + 1)
-        const prim = builder(0)
-        for (let k = 0; k < count; k++) prim.corner(corners[k * 3]!, -1, -1, data)
-        break
+        const count = this.readCorners(rest, lineNo)
+        const prim = this.builder(0)
+        for (let k = 0; k < count; k++) prim.corner(this.corners[k * 3]!, -1, -1, this.data)
+        return
       }
       case 'o':
       case 'g':
-        meshName = rest || 'default'
-        break
+        this.meshName = rest || 'default'
+        return
       case 'usemtl':
-        material = rest || undefined
-        break
+        this.material = rest || undefined
+        return
       case 'mtllib':
-        mtlFiles.push(rest)
-        break
+        this.mtlFiles.push(rest)
+        return
       default:
       // s, vp, cstype and other free-form statements are not geometry we can carry
     }
   }
 
+  private vertex(rest: string): void {
+    const { data } = this
+    const found = parseNumbers(rest, this.values)
+    const t = this.values
+    data.v.push3(finiteOrZero(t[0]), finiteOrZero(t[1]), finiteOrZero(t[2]))
+    if (found >= 6) {
+      if (!data.hasColors) {
+        // Vertices before the first coloured one are white.
+        for (let k = data.c.length; k < data.v.length - 3; k++) data.c.push(1)
+        data.hasColors = true
+      }
+      data.c.push3(finiteOrZero(t[3]), finiteOrZero(t[4]), finiteOrZero(t[5]))
+    } else if (data.hasColors) data.c.push3(1, 1, 1)
+  }
+
+  private face(rest: string, lineNo: number): void {
+    if (rest === '') throw new ModelInputError(`invalid OBJ: line ${lineNo} is a face without vertices`)
+    const count = this.readCorners(rest, lineNo)
+    if (count > MAX_FACE_CORNERS) {
+      throw new ModelInputError(`invalid OBJ: line ${lineNo} is a face of ${count} corners, more than the ${MAX_FACE_CORNERS} a face may have`)
+    }
+    if (count < 3) return
+    const { corners, data } = this
+    const prim = this.builder(4)
+    if (count === 3) {
+      for (let c = 0; c < 3; c++) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
+      return
+    }
+    const triangles = triangulatePolygon(count, (c, axis) => data.v.get(corners[c * 3]! * 3 + axis))
+    for (const c of triangles) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
+  }
+
+  private polyline(rest: string, lineNo: number): void {
+    const count = this.readCorners(rest, lineNo)
+    const prim = this.builder(1)
+    for (let k = 0; k + 1 < count; k++) {
+      for (const c of [k, k + 1]) prim.corner(this.corners[c * 3]!, this.corners[c * 3 + 1]!, -1, this.data)
+    }
+  }
+
+  /** The builder of the current mesh and material for primitives of `mode`. */
+  private builder(mode: 0 | 1 | 4): PrimitiveBuilder {
+    let prims = this.meshes.get(this.meshName)
+    if (!prims) this.meshes.set(this.meshName, (prims = new Map()))
+    const key = `${mode}|${this.material ?? ''}`
+    let prim = prims.get(key)
+    if (!prim) prims.set(key, (prim = new PrimitiveBuilder(mode, this.material)))
+    return prim
+  }
+
+  /** Parses the corners of an f/l/p statement into `corners`; answers their count. */
+  private readCorners(rest: string, lineNo: number): number {
+    const { raw, corners, data } = this
+    const count = parseCorners(rest, raw)
+    const vertices = data.v.length / 3
+    for (let k = 0; k < count; k++) {
+      const v = resolveIndex(raw[k * 3]!, vertices)
+      if (v < 0) throw new ModelInputError(`invalid OBJ: line ${lineNo} references vertex ${raw[k * 3]}, ${vertices} defined`)
+      corners[k * 3] = v
+      corners[k * 3 + 1] = raw[k * 3 + 1] ? resolveIndex(raw[k * 3 + 1]!, data.vt.length / 2) : -1
+      corners[k * 3 + 2] = raw[k * 3 + 2] ? resolveIndex(raw[k * 3 + 2]!, data.vn.length / 3) : -1
+    }
+    return count
+  }
+}
+
+/** The materials of the `mtllib` files found among the uploads, by name. */
+function readMaterialLibraries(doc: Document, mtlFiles: string[], resolve: ResolveFile): Map<string, Material> {
   const materials = new Map<string, Material>()
-  if (options.resolve) {
-    for (const name of mtlFiles) {
-      // A name with spaces is either one file or several: try the whole first.
-      const candidates = [name, ...name.split(/\s+/)]
-      for (const candidate of candidates) {
-        const mtl = options.resolve(candidate)
-        if (mtl) {
-          readMtl(doc, decodeText(mtl), options.resolve, materials)
-          break
-        }
+  for (const name of mtlFiles) {
+    // A name with spaces is either one file or several: try the whole first.
+    const candidates = [name, ...name.split(/\s+/)]
+    for (const candidate of candidates) {
+      const mtl = resolve(candidate)
+      if (mtl) {
+        readMtl(doc, decodeText(mtl), resolve, materials)
+        break
       }
     }
   }
-  const materialFor = (name: string | undefined) => {
-    if (name === undefined) return undefined
+  return materials
+}
+
+/** One mesh per o/g name, one primitive per builder with corners; a material no library defined is made by name. */
+function meshesOf(doc: Document, parser: ObjParser, materials: Map<string, Material>): MeshData[] {
+  const materialFor = (name: string) => {
     let m = materials.get(name)
     if (!m) materials.set(name, (m = doc.createMaterial(name)))
     return m
   }
-
   const out: MeshData[] = []
-  for (const [name, prims] of meshes) {
+  for (const [name, prims] of parser.meshes) {
     const primitives: PrimitiveData[] = []
     for (const prim of prims.values()) {
       if (prim.indices.length === 0) continue
@@ -246,24 +281,23 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
         positions: prim.positions.toArray(),
         ...(triangles && prim.hasNormal ? { normals: prim.normals.toArray() } : {}),
         ...(triangles && prim.hasUv ? { uvs: prim.uvs.toArray() } : {}),
-        ...(data.hasColors ? { colors: prim.colors.toArray(), colorSize: 3 as const } : {}),
+        ...(parser.data.hasColors ? { colors: prim.colors.toArray(), colorSize: 3 as const } : {}),
         indices: prim.indices.toArray(),
         mode: prim.mode,
-        ...(prim.material !== undefined ? { material: materialFor(prim.material)! } : {}),
+        ...(prim.material !== undefined ? { material: materialFor(prim.material) } : {}),
       })
     }
     out.push({ name, primitives })
   }
-  if (out.every((m) => m.primitives.length === 0) && data.v.length > 0) {
-    // Only vertices: a point cloud (MeshLab writes one vn per v for these).
-    const normals = data.vn.length === data.v.length ? { normals: data.vn.toArray() } : {}
-    const colors = data.hasColors ? { colors: data.c.toArray(), colorSize: 3 as const } : {}
-    out.push({ name: 'points', primitives: [{ positions: data.v.toArray(), ...normals, ...colors, mode: 0 }] })
-  }
-  if (out.every((m) => m.primitives.length === 0)) throw new ModelInputError('OBJ file holds no faces, lines or points')
-  return buildDocument(doc, out)
+  return out
 }
 
+/** Only vertices: a point cloud (MeshLab writes one vn per v for these). */
+function pointCloud(data: ObjData): MeshData {
+  const normals = data.vn.length === data.v.length ? { normals: data.vn.toArray() } : {}
+  const colors = data.hasColors ? { colors: data.c.toArray(), colorSize: 3 as const } : {}
+  return { name: 'points', primitives: [{ positions: data.v.toArray(), ...normals, ...colors, mode: 0 }] }
+}
 
 /** 1-based or negative (relative) OBJ index → 0-based, or -1 when out of range. */
 function resolveIndex(i: number, count: number): number {

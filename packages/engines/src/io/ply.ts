@@ -165,7 +165,45 @@ function colorScale(type: string): number {
  */
 export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document {
   const header = parseHeader(bytes)
-  const body = bytes.byteLength - header.bodyStart
+  checkDeclaredCounts(header, bytes.byteLength - header.bodyStart, options)
+  const reader = header.format === 'ascii' ? asciiReader(bytes, header.bodyStart) : binaryReader(bytes, header.bodyStart, header.format === 'binary_little_endian')
+  const geometry: PlyGeometry = {
+    colorSize: 3,
+    vertexCount: 0,
+    triangles: new GrowableArray(Uint32Array),
+    cornerUvs: new GrowableArray(Float32Array),
+    hasCornerUvs: true,
+    lines: new GrowableArray(Uint32Array),
+    sawFaces: false,
+  }
+  for (const element of header.elements) {
+    if (element.name === 'vertex') readVertices(reader, element, geometry)
+    else if (element.name === 'face' || element.name === 'tristrips') readFaces(reader, element, geometry)
+    else if (element.name === 'edge') readEdges(reader, element, geometry)
+    // Unknown elements (materials, camera, ...) are read past so later elements line up.
+    else for (let e = 0; e < element.count; e++) for (const prop of element.properties) readScalar(reader, prop, element.name)
+  }
+  return buildDocument(new Document(), [{ name: 'ply', primitives: primitivesOf(geometry) }])
+}
+
+/** What the body's elements add up to, as they are read. */
+interface PlyGeometry {
+  positions?: Float32Array
+  normals?: Float32Array
+  uvs?: Float32Array
+  colors?: Float32Array
+  colorSize: 3 | 4
+  vertexCount: number
+  triangles: GrowableArray<Uint32Array>
+  /** Per-corner UVs of `triangles`, while every face element has a `texcoord` list. */
+  cornerUvs: GrowableArray<Float32Array>
+  hasCornerUvs: boolean
+  lines: GrowableArray<Uint32Array>
+  sawFaces: boolean
+}
+
+/** The header's counts against the allocation bound and the body's size, before anything is allocated. */
+function checkDeclaredCounts(header: PlyHeader, body: number, options: ReadOptions): void {
   let minimum = 0
   let estimate = 0
   for (const element of header.elements) {
@@ -176,135 +214,134 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
     minimum += element.count * perElement
     estimate += element.count * (element.name === 'vertex' ? 12 * 4 : 8 * 4)
   }
-  checkAllocation(estimate, `PLY header declaring ${header.elements.map((e) => `${e.count} ${e.name}`).join(', ')}`, options)
+  const declared = header.elements.map((e) => `${e.count} ${e.name}`).join(', ')
+  checkAllocation(estimate, `PLY header declaring ${declared}`, options)
   // ASCII's last value needs no trailing separator.
   if (minimum - (header.format === 'ascii' ? 1 : 0) > body) {
-    throw new ModelInputError(
-      `truncated PLY: header declares ${header.elements.map((e) => `${e.count} ${e.name}`).join(', ')} (at least ${minimum} bytes), body has ${body}`,
-    )
+    throw new ModelInputError(`truncated PLY: header declares ${declared} (at least ${minimum} bytes), body has ${body}`)
   }
-  const reader = header.format === 'ascii' ? asciiReader(bytes, header.bodyStart) : binaryReader(bytes, header.bodyStart, header.format === 'binary_little_endian')
+}
 
-  let positions: Float32Array | undefined
-  let normals: Float32Array | undefined
-  let uvs: Float32Array | undefined
+/** A face's vertex index, checked against the vertices read. */
+function checkIndex(geometry: PlyGeometry, i: number): number {
+  if (!(i >= 0 && i < geometry.vertexCount && Number.isInteger(i))) throw new ModelInputError(`invalid PLY: a face references vertex ${i}, file has ${geometry.vertexCount}`)
+  return i
+}
+
+function readVertices(reader: ValueReader, element: PlyElement, geometry: PlyGeometry): void {
+  const props = element.properties
+  geometry.vertexCount = element.count
+  const slot = (names: string[]) => props.findIndex((p) => !p.countType && names.includes(p.name))
+  const xyz = ['x', 'y', 'z'].map((n) => slot([n]))
+  const nxyz = [['nx', 'normal_x'], ['ny', 'normal_y'], ['nz', 'normal_z']].map(slot)
+  const rgba = COLOR_NAMES.map(slot)
+  const st = UV_NAMES.map(slot)
+  if (xyz.some((i) => i < 0)) throw new ModelInputError('invalid PLY: vertex element without x, y, z')
+  const positions = (geometry.positions = new Float32Array(element.count * 3))
+  const normals = nxyz.every((i) => i >= 0) ? (geometry.normals = new Float32Array(element.count * 3)) : undefined
+  const uvs = st.every((i) => i >= 0) ? (geometry.uvs = new Float32Array(element.count * 2)) : undefined
   let colors: Float32Array | undefined
-  let colorSize: 3 | 4 = 3
-  let vertexCount = 0
-  const triangles = new GrowableArray(Uint32Array)
-  const cornerUvs = new GrowableArray(Float32Array)
-  let hasCornerUvs = true
-  const lines = new GrowableArray(Uint32Array)
-  let sawFaces = false
-  const checkIndex = (i: number) => {
-    if (!(i >= 0 && i < vertexCount && Number.isInteger(i))) throw new ModelInputError(`invalid PLY: a face references vertex ${i}, file has ${vertexCount}`)
-    return i
+  if (rgba.slice(0, 3).every((i) => i >= 0)) {
+    geometry.colorSize = rgba[3]! >= 0 ? 4 : 3
+    colors = geometry.colors = new Float32Array(element.count * geometry.colorSize)
   }
-
-  for (const element of header.elements) {
-    const props = element.properties
-    if (element.name === 'vertex') {
-      vertexCount = element.count
-      const slot = (names: string[]) => props.findIndex((p) => !p.countType && names.includes(p.name))
-      const xyz = ['x', 'y', 'z'].map((n) => slot([n]))
-      const nxyz = [['nx', 'normal_x'], ['ny', 'normal_y'], ['nz', 'normal_z']].map(slot)
-      const rgba = COLOR_NAMES.map(slot)
-      const st = UV_NAMES.map(slot)
-      if (xyz.some((i) => i < 0)) throw new ModelInputError('invalid PLY: vertex element without x, y, z')
-      positions = new Float32Array(element.count * 3)
-      if (nxyz.every((i) => i >= 0)) normals = new Float32Array(element.count * 3)
-      if (st.every((i) => i >= 0)) uvs = new Float32Array(element.count * 2)
-      if (rgba.slice(0, 3).every((i) => i >= 0)) {
-        colorSize = rgba[3]! >= 0 ? 4 : 3
-        colors = new Float32Array(element.count * colorSize)
-      }
-      const target = new Int32Array(props.length).fill(-1)
-      const scale = new Float32Array(props.length).fill(1)
-      // target codes: 0..2 position, 3..5 normal, 6..7 uv, 8..11 colour
-      xyz.forEach((p, k) => (target[p] = k))
-      if (normals) nxyz.forEach((p, k) => (target[p] = 3 + k))
-      if (uvs) st.forEach((p, k) => (target[p] = 6 + k))
-      if (colors) rgba.slice(0, colorSize).forEach((p, k) => {
-        target[p] = 8 + k
-        scale[p] = colorScale(props[p]!.type)
-      })
-      for (let v = 0; v < element.count; v++) {
-        for (let p = 0; p < props.length; p++) {
-          const value = readScalar(reader, props[p]!, element.name)
-          const t = target[p]!
-          if (value === undefined || t < 0) continue
-          if (t < 3) positions[v * 3 + t] = value
-          else if (t < 6) normals![v * 3 + t - 3] = value
-          else if (t < 8) uvs![v * 2 + t - 6] = value
-          else colors![v * colorSize + t - 8] = value * scale[p]!
-        }
-      }
-    } else if (element.name === 'face' || element.name === 'tristrips') {
-      if (element.count > 0) sawFaces = true
-      const indexProp = props.findIndex((p) => p.countType && (p.name === 'vertex_indices' || p.name === 'vertex_index'))
-      const uvProp = props.findIndex((p) => p.countType && p.name === 'texcoord')
-      if (uvProp < 0) hasCornerUvs = false
-      const strip = element.name === 'tristrips'
-      for (let f = 0; f < element.count; f++) {
-        let polygon: number[] = []
-        let polygonUvs: number[] = []
-        for (let p = 0; p < props.length; p++) {
-          const prop = props[p]!
-          if (!prop.countType) {
-            reader.read(prop.type)
-            continue
-          }
-          const values = readList(reader, prop as PlyProperty & { countType: string }, element.name)
-          if (p === indexProp) polygon = values
-          else if (p === uvProp) polygonUvs = values
-        }
-        if (strip) {
-          addStrip(polygon, triangles, checkIndex)
-          continue
-        }
-        for (const index of polygon) checkIndex(index)
-        const order = polygon.length === 3 ? TRIANGLE : triangulatePolygon(polygon.length, (c, axis) => positions?.[polygon[c]! * 3 + axis] ?? 0)
-        for (let k = 0; k < order.length; k += 3) {
-          triangles.push3(polygon[order[k]!]!, polygon[order[k + 1]!]!, polygon[order[k + 2]!]!)
-          if (hasCornerUvs) {
-            for (let c = k; c < k + 3; c++) {
-              cornerUvs.push(polygonUvs[order[c]! * 2] ?? 0)
-              cornerUvs.push(polygonUvs[order[c]! * 2 + 1] ?? 0)
-            }
-          }
-        }
-      }
-    } else if (element.name === 'edge') {
-      const a = props.findIndex((p) => p.name === 'vertex1')
-      const b = props.findIndex((p) => p.name === 'vertex2')
-      for (let e = 0; e < element.count; e++) {
-        let va = -1
-        let vb = -1
-        for (let p = 0; p < props.length; p++) {
-          const value = readScalar(reader, props[p]!, element.name)
-          if (value === undefined) continue
-          if (p === a) va = value
-          if (p === b) vb = value
-        }
-        if (a >= 0 && b >= 0) {
-          lines.push(checkIndex(va))
-          lines.push(checkIndex(vb))
-        }
-      }
-    } else {
-      // Unknown elements (materials, camera, ...) are read past so later elements line up.
-      for (let e = 0; e < element.count; e++) for (const prop of props) readScalar(reader, prop, element.name)
+  const colorSize = geometry.colorSize
+  const target = new Int32Array(props.length).fill(-1)
+  const scale = new Float32Array(props.length).fill(1)
+  // target codes: 0..2 position, 3..5 normal, 6..7 uv, 8..11 colour
+  xyz.forEach((p, k) => (target[p] = k))
+  if (normals) nxyz.forEach((p, k) => (target[p] = 3 + k))
+  if (uvs) st.forEach((p, k) => (target[p] = 6 + k))
+  if (colors) rgba.slice(0, colorSize).forEach((p, k) => {
+    target[p] = 8 + k
+    scale[p] = colorScale(props[p]!.type)
+  })
+  for (let v = 0; v < element.count; v++) {
+    for (let p = 0; p < props.length; p++) {
+      const value = readScalar(reader, props[p]!, element.name)
+      const t = target[p]!
+      if (value === undefined || t < 0) continue
+      if (t < 3) positions[v * 3 + t] = value
+      else if (t < 6) normals![v * 3 + t - 3] = value
+      else if (t < 8) uvs![v * 2 + t - 6] = value
+      else colors![v * colorSize + t - 8] = value * scale[p]!
     }
   }
-  if (!positions || vertexCount === 0) throw new ModelInputError('PLY file holds no vertices')
+}
+
+/** Faces (polygons triangulated, with per-corner `texcoord` lists) or triangle strips. */
+function readFaces(reader: ValueReader, element: PlyElement, geometry: PlyGeometry): void {
+  const props = element.properties
+  if (element.count > 0) geometry.sawFaces = true
+  const indexProp = props.findIndex((p) => p.countType && (p.name === 'vertex_indices' || p.name === 'vertex_index'))
+  const uvProp = props.findIndex((p) => p.countType && p.name === 'texcoord')
+  if (uvProp < 0) geometry.hasCornerUvs = false
+  const check = (i: number) => checkIndex(geometry, i)
+  for (let f = 0; f < element.count; f++) {
+    let polygon: number[] = []
+    let polygonUvs: number[] = []
+    for (let p = 0; p < props.length; p++) {
+      const prop = props[p]!
+      if (!prop.countType) {
+        reader.read(prop.type)
+        continue
+      }
+      const values = readList(reader, prop as PlyProperty & { countType: string }, element.name)
+      if (p === indexProp) polygon = values
+      else if (p === uvProp) polygonUvs = values
+    }
+    if (element.name === 'tristrips') addStrip(polygon, geometry.triangles, check)
+    else addPolygon(geometry, polygon, polygonUvs)
+  }
+}
+
+function addPolygon(geometry: PlyGeometry, polygon: number[], polygonUvs: number[]): void {
+  for (const index of polygon) checkIndex(geometry, index)
+  const { positions } = geometry
+  const order = polygon.length === 3 ? TRIANGLE : triangulatePolygon(polygon.length, (c, axis) => positions?.[polygon[c]! * 3 + axis] ?? 0)
+  for (let k = 0; k < order.length; k += 3) {
+    geometry.triangles.push3(polygon[order[k]!]!, polygon[order[k + 1]!]!, polygon[order[k + 2]!]!)
+    if (geometry.hasCornerUvs) {
+      for (let c = k; c < k + 3; c++) {
+        geometry.cornerUvs.push(polygonUvs[order[c]! * 2] ?? 0)
+        geometry.cornerUvs.push(polygonUvs[order[c]! * 2 + 1] ?? 0)
+      }
+    }
+  }
+}
+
+function readEdges(reader: ValueReader, element: PlyElement, geometry: PlyGeometry): void {
+  const props = element.properties
+  const a = props.findIndex((p) => p.name === 'vertex1')
+  const b = props.findIndex((p) => p.name === 'vertex2')
+  for (let e = 0; e < element.count; e++) {
+    let va = -1
+    let vb = -1
+    for (let p = 0; p < props.length; p++) {
+      const value = readScalar(reader, props[p]!, element.name)
+      if (value === undefined) continue
+      if (p === a) va = value
+      if (p === b) vb = value
+    }
+    if (a >= 0 && b >= 0) {
+      geometry.lines.push(checkIndex(geometry, va))
+      geometry.lines.push(checkIndex(geometry, vb))
+    }
+  }
+}
+
+/** Triangles (unwelded when UVs are per corner), lines, or the vertices as a point cloud when there are no faces. */
+function primitivesOf(geometry: PlyGeometry): PrimitiveData[] {
+  const { positions, normals, uvs, colors, colorSize, triangles, cornerUvs, lines } = geometry
+  if (!positions || geometry.vertexCount === 0) throw new ModelInputError('PLY file holds no vertices')
   const base = { positions, ...(normals ? { normals } : {}), ...(uvs ? { uvs } : {}), ...(colors ? { colors, colorSize } : {}) }
   const primitives: PrimitiveData[] = []
-  if (triangles.length > 0 && hasCornerUvs && cornerUvs.length > 0) primitives.push(unweld(base, triangles.toArray(), cornerUvs.toArray()))
+  if (triangles.length > 0 && geometry.hasCornerUvs && cornerUvs.length > 0) primitives.push(unweld(base, triangles.toArray(), cornerUvs.toArray()))
   else if (triangles.length > 0) primitives.push({ ...base, indices: triangles.toArray(), mode: 4 })
   if (lines.length > 0) primitives.push({ ...base, indices: lines.toArray(), mode: 1 })
-  if (!sawFaces && lines.length === 0) primitives.push({ ...base, mode: 0 })
+  if (!geometry.sawFaces && lines.length === 0) primitives.push({ ...base, mode: 0 })
   if (primitives.length === 0) throw new ModelInputError('PLY file holds no faces')
-  return buildDocument(new Document(), [{ name: 'ply', primitives }])
+  return primitives
 }
 
 function addStrip(strip: number[], out: GrowableArray<Uint32Array>, check: (i: number) => number): void {

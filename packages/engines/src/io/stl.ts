@@ -117,7 +117,7 @@ function fixFacetNormal(normals: GrowableArray<Float32Array>, positions: Growabl
 }
 
 /** Unit normal of the triangle at `base` (9 floats), or +Z for a degenerate one. */
-export function faceNormal(p: ArrayLike<number>, base: number): number[] {
+function faceNormal(p: ArrayLike<number>, base: number): number[] {
   const ux = p[base + 3]! - p[base]!, uy = p[base + 4]! - p[base + 1]!, uz = p[base + 5]! - p[base + 2]!
   const vx = p[base + 6]! - p[base]!, vy = p[base + 7]! - p[base + 1]!, vz = p[base + 8]! - p[base + 2]!
   const x = uy * vz - uz * vy, y = uz * vx - ux * vz, z = ux * vy - uy * vx

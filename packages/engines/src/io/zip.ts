@@ -104,7 +104,7 @@ function findEndOfCentralDirectory(bytes: Uint8Array, view: DataView): number {
 }
 
 /** The entry's path inside the archive, null for entries to skip; throws for paths that escape it. */
-export function safeEntryPath(name: string): string | null {
+function safeEntryPath(name: string): string | null {
   const path = name.replace(/\\/g, '/')
   if (path.startsWith('/') || /^[a-zA-Z]:/.test(path) || path.split('/').includes('..')) {
     throw new ModelInputError(`zip entry "${name}" points outside the archive`)

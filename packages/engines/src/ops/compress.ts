@@ -2,7 +2,7 @@ import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions'
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
-import { dedup, dequantize, prune } from '@gltf-transform/functions'
+import { assignDefaults, dedup, dequantize, prune } from '@gltf-transform/functions'
 import { weldWhereNeeded } from '../geometry/weld-where-needed.ts'
 import { weldBitwise } from '../geometry/weld-bitwise.ts'
 import { reorderForSize, type ReorderEncoder } from '../geometry/reorder-for-size.ts'
@@ -11,8 +11,6 @@ import { dropWhiteVertexColors } from './white-colors.ts'
 import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
-
-export const COMPRESS = 'compress'
 
 /** Compress options, in the contract's names (the engine takes what the route validated, unrenamed). */
 export interface CompressOptions {
@@ -29,7 +27,7 @@ export interface CompressOptions {
   meshoptEncoder?: unknown
 }
 
-export const COMPRESS_DEFAULTS = {
+export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder'>> = {
   level: 7,
   position_quantization_bits: 14,
   normal_quantization_bits: 10,
@@ -37,7 +35,7 @@ export const COMPRESS_DEFAULTS = {
   color_quantization_bits: 8,
   generic_quantization_bits: 12,
   meshopt_compression_level: 'high',
-} as const
+}
 
 /**
  * Draco's encoder speed is its effort knob (0 slowest … 10 fastest), but not a monotonic one:
@@ -69,7 +67,7 @@ export function meshoptPositionBitsForLevel(level: number): number {
  * ```
  */
 export function compress(options: CompressOptions): Transform {
-  const o = { ...COMPRESS_DEFAULTS, ...withoutUndefined(options) }
+  const o = assignDefaults(COMPRESS_DEFAULTS, options)
   return async function compressTransform(doc: Document): Promise<void> {
     assertEncodableGeometry(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
@@ -132,8 +130,4 @@ export function compress(options: CompressOptions): Transform {
       .setRequired(true)
       .setEncoderOptions({ method: filters ? EXTMeshoptCompression.EncoderMethod.FILTER : EXTMeshoptCompression.EncoderMethod.QUANTIZE })
   }
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

@@ -6,8 +6,6 @@ import { readImageHeader } from '../io/image-header.ts'
 import { countPrimitiveDefects, type PrimitiveDefects } from '../geometry/mesh-defects.ts'
 import { countUnusedData } from './unused-data.ts'
 
-export const DIAGNOSE = 'diagnose'
-
 export interface DiagnoseOptions {
   /** Input format name (glb, gltf, obj, ...). */
   format: string

@@ -7,12 +7,11 @@ import {
   listModeForSize,
   nonFinitePositions,
   primitiveElements,
+  type PrimitiveElements,
   readElements,
   triangleCross,
 } from '../geometry/mesh-defects.ts'
 import { canonicalVertices, vertexAccessors } from '../geometry/vertex-rows.ts'
-
-export const REPAIR = 'repair'
 
 /** What repair fixed, by defect; the names are those of the task record's `repairs` field (docs/repair.md). */
 export interface RepairReport {
@@ -105,7 +104,7 @@ function countElements(doc: Document): number {
 }
 
 /** Property types counted as unused data (the lists diagnose checks, see unused-data.ts). */
-export const UNUSED_DATA_TYPES: ReadonlySet<string> = new Set([
+const UNUSED_DATA_TYPES: ReadonlySet<string> = new Set([
   PropertyType.MESH,
   PropertyType.MATERIAL,
   PropertyType.TEXTURE,
@@ -136,11 +135,63 @@ async function pruneCounting(doc: Document, report: RepairReport, countUnused: b
   }
 }
 
+type WorkingArray = ArrayLike<number> & { [i: number]: number }
+
+/** One primitive under repair: its elements, which of them stay, and the edited copies of its attributes. */
+interface PrimitiveRepair {
+  doc: Document
+  prim: Primitive
+  report: RepairReport
+  /** Corners per element (3 for triangles, 2 lines, 1 points). */
+  size: PrimitiveElements['size']
+  indices: Uint32Array
+  vertexCount: number
+  elementCount: number
+  position: ArrayLike<number>
+  /** 1 for each element kept. */
+  keep: Uint8Array
+  /** Working copies: accessors may be shared with other primitives, which must not see our edits. */
+  attributes: Map<Accessor, WorkingArray>
+  changed: boolean
+}
+
+/** Where each kept vertex goes once the unused ones are removed. */
+interface Compaction {
+  newIndex: Int32Array
+  /** Kept vertices, in their original order. */
+  order: number[]
+  used: number
+}
+
+/** Repairs one primitive in the phases the `repair` doc lists; writes new accessors only if a phase changed something. */
 function repairPrimitive(doc: Document, prim: Primitive, report: RepairReport, replaced: Set<Accessor>): void {
   const positionAccessor = prim.getAttribute('POSITION')
   if (!positionAccessor) return
   const { size, indices, vertexCount } = primitiveElements(prim)
-  // Merging and compacting pair up every attribute's n-th element: unequal counts have no answer.
+  assertEqualCounts(prim, vertexCount)
+  const elementCount = indices.length / size
+  const work: PrimitiveRepair = {
+    doc, prim, report, size, indices, vertexCount, elementCount,
+    position: readElements(positionAccessor),
+    keep: new Uint8Array(elementCount).fill(1),
+    attributes: new Map(),
+    changed: false,
+  }
+  dropElements(work, (v) => v >= vertexCount, 'out_of_range_faces_removed')
+  dropNonFinitePositions(work)
+  zeroNonFiniteValues(work)
+  if (size === 3) recomputeBrokenNormals(work, positionAccessor)
+  const { remapped, duplicates } = mergeDuplicates(work)
+  if (size === 3) dropDegenerateTriangles(work, remapped)
+  const compaction = compact(work, remapped)
+  const unused = vertexCount - duplicates - compaction.used
+  if (unused > 0) work.changed = true
+  report.unused_vertices_removed += unused
+  if (work.changed) writeRepaired(work, positionAccessor, remapped, compaction, replaced)
+}
+
+/** Merging and compacting pair up every attribute's n-th element: unequal counts have no answer. */
+function assertEqualCounts(prim: Primitive, vertexCount: number): void {
   for (const accessor of vertexAccessors(prim)) {
     if (accessor.getCount() !== vertexCount || !accessor.getArray()) {
       const mesh = prim.listParents().find((parent) => parent.propertyType === PropertyType.MESH)?.getName() ?? ''
@@ -149,117 +200,121 @@ function repairPrimitive(doc: Document, prim: Primitive, report: RepairReport, r
       )
     }
   }
-  const triangles = size === 3
-  const elementCount = indices.length / size
-  const keep = new Uint8Array(elementCount).fill(1)
-  let changed = false
+}
 
-  // Working copies: accessors may be shared with other primitives, which must not see our edits.
-  const attributes = new Map<Accessor, ArrayLike<number> & { [i: number]: number }>()
-  const working = (accessor: Accessor) => {
-    let array = attributes.get(accessor)
-    if (!array) {
-      array = Float32Array.from(readElements(accessor))
-      attributes.set(accessor, array)
-    }
-    return array
-  }
-
-  for (let e = 0; e < elementCount; e++) {
-    for (let k = 0; k < size; k++) {
-      if (indices[e * size + k]! >= vertexCount) {
-        keep[e] = 0
-        report.out_of_range_faces_removed++
-        changed = true
-        break
-      }
-    }
-  }
-
-  // A vertex without a finite position has no place: its faces go, the vertex follows as unused.
-  const position = readElements(positionAccessor)
-  const badPosition = nonFinitePositions(position, vertexCount)
-  for (let i = 0; i < position.length; i++) {
-    if (!Number.isFinite(position[i]!)) report.non_finite_values_fixed++
-  }
-  for (let e = 0; e < elementCount; e++) {
+/** Drops each kept element with a corner `bad` says so of, counting it under `counter`. */
+function dropElements(work: PrimitiveRepair, bad: (vertex: number) => boolean, counter: keyof RepairReport): void {
+  const { size, indices, keep } = work
+  for (let e = 0; e < work.elementCount; e++) {
     if (!keep[e]) continue
     for (let k = 0; k < size; k++) {
-      if (badPosition[indices[e * size + k]!]) {
+      if (bad(indices[e * size + k]!)) {
         keep[e] = 0
-        report.non_finite_faces_removed++
-        changed = true
+        work.report[counter]++
+        work.changed = true
         break
       }
     }
   }
+}
 
-  // Other non-finite values (texture coordinates, colours, weights...) become 0.
+/** A vertex without a finite position has no place: its faces go, the vertex follows as unused. */
+function dropNonFinitePositions(work: PrimitiveRepair): void {
+  const { position } = work
+  const badPosition = nonFinitePositions(position, work.vertexCount)
+  for (let i = 0; i < position.length; i++) {
+    if (!Number.isFinite(position[i]!)) work.report.non_finite_values_fixed++
+  }
+  dropElements(work, (v) => badPosition[v] === 1, 'non_finite_faces_removed')
+}
+
+/** The working copy of an accessor's values, made on first edit. */
+function working(work: PrimitiveRepair, accessor: Accessor): WorkingArray {
+  let array = work.attributes.get(accessor)
+  if (!array) {
+    array = Float32Array.from(readElements(accessor))
+    work.attributes.set(accessor, array)
+  }
+  return array
+}
+
+/** Other non-finite values (texture coordinates, colours, weights...) become 0. */
+function zeroNonFiniteValues(work: PrimitiveRepair): void {
+  const { prim } = work
   for (const semantic of prim.listSemantics()) {
-    if (semantic === 'POSITION' || (semantic === 'NORMAL' && triangles)) continue
+    if (semantic === 'POSITION' || (semantic === 'NORMAL' && work.size === 3)) continue
     const accessor = prim.getAttribute(semantic)!
     if (!(accessor.getArray() instanceof Float32Array)) continue
     const values = accessor.getArray()!
     let fixed = 0
     for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i]!)) fixed++
     if (fixed === 0) continue
-    const array = working(accessor)
+    const array = working(work, accessor)
     for (let i = 0; i < array.length; i++) if (!Number.isFinite(array[i]!)) array[i] = 0
-    report.non_finite_values_fixed += fixed
-    changed = true
+    work.report.non_finite_values_fixed += fixed
+    work.changed = true
   }
+}
 
-  let normalAccessor = prim.getAttribute('NORMAL')
-  if (triangles) {
-    const existing = normalAccessor ? readElements(normalAccessor) : null
-    const broken: number[] = []
-    for (let v = 0; v < vertexCount; v++) if (!existing || isInvalidNormal(existing, v)) broken.push(v)
-    if (broken.length > 0) {
-      // Vertices of the kept faces; a vertex only dropped faces use is removed below anyway.
-      const computed = computeNormals(position, indices, keep, vertexCount)
-      if (!normalAccessor) {
-        normalAccessor = doc.createAccessor().setType('VEC3').setArray(new Float32Array(vertexCount * 3)).setBuffer(positionAccessor.getBuffer())
-        prim.setAttribute('NORMAL', normalAccessor)
-        attributes.set(normalAccessor, computed)
-      } else {
-        const array = working(normalAccessor)
-        for (const v of broken) for (let k = 0; k < 3; k++) array[v * 3 + k] = computed[v * 3 + k]!
-      }
-      report.normals_recomputed += broken.length
-      changed = true
-    }
+/** Missing, zero or NaN normals of a triangle primitive are computed from its kept faces. */
+function recomputeBrokenNormals(work: PrimitiveRepair, positionAccessor: Accessor): void {
+  const { doc, prim, vertexCount } = work
+  const normalAccessor = prim.getAttribute('NORMAL')
+  const existing = normalAccessor ? readElements(normalAccessor) : null
+  const broken: number[] = []
+  for (let v = 0; v < vertexCount; v++) if (!existing || isInvalidNormal(existing, v)) broken.push(v)
+  if (broken.length === 0) return
+  // Vertices of the kept faces; a vertex only dropped faces use is removed below anyway.
+  const computed = computeNormals(work.position, work.indices, work.keep, vertexCount)
+  if (!normalAccessor) {
+    const created = doc.createAccessor().setType('VEC3').setArray(new Float32Array(vertexCount * 3)).setBuffer(positionAccessor.getBuffer())
+    prim.setAttribute('NORMAL', created)
+    work.attributes.set(created, computed)
+  } else {
+    const array = working(work, normalAccessor)
+    for (const v of broken) for (let k = 0; k < 3; k++) array[v * 3 + k] = computed[v * 3 + k]!
   }
+  work.report.normals_recomputed += broken.length
+  work.changed = true
+}
 
-  // Merge on the values as they now are, so the output has no duplicate left.
-  const accessors = vertexAccessors(prim)
+/** Merge on the values as they now are, so the output has no duplicate left: the indices onto canonical vertices. */
+function mergeDuplicates(work: PrimitiveRepair): { remapped: Uint32Array; duplicates: number } {
+  const { doc, indices, vertexCount } = work
+  const accessors = vertexAccessors(work.prim)
   const current = accessors.map((accessor) => {
-    const array = attributes.get(accessor)
+    const array = work.attributes.get(accessor)
     return array ? withArray(doc, accessor, array) : accessor
   })
   const { canonical, duplicates } = canonicalVertices(current, vertexCount)
   for (const accessor of current) if (!accessors.includes(accessor)) accessor.dispose()
-  if (duplicates > 0) changed = true
-  report.duplicate_vertices_merged += duplicates
+  if (duplicates > 0) work.changed = true
+  work.report.duplicate_vertices_merged += duplicates
   const remapped = new Uint32Array(indices.length)
   for (let i = 0; i < indices.length; i++) remapped[i] = indices[i]! < vertexCount ? canonical[indices[i]!]! : 0
+  return { remapped, duplicates }
+}
 
-  if (triangles) {
-    const scratch = new Float64Array(3)
-    for (let e = 0; e < elementCount; e++) {
-      if (!keep[e]) continue
-      if (isDegenerateTriangle(position, remapped[e * 3]!, remapped[e * 3 + 1]!, remapped[e * 3 + 2]!, scratch)) {
-        keep[e] = 0
-        report.degenerate_faces_removed++
-        changed = true
-      }
+/** Triangles with a repeated corner or zero area (after merging) go. */
+function dropDegenerateTriangles(work: PrimitiveRepair, remapped: Uint32Array): void {
+  const scratch = new Float64Array(3)
+  for (let e = 0; e < work.elementCount; e++) {
+    if (!work.keep[e]) continue
+    if (isDegenerateTriangle(work.position, remapped[e * 3]!, remapped[e * 3 + 1]!, remapped[e * 3 + 2]!, scratch)) {
+      work.keep[e] = 0
+      work.report.degenerate_faces_removed++
+      work.changed = true
     }
   }
+}
 
-  // Compact: keep used vertices in their original order.
-  const newIndex = new Int32Array(vertexCount).fill(-1)
+/** Compact: keep used vertices in their original order. */
+function compact(work: PrimitiveRepair, remapped: Uint32Array): Compaction {
+  const { size, keep } = work
+  const newIndex = new Int32Array(work.vertexCount).fill(-1)
   let used = 0
   const order: number[] = []
-  for (let e = 0; e < elementCount; e++) {
+  for (let e = 0; e < work.elementCount; e++) {
     if (!keep[e]) continue
     for (let k = 0; k < size; k++) {
       const v = remapped[e * size + k]!
@@ -271,38 +326,21 @@ function repairPrimitive(doc: Document, prim: Primitive, report: RepairReport, r
   }
   order.sort((a, b) => a - b)
   for (const v of order) newIndex[v] = used++
-  const unused = vertexCount - duplicates - used
-  if (unused > 0) changed = true
-  report.unused_vertices_removed += unused
-  if (!changed) return
+  return { newIndex, order, used }
+}
 
+/** Writes the kept elements and vertices as new accessors (or disposes a primitive left empty). */
+function writeRepaired(work: PrimitiveRepair, positionAccessor: Accessor, remapped: Uint32Array, compaction: Compaction, replaced: Set<Accessor>): void {
+  const { doc, prim, size, keep } = work
+  const { newIndex, used } = compaction
   const kept: number[] = []
-  for (let e = 0; e < elementCount; e++) if (keep[e]) for (let k = 0; k < size; k++) kept.push(newIndex[remapped[e * size + k]!]!)
+  for (let e = 0; e < work.elementCount; e++) if (keep[e]) for (let k = 0; k < size; k++) kept.push(newIndex[remapped[e * size + k]!]!)
   if (kept.length === 0) {
     prim.dispose()
-    report.empty_primitives_removed++
+    work.report.empty_primitives_removed++
     return
   }
-
-  const rewrite = (accessor: Accessor): Accessor => {
-    const source = attributes.get(accessor)
-    const original = accessor.getArray()!
-    const elementSize = accessor.getElementSize()
-    // Edited values are floats; untouched ones keep their original component type and bytes.
-    const values = source ?? original
-    const Ctor = source ? Float32Array : (original.constructor as new (length: number) => typeof original)
-    const array = new Ctor(used * elementSize)
-    for (let i = 0; i < order.length; i++) {
-      for (let k = 0; k < elementSize; k++) array[i * elementSize + k] = values[order[i]! * elementSize + k]!
-    }
-    replaced.add(accessor)
-    return doc
-      .createAccessor(accessor.getName())
-      .setType(accessor.getType())
-      .setArray(array)
-      .setNormalized(source ? false : accessor.getNormalized())
-      .setBuffer(accessor.getBuffer())
-  }
+  const rewrite = (accessor: Accessor) => compactedAccessor(work, accessor, compaction, replaced)
   for (const semantic of prim.listSemantics()) prim.setAttribute(semantic, rewrite(prim.getAttribute(semantic)!))
   for (const target of prim.listTargets()) {
     for (const semantic of target.listSemantics()) target.setAttribute(semantic, rewrite(target.getAttribute(semantic)!))
@@ -321,6 +359,27 @@ function repairPrimitive(doc: Document, prim: Primitive, report: RepairReport, r
           .setBuffer(positionAccessor.getBuffer()),
   )
   prim.setMode(listModeForSize(size) as never)
+}
+
+/** An accessor holding only the kept vertices' values; the old one is marked replaced. */
+function compactedAccessor(work: PrimitiveRepair, accessor: Accessor, { order, used }: Compaction, replaced: Set<Accessor>): Accessor {
+  const source = work.attributes.get(accessor)
+  const original = accessor.getArray()!
+  const elementSize = accessor.getElementSize()
+  // Edited values are floats; untouched ones keep their original component type and bytes.
+  const values = source ?? original
+  const Ctor = source ? Float32Array : (original.constructor as new (length: number) => typeof original)
+  const array = new Ctor(used * elementSize)
+  for (let i = 0; i < order.length; i++) {
+    for (let k = 0; k < elementSize; k++) array[i * elementSize + k] = values[order[i]! * elementSize + k]!
+  }
+  replaced.add(accessor)
+  return work.doc
+    .createAccessor(accessor.getName())
+    .setType(accessor.getType())
+    .setArray(array)
+    .setNormalized(source ? false : accessor.getNormalized())
+    .setBuffer(accessor.getBuffer())
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Document, Texture, Transform } from '@gltf-transform/core'
 import { KHRTextureBasisu } from '@gltf-transform/extensions'
+import { assignDefaults } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
 import { BASIS_MAX_SOURCE_PIXELS, encodeBasisKtx2, type BasisModule } from '../basis-encoder.ts'
 import { IMAGE_MIME_TYPES } from '../io/image.ts'
@@ -7,8 +8,6 @@ import { describeTexture } from './texture-roles.ts'
 import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
 import { syncWebpExtension, type SharpEncoder } from './texture-optimize.ts'
 import { renameUri, type TextureReport } from './texture-report.ts'
-
-export const TEXTURE_KTX2 = 'textureKtx2'
 
 export interface TextureKtx2Options extends TextureLimits {
   /** sharp, to decode the source images; passed in by the caller. */
@@ -105,7 +104,7 @@ async function encodeKtx2(
   label: string,
 ): Promise<Ktx2Encoding> {
   const pixels = await decodeRgba(options.encoder, image, options, label)
-  const o = { ...TEXTURE_KTX2_DEFAULTS, ...withoutUndefined(options) }
+  const o = assignDefaults(TEXTURE_KTX2_DEFAULTS, options)
   const uastc = o.uastc || (role.normalMap && o.normalMapsUastc)
   const quality = o.uastc ? (options.quality ?? o.uastcQuality) : uastc ? o.uastcQuality : (options.quality ?? o.etc1sQuality)
   const bytes = encodeBasisKtx2(options.basis, pixels.data, pixels.width, pixels.height, {
@@ -188,8 +187,4 @@ function checkKtx2Options(options: TextureKtx2Options): void {
   if (!Number.isInteger(options.quality) || options.quality < min || options.quality > max) {
     throw new ModelInputError(`${options.uastc ? 'UASTC' : 'ETC1S'} quality must be an integer from ${min} to ${max}, not ${options.quality}`)
   }
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

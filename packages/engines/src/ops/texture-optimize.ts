@@ -8,8 +8,6 @@ import { describeTexture } from './texture-roles.ts'
 import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
 import { renameUri, type TextureReport } from './texture-report.ts'
 
-export const TEXTURE_OPTIMIZE = 'textureOptimize'
-
 /** sharp's module function, passed in by the caller (the worker), never imported here. */
 export type SharpEncoder = typeof sharpModule
 

@@ -16,7 +16,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** Seconds with one decimal, e.g. `1.4 s`. */
-export function formatSeconds(ms: number): string {
+function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`
 }
 

@@ -99,73 +99,88 @@ function describeDiagnosis(result: DiagnosisResult | undefined): string {
  */
 export async function runTasks(client: NodeClient, args: CliArgs, display: ProgressDisplay, signal: AbortSignal, concurrency: number): Promise<FileResult[]> {
   if (args.outDir) await mkdir(args.outDir, { recursive: true })
-  const suffix = suffixOf(args)
+  const run: TaskRun = { client, args, signal, suffix: suffixOf(args) }
   const lines = new Map<string, ProgressLine>()
   const lineOf = (file: string, index: number) => {
     const key = `${index}`
     if (!lines.has(key)) lines.set(key, display.add(file))
     return lines.get(key)!
   }
-
-  async function runOne(file: string, index: number, submit: () => Promise<string>): Promise<FileResult> {
-    const started = Date.now()
-    const line = lineOf(file, index)
-    let before = 0
-    let taskId: string | undefined
-    try {
-      before = (await stat(file)).size
-      taskId = await submit()
-      const task = await client.waitForTask(taskId, {
-        signal,
-        timeoutMs: args.timeoutMs,
-        onProgress: (record) => line.update(record.status, record.status === 'completed' ? 100 : 'progress' in record ? record.progress : 0),
-      })
-      if (task.status === 'failed') throw new Error(task.error)
-      const result: FileResult = { input: file, ok: true, task_id: taskId, size_before: before, seconds: 0 }
-      if (args.command === 'diagnose') {
-        result.result = task.result
-      } else {
-        const target = outputPath(file, task.output.filename, suffix, args.outDir)
-        line.update('downloading', 100)
-        const { bytes } = await client.downloadToFile(taskId, target, { signal })
-        Object.assign(result, { output: target, size_after: bytes, ratio: before > 0 ? bytes / before : undefined })
-      }
-      result.seconds = (Date.now() - started) / 1000
-      line.finish(summaryLine(file, result.output, before, result.size_after, Date.now() - started) + describeDiagnosis(result.result), true)
-      return result
-    } catch (error) {
-      const message = (error as Error).message
-      line.finish(`${file}: ${message}`, false)
-      return { input: file, ok: false, task_id: taskId, size_before: before, seconds: (Date.now() - started) / 1000, error: message }
-    }
-  }
-
   if (canBatch(args)) {
     args.files.forEach(lineOf)
-    // A deployment without the batch endpoint (404) gets one request per file instead.
-    const batch = client
-      .batchCompress({ files: args.files, engine: args.engine, level: args.level }, { signal })
-      .catch((error: unknown) => {
-        if (error instanceof NotFoundError) return undefined
-        throw error
-      })
-    // Sub-tasks come back in upload order; match by name too in case a server reorders them.
-    const taskIdOf = async (file: string, index: number) => {
-      const answer = await batch
-      if (!answer) return (await submitOne(client, args, file, signal)).task_id
-      const { tasks } = answer
-      const byIndex = tasks[index]
-      const name = file.split(/[\\/]/).pop()
-      const task = byIndex && byIndex.filename === name ? byIndex : (tasks.find((t) => t.filename === name) ?? byIndex)
-      if (!task) throw new Error('the batch answer lists no task for this file')
-      return task.task_id
-    }
-    // Marks a failed batch as handled at once; each file's line reports it when it gets there.
-    batch.catch(() => undefined)
-    return Promise.all(args.files.map((file, index) => runOne(file, index, () => taskIdOf(file, index))))
+    const taskIdOf = batchTaskIds(run)
+    return Promise.all(args.files.map((file, index) => runOne(run, file, lineOf(file, index), () => taskIdOf(file, index))))
   }
   return inParallel(
-    args.files.map((file, index) => () => runOne(file, index, async () => (await submitOne(client, args, file, signal)).task_id)),
+    args.files.map((file, index) => () => runOne(run, file, lineOf(file, index), async () => (await submitOne(client, args, file, signal)).task_id)),
     concurrency,
   )
+}
+
+/** What every file's run shares. */
+interface TaskRun {
+  client: NodeClient
+  args: CliArgs
+  signal: AbortSignal
+  /** What the downloaded result's name adds to the input's stem. */
+  suffix: string
+}
+
+/** One file: submit, wait with progress, download (or keep the diagnosis), and finish its line. */
+async function runOne(run: TaskRun, file: string, line: ProgressLine, submit: () => Promise<string>): Promise<FileResult> {
+  const { client, args, signal } = run
+  const started = Date.now()
+  let before = 0
+  let taskId: string | undefined
+  try {
+    before = (await stat(file)).size
+    taskId = await submit()
+    const task = await client.waitForTask(taskId, {
+      signal,
+      timeoutMs: args.timeoutMs,
+      onProgress: (record) => line.update(record.status, record.status === 'completed' ? 100 : 'progress' in record ? record.progress : 0),
+    })
+    if (task.status === 'failed') throw new Error(task.error)
+    const result: FileResult = { input: file, ok: true, task_id: taskId, size_before: before, seconds: 0 }
+    if (args.command === 'diagnose') {
+      result.result = task.result
+    } else {
+      const target = outputPath(file, task.output.filename, run.suffix, args.outDir)
+      line.update('downloading', 100)
+      const { bytes } = await client.downloadToFile(taskId, target, { signal })
+      Object.assign(result, { output: target, size_after: bytes, ratio: before > 0 ? bytes / before : undefined })
+    }
+    result.seconds = (Date.now() - started) / 1000
+    line.finish(summaryLine(file, result.output, before, result.size_after, Date.now() - started) + describeDiagnosis(result.result), true)
+    return result
+  } catch (error) {
+    const message = (error as Error).message
+    line.finish(`${file}: ${message}`, false)
+    return { input: file, ok: false, task_id: taskId, size_before: before, seconds: (Date.now() - started) / 1000, error: message }
+  }
+}
+
+/** Submits every file in one batch request; answers each file's task id from it. */
+function batchTaskIds(run: TaskRun): (file: string, index: number) => Promise<string> {
+  const { client, args, signal } = run
+  // A deployment without the batch endpoint (404) gets one request per file instead.
+  const batch = client
+    .batchCompress({ files: args.files, engine: args.engine, level: args.level }, { signal })
+    .catch((error: unknown) => {
+      if (error instanceof NotFoundError) return undefined
+      throw error
+    })
+  // Marks a failed batch as handled at once; each file's line reports it when it gets there.
+  batch.catch(() => undefined)
+  // Sub-tasks come back in upload order; match by name too in case a server reorders them.
+  return async (file, index) => {
+    const answer = await batch
+    if (!answer) return (await submitOne(client, args, file, signal)).task_id
+    const { tasks } = answer
+    const byIndex = tasks[index]
+    const name = file.split(/[\\/]/).pop()
+    const task = byIndex && byIndex.filename === name ? byIndex : (tasks.find((t) => t.filename === name) ?? byIndex)
+    if (!task) throw new Error('the batch answer lists no task for this file')
+    return task.task_id
+  }
 }

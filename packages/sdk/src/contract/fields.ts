@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { ERROR_TEXTS } from './errors.ts'
 import {
   ENGINES,
@@ -12,8 +13,9 @@ import {
 } from './vocabulary.ts'
 
 /**
- * Declarative rules for the form fields of every submit endpoint (section 4). The server validates
- * with `parseFields`; the conformance suite walks the same specs to generate its bad-value checks.
+ * Rules of one form field as the parser and the conformance suite read them, derived from the
+ * endpoint's zod declaration (`fieldSpecs`). The server validates with `parseFields`; the
+ * conformance suite walks the same specs to generate its bad-value checks.
  */
 export type FieldSpec = (
   | { name: string; kind: 'integer'; required?: boolean; min: number; max: number; default?: number; onlyWith?: FieldCondition }
@@ -33,60 +35,111 @@ export interface FieldCondition {
   equals: string
 }
 
+/** What a form field declares beyond its zod type (kept in zod's metadata). */
+export type FieldMeta = {
+  onlyWith?: FieldCondition
+  /** A value outside the list answers the contract's unsupported-format text (a target format). */
+  unsupportedFormatError?: boolean
+  /** A Mos extension (see `FieldSpec.extension`). */
+  extension?: boolean
+}
+
+/**
+ * The form fields of one endpoint as zod schemas, in the order their rules are checked: `z.int()`
+ * with a min and a max, `z.enum`, `z.boolean`; `.default()` makes a field optional; `.meta()`
+ * carries its `FieldMeta`. Declared in zod (the contract's one schema language), parsed by
+ * `parseFields`, whose messages are the contract's texts rather than zod's.
+ */
+export type FieldShape = Record<string, z.ZodType>
+
 export type FieldValues = Record<string, string | number | boolean | undefined>
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string }
 
 const DRACO = { field: 'engine', equals: 'draco' }
 const MESHOPT = { field: 'engine', equals: 'meshopt' }
+const integer = (min: number, max: number) => z.int().min(min).max(max)
+const onlyWith = (condition: FieldCondition): FieldMeta => ({ onlyWith: condition })
 
-/** Field specs of POST /compress per variant (4.3). */
-export function compressFieldSpecs(variant: Variant): FieldSpec[] {
-  return [
-    { name: 'engine', kind: 'enum', required: true, values: ENGINES },
-    { name: 'level', kind: 'integer', min: variant === 'A' ? 1 : 0, max: 10, default: 7 },
-    { name: 'position_quantization_bits', kind: 'integer', min: 8, max: 24, default: 14, onlyWith: DRACO },
+/** The rules of each field of `shape`, read from its zod declaration. */
+export function fieldSpecs(shape: FieldShape): FieldSpec[] {
+  return Object.entries(shape).map(([name, declared]) => {
+    const meta = (z.globalRegistry.get(declared) ?? {}) as FieldMeta
+    let schema: z.ZodType = declared
+    let fallback: unknown
+    if (schema instanceof z.ZodDefault) {
+      fallback = schema.def.defaultValue
+      schema = schema.unwrap() as z.ZodType
+    }
+    const required = fallback === undefined && !(schema instanceof z.ZodOptional)
+    if (schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType
+    const need = required ? { required: true } : {}
+    const defaults = fallback !== undefined ? { default: fallback } : {}
+    const condition = meta.onlyWith ? { onlyWith: meta.onlyWith } : {}
+    const extension = meta.extension ? { extension: true } : {}
+    if (schema instanceof z.ZodNumber) {
+      const range = { min: schema.minValue ?? -Infinity, max: schema.maxValue ?? Infinity }
+      return { name, kind: 'integer', ...need, ...range, ...(defaults as { default?: number }), ...condition, ...extension }
+    }
+    if (schema instanceof z.ZodEnum) {
+      const values = schema.options.map(String)
+      const format = meta.unsupportedFormatError ? { unsupportedFormatError: true } : {}
+      return { name, kind: 'enum', ...need, values, ...(defaults as { default?: string }), ...format, ...condition, ...extension }
+    }
+    if (schema instanceof z.ZodBoolean) return { name, kind: 'boolean', ...need, ...(defaults as { default?: boolean }), ...extension }
+    throw new Error(`form field ${name}: only integers, enums and booleans are declared`)
+  })
+}
+
+/** Fields of POST /compress per variant (4.3). */
+function compressFields(variant: Variant) {
+  return {
+    engine: z.enum(ENGINES),
+    level: integer(variant === 'A' ? 1 : 0, 10).default(7),
+    position_quantization_bits: integer(8, 24).default(14).meta(onlyWith(DRACO)),
     // Ranges below are "not shown" in the contract. 1..30 is what the Draco encoder accepts for
     // texcoords, colours and generic attributes; its octahedral normal coding needs 2 bits at least
     // (1 leaves the mesh uncompressed) and aborts at 30 (measured), so normals take 2..24.
-    { name: 'normal_quantization_bits', kind: 'integer', min: 2, max: 24, default: 10, onlyWith: DRACO },
-    { name: 'texcoord_quantization_bits', kind: 'integer', min: 1, max: 30, default: 12, onlyWith: DRACO },
-    { name: 'color_quantization_bits', kind: 'integer', min: 1, max: 30, default: 8, onlyWith: DRACO },
-    { name: 'generic_quantization_bits', kind: 'integer', min: 1, max: 30, default: 12, onlyWith: DRACO },
-    { name: 'meshopt_compression_level', kind: 'enum', values: MESHOPT_LEVELS, default: 'high', onlyWith: MESHOPT },
-  ]
+    normal_quantization_bits: integer(2, 24).default(10).meta(onlyWith(DRACO)),
+    texcoord_quantization_bits: integer(1, 30).default(12).meta(onlyWith(DRACO)),
+    color_quantization_bits: integer(1, 30).default(8).meta(onlyWith(DRACO)),
+    generic_quantization_bits: integer(1, 30).default(12).meta(onlyWith(DRACO)),
+    meshopt_compression_level: z.enum(MESHOPT_LEVELS).default('high').meta(onlyWith(MESHOPT)),
+  } satisfies FieldShape
+}
+
+/** Field specs of POST /compress per variant (4.3). */
+export function compressFieldSpecs(variant: Variant): FieldSpec[] {
+  return fieldSpecs(compressFields(variant))
 }
 
 /** Field specs of POST /convert (4.4). `targets` is the variant's accepted output formats. */
 export function convertFieldSpecs(targets: readonly ModelFormat[] = MODEL_FORMATS): FieldSpec[] {
-  return [{ name: 'target_format', kind: 'enum', required: true, values: targets, unsupportedFormatError: true }]
+  return fieldSpecs({ target_format: z.enum(targets).meta({ unsupportedFormatError: true }) })
 }
 
 /** Field specs of POST /textures/optimize (4.7); quality's range depends on the format. */
 export function textureOptimizeFieldSpecs(format?: string): FieldSpec[] {
   const png = format === 'png'
-  return [
-    { name: 'format', kind: 'enum', required: true, values: TEXTURE_FORMATS, unsupportedFormatError: true },
-    { name: 'quality', kind: 'integer', min: 1, max: png ? 9 : 100, default: png ? 6 : 82 },
+  return fieldSpecs({
+    format: z.enum(TEXTURE_FORMATS).meta({ unsupportedFormatError: true }),
+    quality: integer(1, png ? 9 : 100).default(png ? 6 : 82),
     // Normal maps stay lossless by default (JPEG/WebP artefacts show as lighting noise); true trades that for size.
-    { name: 'lossy_normal_maps', kind: 'boolean', default: false, extension: true },
-  ]
+    lossy_normal_maps: z.boolean().default(false).meta({ extension: true }),
+  })
 }
 
 /** Field specs of POST /textures/ktx2 (4.8); quality's range depends on the mode. */
 export function textureKtx2FieldSpecs(uastc = false): FieldSpec[] {
-  return [
-    { name: 'uastc', kind: 'boolean', default: false },
-    { name: 'quality', kind: 'integer', min: uastc ? 0 : 1, max: uastc ? 4 : 255, default: uastc ? 2 : 128 },
-  ]
+  return fieldSpecs({
+    uastc: z.boolean().default(false),
+    quality: uastc ? integer(0, 4).default(2) : integer(1, 255).default(128),
+  })
 }
 
 /** Field specs of POST /batch/compress (4.11): level is 1..10 in both variants. */
 export function batchCompressFieldSpecs(): FieldSpec[] {
-  return [
-    { name: 'engine', kind: 'enum', required: true, values: ENGINES },
-    { name: 'level', kind: 'integer', min: 1, max: 10, default: 7 },
-  ]
+  return fieldSpecs({ engine: z.enum(ENGINES), level: integer(1, 10).default(7) })
 }
 
 const INTEGER = /^[+-]?\d+$/

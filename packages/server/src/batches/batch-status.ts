@@ -5,7 +5,7 @@ import type { BatchState } from './batch-store.ts'
  * The batch's status from its sub-tasks: `processing` while any is pending or processing, then
  * `completed` (all completed), `failed` (all failed) or `partially_failed` (some of each).
  */
-export function batchStatus(statuses: readonly TaskStatus[]): BatchStatus {
+function batchStatus(statuses: readonly TaskStatus[]): BatchStatus {
   const completed = statuses.filter((s) => s === 'completed').length
   const failed = statuses.filter((s) => s === 'failed').length
   if (completed + failed < statuses.length) return 'processing'

@@ -16,7 +16,7 @@ const DAY_MS = 86_400_000
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
 
 /** Shows only the key's last 6 characters (A `license_key`). */
-export function maskLicenseKey(key: string | undefined): string {
+function maskLicenseKey(key: string | undefined): string {
   return key ? `${'*'.repeat(8)}${key.slice(-6)}` : ''
 }
 

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { Logger } from './create-logger.ts'
 
-export const REQUEST_ID_HEADER = 'x-request-id'
+const REQUEST_ID_HEADER = 'x-request-id'
 
 /**
  * A caller's request id is kept when it is short and plain (what tracing headers and UUIDs use);
@@ -24,12 +24,12 @@ export interface RequestFacts {
 const FACTS_KEY = 'mosRequest'
 
 /** The request id sent by the client when acceptable, else a new one. */
-export function acceptedRequestId(sent: string | null | undefined): string {
+function acceptedRequestId(sent: string | null | undefined): string {
   return sent && ACCEPTED_REQUEST_ID.test(sent) ? sent : randomUUID()
 }
 
 /** A short, stable fingerprint of an API key: lines of one key can be told apart, the key never appears. */
-export function keyFingerprint(key: string): string {
+function keyFingerprint(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 12)
 }
 

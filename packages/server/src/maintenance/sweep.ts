@@ -51,50 +51,16 @@ export function createSweeper(options: SweeperOptions) {
   let timer: NodeJS.Timeout | undefined
   let running: Promise<unknown> | undefined
 
-  const expiresAt = (task: TaskState) => {
-    if (task.expires_at) return Date.parse(task.expires_at)
-    const ended = task.completed_at ?? task.failed_at
-    return ended ? Date.parse(ended) + options.retentionMs : Infinity
-  }
-
   async function sweepOnce(): Promise<SweepReport> {
-    const report: SweepReport = { expired: 0, orphans: 0, requeued: 0, abortedUploads: 0, batches: 0 }
     const now = Date.now()
     const all = await tasks.list()
     const known = new Set(all.map((task) => task.task_id))
-
-    for (const task of all) {
-      if (TERMINAL_TASK_STATUSES.includes(task.status) && expiresAt(task) <= now) {
-        await files.remove(`tasks/${task.task_id}`)
-        await tasks.remove(task.task_id)
-        known.delete(task.task_id)
-        report.expired++
-      }
-    }
-
-    // Newest change per task folder that has no record.
-    const newest = new Map<string, number>()
-    for await (const file of files.list('tasks/')) {
-      const id = file.key.split('/')[1]
-      if (!id || known.has(id)) continue
-      newest.set(id, Math.max(newest.get(id) ?? 0, file.modifiedAt))
-    }
-    for (const [id, modifiedAt] of newest) {
-      // Checked again right before removing: its record may have been written since the listing.
-      if (now - modifiedAt > options.orphanAgeMs && !(await tasks.get(id))) {
-        await files.remove(`tasks/${id}`)
-        report.orphans++
-      }
-    }
+    const report: SweepReport = { expired: 0, orphans: 0, requeued: 0, abortedUploads: 0, batches: 0 }
+    report.expired = await removeExpired(options, all, known, now)
+    report.orphans = await removeOrphans(options, known, now)
     if (files.abortStaleUploads) report.abortedUploads = await files.abortStaleUploads(options.orphanAgeMs)
     if (options.records) report.batches = await sweepBatches(options.records, known, options.orphanAgeMs, now)
-
-    if (options.requeue) {
-      const unfinished = all.filter((task) => task.status === 'pending' || task.status === 'processing')
-      unfinished.sort((a, b) => a.created_at.localeCompare(b.created_at))
-      for (const task of unfinished) await queue.enqueue(task.task_id)
-      report.requeued = unfinished.length
-    }
+    if (options.requeue) report.requeued = await requeueUnfinished(queue, all)
     return report
   }
 
@@ -126,6 +92,55 @@ export function createSweeper(options: SweeperOptions) {
       await lock.close()
     },
   }
+}
+
+/** When an ended task goes: its `expires_at`, or its end plus the retention for records written without one. */
+function expiresAt(task: TaskState, retentionMs: number): number {
+  if (task.expires_at) return Date.parse(task.expires_at)
+  const ended = task.completed_at ?? task.failed_at
+  return ended ? Date.parse(ended) + retentionMs : Infinity
+}
+
+/** Removes the files, then the record, of each ended task past its time; drops them from `known`. */
+async function removeExpired(options: SweeperOptions, all: TaskState[], known: Set<string>, now: number): Promise<number> {
+  let expired = 0
+  for (const task of all) {
+    if (TERMINAL_TASK_STATUSES.includes(task.status) && expiresAt(task, options.retentionMs) <= now) {
+      await options.files.remove(`tasks/${task.task_id}`)
+      await options.tasks.remove(task.task_id)
+      known.delete(task.task_id)
+      expired++
+    }
+  }
+  return expired
+}
+
+/** Removes task folders without a record whose newest file is older than `orphanAgeMs`. */
+async function removeOrphans(options: SweeperOptions, known: Set<string>, now: number): Promise<number> {
+  // Newest change per task folder that has no record.
+  const newest = new Map<string, number>()
+  for await (const file of options.files.list('tasks/')) {
+    const id = file.key.split('/')[1]
+    if (!id || known.has(id)) continue
+    newest.set(id, Math.max(newest.get(id) ?? 0, file.modifiedAt))
+  }
+  let orphans = 0
+  for (const [id, modifiedAt] of newest) {
+    // Checked again right before removing: its record may have been written since the listing.
+    if (now - modifiedAt > options.orphanAgeMs && !(await options.tasks.get(id))) {
+      await options.files.remove(`tasks/${id}`)
+      orphans++
+    }
+  }
+  return orphans
+}
+
+/** Queues every unfinished task again, oldest first. */
+async function requeueUnfinished(queue: SweeperOptions['queue'], all: TaskState[]): Promise<number> {
+  const unfinished = all.filter((task) => task.status === 'pending' || task.status === 'processing')
+  unfinished.sort((a, b) => a.created_at.localeCompare(b.created_at))
+  for (const task of unfinished) await queue.enqueue(task.task_id)
+  return unfinished.length
 }
 
 export type Sweeper = ReturnType<typeof createSweeper>

@@ -23,7 +23,7 @@ export interface BullQueueOptions {
   logger?: Logger
 }
 
-export const QUEUE_NAME = 'tasks'
+const QUEUE_NAME = 'tasks'
 /** How long start-up waits for the queue's Redis before giving up with a clear message. */
 const READY_TIMEOUT_MS = 30_000
 /** Queue figures for health are read from Redis at most this often. */

@@ -10,7 +10,7 @@ import type { TaskHandler, TaskQueue } from './task-queue.ts'
 export type Role = Config['server']['role']
 
 /** Whether a process of this role runs tasks (`all`, `worker`) or only queues them (`api`). */
-export const runsTasks = (role: Role) => role !== 'api'
+const runsTasks = (role: Role) => role !== 'api'
 /** Whether a process of this role serves the HTTP API (`all`, `api`); a worker serves health only. */
 export const servesApi = (role: Role) => role !== 'worker'
 

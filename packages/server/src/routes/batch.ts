@@ -26,13 +26,13 @@ import { assertFormat, extensionOf } from './submit.ts'
  * does not touch its siblings.
  */
 export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<BatchSubmitResponse> {
-  await assertTrialLeft(ctx.licensing)
+  await assertTrialLeft(ctx.access.licensing)
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
   const formats = submitRoutes(ctx.variant).find((route) => route.type === 'compress')!.formats()
   const placed: { task_id: string; filename: string }[] = []
   const upload = await readUploadStream(event, {
-    files: ctx.files,
+    files: ctx.storage.files,
     fileField: 'files',
     maxFiles: limits.maxBatchCount,
     maxFileBytes: limits.maxFileBytes,
@@ -46,7 +46,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
       return { key: taskFileKey(taskId, 'input') }
     },
   }).catch(async (error: unknown) => {
-    await Promise.allSettled(placed.map((task) => ctx.files.remove(`tasks/${task.task_id}`)))
+    await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
     throw error
   })
   const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
@@ -56,13 +56,13 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
     const parsed = parseBatchCompressFields(upload.fields)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
-    await admitFiles(ctx.licensing, placed.length)
+    await admitFiles(ctx.access.licensing, placed.length)
     // The batch record first: a sub-task may finish before the last one is queued.
-    await ctx.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
+    await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
     // The engine takes the contract's names as validated.
     const options = parsed.value
     for (const task of placed) {
-      await ctx.tasks.submit({
+      await ctx.processing.tasks.submit({
         taskId: task.task_id,
         type: 'compress',
         filename: task.filename,
@@ -75,7 +75,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     }
     facts.batchId = batchId
   } catch (error) {
-    await Promise.allSettled(placed.map((task) => ctx.files.remove(`tasks/${task.task_id}`)))
+    await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
     throw error
   }
   return {
@@ -87,8 +87,8 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
 
 /** GET /api/v1/batch/{id}: the batch record (2.4) with counts read from the sub-tasks now. */
 export async function getBatchRecord(ctx: ServiceContext, id: string): Promise<BatchRecord> {
-  const batch = await ctx.batches.get(id)
+  const batch = await ctx.storage.batches.get(id)
   if (!batch) throw new ApiError(404, ERROR_TEXTS.batchNotFound(id))
-  const tasks = await Promise.all(batch.tasks.map((task) => ctx.tasks.get(task.task_id)))
+  const tasks = await Promise.all(batch.tasks.map((task) => ctx.processing.tasks.get(task.task_id)))
   return toBatchRecord(batch, tasks.map((task) => task?.status))
 }

@@ -18,7 +18,7 @@ export function capabilitiesDocument(ctx: ServiceContext): CapabilitiesA | Capab
     return { engines: [...ENGINES], formats: [...MODEL_FORMATS], features: submitRoutes('A').map((route) => route.type) }
   }
   return {
-    engines: ctx.engines,
+    engines: ctx.processing.engines,
     formats: { input: [...MODEL_FORMATS], output: [...OUTPUT_FORMATS.B] },
     license: licenseSummary(ctx),
   }
@@ -26,6 +26,6 @@ export function capabilitiesDocument(ctx: ServiceContext): CapabilitiesA | Capab
 
 /** The B capabilities' licence summary: the licence in force. */
 function licenseSummary(ctx: ServiceContext): CapabilitiesB['license'] {
-  const state = ctx.licensing.state()
+  const state = ctx.access.licensing.state()
   return { authorized: state.status === 'active', tier: TIER_NUMBER[state.tier], status: state.status }
 }

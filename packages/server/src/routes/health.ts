@@ -8,7 +8,7 @@ export function healthDocument(ctx: ServiceContext): HealthA | HealthB {
     status: 'healthy',
     version: ctx.version,
     uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000),
-    active_tasks: ctx.queue.running,
-    queue_length: ctx.queue.waiting,
+    active_tasks: ctx.processing.queue.running,
+    queue_length: ctx.processing.queue.waiting,
   }
 }

@@ -30,9 +30,9 @@ async function readLicenseKey(event: H3Event): Promise<string> {
  */
 export async function verifyLicense(event: H3Event, ctx: ServiceContext, apiKey: string): Promise<unknown> {
   const key = await readLicenseKey(event)
-  const check = ctx.licensing.check(key)
-  const activated = check.ok && ctx.adminKeys.match(apiKey) !== undefined
-  if (activated) await ctx.licensing.activate(key)
+  const check = ctx.access.licensing.check(key)
+  const activated = check.ok && ctx.access.adminKeys.match(apiKey) !== undefined
+  if (activated) await ctx.access.licensing.activate(key)
   if (ctx.variant === 'A') return { ...verifyDocumentA(check), activated }
   const document = verifyDocumentB(check)
   if (!document.success) {
@@ -43,5 +43,5 @@ export async function verifyLicense(event: H3Event, ctx: ServiceContext, apiKey:
 
 /** GET /api/v1/license/info: the licence in force, in the variant's shape (2.7). */
 export function licenseInfo(ctx: ServiceContext): Promise<LicenseInfoA | LicenseInfoB> {
-  return ctx.variant === 'A' ? infoDocumentA(ctx.licensing) : infoDocumentB(ctx.licensing)
+  return ctx.variant === 'A' ? infoDocumentA(ctx.access.licensing) : infoDocumentB(ctx.access.licensing)
 }

@@ -65,20 +65,20 @@ export async function readiness(ctx: ServiceContext): Promise<Readiness> {
   const usesFs = config.storage.driver === 'fs' || filesDriverOf(config.storage) === 'fs'
   const entries = await Promise.all([
     ['storage', timed(timeoutMs, async () => {
-      await ctx.stores.records.hasItem(PROBE_KEY)
-      await ctx.files.size(PROBE_KEY)
+      await ctx.storage.stores.records.hasItem(PROBE_KEY)
+      await ctx.storage.files.size(PROBE_KEY)
       return { records: config.storage.driver, files: filesDriverOf(config.storage) }
     })] as const,
     ['queue', timed(timeoutMs, async () => {
-      await ctx.queue.ping?.()
+      await ctx.processing.queue.ping?.()
       return { driver: config.queue.driver }
     })] as const,
     ['engines', timed(timeoutMs, async () => {
       if (ctx.role === 'api') return { used: false }
-      const status = ctx.pool.status()
+      const status = ctx.processing.pool.status()
       if (status.destroyed) throw new Error('engine pool is stopped')
       if (config.engines.prestart && status.liveThreads === 0) throw new Error('no engine thread is running')
-      return { threads: ctx.pool.threads, liveThreads: status.liveThreads, recycledThreads: status.recycledThreads }
+      return { threads: ctx.processing.pool.threads, liveThreads: status.liveThreads, recycledThreads: status.recycledThreads }
     })] as const,
     ...(usesFs && config.health.minFreeDiskMb > 0
       ? [['disk', timed(timeoutMs, async () => {

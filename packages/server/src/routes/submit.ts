@@ -49,12 +49,12 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
  * the fields, records a pending task. On any refusal the upload is removed and no task exists.
  */
 export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
-  await assertTrialLeft(ctx.licensing)
+  await assertTrialLeft(ctx.access.licensing)
   const taskId = newTaskId()
   const facts = requestFacts(event)
   const key = taskFileKey(taskId, 'input')
   const upload = await readUploadStream(event, {
-    files: ctx.files,
+    files: ctx.storage.files,
     fileField: 'file',
     maxFiles: 1,
     maxFileBytes: ctx.limits().maxFileBytes,
@@ -65,7 +65,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     },
   }).catch(async (error: unknown) => {
     // The file is gone already; its task folder too, so a refused upload leaves nothing.
-    await ctx.files.remove(`tasks/${taskId}`).catch(() => undefined)
+    await ctx.storage.files.remove(`tasks/${taskId}`).catch(() => undefined)
     throw error
   })
   const file = upload.files[0]
@@ -74,8 +74,8 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     assertTextureLimit(ctx, route.type, file)
     const parsed = route.parseFields(upload.fields, ctx)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
-    await admitFiles(ctx.licensing, 1)
-    await ctx.tasks.submit({
+    await admitFiles(ctx.access.licensing, 1)
+    await ctx.processing.tasks.submit({
       taskId,
       type: route.type,
       filename: file.filename,
@@ -86,7 +86,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     })
     facts.taskId = taskId
   } catch (error) {
-    await ctx.files.remove(`tasks/${taskId}`)
+    await ctx.storage.files.remove(`tasks/${taskId}`)
     throw error
   }
   return { task_id: taskId, status: 'pending', message: `${route.type} task queued` }

@@ -7,7 +7,7 @@ import { FileNotFoundError } from '../storage/file-store.ts'
 import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
 
 async function findTask(ctx: ServiceContext, id: string): Promise<TaskState> {
-  const task = await ctx.tasks.get(id)
+  const task = await ctx.processing.tasks.get(id)
   if (!task) throw new ApiError(404, ERROR_TEXTS.taskNotFound(id))
   return task
 }
@@ -28,7 +28,7 @@ export async function downloadResult(ctx: ServiceContext, id: string): Promise<R
   }
   let stream: Readable
   try {
-    stream = await ctx.files.read(task.job.outputKey)
+    stream = await ctx.storage.files.read(task.job.outputKey)
   } catch (error) {
     if (error instanceof FileNotFoundError) throw new ApiError(404, ERROR_TEXTS.resultGone(id))
     throw error

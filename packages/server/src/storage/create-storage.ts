@@ -46,12 +46,12 @@ export function filesDriverOf(config: StorageConfig): 'fs' | 's3' | 'memory' {
 }
 
 /** The one S3 client for the configured bucket; a start-up error when it has no credentials. */
-export function createS3ClientFor(config: StorageConfig): S3Client {
+function createS3ClientFor(config: StorageConfig): S3Client {
   return createS3Client({ ...config.s3, ...s3Credentials(config.s3) })
 }
 
 /** Record storage for the configured driver. */
-export function createRecordStorage(config: StorageConfig, clients: { redis: RedisConnections; s3: () => S3Client }): Storage {
+function createRecordStorage(config: StorageConfig, clients: { redis: RedisConnections; s3: () => S3Client }): Storage {
   switch (config.driver) {
     case 'memory':
       return createStorage({ driver: memoryDriver() })
@@ -65,7 +65,7 @@ export function createRecordStorage(config: StorageConfig, clients: { redis: Red
 }
 
 /** The file store for the configured files driver. */
-export function createFileStore(config: StorageConfig, clients: { s3: () => S3Client }): FileStore {
+function createFileStore(config: StorageConfig, clients: { s3: () => S3Client }): FileStore {
   switch (filesDriverOf(config)) {
     case 'memory':
       return createMemoryFileStore()

@@ -17,7 +17,7 @@ export interface TaskLog {
 }
 
 /** The fields every line of a task carries. */
-export function taskFields(task: TaskState): Record<string, unknown> {
+function taskFields(task: TaskState): Record<string, unknown> {
   const engine = task.job.options.engine
   const target = task.job.options.target_format
   return {

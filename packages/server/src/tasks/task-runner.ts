@@ -1,10 +1,13 @@
 import { workBudgetMs, type EngineJob, type EnginePool, type JobName, type WorkBudget } from '@mos/engines'
-import { ERROR_TEXTS, TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
+import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
 import type { FileStore } from '../storage/file-store.ts'
-import { DISK_FULL_TEXT, isDiskFull } from '../storage/disk-full.ts'
 import type { TaskStore } from '../storage/task-store.ts'
+import { createProgressWriter, type ProgressWriter } from './progress-writer.ts'
+import { createRecordWriter, type RecordWriter } from './record-writer.ts'
+import { createRunSignal, type RunSignal } from './run-signal.ts'
 import type { TaskLog } from './task-log.ts'
-import { now, outputFilename, sizeFigures, type TaskState } from './task-state.ts'
+import type { TaskState } from './task-state.ts'
+import { settleTask, startTask, type RunOutcome } from './task-transitions.ts'
 
 export interface TaskRunnerOptions {
   tasks: TaskStore
@@ -47,174 +50,91 @@ export interface TaskRunner {
   stop(): void
 }
 
-const WITH_SIZE_FIGURES = new Set(['compress', 'texture_optimize', 'texture_ktx2'])
-
 /** Key of a task's files in the file store. */
 export const taskFileKey = (taskId: string, name: 'input' | 'output') => `tasks/${taskId}/${name}`
 
 /**
  * Runs tasks on the engine pool: pending → processing (with progress from the worker) → completed
- * or failed. Every record write of one run goes through one chain, so a late progress update can
- * never overwrite the final state.
+ * or failed. The pieces are their own modules: the record writer (one ordered chain per run, the
+ * final state retried), the progress writer (throttled), the run signal (time-out and hand-back)
+ * and the pure transitions from one record to the next; this function wires them around the job.
  */
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const { tasks, files, pool } = options
-  const interval = options.progressIntervalMs ?? 250
-  const recordRetryMs = options.recordRetryMs ?? 5 * 60_000
   let stopping = false
+  const writerOptions = {
+    tasks,
+    stopping: () => stopping,
+    ...(options.recordRetryMs !== undefined ? { retryMs: options.recordRetryMs } : {}),
+  }
+  const transition = () => ({ at: new Date(), ...(options.retentionMs ? { retentionMs: options.retentionMs } : {}) })
+
+  /** Stores the final record, then tells the log and the listeners. */
+  async function finish(writer: RecordWriter, task: TaskState, runMs?: number): Promise<void> {
+    await writer.put(task)
+    await writer.settled()
+    options.log?.settled(task, runMs)
+    options.onSettled?.(task)
+  }
 
   /**
-   * A state change that must reach the record (start, end): retried with doubling waits (0.25 s up
-   * to 15 s) while it fails, e.g. until a full disk has room again.
+   * Runs the job and stores its result file: how the run ended, or undefined when there is nothing
+   * to record (the task was handed back, or finished elsewhere meanwhile).
    */
-  async function putRecord(record: TaskState): Promise<void> {
-    const giveUpAt = Date.now() + recordRetryMs
-    for (let wait = 250; ; wait = Math.min(wait * 2, 15_000)) {
-      try {
-        return await tasks.put(record)
-      } catch (error) {
-        if (Date.now() + wait > giveUpAt || stopping) throw error
-        console.error(`[mos] task ${record.task_id}: writing its record failed (${isDiskFull(error) ? DISK_FULL_TEXT : (error as Error).message}); retrying in ${wait} ms`)
-        await new Promise((resolve) => setTimeout(resolve, wait))
-      }
+  async function runJob(task: TaskState, writer: RecordWriter, progress: ProgressWriter, runSignal: RunSignal): Promise<RunOutcome | undefined> {
+    const outputKey = taskFileKey(task.task_id, 'output')
+    try {
+      const budgetMs = options.workBudget ? workBudgetMs(task.input_size_bytes, options.workBudget) : undefined
+      const result = await pool.run(await engineJob(task, files, outputKey, options.maxAllocationBytes), {
+        onProgress: progress.report,
+        signal: runSignal.signal,
+        onLog: (entry) => options.log?.engine(task, entry),
+        ...(budgetMs !== undefined ? { budgetMs } : {}),
+      })
+      runSignal.clear()
+      progress.stop()
+      if (stopping || runSignal.handedBack()) return undefined
+      await writer.settled()
+      // Another worker may have finished this task while we ran (at-least-once): never record twice.
+      if (await finishedElsewhere(tasks, task.task_id)) return undefined
+      if (runSignal.timedOut()) return { kind: 'timed-out', timeoutMs: options.timeoutMs ?? 0 }
+      // A result the thread had half written (disk full) would hold the space the record needs.
+      if (!result.ok) await files.remove(outputKey).catch(() => undefined)
+      else if (result.bytes) await files.write(outputKey, result.bytes)
+      return { kind: 'result', result, outputKey }
+    } catch (error) {
+      runSignal.clear()
+      progress.stop()
+      if (stopping || runSignal.handedBack()) return undefined
+      await files.remove(outputKey).catch(() => undefined)
+      return { kind: 'error', error }
     }
   }
 
   async function run(taskId: string, runOptions: RunOptions = {}): Promise<void> {
     const stored = await tasks.get(taskId)
     if (!stored || TERMINAL_TASK_STATUSES.includes(stored.status)) return
-    if (options.maxAttempts && stored.job.attempts >= options.maxAttempts) {
-      // Every earlier start ended without a result: its process died (crash, out of memory, kill).
-      const gaveUp = ended(failed(stored, ERROR_TEXTS.internal(`task stopped ${stored.job.attempts} times without finishing (its worker process ended each time)`)))
-      await putRecord(gaveUp)
-      options.log?.settled(gaveUp)
-      options.onSettled?.(gaveUp)
-      return
-    }
-    let task: TaskState = {
-      ...stored,
-      status: 'processing',
-      progress: 0,
-      started_at: now(),
-      job: {
-        ...stored.job,
-        attempts: stored.job.attempts + 1,
-        ...(!stored.job.requestId && runOptions.requestId ? { requestId: runOptions.requestId } : {}),
-      },
-    }
-    await putRecord(task)
+    const writer = createRecordWriter(writerOptions)
+    if (options.maxAttempts && stored.job.attempts >= options.maxAttempts) return finish(writer, settleTask(stored, { kind: 'gave-up' }, transition()))
+
+    let task = startTask(stored, new Date(), runOptions.requestId)
+    await writer.put(task)
     options.log?.running(task)
     const runStart = performance.now()
-    let chain = Promise.resolve()
-    // Progress is best effort (a failed write is dropped, the next one carries newer progress); the
-    // final state is retried. The chain never stays rejected, so one failed write blocks no later one.
-    const save = (next: TaskState, best = false) => {
-      task = next
-      const write = chain.then(() => (best ? tasks.put(next) : putRecord(next)))
-      chain = write.catch(() => undefined)
-      return write
-    }
-
-    // At most one progress write per interval, and the last value of a burst is written when the
-    // interval ends rather than dropped (a slow final stage would otherwise show stale progress).
-    // The interval counts from the start: a task shorter than it writes no progress at all, only its
-    // start and end.
-    let lastWrite = Date.now()
-    let latest = 0
-    let trailing: ReturnType<typeof setTimeout> | undefined
-    const writeProgress = () => {
-      trailing = undefined
-      if (task.status !== 'processing' || latest <= (task.progress ?? 0)) return
-      lastWrite = Date.now()
-      save({ ...task, progress: latest }, true).catch(() => undefined)
-    }
-    const onProgress = (progress: number) => {
-      latest = Math.max(latest, Math.min(99, Math.round(progress)))
-      if (trailing) return
-      const wait = interval - (Date.now() - lastWrite)
-      if (wait <= 0) writeProgress()
-      else trailing = setTimeout(writeProgress, wait)
-    }
-    const stopProgress = () => clearTimeout(trailing)
-
-    const timeout = new AbortController()
-    const timer = options.timeoutMs ? setTimeout(() => timeout.abort(), options.timeoutMs) : undefined
-    const signal = runOptions.signal ? AbortSignal.any([runOptions.signal, timeout.signal]) : timeout.signal
-    const handedBack = () => stopping || runOptions.signal?.aborted === true
-    // Another worker may have finished this task while we ran (at-least-once): never record twice.
-    const finishedElsewhere = async () => {
-      const latest = await tasks.get(taskId)
-      return !latest || TERMINAL_TASK_STATUSES.includes(latest.status)
-    }
-
-    try {
-      const outputKey = taskFileKey(taskId, 'output')
-      const inputKey = task.job.inputKey
-      const localOutput = files.localPath?.(outputKey)
-      const job: EngineJob = {
-        name: task.type as JobName,
-        input: files.localPath ? { path: files.localPath(inputKey) } : { bytes: await files.readBytes(inputKey) },
-        format: task.job.format,
-        filename: task.input_filename,
-        options: { ...task.job.options, ...(options.maxAllocationBytes ? { maxAllocationBytes: options.maxAllocationBytes } : {}) },
-        ...(localOutput ? { outputPath: localOutput } : {}),
-      }
-      const budgetMs = options.workBudget ? workBudgetMs(task.input_size_bytes, options.workBudget) : undefined
-      const result = await pool.run(job, {
-        onProgress,
-        signal,
-        onLog: (entry) => options.log?.engine(task, entry),
-        ...(budgetMs !== undefined ? { budgetMs } : {}),
-      })
-      clearTimeout(timer)
-      stopProgress()
-      if (handedBack()) return
-      await chain
-      if (await finishedElsewhere()) return
-      if (timeout.signal.aborted) {
-        await save(ended(failed(task, ERROR_TEXTS.taskTimeout(Math.round(options.timeoutMs! / 1000)))))
-      } else if (!result.ok) {
-        // The engine thread writes the result itself (fs store): its failure comes back as text.
-        const message = /\bENOSPC\b|\bEDQUOT\b|no space left on device/i.test(result.message) ? ERROR_TEXTS.internal(DISK_FULL_TEXT) : result.message
-        // A result the thread had half written (disk full) would hold the space the record needs.
-        await files.remove(outputKey).catch(() => undefined)
-        await save(ended(failed(task, message)))
-      } else {
-        if (result.bytes) await files.write(outputKey, result.bytes)
-        const { result: diagnosis, ...details } = result.details ?? {}
-        await save(ended({
-          ...task,
-          status: 'completed',
-          progress: 100,
-          completed_at: now(),
-          output: {
-            filename: outputFilename(task.input_filename, task.type, result.extension, task.job),
-            size_bytes: result.size,
-            ...(WITH_SIZE_FIGURES.has(task.type) ? sizeFigures(task.input_size_bytes, result.size) : {}),
-          },
-          ...(diagnosis !== undefined ? { result: diagnosis } : {}),
-          ...(Object.keys(details).length > 0 ? { details } : {}),
-          job: { ...task.job, outputKey },
-        }))
-      }
-    } catch (error) {
-      clearTimeout(timer)
-      stopProgress()
-      if (handedBack()) return
-      // A full disk (the result write) is named as the service's state, without our paths.
-      const reason = isDiskFull(error) ? DISK_FULL_TEXT : error instanceof Error ? error.message : String(error)
-      await files.remove(taskFileKey(taskId, 'output')).catch(() => undefined)
-      await save(ended(failed(task, ERROR_TEXTS.internal(reason))))
-    }
-    await chain
-    options.log?.settled(task, performance.now() - runStart)
-    options.onSettled?.(task)
-  }
-
-  /** Marks an ended task with the time the retention sweep removes it. */
-  function ended(task: TaskState): TaskState {
-    if (!options.retentionMs) return task
-    return { ...task, expires_at: new Date(Date.now() + options.retentionMs).toISOString() }
+    const progress = createProgressWriter({
+      ...(options.progressIntervalMs !== undefined ? { intervalMs: options.progressIntervalMs } : {}),
+      write: (value) => {
+        if (task.status !== 'processing' || value <= (task.progress ?? 0)) return false
+        task = { ...task, progress: value }
+        writer.offer(task).catch(() => undefined)
+        return true
+      },
+    })
+    const runSignal = createRunSignal({ ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(runOptions.signal ? { handBack: runOptions.signal } : {}) })
+    const outcome = await runJob(task, writer, progress, runSignal)
+    if (!outcome) return
+    task = settleTask(task, outcome, transition())
+    await finish(writer, task, performance.now() - runStart)
   }
 
   return {
@@ -225,7 +145,21 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   }
 }
 
-function failed(task: TaskState, message: string): TaskState {
-  const { progress: _dropped, ...rest } = task
-  return { ...rest, status: 'failed', error: message, failed_at: now() }
+/** The engine job of a task, reading its input from the local path where the store has one. */
+async function engineJob(task: TaskState, files: FileStore, outputKey: string, maxAllocationBytes?: number): Promise<EngineJob> {
+  const inputKey = task.job.inputKey
+  const localOutput = files.localPath?.(outputKey)
+  return {
+    name: task.type as JobName,
+    input: files.localPath ? { path: files.localPath(inputKey) } : { bytes: await files.readBytes(inputKey) },
+    format: task.job.format,
+    filename: task.input_filename,
+    options: { ...task.job.options, ...(maxAllocationBytes ? { maxAllocationBytes } : {}) },
+    ...(localOutput ? { outputPath: localOutput } : {}),
+  }
+}
+
+async function finishedElsewhere(tasks: TaskStore, taskId: string): Promise<boolean> {
+  const latest = await tasks.get(taskId)
+  return !latest || TERMINAL_TASK_STATUSES.includes(latest.status)
 }

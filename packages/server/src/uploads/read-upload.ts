@@ -62,23 +62,49 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
   if (!/^multipart\/form-data/i.test(contentType)) {
     throw new ApiError(400, ERROR_TEXTS.malformedBody('expected a multipart/form-data body'))
   }
-  const declared = Number(event.req.headers.get('content-length') ?? NaN)
-  // A single file's size is its request's declared length, give or take the form's few hundred bytes.
-  const sizeOf = (seen: number) => (options.maxFiles === 1 && declared > seen ? declared : seen)
-  const tooLarge = (bytes: number) =>
-    new ApiError(options.limitStatus, (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(sizeOf(bytes)), formatMb(options.maxFileBytes)))
-  const filesBound = Math.min(options.maxFiles * options.maxFileBytes, options.maxTotalBytes ?? Infinity)
-  const maxBodyBytes = filesBound + FORM_OVERHEAD_BYTES
-  const bodyTooLarge = (bytes: number) => new ApiError(413, ERROR_TEXTS.requestTooLarge(bytes, maxBodyBytes))
-  // Refused from the headers, before a byte is read (and before `100 Continue` is sent).
-  if (options.maxFiles === 1 && declared > options.maxFileBytes + FORM_OVERHEAD_BYTES) throw tooLarge(declared)
-  if (declared > maxBodyBytes) throw bodyTooLarge(declared)
+  const bounds = uploadBounds(Number(event.req.headers.get('content-length') ?? NaN), options)
   const body = requestBodyStream(event)
   if (!body) throw new ApiError(400, ERROR_TEXTS.malformedBody('expected a multipart/form-data body'))
-
-  let parser: busboy.Busboy
+  const read = startRead(body, createParser(contentType), options, bounds)
   try {
-    parser = busboy({
+    await read.done
+    await Promise.all(read.writes)
+    if (read.failed) throw read.failed
+  } catch (error) {
+    await Promise.allSettled(read.writes)
+    await removeAll(options.files, read.written)
+    throw error
+  }
+  return { fields: read.fields, files: read.written }
+}
+
+/** The request's size bounds and their errors, from the options and the declared length. */
+interface UploadBounds {
+  maxBodyBytes: number
+  tooLarge(bytes: number): ApiError
+  bodyTooLarge(bytes: number): ApiError
+}
+
+/** Works out the bounds, and refuses from the headers a body declared too large, before a byte is read (and before `100 Continue` is sent). */
+function uploadBounds(declared: number, options: UploadOptions): UploadBounds {
+  // A single file's size is its request's declared length, give or take the form's few hundred bytes.
+  const sizeOf = (seen: number) => (options.maxFiles === 1 && declared > seen ? declared : seen)
+  const filesBound = Math.min(options.maxFiles * options.maxFileBytes, options.maxTotalBytes ?? Infinity)
+  const maxBodyBytes = filesBound + FORM_OVERHEAD_BYTES
+  const bounds: UploadBounds = {
+    maxBodyBytes,
+    tooLarge: (bytes) =>
+      new ApiError(options.limitStatus, (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(sizeOf(bytes)), formatMb(options.maxFileBytes))),
+    bodyTooLarge: (bytes) => new ApiError(413, ERROR_TEXTS.requestTooLarge(bytes, maxBodyBytes)),
+  }
+  if (options.maxFiles === 1 && declared > options.maxFileBytes + FORM_OVERHEAD_BYTES) throw bounds.tooLarge(declared)
+  if (declared > maxBodyBytes) throw bounds.bodyTooLarge(declared)
+  return bounds
+}
+
+function createParser(contentType: string): busboy.Busboy {
+  try {
+    return busboy({
       headers: { 'content-type': contentType },
       limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_PARTS, headerPairs: 100 },
       defParamCharset: 'utf8',
@@ -86,88 +112,74 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
   } catch (error) {
     throw new ApiError(400, ERROR_TEXTS.malformedBody((error as Error).message))
   }
+}
 
-  const fields: Record<string, string> = {}
-  const written: UploadedFile[] = []
-  const writes: Promise<void>[] = []
+/** One upload being read: what arrived so far, and the one way it fails. */
+interface UploadRead {
+  readonly options: UploadOptions
+  readonly bounds: UploadBounds
+  readonly fields: Record<string, string>
+  readonly written: UploadedFile[]
+  readonly writes: Promise<void>[]
   /** File parts still streaming into the store: destroyed when the request fails. */
-  const open = new Set<Transform>()
-  let fileParts = 0
-  let bodyBytes = 0
-  const malformed = (error: Error) => new ApiError(400, ERROR_TEXTS.malformedBody(error.message))
+  readonly open: Set<Transform>
+  fileParts: number
+  /** The first failure, once there is one. */
+  failed: Error | undefined
+  /** Settles when the parser has read the whole form, or rejects with the first failure. */
+  readonly done: Promise<void>
+  fail(error: Error): void
+}
 
+const malformed = (error: Error) => new ApiError(400, ERROR_TEXTS.malformedBody(error.message))
+
+/** Feeds the body to the parser, counting its bytes, and routes every part and every stream's error. */
+function startRead(body: Readable, parser: busboy.Busboy, options: UploadOptions, bounds: UploadBounds): UploadRead {
   let failRead: (error: Error) => void = () => undefined
-  const done = new Promise<void>((resolve, reject) => {
-    parser.on('close', resolve)
-    failRead = reject
-  })
-  // The first failure ends the read: stop feeding the parser, cut every file still being written
-  // (its store write then rejects and removes its temp file), and let whatever remains of the body
-  // go to the listener's lingering close.
-  let failed: Error | undefined
-  const fail = (error: Error) => {
-    if (failed) return
-    failed = error
-    body.unpipe(parser)
-    body.off('data', countBody)
-    body.pause()
-    for (const counter of open) counter.destroy(error)
-    parser.removeAllListeners('field')
-    parser.removeAllListeners('file')
-    parser.on('error', () => undefined)
-    parser.destroy()
-    failRead(error)
+  let bodyBytes = 0
+  const countBody = (chunk: Buffer) => {
+    bodyBytes += chunk.length
+    if (bodyBytes > bounds.maxBodyBytes) read.fail(bounds.bodyTooLarge(bodyBytes))
   }
-
+  const read: UploadRead = {
+    options,
+    bounds,
+    fields: {},
+    written: [],
+    writes: [],
+    open: new Set(),
+    fileParts: 0,
+    failed: undefined,
+    done: new Promise<void>((resolve, reject) => {
+      parser.on('close', resolve)
+      failRead = reject
+    }),
+    // The first failure ends the read: stop feeding the parser, cut every file still being written
+    // (its store write then rejects and removes its temp file), and let whatever remains of the body
+    // go to the listener's lingering close.
+    fail(error) {
+      if (read.failed) return
+      read.failed = error
+      body.unpipe(parser)
+      body.off('data', countBody)
+      body.pause()
+      for (const counter of read.open) counter.destroy(error)
+      parser.removeAllListeners('field')
+      parser.removeAllListeners('file')
+      parser.on('error', () => undefined)
+      parser.destroy()
+      failRead(error)
+    },
+  }
+  const fail = read.fail
   parser.on('field', (name, value, info) => {
     if (info.nameTruncated || info.valueTruncated) return fail(new ApiError(400, ERROR_TEXTS.malformedBody(`form field ${name} is longer than ${MAX_FIELD_BYTES} bytes`)))
-    if (!(name in fields)) fields[name] = value
+    if (!(name in read.fields)) read.fields[name] = value
   })
   parser.on('fieldsLimit', () => fail(new ApiError(400, ERROR_TEXTS.malformedBody(`more than ${MAX_FIELDS} form fields`))))
   parser.on('partsLimit', () => fail(new ApiError(400, ERROR_TEXTS.malformedBody(`more than ${MAX_PARTS} form parts`))))
-  parser.on('file', (name, stream, info) => {
-    // busboy reports a body cut inside a part on the part's own stream: always listened to.
-    stream.on('error', (error: Error) => fail(malformed(error)))
-    if (name !== options.fileField || failed) return void stream.resume()
-    fileParts++
-    if (fileParts > options.maxFiles) {
-      stream.resume()
-      if (options.onTooManyFiles) fail(options.onTooManyFiles(fileParts))
-      return
-    }
-    const filename = (info.filename ?? '').replace(/^.*[\\/]/, '')
-    let key: string
-    try {
-      key = options.place(filename).key
-    } catch (error) {
-      stream.resume()
-      return fail(error instanceof Error ? error : new Error(String(error)))
-    }
-    const counter = countBytes(options.maxFileBytes, tooLarge, fail)
-    open.add(counter)
-    // Destroyed with the request's error when it fails; the store sees that through its own read.
-    counter.on('error', () => undefined)
-    stream.on('error', (error: Error) => counter.destroy(malformed(error)))
-    writes.push(
-      options.files.write(key, stream.pipe(counter)).then(
-        (size) => {
-          open.delete(counter)
-          written.push({ filename, key, size })
-          if (counter.seen > options.maxFileBytes) fail(tooLarge(counter.seen))
-        },
-        (error: unknown) => {
-          open.delete(counter)
-          // The store's own failure (disk full, S3 down) keeps its error for renderError.
-          fail(failed ?? (error instanceof Error ? error : new Error(String(error))))
-        },
-      ),
-    )
-  })
+  parser.on('file', (name, stream, info) => takeFilePart(read, name, stream, info.filename))
   parser.on('error', (error: Error) => fail(malformed(error)))
-  function countBody(chunk: Buffer) {
-    bodyBytes += chunk.length
-    if (bodyBytes > maxBodyBytes) fail(bodyTooLarge(bodyBytes))
-  }
   body.on('data', countBody)
   body.on('error', (error: Error) => fail(malformed(error)))
   // A client that goes away mid-body: the body closes without having ended.
@@ -175,17 +187,48 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
     if (!body.readableEnded) fail(new ApiError(400, ERROR_TEXTS.malformedBody('the request body ended before it was complete')))
   })
   body.pipe(parser)
+  return read
+}
 
-  try {
-    await done
-    await Promise.all(writes)
-    if (failed) throw failed
-  } catch (error) {
-    await Promise.allSettled(writes)
-    await removeAll(options.files, written)
-    throw error
+/** A file part: skipped unless it is the file field, refused past the count or by `place`, else streamed into the store. */
+function takeFilePart(read: UploadRead, name: string, stream: Readable, rawFilename: string | undefined): void {
+  const { options, fail } = read
+  // busboy reports a body cut inside a part on the part's own stream: always listened to.
+  stream.on('error', (error: Error) => fail(malformed(error)))
+  if (name !== options.fileField || read.failed) return void stream.resume()
+  read.fileParts++
+  if (read.fileParts > options.maxFiles) {
+    stream.resume()
+    if (options.onTooManyFiles) fail(options.onTooManyFiles(read.fileParts))
+    return
   }
-  return { fields, files: written }
+  const filename = (rawFilename ?? '').replace(/^.*[\\/]/, '')
+  let key: string
+  try {
+    key = options.place(filename).key
+  } catch (error) {
+    stream.resume()
+    return fail(error instanceof Error ? error : new Error(String(error)))
+  }
+  const counter = countBytes(options.maxFileBytes, read.bounds.tooLarge, fail)
+  read.open.add(counter)
+  // Destroyed with the request's error when it fails; the store sees that through its own read.
+  counter.on('error', () => undefined)
+  stream.on('error', (error: Error) => counter.destroy(malformed(error)))
+  read.writes.push(
+    options.files.write(key, stream.pipe(counter)).then(
+      (size) => {
+        read.open.delete(counter)
+        read.written.push({ filename, key, size })
+        if (counter.seen > options.maxFileBytes) fail(read.bounds.tooLarge(counter.seen))
+      },
+      (error: unknown) => {
+        read.open.delete(counter)
+        // The store's own failure (disk full, S3 down) keeps its error for renderError.
+        fail(read.failed ?? (error instanceof Error ? error : new Error(String(error))))
+      },
+    ),
+  )
 }
 
 /**

@@ -3,8 +3,9 @@
 // deterministic from one seed so a failing case can be rebuilt from its number.
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
-import { crc32 } from 'node:zlib'
 import { assimp, shared } from '../../../../test/support/corpus.ts'
+import { createRandom } from '../../../../test/support/random.ts'
+import { storedZip } from '../../../../test/support/stored-zip.ts'
 
 /** Real files the mutations start from: small ones, so hundreds of cases run in a couple of minutes. */
 export const FUZZ_SEEDS = [
@@ -44,43 +45,6 @@ function loadSeed(seed: string): { path: string; name: string; bytes: Uint8Array
   return { path: seed, name: `${basename(paths[0]!).replace(/\.[^.]+$/, '')}.zip`, bytes: storedZip(files) }
 }
 
-/** A zip of the files, stored (not deflated), so that mutations land in the files' own bytes. */
-export function storedZip(files: Record<string, Uint8Array>): Uint8Array {
-  const local: Buffer[] = []
-  const central: Buffer[] = []
-  let offset = 0
-  for (const [name, data] of Object.entries(files)) {
-    const nameBytes = Buffer.from(name, 'utf8')
-    const header = Buffer.alloc(30)
-    header.writeUInt32LE(0x04034b50, 0)
-    header.writeUInt16LE(20, 4)
-    header.writeUInt32LE(crc32(data), 14)
-    header.writeUInt32LE(data.byteLength, 18)
-    header.writeUInt32LE(data.byteLength, 22)
-    header.writeUInt16LE(nameBytes.length, 26)
-    const entry = Buffer.alloc(46)
-    entry.writeUInt32LE(0x02014b50, 0)
-    entry.writeUInt16LE(20, 4)
-    entry.writeUInt16LE(20, 6)
-    entry.writeUInt32LE(crc32(data), 16)
-    entry.writeUInt32LE(data.byteLength, 20)
-    entry.writeUInt32LE(data.byteLength, 24)
-    entry.writeUInt16LE(nameBytes.length, 28)
-    entry.writeUInt32LE(offset, 42)
-    local.push(header, nameBytes, Buffer.from(data))
-    central.push(entry, nameBytes)
-    offset += 30 + nameBytes.length + data.byteLength
-  }
-  const directory = Buffer.concat(central)
-  const end = Buffer.alloc(22)
-  end.writeUInt32LE(0x06054b50, 0)
-  end.writeUInt16LE(Object.keys(files).length, 8)
-  end.writeUInt16LE(Object.keys(files).length, 10)
-  end.writeUInt32LE(directory.length, 12)
-  end.writeUInt32LE(offset, 16)
-  return new Uint8Array(Buffer.concat([...local, directory, end]))
-}
-
 /** One operation as a client calls it: the submit path and its form fields. */
 export interface FuzzOperation {
   name: string
@@ -110,18 +74,6 @@ export interface FuzzCase {
   filename: string
   bytes: Uint8Array
   operation: FuzzOperation
-}
-
-/** mulberry32: a small, fast, seedable PRNG (the corpus must be the same on every machine). */
-export function createRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 type Random = () => number

@@ -128,8 +128,3 @@ export function* pieces(total: number, size = 64 * 1024): Generator<Uint8Array> 
   const buffer = new Uint8Array(size)
   for (let sent = 0; sent < total; sent += size) yield buffer.subarray(0, Math.min(size, total - sent))
 }
-
-/** Destroys a socket without a goodbye: what a client that goes away mid-upload does. */
-export function abortSocket(socket: Socket): void {
-  socket.resetAndDestroy()
-}

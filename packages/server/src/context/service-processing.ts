@@ -1,0 +1,76 @@
+import { createEnginePool, describeEngines, type EnginePool } from '@mos/engines'
+import type { Config } from '../config/schema.ts'
+import { createSweepLock } from '../maintenance/create-sweep-lock.ts'
+import { createSweeper, sweepIntervalMs, type Sweeper } from '../maintenance/sweep.ts'
+import { createTaskQueue } from '../queue/create-queue.ts'
+import type { TaskQueue } from '../queue/task-queue.ts'
+import type { RedisConnections } from '../redis/redis-connections.ts'
+import { createTaskRunner, type TaskRunner } from '../tasks/task-runner.ts'
+import { createTaskService, type TaskService } from '../tasks/task-service.ts'
+import type { ServiceObservability } from './service-observability.ts'
+import type { ServiceStorage } from './service-storage.ts'
+
+/** What does the work: the engine pool, the queue and runner feeding it, and the sweep after it. */
+export interface ServiceProcessing {
+  pool: EnginePool
+  queue: TaskQueue
+  runner: TaskRunner
+  tasks: TaskService
+  /** The codecs' install facts (variant B capabilities), read from disk once. */
+  engines: ReturnType<typeof describeEngines>
+  /** Retention, orphan uploads, lost tasks; started by `startServer`. */
+  sweeper: Sweeper
+}
+
+/** Creates the processing part over the storage and observability parts. Nothing runs until a task is queued. */
+export function createServiceProcessing(
+  config: Config,
+  parts: { storage: ServiceStorage; redis: RedisConnections; observability: ServiceObservability },
+): ServiceProcessing {
+  const { storage, redis, observability } = parts
+  const { logger, taskLog, metrics } = observability
+  // An API-only process never runs a job: its pool stays empty rather than holding warm threads.
+  const pool = createEnginePool({
+    threads: config.engines.threads,
+    maxHeapMb: config.engines.maxHeapMb,
+    prestart: config.engines.prestart && config.server.role !== 'api',
+    recycling: { afterJobs: config.engines.recycleAfterJobs, aboveMb: config.engines.recycleAboveMb },
+    idleRecycleMs: config.engines.idleRecycleSeconds * 1000,
+    onLog: (entry) => logger[entry.level]({ ...entry.fields, thread: 'engine' }, entry.message),
+  })
+  const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
+  const runner = createTaskRunner({
+    tasks: storage.taskStore,
+    files: storage.files,
+    pool,
+    maxAllocationBytes: config.engines.maxAllocationMb * 1024 * 1024,
+    timeoutMs: config.tasks.timeoutSeconds * 1000,
+    workBudget: { baseSeconds: config.engines.budgetBaseSeconds, secondsPerMb: config.engines.budgetSecondsPerMb },
+    retentionMs,
+    maxAttempts: config.tasks.maxAttempts,
+    onSettled: (task) => metrics.taskSettled(task),
+    log: taskLog,
+  })
+  const queue = createTaskQueue(config, runner.run, redis, logger)
+  const orphanAgeMs = config.storage.orphanUploadMinutes * 60_000
+  const sweeper = createSweeper({
+    tasks: storage.taskStore,
+    files: storage.files,
+    queue,
+    lock: createSweepLock(config, redis),
+    records: storage.stores.records,
+    retentionMs,
+    orphanAgeMs,
+    requeue: config.queue.driver === 'bullmq',
+    intervalMs: sweepIntervalMs(retentionMs, orphanAgeMs),
+    logger,
+  })
+  return {
+    pool,
+    queue,
+    runner,
+    tasks: createTaskService({ tasks: storage.taskStore, queue, log: taskLog }),
+    engines: describeEngines(),
+    sweeper,
+  }
+}
