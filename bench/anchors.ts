@@ -26,7 +26,27 @@ export interface AnchorRow {
 
 const TOOLS: { tool: string; args: (i: string, o: string) => [string, string[]] }[] = [
   // Equal quantization bits: the service's defaults (position 14, normal 10, texcoord 12, color 8, generic 12).
-  { tool: 'gltf-transform draco', args: (i, o) => [bin('gltf-transform'), ['draco', i, o, '--quantize-position', '14', '--quantize-normal', '10', '--quantize-texcoord', '12', '--quantize-color', '8', '--quantize-generic', '12']] },
+  {
+    tool: 'gltf-transform draco',
+    args: (i, o) => [
+      bin('gltf-transform'),
+      [
+        'draco',
+        i,
+        o,
+        '--quantize-position',
+        '14',
+        '--quantize-normal',
+        '10',
+        '--quantize-texcoord',
+        '12',
+        '--quantize-color',
+        '8',
+        '--quantize-generic',
+        '12',
+      ],
+    ],
+  },
   { tool: 'gltf-transform meshopt', args: (i, o) => [bin('gltf-transform'), ['meshopt', i, o]] },
   { tool: 'gltfpack -c', args: (i, o) => [bin('gltfpack'), ['-i', i, '-o', o, '-c']] },
   { tool: 'gltfpack -cc', args: (i, o) => [bin('gltfpack'), ['-i', i, '-o', o, '-cc']] },
@@ -53,10 +73,18 @@ export async function measureAnchors(service: BenchService, inputs: Input[]): Pr
       const describe = async (tool: string, ms: number, bytes: Uint8Array) => {
         const doc = await io.readBinary(bytes)
         const b = documentBounds(doc)
-        const boundsError = Math.max(...[0, 1, 2].flatMap((i) => [Math.abs(b.min[i]! - srcBounds.min[i]!), Math.abs(b.max[i]! - srcBounds.max[i]!)])) / extent
+        const boundsError =
+          Math.max(...[0, 1, 2].flatMap((i) => [Math.abs(b.min[i]! - srcBounds.min[i]!), Math.abs(b.max[i]! - srcBounds.max[i]!)])) / extent
         rows.push({ input: input.name, tool, ms, bytes: bytes.byteLength, triangles: countSceneTriangles(doc), boundsError })
       }
-      rows.push({ input: input.name, tool: 'input', ms: 0, bytes: input.bytes.byteLength, triangles: countSceneTriangles(source), boundsError: 0 })
+      rows.push({
+        input: input.name,
+        tool: 'input',
+        ms: 0,
+        bytes: input.bytes.byteLength,
+        triangles: countSceneTriangles(source),
+        boundsError: 0,
+      })
       const inPath = join(dir, 'in.glb')
       await writeFile(inPath, input.bytes)
       for (const { tool, args } of TOOLS) {

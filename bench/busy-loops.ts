@@ -4,7 +4,8 @@ import { promisify } from 'node:util'
 const run = promisify(execFile)
 
 /** A fixed amount of pure CPU work (no allocation, no memory traffic), timed inside the process. */
-const LOOP = 'const t = performance.now(); let x = 0; for (let i = 0; i < 2e8; i++) x = (x + i * 7) % 1000003; process.stdout.write(String(performance.now() - t + (x < 0 ? 1 : 0)))'
+const LOOP =
+  'const t = performance.now(); let x = 0; for (let i = 0; i < 2e8; i++) x = (x + i * 7) % 1000003; process.stdout.write(String(performance.now() - t + (x < 0 ? 1 : 0)))'
 
 /**
  * Runs `count` busy loops as separate processes at once; resolves to the slowest loop's time (ms),

@@ -43,8 +43,12 @@ export function createBenchClient(baseUrl: string, apiKey: string): BenchClient 
   return {
     async submit(endpoint, file, fields) {
       const boundary = `mosbench${Math.random().toString(36).slice(2)}`
-      const fieldParts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
-      const head = Buffer.from(`${fieldParts.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`)
+      const fieldParts = Object.entries(fields).map(
+        ([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
+      )
+      const head = Buffer.from(
+        `${fieldParts.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      )
       const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
       const body = await send('POST', endpoint, [head, file.bytes, tail], { 'content-type': `multipart/form-data; boundary=${boundary}` })
       return (JSON.parse(body.toString()) as { task_id: string }).task_id

@@ -18,7 +18,9 @@ export async function measureUploadMemory(uploadMb: number): Promise<UploadMemor
   const service = await startBenchService({ SERVICE__LIMITS__MAX_FILE_SIZE_MB: String(uploadMb * 2), SERVICE__ENGINES__THREADS: '1' })
   try {
     const boundary = 'mosbenchboundary'
-    const head = new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="engine"\r\n\r\ndraco\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.glb"\r\nContent-Type: application/octet-stream\r\n\r\n`)
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="engine"\r\n\r\ndraco\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.glb"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    )
     const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`)
     const chunk = new Uint8Array(1024 * 1024).fill(0x41)
     let sent = 0

@@ -46,7 +46,10 @@ export async function generateGrid(n: number, seed = 1): Promise<Uint8Array> {
     .setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(normal).setBuffer(buffer))
     .setAttribute('TEXCOORD_0', doc.createAccessor().setType('VEC2').setArray(uv).setBuffer(buffer))
     .setIndices(doc.createAccessor().setType('SCALAR').setArray(indices).setBuffer(buffer))
-  const texture = doc.createTexture('checker').setMimeType('image/png').setImage(await checkerPng(256))
+  const texture = doc
+    .createTexture('checker')
+    .setMimeType('image/png')
+    .setImage(await checkerPng(256))
   prim.setMaterial(doc.createMaterial('terrain').setBaseColorTexture(texture))
   const mesh = doc.createMesh('grid').addPrimitive(prim)
   doc.createScene().addChild(doc.createNode('grid').setMesh(mesh))
@@ -56,6 +59,11 @@ export async function generateGrid(n: number, seed = 1): Promise<Uint8Array> {
 /** A `size`² grey checkerboard PNG. */
 async function checkerPng(size: number): Promise<Uint8Array> {
   const pixels = Buffer.alloc(size * size * 3)
-  for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) pixels.fill(((x >> 5) + (y >> 5)) % 2 ? 200 : 90, (y * size + x) * 3, (y * size + x + 1) * 3)
-  return new Uint8Array(await sharp(pixels, { raw: { width: size, height: size, channels: 3 } }).png().toBuffer())
+  for (let y = 0; y < size; y++)
+    for (let x = 0; x < size; x++) pixels.fill(((x >> 5) + (y >> 5)) % 2 ? 200 : 90, (y * size + x) * 3, (y * size + x + 1) * 3)
+  return new Uint8Array(
+    await sharp(pixels, { raw: { width: size, height: size, channels: 3 } })
+      .png()
+      .toBuffer(),
+  )
 }

@@ -33,8 +33,13 @@ export async function measureMeshoptSteps(inputs: Input[], runs = 5): Promise<Me
   const encoded = async (bytes: Uint8Array, level?: 'low' | 'medium' | 'high') => {
     const start = performance.now()
     const doc = await platform.io.readBinary(bytes)
-    if (level) await doc.transform(compress({ engine: 'meshopt', meshopt_compression_level: level, meshoptEncoder: platform.meshoptEncoder }))
-    else doc.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
+    if (level)
+      await doc.transform(compress({ engine: 'meshopt', meshopt_compression_level: level, meshoptEncoder: platform.meshoptEncoder }))
+    else
+      doc
+        .createExtension(EXTMeshoptCompression)
+        .setRequired(true)
+        .setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
     const size = (await platform.io.writeBinary(doc)).byteLength
     return { size, ms: performance.now() - start }
   }

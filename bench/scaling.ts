@@ -71,9 +71,11 @@ export async function measureScaling(input: Input, count: number, rounds = 3): P
     for (const [i, service] of services.entries()) {
       await Promise.all(Array.from({ length: (i + 1) * 2 }, () => roundTrip(service, input, { engine: 'draco' })))
     }
-    const batches = services.map((service, i) => cpuSampledBatch(service.pid, i + 1, count, async () => {
-      await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
-    }))
+    const batches = services.map((service, i) =>
+      cpuSampledBatch(service.pid, i + 1, count, async () => {
+        await waitAll(service, await submitAll(service, input, count, { engine: 'draco' }))
+      }),
+    )
     const [one, two, loop, twoLoops] = await alternatingBest(rounds, [...batches, timedBy(() => busyLoops(1)), timedBy(() => busyLoops(2))])
     return {
       tasks: count,
@@ -139,10 +141,15 @@ async function measurePoolScaling(input: Input, count: number, rounds: number): 
   try {
     for (const pool of pools) await Promise.all(Array.from({ length: pool.threads * 2 }, () => pool.run(job)))
     // Both pools live in this process: the idle one's threads sleep, so the busiest threads are the running pool's.
-    const [one, two] = await alternatingBest(rounds, pools.map((pool) => cpuSampledBatch(process.pid, pool.threads, count, async () => {
-      const results = await Promise.all(Array.from({ length: count }, () => pool.run(job)))
-      if (results.some((r) => !r.ok)) throw new Error('a pool job failed')
-    })))
+    const [one, two] = await alternatingBest(
+      rounds,
+      pools.map((pool) =>
+        cpuSampledBatch(process.pid, pool.threads, count, async () => {
+          const results = await Promise.all(Array.from({ length: count }, () => pool.run(job)))
+          if (results.some((r) => !r.ok)) throw new Error('a pool job failed')
+        }),
+      ),
+    )
     return measuredThroughput(one!, two!)
   } finally {
     await Promise.all(pools.map((pool) => pool.destroy()))

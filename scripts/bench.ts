@@ -24,7 +24,11 @@ import { mb, type Input } from '../bench/stats.ts'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
-const only = args.find((a) => a.startsWith('--only'))?.split('=')[1]?.split(',') ?? args[args.indexOf('--only') + 1]?.split(',')
+const only =
+  args
+    .find((a) => a.startsWith('--only'))
+    ?.split('=')[1]
+    ?.split(',') ?? args[args.indexOf('--only') + 1]?.split(',')
 const ENGINE_SECTIONS = ['convert', 'textures']
 const wants = (section: string) => {
   if (args.includes('--only') || args.some((a) => a.startsWith('--only='))) return (only ?? []).includes(section)
@@ -78,8 +82,13 @@ if (wants('startup')) {
   out()
   out(`Command: \`node ${startCommand().join(' ')}\` (from \`npm start\`)`)
   out()
-  table(['run', 'first /livez ms', 'first ready /readyz ms'], cold.runs.map((r, i) => [i + 1, Math.round(r.liveMs), Math.round(r.readyMs)]))
-  out(`Cold start to ready: best ${Math.round(cold.bestReadyMs)} ms, median ${Math.round(cold.medianReadyMs)} ms — goal ≤ 1500 ms: ${goal(cold.medianReadyMs <= 1500)}`)
+  table(
+    ['run', 'first /livez ms', 'first ready /readyz ms'],
+    cold.runs.map((r, i) => [i + 1, Math.round(r.liveMs), Math.round(r.readyMs)]),
+  )
+  out(
+    `Cold start to ready: best ${Math.round(cold.bestReadyMs)} ms, median ${Math.round(cold.medianReadyMs)} ms — goal ≤ 1500 ms: ${goal(cold.medianReadyMs <= 1500)}`,
+  )
   out()
 }
 
@@ -91,43 +100,114 @@ if (wants('overhead') || wants('anchors')) {
       results.overhead = rows
       out('## Overhead: warm service end to end vs the same library call in-process (goal ≤ 1.10 on inputs ≥ 1 MB)')
       out()
-      table(['input', 'engine', 'service ms', 'library ms', 'service − library ms', 'ratio', 'goal', 'upload ms', 'processing ms', 'download ms'], rows.map((r) => [
-        r.input, r.engine, r.serviceMs, r.libraryMs, r.serviceMs - r.libraryMs, r.ratio, overheadGoal(r, () => goal(r.ratio <= OVERHEAD_GOAL)), r.uploadMs, r.processingMs, r.downloadMs,
-      ]))
+      table(
+        [
+          'input',
+          'engine',
+          'service ms',
+          'library ms',
+          'service − library ms',
+          'ratio',
+          'goal',
+          'upload ms',
+          'processing ms',
+          'download ms',
+        ],
+        rows.map((r) => [
+          r.input,
+          r.engine,
+          r.serviceMs,
+          r.libraryMs,
+          r.serviceMs - r.libraryMs,
+          r.ratio,
+          overheadGoal(r, () => goal(r.ratio <= OVERHEAD_GOAL)),
+          r.uploadMs,
+          r.processingMs,
+          r.downloadMs,
+        ]),
+      )
       out('The HTTP floor: the same upload, one poll and a download of the same size against a bare node:http server that')
       out('only stores the upload (busboy, the fs file store) and sends a file back (bench/http-floor-server.ts). Library + floor')
-      out('is the least a service that stores its uploads should expect to take on this machine; service − library − floor is what Mos adds.')
+      out(
+        'is the least a service that stores its uploads should expect to take on this machine; service − library − floor is what Mos adds.',
+      )
       out()
-      table(['input', 'engine', 'library ms', 'floor ms', 'least ratio to expect here', 'service ratio', 'service − library − floor ms', 'goal ≤ 1.10 within reach here'], rows.map((r) => [
-        r.input, r.engine, r.libraryMs, r.floorMs, r.floorRatio, r.ratio, r.serviceMs - r.libraryMs - r.floorMs, overheadGoal(r, () => (r.floorRatio <= OVERHEAD_GOAL ? 'yes' : 'no')),
-      ]))
+      table(
+        [
+          'input',
+          'engine',
+          'library ms',
+          'floor ms',
+          'least ratio to expect here',
+          'service ratio',
+          'service − library − floor ms',
+          'goal ≤ 1.10 within reach here',
+        ],
+        rows.map((r) => [
+          r.input,
+          r.engine,
+          r.libraryMs,
+          r.floorMs,
+          r.floorRatio,
+          r.ratio,
+          r.serviceMs - r.libraryMs - r.floorMs,
+          overheadGoal(r, () => (r.floorRatio <= OVERHEAD_GOAL ? 'yes' : 'no')),
+        ]),
+      )
     }
     if (wants('anchors')) {
       const rows = await measureAnchors(service, inputs)
       results.anchors = rows
       out('## Against gltf-transform and gltfpack (goals: mos meshopt ≤ gltfpack -cc size; mos draco ≤ gltf-transform draco size)')
       out()
-      table(['input', 'tool', 'ms', 'bytes', 'triangles', 'bounds error'], rows.map((r) => [r.input, r.tool, r.ms, r.bytes, r.triangles, r.boundsError.toExponential(2)]))
+      table(
+        ['input', 'tool', 'ms', 'bytes', 'triangles', 'bounds error'],
+        rows.map((r) => [r.input, r.tool, r.ms, r.bytes, r.triangles, r.boundsError.toExponential(2)]),
+      )
       const goals: (string | number)[][] = []
       for (const input of inputs) {
         const size = (tool: string) => rows.find((r) => r.input === input.name && r.tool === tool)?.bytes ?? NaN
-        goals.push([input.name, 'mos meshopt / gltfpack -cc', size('mos meshopt') / size('gltfpack -cc'), goal(size('mos meshopt') <= size('gltfpack -cc'))])
-        goals.push([input.name, 'mos meshopt / gltfpack -cc -kn (scene graph kept)', size('mos meshopt') / size('gltfpack -cc -kn'), 'reported'])
-        goals.push([input.name, 'mos draco / gltf-transform draco', size('mos draco') / size('gltf-transform draco'), goal(size('mos draco') <= size('gltf-transform draco'))])
+        goals.push([
+          input.name,
+          'mos meshopt / gltfpack -cc',
+          size('mos meshopt') / size('gltfpack -cc'),
+          goal(size('mos meshopt') <= size('gltfpack -cc')),
+        ])
+        goals.push([
+          input.name,
+          'mos meshopt / gltfpack -cc -kn (scene graph kept)',
+          size('mos meshopt') / size('gltfpack -cc -kn'),
+          'reported',
+        ])
+        goals.push([
+          input.name,
+          'mos draco / gltf-transform draco',
+          size('mos draco') / size('gltf-transform draco'),
+          goal(size('mos draco') <= size('gltf-transform draco')),
+        ])
       }
       table(['input', 'size ratio', 'value', 'goal'], goals)
       const steps = await measureMeshoptSteps(inputs)
       results.meshoptSteps = steps
       out('Meshopt, step by step (bytes; each step includes the ones before it):')
       out()
-      table(['input', 'codec only', '+ reordering', '+ quantization', '+ filters (default)', 'gltfpack -cc'], steps.map((r) => [
-        r.input, r.encodeOnly, r.reorder, r.quantize, r.filters, rows.find((a) => a.input === r.input && a.tool === 'gltfpack -cc')?.bytes ?? NaN,
-      ]))
+      table(
+        ['input', 'codec only', '+ reordering', '+ quantization', '+ filters (default)', 'gltfpack -cc'],
+        steps.map((r) => [
+          r.input,
+          r.encodeOnly,
+          r.reorder,
+          r.quantize,
+          r.filters,
+          rows.find((a) => a.input === r.input && a.tool === 'gltfpack -cc')?.bytes ?? NaN,
+        ]),
+      )
       out('The same steps in milliseconds (read, transform, write; warm, in one process, best of five):')
       out()
-      table(['input', 'codec only', '+ reordering', '+ quantization', '+ filters (default)'], steps.map((r) => [
-        r.input, r.ms.encodeOnly, r.ms.reorder, r.ms.quantize, r.ms.filters,
-      ]))
+      table(
+        ['input', 'codec only', '+ reordering', '+ quantization', '+ filters (default)'],
+        steps.map((r) => [r.input, r.ms.encodeOnly, r.ms.reorder, r.ms.quantize, r.ms.filters]),
+      )
     }
   } finally {
     await service.stop()
@@ -140,18 +220,68 @@ if (wants('scaling')) {
   const { service, poolOnly } = scaling
   out('## Scaling: compress tasks with 1 vs 2 engine threads (goal: throughput ratio ≥ 1.8)')
   out()
-  table(['tasks', 'measured on', '1 thread ms', '2 threads ms', 'throughput ratio', 'goal', 'ceiling its CPU allows'], [
-    [scaling.tasks, 'the service (HTTP, records)', service.oneThreadMs, service.twoThreadsMs, service.throughputRatio, goal(service.throughputRatio >= 1.8), service.ceiling],
-    [scaling.tasks, 'the engine pool alone', poolOnly.oneThreadMs, poolOnly.twoThreadsMs, poolOnly.throughputRatio, 'reported', poolOnly.ceiling],
-    ['1 vs 2', 'busy loops, no Mos (the host\'s ceiling)', scaling.busyLoops.oneThreadMs, scaling.busyLoops.twoThreadsMs, scaling.busyLoops.throughputRatio, 'reported', '-'],
-  ])
-  out(`CPU per task (ms, from /proc, the fastest batch of each; ceiling = 1-thread wall per task ÷ (2-thread CPU per task ÷ ${availableParallelism()} cores)):`)
+  table(
+    ['tasks', 'measured on', '1 thread ms', '2 threads ms', 'throughput ratio', 'goal', 'ceiling its CPU allows'],
+    [
+      [
+        scaling.tasks,
+        'the service (HTTP, records)',
+        service.oneThreadMs,
+        service.twoThreadsMs,
+        service.throughputRatio,
+        goal(service.throughputRatio >= 1.8),
+        service.ceiling,
+      ],
+      [
+        scaling.tasks,
+        'the engine pool alone',
+        poolOnly.oneThreadMs,
+        poolOnly.twoThreadsMs,
+        poolOnly.throughputRatio,
+        'reported',
+        poolOnly.ceiling,
+      ],
+      [
+        '1 vs 2',
+        "busy loops, no Mos (the host's ceiling)",
+        scaling.busyLoops.oneThreadMs,
+        scaling.busyLoops.twoThreadsMs,
+        scaling.busyLoops.throughputRatio,
+        'reported',
+        '-',
+      ],
+    ],
+  )
+  out(
+    `CPU per task (ms, from /proc, the fastest batch of each; ceiling = 1-thread wall per task ÷ (2-thread CPU per task ÷ ${availableParallelism()} cores)):`,
+  )
   out()
-  const cpuRows = ([['the service', service], ['the engine pool alone', poolOnly]] as const).flatMap(([name, m]) => ([
-    [1, m.cpu.oneThread],
-    [2, m.cpu.twoThreads],
-  ] as const).map(([threads, cpu]) => [name, threads, cpu.wall, cpu.engine, cpu.main, cpu.other, cpu.client, cpu.total]))
-  table(['measured on', 'threads', 'wall per task', 'engine threads', 'main thread', 'other threads (V8 GC and compiler, I/O)', 'client', 'total CPU'], cpuRows)
+  const cpuRows = (
+    [
+      ['the service', service],
+      ['the engine pool alone', poolOnly],
+    ] as const
+  ).flatMap(([name, m]) =>
+    (
+      [
+        [1, m.cpu.oneThread],
+        [2, m.cpu.twoThreads],
+      ] as const
+    ).map(([threads, cpu]) => [name, threads, cpu.wall, cpu.engine, cpu.main, cpu.other, cpu.client, cpu.total]),
+  )
+  table(
+    [
+      'measured on',
+      'threads',
+      'wall per task',
+      'engine threads',
+      'main thread',
+      'other threads (V8 GC and compiler, I/O)',
+      'client',
+      'total CPU',
+    ],
+    cpuRows,
+  )
 }
 
 if (wants('queue')) {
@@ -159,7 +289,10 @@ if (wants('queue')) {
   results.queue = queue
   out('## Queue: tasks queued at once, service memory and GET /tasks/{id} latency while busy')
   out()
-  table(['queued', 'baseline RSS MB', 'peak RSS MB', 'poll p50 ms', 'poll p99 ms', 'all done ms'], [[queue.queued, queue.baselineRssMb, queue.peakRssMb, queue.pollP50Ms, queue.pollP99Ms, queue.totalMs]])
+  table(
+    ['queued', 'baseline RSS MB', 'peak RSS MB', 'poll p50 ms', 'poll p99 ms', 'all done ms'],
+    [[queue.queued, queue.baselineRssMb, queue.peakRssMb, queue.pollP50Ms, queue.pollP99Ms, queue.totalMs]],
+  )
 }
 
 if (wants('memory')) {
@@ -168,14 +301,24 @@ if (wants('memory')) {
   results.memory = { upload, worker }
   out('## Memory (goal: RSS growth ≤ 150 MB while receiving the upload)')
   out()
-  table(['upload MB', 'baseline RSS MB', 'peak RSS MB', 'growth MB', 'seconds', 'goal'], [[upload.uploadMb, upload.baselineRssMb, upload.peakRssMb, upload.growthMb, upload.seconds, goal(upload.growthMb <= 150)]])
-  table(['task input', 'input MB', 'peak growth MB', 'growth per input MB'], [[worker.input, worker.inputMb, worker.peakGrowthMb, worker.perInputMb]])
+  table(
+    ['upload MB', 'baseline RSS MB', 'peak RSS MB', 'growth MB', 'seconds', 'goal'],
+    [[upload.uploadMb, upload.baselineRssMb, upload.peakRssMb, upload.growthMb, upload.seconds, goal(upload.growthMb <= 150)]],
+  )
+  table(
+    ['task input', 'input MB', 'peak growth MB', 'growth per input MB'],
+    [[worker.input, worker.inputMb, worker.peakGrowthMb, worker.perInputMb]],
+  )
 
   // RSS after many mixed tasks, without and with engine-thread recycling (issue 19): the same load on
   // two threads, the idle recycle shortened to 3 s so the run can show where an idle service returns to.
   const tasks = quick ? 60 : 200
   const models = [engine, knight, { name: 'grid-125k-tri.glb', bytes: await generateGrid(250) }]
-  const off = { SERVICE__ENGINES__RECYCLE_AFTER_JOBS: '0', SERVICE__ENGINES__RECYCLE_ABOVE_MB: '0', SERVICE__ENGINES__IDLE_RECYCLE_SECONDS: '0' }
+  const off = {
+    SERVICE__ENGINES__RECYCLE_AFTER_JOBS: '0',
+    SERVICE__ENGINES__RECYCLE_ABOVE_MB: '0',
+    SERVICE__ENGINES__IDLE_RECYCLE_SECONDS: '0',
+  }
   const rss = [
     await measureMemoryAfterTasks('recycling off', models, knight, tasks, off),
     await measureMemoryAfterTasks('defaults (idle recycle 3 s)', models, knight, tasks, { SERVICE__ENGINES__IDLE_RECYCLE_SECONDS: '3' }),
@@ -183,9 +326,10 @@ if (wants('memory')) {
   results.memoryAfterTasks = rss
   out(`## Memory after ${tasks} mixed tasks (all six task types, 2 engine threads; goal: RSS after within 1.5× of warm-up)`)
   out()
-  table(['settings', 'start RSS MB', 'warm-up RSS MB', `after ${tasks} tasks MB`, 'after/warm-up', 'after idle MB', 'seconds', 'goal'], rss.map((r) => [
-    r.label, r.startRssMb, r.warmRssMb, r.afterRssMb, r.ratio, r.idleRssMb, r.seconds, goal(r.ratio <= 1.5),
-  ]))
+  table(
+    ['settings', 'start RSS MB', 'warm-up RSS MB', `after ${tasks} tasks MB`, 'after/warm-up', 'after idle MB', 'seconds', 'goal'],
+    rss.map((r) => [r.label, r.startRssMb, r.warmRssMb, r.afterRssMb, r.ratio, r.idleRssMb, r.seconds, goal(r.ratio <= 1.5)]),
+  )
 }
 
 if (wants('read')) {
@@ -213,7 +357,7 @@ if (wants('convert')) {
 }
 
 if (wants('textures')) {
-  out('## Textures: KTX2 (ETC1S, UASTC) time per megapixel, and the ratio to sharp\'s WebP encode')
+  out("## Textures: KTX2 (ETC1S, UASTC) time per megapixel, and the ratio to sharp's WebP encode")
   out()
   out(engineBench('textures.ts', quick ? ['512'] : []))
   out()

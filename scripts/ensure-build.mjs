@@ -10,7 +10,12 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const BUILT = ['packages/sdk/dist/index.js', 'packages/engines/dist/worker.js', 'packages/server/dist/main.js', 'packages/conformance/dist/cli.js']
+const BUILT = [
+  'packages/sdk/dist/index.js',
+  'packages/engines/dist/worker.js',
+  'packages/server/dist/main.js',
+  'packages/conformance/dist/cli.js',
+]
 
 let turbo
 try {
@@ -18,7 +23,9 @@ try {
 } catch {
   const missing = BUILT.filter((file) => !existsSync(new URL(`../${file}`, import.meta.url)))
   if (missing.length > 0) {
-    console.error(`[mos] not built (${missing.join(', ')}) and no build tools here: run \`npm install\` with dev dependencies, then \`npm run build\``)
+    console.error(
+      `[mos] not built (${missing.join(', ')}) and no build tools here: run \`npm install\` with dev dependencies, then \`npm run build\``,
+    )
     process.exit(1)
   }
   process.exit(0)

@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, extname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { unzipSync, zipSync } from 'fflate'
-import { convertDocument, countSceneTriangles, failureMessage, loadPlatform, readableFormats, readModel, writableFormats } from '../packages/engines/src/index.ts'
+import {
+  convertDocument,
+  countSceneTriangles,
+  failureMessage,
+  loadPlatform,
+  readableFormats,
+  readModel,
+  writableFormats,
+} from '../packages/engines/src/index.ts'
 import { assimpInfo } from '../test/support/assimp-info.ts'
 import { ASSIMP_MODELS, SHARED_CORPUS } from '../test/support/corpus.ts'
 import type { Document } from '@gltf-transform/core'
@@ -21,7 +29,10 @@ interface ValidatorReport {
 }
 /** Khronos glTF-Validator (dart2js build, untyped). */
 const validator = createRequire(import.meta.url)('gltf-validator') as {
-  validateBytes(data: Uint8Array, options?: { uri?: string; maxIssues?: number; externalResourceFunction?: (uri: string) => Promise<Uint8Array> }): Promise<ValidatorReport>
+  validateBytes(
+    data: Uint8Array,
+    options?: { uri?: string; maxIssues?: number; externalResourceFunction?: (uri: string) => Promise<Uint8Array> },
+  ): Promise<ValidatorReport>
 }
 
 /** glTF-Validator's errors for a glb, or for the .gltf of a zip bundle with its files; empty when valid. */
@@ -170,7 +181,13 @@ function holdsOf(format: string, expected: Counts) {
   return HOLDS[format] ?? { lines: true, points: true }
 }
 
-async function check(platform: Awaited<ReturnType<typeof loadPlatform>>, bytes: Uint8Array, extension: string, format: string, expected: Counts): Promise<Outcome> {
+async function check(
+  platform: Awaited<ReturnType<typeof loadPlatform>>,
+  bytes: Uint8Array,
+  extension: string,
+  format: string,
+  expected: Counts,
+): Promise<Outcome> {
   const holds = holdsOf(format, expected)
   const keys: (keyof Counts)[] = ['triangles', ...(holds.lines ? ['lines' as const] : []), ...(holds.points ? ['points' as const] : [])]
   const same = (c: Counts) => keys.every((k) => c[k] === expected[k])
@@ -255,10 +272,13 @@ process.stdout.write('\n')
 const header = `| input | files | read | ${columns.map((c) => (c === 'glb' ? '→ glb' : `glb → ${c}`)).join(' | ')} |`
 const rule = `|${' --- |'.repeat(3 + columns.length)}`
 const rows = [...table].map(
-  ([format, row]) => `| ${format} | ${row.files} | ${row.read} | ${columns.map((c) => {
-    const [passed, total] = row.cells.get(c)!
-    return total === 0 ? '–' : `${passed}/${total}${passed === total ? '' : ' ✗'}`
-  }).join(' | ')} |`,
+  ([format, row]) =>
+    `| ${format} | ${row.files} | ${row.read} | ${columns
+      .map((c) => {
+        const [passed, total] = row.cells.get(c)!
+        return total === 0 ? '–' : `${passed}/${total}${passed === total ? '' : ' ✗'}`
+      })
+      .join(' | ')} |`,
 )
 const section = [
   START,
@@ -298,6 +318,8 @@ if (filter) {
   process.exit(0)
 }
 const doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Formats\n'
-const next = doc.includes(START) ? doc.slice(0, doc.indexOf(START)) + section + doc.slice(doc.indexOf(END) + END.length) : `${doc.trimEnd()}\n\n${section}\n`
+const next = doc.includes(START)
+  ? doc.slice(0, doc.indexOf(START)) + section + doc.slice(doc.indexOf(END) + END.length)
+  : `${doc.trimEnd()}\n\n${section}\n`
 writeFileSync(DOC, next)
 console.log(`${inputs.length} files, ${failures.length} failing conversions, ${refused.length} refused inputs → ${relative(ROOT, DOC)}`)

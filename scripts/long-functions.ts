@@ -22,7 +22,8 @@ function* sourceFiles(dir: string): Generator<string> {
 
 /** A readable name for a function node: its own, its variable's, its property's or its class method's. */
 function nameOf(node: ts.Node, file: ts.SourceFile): string {
-  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node)) && node.name) return node.name.getText(file)
+  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node)) && node.name)
+    return node.name.getText(file)
   const parent = node.parent
   if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && parent.name) return parent.name.getText(file)
   if (ts.isConstructorDeclaration(node)) return 'constructor'

@@ -37,11 +37,12 @@ export function hasAssimpCli(): boolean {
  * Rejects with assimp's error when it cannot open the file.
  */
 export async function assimpInfo(file: string, options: { raw?: boolean } = {}): Promise<AssimpCounts> {
-  const { stdout } = await run('assimp', ['info', file, ...(options.raw ? ['--raw'] : [])], { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }).catch(
-    (error: { stdout?: string; stderr?: string; message: string }) => {
-      throw new Error(`assimp info failed: ${(error.stdout ?? '').match(/ERROR:.*/)?.[0] ?? error.stderr ?? error.message}`)
-    },
-  )
+  const { stdout } = await run('assimp', ['info', file, ...(options.raw ? ['--raw'] : [])], {
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 120_000,
+  }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+    throw new Error(`assimp info failed: ${(error.stdout ?? '').match(/ERROR:.*/)?.[0] ?? error.stderr ?? error.message}`)
+  })
   if (/ERROR:/.test(stdout)) throw new Error(`assimp info failed: ${stdout.match(/ERROR:.*/)![0]}`)
   return parseAssimpInfo(stdout)
 }
@@ -66,8 +67,10 @@ function parseAssimpInfo(stdout: string): AssimpCounts {
   }
   const field = (name: string) => Number(new RegExp(`^${name}:?\\s+(\\d+)`, 'm').exec(stdout)?.[1] ?? Number.NaN)
   const point = (name: string) =>
-    (/\(([-\d.e+]+) ([-\d.e+]+) ([-\d.e+]+)\)/.exec(new RegExp(`^${name} point.*$`, 'm').exec(stdout)?.[0] ?? '')?.slice(1).map(Number) ??
-      [NaN, NaN, NaN]) as [number, number, number]
+    (/\(([-\d.e+]+) ([-\d.e+]+) ([-\d.e+]+)\)/
+      .exec(new RegExp(`^${name} point.*$`, 'm').exec(stdout)?.[0] ?? '')
+      ?.slice(1)
+      .map(Number) ?? [NaN, NaN, NaN]) as [number, number, number]
   const refs = /Texture Refs:\n((?:\s+'.*'\n)*)/.exec(stdout)?.[1] ?? ''
   const counts: AssimpCounts = {
     triangles: 0,

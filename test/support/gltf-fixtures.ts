@@ -2,7 +2,12 @@ import { existsSync, readFileSync } from 'node:fs'
 import { Document } from '@gltf-transform/core'
 import { dirname, extname, join } from 'node:path'
 
-const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.bin': 'application/octet-stream' }
+const MIME: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.bin': 'application/octet-stream',
+}
 
 /**
  * A corpus .gltf with its sibling files (.bin, textures) embedded as data URIs, in memory, so the
@@ -26,7 +31,8 @@ export function embeddedGltf(path: string): Uint8Array {
 export function untexturedWideUvs(): Document {
   const doc = new Document()
   const buffer = doc.createBuffer()
-  const accessor = (type: 'VEC2' | 'VEC3', values: number[]) => doc.createAccessor().setType(type).setArray(new Float32Array(values)).setBuffer(buffer)
+  const accessor = (type: 'VEC2' | 'VEC3', values: number[]) =>
+    doc.createAccessor().setType(type).setArray(new Float32Array(values)).setBuffer(buffer)
   const prim = doc
     .createPrimitive()
     .setAttribute('POSITION', accessor('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0]))

@@ -23,12 +23,14 @@ try {
 }
 const report = await runSuite({ baseUrl: baseURL, apiKey, variant, include: ['health'] })
 
-console.log(JSON.stringify({
-  variant,
-  health: health.status,
-  missing,
-  notFoundText: ERROR_TEXTS.taskNotFound('no-such-task'),
-  checks: ALL_CHECKS.length,
-  conformance: report.summary,
-  loader: process.execArgv,
-}))
+console.log(
+  JSON.stringify({
+    variant,
+    health: health.status,
+    missing,
+    notFoundText: ERROR_TEXTS.taskNotFound('no-such-task'),
+    checks: ALL_CHECKS.length,
+    conformance: report.summary,
+    loader: process.execArgv,
+  }),
+)

@@ -41,7 +41,11 @@ const CONSOLE: Output = { out: (line) => process.stdout.write(`${line}\n`), err:
 
 class UsageError extends Error {}
 
-const list = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+const list = (values: string[] | undefined) =>
+  (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean)
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
@@ -73,7 +77,11 @@ type Values = ReturnType<typeof parseArgs<{ args: string[]; strict: true; allowP
 type Selection = Parameters<typeof selectChecks>[0]
 
 /** Runs the CLI with `argv` (without node and script); returns the exit status. */
-export async function main(argv: string[], output: Output = CONSOLE, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function main(
+  argv: string[],
+  output: Output = CONSOLE,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   try {
     const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: OPTIONS })
     if (values.help) {
@@ -107,12 +115,16 @@ export async function main(argv: string[], output: Output = CONSOLE, env: Record
 /** The checks to run: variant, profiles and patterns, refused when they select nothing. */
 function selectionOf(values: Values): Selection {
   const variant = values.variant?.toUpperCase()
-  if (!variant || !VARIANTS.includes(variant as Variant)) throw new UsageError(`--variant must be A or B${values.variant ? `, got "${values.variant}"` : ''}`)
+  if (!variant || !VARIANTS.includes(variant as Variant))
+    throw new UsageError(`--variant must be A or B${values.variant ? `, got "${values.variant}"` : ''}`)
   const profileNames = list(values.profile)
   const profiles = (profileNames.length === 0 ? ['core'] : profileNames.includes('all') ? [...PROFILES] : profileNames) as Profile[]
   for (const profile of profiles) if (!PROFILES.includes(profile)) throw new UsageError(`unknown profile "${profile}" (core, mos, all)`)
   const selection = { variant: variant as Variant, profiles, include: list(values.include), exclude: list(values.exclude) }
-  if (selectChecks(selection).length === 0) throw new UsageError(`no check matches --include ${selection.include.join(',') || '(all)'} for variant ${variant} and profiles ${profiles.join(',')}`)
+  if (selectChecks(selection).length === 0)
+    throw new UsageError(
+      `no check matches --include ${selection.include.join(',') || '(all)'} for variant ${variant} and profiles ${profiles.join(',')}`,
+    )
   return selection
 }
 

@@ -1,4 +1,4 @@
-import { type TaskType, type Variant } from '@mos/sdk/contract'
+import type { TaskType, Variant } from '@mos/sdk/contract'
 import type { Settings } from './check.ts'
 import { createFixtures, type Fixtures } from './fixtures/index.ts'
 import type { HttpClient } from './http.ts'

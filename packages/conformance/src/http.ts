@@ -80,7 +80,9 @@ export function createHttp(options: HttpOptions): HttpClient {
       })
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
-      throw new TransportError(`${method} ${API_PREFIX}${path} got no answer (${error instanceof Error ? error.message : String(error)}${cause})`)
+      throw new TransportError(
+        `${method} ${API_PREFIX}${path} got no answer (${error instanceof Error ? error.message : String(error)}${cause})`,
+      )
     }
     const bytes = new Uint8Array(await response.arrayBuffer())
     let text: string | undefined

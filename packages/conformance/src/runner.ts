@@ -45,7 +45,12 @@ export class HarnessError extends Error {
 
 function matches(pattern: string, id: string): boolean {
   if (pattern.includes('*')) {
-    const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+    const regex = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    )
     return regex.test(id)
   }
   return id === pattern || id.startsWith(`${pattern}.`)

@@ -33,7 +33,13 @@ export function uploadForm(files: Fixture[], fields: Fields, options: SubmitOpti
 }
 
 /** POSTs a submission and returns the raw response. */
-export function submit(ctx: RunContext, path: string, fields: Fields, files: Fixture[], options: SubmitOptions = {}): Promise<HttpResponse> {
+export function submit(
+  ctx: RunContext,
+  path: string,
+  fields: Fields,
+  files: Fixture[],
+  options: SubmitOptions = {},
+): Promise<HttpResponse> {
   return ctx.http.post(path, { form: uploadForm(files, fields, options), key: options.key })
 }
 
@@ -79,7 +85,14 @@ export async function waitForTask(ctx: RunContext, id: string, type: TaskType): 
 }
 
 /** Submits and follows a task once per `key` for the whole run. */
-export function runTask(ctx: RunContext, key: string, type: TaskType, path: string, fields: Fields, file: Fixture | ((ctx: RunContext) => Promise<Fixture>)): Promise<TaskRun> {
+export function runTask(
+  ctx: RunContext,
+  key: string,
+  type: TaskType,
+  path: string,
+  fields: Fields,
+  file: Fixture | ((ctx: RunContext) => Promise<Fixture>),
+): Promise<TaskRun> {
   return ctx.once(`task ${key}`, async () => {
     const fixture = typeof file === 'function' ? await file(ctx) : file
     return waitForTask(ctx, await submitTask(ctx, path, fields, fixture), type)
@@ -89,7 +102,8 @@ export function runTask(ctx: RunContext, key: string, type: TaskType, path: stri
 /** Like runTask, but the task must complete; returns the run and its result bytes. */
 export async function completedTask(...args: Parameters<typeof runTask>): Promise<TaskRun & { output: Uint8Array; filename: string }> {
   const run = await runTask(...args)
-  if (run.final.status !== 'completed') fail(`task ${run.id} (${args[1]}) ended ${run.final.status}: ${JSON.stringify(run.final.error ?? run.final)}`)
+  if (run.final.status !== 'completed')
+    fail(`task ${run.id} (${args[1]}) ended ${run.final.status}: ${JSON.stringify(run.final.error ?? run.final)}`)
   const response = await download(args[0], run.id)
   expectStatus(response, 200)
   const output = run.final.output as { filename?: unknown } | undefined
@@ -117,7 +131,11 @@ export function checkTaskRecords(run: TaskRun): string {
     expect(record.task_id === run.id, `record task_id ${JSON.stringify(record.task_id)} is not the submitted ${run.id}`)
     expectSchema(SCHEMAS[status], record, `the ${status} record of task ${run.id}`)
     // Checked on the raw record: the contract schema strips unknown keys before its own refinement.
-    if (status === 'failed') expect(!('progress' in record), `the failed record of task ${run.id} carries progress (${JSON.stringify(record.progress)}); 2.1 says it is absent`)
+    if (status === 'failed')
+      expect(
+        !('progress' in record),
+        `the failed record of task ${run.id} carries progress (${JSON.stringify(record.progress)}); 2.1 says it is absent`,
+      )
     if (status !== 'failed') expect(record.type === run.type, `record type ${JSON.stringify(record.type)}, expected "${run.type}"`)
     const order = STATUS_ORDER[status]!
     expect(order >= lastOrder, `status went back to ${status} after a later state`)
@@ -151,9 +169,13 @@ export function checkSizeFigures(record: TaskRecordLike): void {
   expect(typeof output.savings_percent === 'number', 'output.savings_percent is missing')
   if (input > 0) {
     const ratio = output.size_bytes / input
-    expect(Math.abs(output.compression_ratio - ratio) <= Math.max(0.01 * ratio, 0.0001),
-      `compression_ratio ${output.compression_ratio} is not output/input = ${output.size_bytes}/${input} = ${ratio.toFixed(4)}`)
-    expect(Math.abs(output.savings_percent - (1 - ratio) * 100) <= 0.5,
-      `savings_percent ${output.savings_percent} is not (1 − ratio)·100 = ${((1 - ratio) * 100).toFixed(2)}`)
+    expect(
+      Math.abs(output.compression_ratio - ratio) <= Math.max(0.01 * ratio, 0.0001),
+      `compression_ratio ${output.compression_ratio} is not output/input = ${output.size_bytes}/${input} = ${ratio.toFixed(4)}`,
+    )
+    expect(
+      Math.abs(output.savings_percent - (1 - ratio) * 100) <= 0.5,
+      `savings_percent ${output.savings_percent} is not (1 − ratio)·100 = ${((1 - ratio) * 100).toFixed(2)}`,
+    )
   }
 }

@@ -90,13 +90,21 @@ describe('glTF bundles, GLB JSON, KTX2 and metrics', () => {
   })
 
   it('parse the Prometheus text format and refuse what is not', () => {
-    const exposition = parseExposition('# HELP a_total x\n# TYPE a_total counter\na_total{type="compress",status="completed"} 3\nh_bucket{le="+Inf"} 1\nh_sum 0.5\nh_count 1\n')
+    const exposition = parseExposition(
+      '# HELP a_total x\n# TYPE a_total counter\na_total{type="compress",status="completed"} 3\nh_bucket{le="+Inf"} 1\nh_sum 0.5\nh_count 1\n',
+    )
     expect(familySamples(exposition, 'h')).toHaveLength(3)
     expect(exposition.samples[0]).toEqual({ name: 'a_total', labels: { type: 'compress', status: 'completed' }, value: 3 })
     expect(() => parseExposition('a_total three\n')).toThrow(/not a number/)
     expect(() => parseExposition('a_total 0x10\n')).toThrow(/not a number/)
     // What Prometheus (Go's ParseFloat) reads: prom-client writes NaN as "Nan".
-    expect(parseExposition('a Nan\nb +Inf\nc -inf\nd 1.5e3\ne 7 1700000000000\n').samples.map((x) => x.value)).toEqual([NaN, Infinity, -Infinity, 1500, 7])
+    expect(parseExposition('a Nan\nb +Inf\nc -inf\nd 1.5e3\ne 7 1700000000000\n').samples.map((x) => x.value)).toEqual([
+      NaN,
+      Infinity,
+      -Infinity,
+      1500,
+      7,
+    ])
     expect(() => parseExposition('<html>\n')).toThrow(/not a sample/)
   })
 })
@@ -108,7 +116,12 @@ describe('image headers', () => {
     const { imageSize } = await import('../src/inspect/image.ts')
     expect(imageSize(png.bytes)).toEqual({ width: 64, height: 64 })
     const source = sharp(png.bytes).resize(48, 20, { fit: 'fill' })
-    for (const bytes of [await source.clone().jpeg().toBuffer(), await source.clone().webp().toBuffer(), await source.clone().webp({ lossless: true }).toBuffer(), await source.clone().png().toBuffer()]) {
+    for (const bytes of [
+      await source.clone().jpeg().toBuffer(),
+      await source.clone().webp().toBuffer(),
+      await source.clone().webp({ lossless: true }).toBuffer(),
+      await source.clone().png().toBuffer(),
+    ]) {
       expect(imageSize(new Uint8Array(bytes))).toEqual({ width: 48, height: 20 })
     }
   })

@@ -44,7 +44,15 @@ describe.skipIf(!hasRedis)('the suite against our server on Redis records, S3 fi
   })
 
   it('really ran the life cycle, outputs and downloads (they pass, not skip)', () => {
-    for (const id of ['task.lifecycle', 'compress.output.draco', 'compress.output.meshopt', 'download.length', 'batch.record', 'convert.output.gltf', 'diagnose.result']) {
+    for (const id of [
+      'task.lifecycle',
+      'compress.output.draco',
+      'compress.output.meshopt',
+      'download.length',
+      'batch.record',
+      'convert.output.gltf',
+      'diagnose.result',
+    ]) {
       expect(report.results.find((r) => r.id === id)?.outcome, id).toBe('pass')
     }
   })

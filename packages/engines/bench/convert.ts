@@ -27,7 +27,7 @@ function generateMesh(triangles: number): Document {
   const normals = new Float32Array(vertexCount * 3)
   const uvs = new Float32Array(vertexCount * 2)
   let seed = 42
-  const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32)
+  const random = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32
   for (let r = 0, v = 0; r <= rows; r++) {
     const theta = (r / rows) * Math.PI
     for (let c = 0; c <= cols; c++, v++) {
@@ -85,14 +85,22 @@ if (mode === '--pair') {
       const start = performance.now()
       const { bytes } = await convertDocument(platform, generateMesh(triangles), format)
       writeFileSync(join(dir, format), bytes)
-      console.log(`write ${format.padEnd(4)} ${((performance.now() - start) / 1000).toFixed(2).padStart(6)} s  ${(bytes.byteLength / 2 ** 20).toFixed(1)} MB`)
+      console.log(
+        `write ${format.padEnd(4)} ${((performance.now() - start) / 1000).toFixed(2).padStart(6)} s  ${(bytes.byteLength / 2 ** 20).toFixed(1)} MB`,
+      )
     }
     console.log('\nfrom → to     read + write   peak RSS (process, incl. ~' + 'baseline)')
     for (const source of FORMATS) {
       for (const target of FORMATS) {
-        const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--pair', source, target, join(dir, source)], { encoding: 'utf8', maxBuffer: 1 << 20 })
+        const out = execFileSync(
+          process.execPath,
+          ['--import', 'tsx', fileURLToPath(import.meta.url), '--pair', source, target, join(dir, source)],
+          { encoding: 'utf8', maxBuffer: 1 << 20 },
+        )
         const r = JSON.parse(out.trim().split('\n').pop()!) as { seconds: number; peakMb: number; baselineMb: number; triangles: number }
-        console.log(`${source.padEnd(4)} → ${target.padEnd(4)} ${r.seconds.toFixed(2).padStart(8)} s   ${r.peakMb.toFixed(0).padStart(6)} MB (baseline ${r.baselineMb.toFixed(0)} MB)  ${r.triangles} triangles`)
+        console.log(
+          `${source.padEnd(4)} → ${target.padEnd(4)} ${r.seconds.toFixed(2).padStart(8)} s   ${r.peakMb.toFixed(0).padStart(6)} MB (baseline ${r.baselineMb.toFixed(0)} MB)  ${r.triangles} triangles`,
+        )
       }
     }
   } finally {

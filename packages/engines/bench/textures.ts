@@ -6,12 +6,17 @@ import sharp from 'sharp'
 import { BASIS_MAX_SOURCE_PIXELS, encodeBasisKtx2, loadBasisEncoder } from '../src/basis-encoder.ts'
 import { testImage } from '../test/texture-fixtures.ts'
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0)
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0)
 const basis = await loadBasisEncoder()
 // One libvips thread: the WASM encoder has one, and a pool thread gets one core by default.
 sharp.concurrency(1)
 
-const rows: string[][] = [['image', 'encoded at', 'WebP q82', 'ETC1S q128', 'UASTC 2', 'ETC1S ÷ WebP', 'UASTC ÷ WebP', 'sizes (PNG / WebP / ETC1S / UASTC)']]
+const rows: string[][] = [
+  ['image', 'encoded at', 'WebP q82', 'ETC1S q128', 'UASTC 2', 'ETC1S ÷ WebP', 'UASTC ÷ WebP', 'sizes (PNG / WebP / ETC1S / UASTC)'],
+]
 for (const size of sizes.length > 0 ? sizes : [1024, 4096]) {
   const png = await testImage(size, 'png')
   const webp = await timed(() => sharp(png).webp({ quality: 82 }).toBuffer())

@@ -10,13 +10,15 @@ const side = Math.ceil(Math.sqrt(triangles / 2))
 const doc = new Document()
 const positions = new Float32Array((side + 1) * (side + 1) * 3)
 const normals = new Float32Array(positions.length)
-for (let y = 0, i = 0; y <= side; y++) for (let x = 0; x <= side; x++, i++) positions.set([x / side, Math.sin(x * 0.1) * 0.05, y / side], i * 3), normals.set([0, 1, 0], i * 3)
+for (let y = 0, i = 0; y <= side; y++)
+  for (let x = 0; x <= side; x++, i++) positions.set([x / side, Math.sin(x * 0.1) * 0.05, y / side], i * 3), normals.set([0, 1, 0], i * 3)
 const indices = new Uint32Array(side * side * 6)
-for (let y = 0, k = 0; y < side; y++) for (let x = 0; x < side; x++) {
-  const a = y * (side + 1) + x
-  indices.set([a, a + side + 1, a + 1, a + 1, a + side + 1, a + side + 2], k)
-  k += 6
-}
+for (let y = 0, k = 0; y < side; y++)
+  for (let x = 0; x < side; x++) {
+    const a = y * (side + 1) + x
+    indices.set([a, a + side + 1, a + 1, a + 1, a + side + 1, a + side + 2], k)
+    k += 6
+  }
 const buffer = doc.createBuffer()
 const prim = doc
   .createPrimitive()

@@ -11,11 +11,30 @@ import { loadGltfValidator } from '../src/ops/gltf-validation.ts'
 import { repairDocument } from '../src/ops/repair.ts'
 import { embeddedGltf } from '../../../test/support/gltf-fixtures.ts'
 
-const REPAIRABLE = new Set(['duplicate_vertices', 'degenerate_faces', 'missing_normals', 'invalid_normals', 'non_finite_values', 'out_of_range_indices', 'unused_vertices', 'empty_nodes', 'unused_data'])
+const REPAIRABLE = new Set([
+  'duplicate_vertices',
+  'degenerate_faces',
+  'missing_normals',
+  'invalid_normals',
+  'non_finite_values',
+  'out_of_range_indices',
+  'unused_vertices',
+  'empty_nodes',
+  'unused_data',
+])
 
 const platform = await loadPlatform()
 const validator = loadGltfValidator()
-const files = execFileSync('find', [`${ASSIMP_MODELS}/glTF2`, `${ASSIMP_MODELS}/glTF`, SHARED_CORPUS, '-name', '*.glb', '-o', '-name', '*.gltf'])
+const files = execFileSync('find', [
+  `${ASSIMP_MODELS}/glTF2`,
+  `${ASSIMP_MODELS}/glTF`,
+  SHARED_CORPUS,
+  '-name',
+  '*.glb',
+  '-o',
+  '-name',
+  '*.gltf',
+])
   .toString()
   .trim()
   .split('\n')
@@ -48,12 +67,24 @@ for (const path of files) {
       const before = documentBounds(doc)
       const report = await repairDocument(doc)
       const written = await writeModel(platform, doc, 'glb')
-      repaired = Object.entries(report).filter(([, n]) => n > 0).map(([key, n]) => `${key} ${n}`).join(', ') || 'nothing to do'
+      repaired =
+        Object.entries(report)
+          .filter(([, n]) => n > 0)
+          .map(([key, n]) => `${key} ${n}`)
+          .join(', ') || 'nothing to do'
       const again = await diagnoseBytes(platform, validator, written.bytes, 'glb')
-      left = [...again.meshes.flatMap((m) => m.issues), ...again.issues].filter((i) => REPAIRABLE.has(i.type)).map((i) => `${i.type} ${i.count}`).join(', ') || 'none'
+      left =
+        [...again.meshes.flatMap((m) => m.issues), ...again.issues]
+          .filter((i) => REPAIRABLE.has(i.type))
+          .map((i) => `${i.type} ${i.count}`)
+          .join(', ') || 'none'
       const after = documentBounds(await platform.io.readBinary(written.bytes))
       const close = (a: number[], b: number[]) => a.every((x, i) => Math.abs(x - b[i]!) <= 1e-4 * (1 + Math.abs(x)))
-      bounds = !before.min.every(Number.isFinite) ? 'none in input (empty or non-finite)' : close(before.min, after.min) && close(before.max, after.max) ? 'kept' : 'changed'
+      bounds = !before.min.every(Number.isFinite)
+        ? 'none in input (empty or non-finite)'
+        : close(before.min, after.min) && close(before.max, after.max)
+          ? 'kept'
+          : 'changed'
     } catch (error) {
       repaired = `failed: ${failureMessage(error)}`
     }

@@ -12,11 +12,19 @@ import { readDae } from '../src/io/dae.ts'
 
 const models = '/usr/share/assimp/models'
 const sharedCorpus = new URL('../../../../shared/corpus/glb/', import.meta.url).pathname
-const list = (dir: string, pattern: RegExp) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => pattern.test(n)).map((n) => join(dir, n))
+const list = (dir: string, pattern: RegExp) =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((n) => pattern.test(n))
+    .map((n) => join(dir, n))
 const inputs =
   process.argv.length > 2
     ? process.argv.slice(2)
-    : [...list(join(models, 'glTF2'), /\.glb$/), ...list(sharedCorpus, /\.glb$/), ...list(join(models, 'FBX'), /\.fbx$/i), ...list(join(models, 'Collada'), /\.dae$/i)]
+    : [
+        ...list(join(models, 'glTF2'), /\.glb$/),
+        ...list(sharedCorpus, /\.glb$/),
+        ...list(join(models, 'FBX'), /\.fbx$/i),
+        ...list(join(models, 'Collada'), /\.dae$/i),
+      ]
 
 const dir = mkdtempSync(join(tmpdir(), 'mos-roundtrip-'))
 const platform = await loadPlatform()
@@ -49,7 +57,11 @@ for (const path of inputs) {
     }
     let assimpTriangles: number | string
     try {
-      const info = execFileSync('assimp', ['info', filePath, '-r'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 })
+      const info = execFileSync('assimp', ['info', filePath, '-r'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 1 << 26,
+      })
       assimpTriangles = [...info.matchAll(/\[(\d+) \/ (\d+) \/ (\d+) \| triangle\]/g)].reduce((n, m) => n + Number(m[3]), 0)
     } catch {
       assimpTriangles = 'assimp failed'

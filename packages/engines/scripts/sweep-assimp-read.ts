@@ -37,11 +37,18 @@ for (const dir of ['FBX', 'Collada']) {
       for (const mesh of doc.getRoot().listMeshes()) for (const prim of mesh.listPrimitives()) visible += primitiveVisibleTriangles(prim)
       const root = doc.getRoot()
       console.log(
-        `| ${dir}/${name} | ${info} | ${countMeshTriangles(doc)} (${visible}) | ${ms.toFixed(0)} | ${root.listTextures().map((x) => x.getMimeType()).join(', ') || '–'} | ${root.listAnimations().length} | ${root.listSkins().length} |`,
+        `| ${dir}/${name} | ${info} | ${countMeshTriangles(doc)} (${visible}) | ${ms.toFixed(0)} | ${
+          root
+            .listTextures()
+            .map((x) => x.getMimeType())
+            .join(', ') || '–'
+        } | ${root.listAnimations().length} | ${root.listSkins().length} |`,
       )
     } catch (error) {
       console.log(`| ${dir}/${name} | ${info} | fails: ${(error as Error).message} | ${(performance.now() - t).toFixed(0)} | | | |`)
     }
   }
 }
-console.log(`\nFBX read ${counts.fbx[0]}/${counts.fbx[1]}, COLLADA read ${counts.dae[0]}/${counts.dae[1]}; total ${totalMs.toFixed(0)} ms; WASM heap afterwards ${await assimpHeapBytes(platform)} bytes`)
+console.log(
+  `\nFBX read ${counts.fbx[0]}/${counts.fbx[1]}, COLLADA read ${counts.dae[0]}/${counts.dae[1]}; total ${totalMs.toFixed(0)} ms; WASM heap afterwards ${await assimpHeapBytes(platform)} bytes`,
+)

@@ -75,7 +75,13 @@ const ETC1S_COMPRESSION_LEVEL = 2
  * Encodes one RGBA8 image (top row first, as glTF and sharp both have it) to KTX2 bytes.
  * Synchronous and single-threaded: the WASM build has no threads.
  */
-export function encodeBasisKtx2(module: BasisModule, rgba: Uint8Array, width: number, height: number, options: BasisEncodeOptions): Uint8Array {
+export function encodeBasisKtx2(
+  module: BasisModule,
+  rgba: Uint8Array,
+  width: number,
+  height: number,
+  options: BasisEncodeOptions,
+): Uint8Array {
   const encoder = new module.BasisEncoder()
   try {
     encoder.setDebug(false)

@@ -58,7 +58,14 @@ export type { RepairOptions, RepairReport } from './ops/repair.ts'
 export { diagnose, DIAGNOSE_DEFAULTS } from './ops/diagnose.ts'
 export type { DiagnoseOptions, IssueType } from './ops/diagnose.ts'
 export { diagnoseBytes } from './ops/diagnose-file.ts'
-export type { DiagnosisResult, MeshDiagnosis, TextureDiagnosis, AnimationDiagnosis, DiagnosisIssue, IssueSeverity } from './ops/diagnosis-types.ts'
+export type {
+  DiagnosisResult,
+  MeshDiagnosis,
+  TextureDiagnosis,
+  AnimationDiagnosis,
+  DiagnosisIssue,
+  IssueSeverity,
+} from './ops/diagnosis-types.ts'
 export { loadGltfValidator, validateGltf } from './ops/gltf-validation.ts'
 export type { GltfValidator, GltfValidation } from './ops/gltf-validation.ts'
 export { readImageHeader } from './io/image-header.ts'

@@ -31,15 +31,12 @@ export async function loadPlatform(): Promise<Platform> {
   ])
   // Transforms log through the document's logger; only warnings matter in a service's output.
   const logger = new Logger(Logger.Verbosity.WARN)
-  const io = new NodeIO()
-    .setLogger(logger)
-    .registerExtensions(ALL_EXTENSIONS)
-    .registerDependencies({
-      'draco3d.encoder': dracoEncoder,
-      'draco3d.decoder': dracoDecoder,
-      'meshopt.encoder': MeshoptEncoder,
-      'meshopt.decoder': MeshoptDecoder,
-    })
+  const io = new NodeIO().setLogger(logger).registerExtensions(ALL_EXTENSIONS).registerDependencies({
+    'draco3d.encoder': dracoEncoder,
+    'draco3d.decoder': dracoDecoder,
+    'meshopt.encoder': MeshoptEncoder,
+    'meshopt.decoder': MeshoptDecoder,
+  })
   return { io, logger, meshoptEncoder: MeshoptEncoder, meshoptDecoder: MeshoptDecoder }
 }
 

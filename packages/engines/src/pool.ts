@@ -70,7 +70,9 @@ export interface EnginePool {
  * plain Node with no hook; from source (tests, `npm run dev`) it is worker-entry.mjs, which loads the
  * TypeScript worker through tsx, since Node 20 carries no loader hooks into worker threads.
  */
-const WORKER_FILE = import.meta.url.endsWith('.ts') ? new URL('./worker-entry.mjs', import.meta.url) : new URL('./worker.js', import.meta.url)
+const WORKER_FILE = import.meta.url.endsWith('.ts')
+  ? new URL('./worker-entry.mjs', import.meta.url)
+  : new URL('./worker.js', import.meta.url)
 
 /**
  * Creates the thread pool that runs every engine job off the event loop.
@@ -183,10 +185,16 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
       try {
         slot = await acquire(runOptions.signal)
         if (!slot) return { ok: false, message: destroyed ? 'the engine pool is stopped' : 'cancelled' }
-        const returned = piscina.run({ ...job, port: port2 }, { name: 'runEngineJob', transferList, ...(signal ? { signal } : {}) }) as Promise<JobResult>
+        const returned = piscina.run(
+          { ...job, port: port2 },
+          { name: 'runEngineJob', transferList, ...(signal ? { signal } : {}) },
+        ) as Promise<JobResult>
         // A retiring thread's task ends in piscina with "worker exited" once the thread has ended:
         // its result came on the port, and its slot is freed only after that end (see `acquire`).
-        const outcome = returned.then((result) => ({ result }), (error: unknown) => ({ error }))
+        const outcome = returned.then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        )
         const first = await Promise.race([outcome, finalResult.then((final) => ({ final }))])
         if ('final' in first) {
           await Promise.race([outcome, new Promise((resolve) => setTimeout(resolve, 10_000).unref())])

@@ -53,7 +53,9 @@ async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
     result = { ok: false, message: failureMessage(error) }
   }
   // What the thread holds after each job (SERVICE__LOG__LEVEL=debug): the figure the recycling settings bound.
-  job.port?.postMessage({ log: { level: 'debug', message: 'engine thread memory', fields: { memoryMb: threadMemoryMb() } } } satisfies LogMessage)
+  job.port?.postMessage({
+    log: { level: 'debug', message: 'engine thread memory', fields: { memoryMb: threadMemoryMb() } },
+  } satisfies LogMessage)
   const retiring = recycling.afterJob()
   if (retiring && job.port) return retire(job.port, result, retiring)
   job.port?.close()
@@ -125,7 +127,8 @@ export async function runEngineJob(job: WorkerJob): Promise<JobResult> {
     if (!parsed.ok) throw new ModelInputError(parsed.message)
     const limits = JOB_LIMITS.safeParse(job.options)
     // The server sets this bound, not the user: a bad one is the service's fault, said as such.
-    if (!limits.success) throw new ModelInputError(`internal error: invalid job option maxAllocationBytes: ${limits.error.issues[0]?.message ?? 'invalid'}`)
+    if (!limits.success)
+      throw new ModelInputError(`internal error: invalid job option maxAllocationBytes: ${limits.error.issues[0]?.message ?? 'invalid'}`)
     const { maxAllocationBytes } = limits.data
     const readOptions: ReadOptions = maxAllocationBytes !== undefined ? { maxAllocationBytes } : {}
     const context: OperationContext = {

@@ -31,7 +31,12 @@ describe.skipIf(!available)('compress job on real files', async () => {
         const input = await platform.io.readBinary(new Uint8Array(await readFile(path)))
         const output = await platform.io.readBinary(result.bytes!)
         const extension = engine === 'draco' ? 'KHR_draco_mesh_compression' : 'EXT_meshopt_compression'
-        expect(output.getRoot().listExtensionsUsed().map((e) => e.extensionName)).toContain(extension)
+        expect(
+          output
+            .getRoot()
+            .listExtensionsUsed()
+            .map((e) => e.extensionName),
+        ).toContain(extension)
         expectSameGeometry(input, output)
       })
     }
@@ -75,11 +80,14 @@ describe.skipIf(!broken.available)('compress of files with nothing (valid) to en
   it('refuses positions that are not finite numbers, with both engines, pointing to repair', async () => {
     for (const engine of ['draco', 'meshopt'] as const) {
       const result = await single.run({ name: 'compress', input: { path: broken.paths.infinites }, format: 'glb', options: { engine } })
-      expect(result).toEqual({ ok: false, message: 'mesh "Mesh" primitive 0: vertex 0 has a position that is not a finite number (-Infinity); run repair first' })
+      expect(result).toEqual({
+        ok: false,
+        message: 'mesh "Mesh" primitive 0: vertex 0 has a position that is not a finite number (-Infinity); run repair first',
+      })
     }
   })
 
-  it('explains a glTF the reader trips over with glTF-Validator\'s first error, not the reader\'s internals', async () => {
+  it("explains a glTF the reader trips over with glTF-Validator's first error, not the reader's internals", async () => {
     for (const name of ['compress', 'convert'] as const) {
       const options = name === 'compress' ? { engine: 'meshopt' } : { target_format: 'obj' }
       const result = await single.run({ name, input: { bytes: embeddedGltf(broken.paths.badNumber) }, format: 'gltf', options })
@@ -99,7 +107,12 @@ describe.skipIf(!broken.available)('compress of files with nothing (valid) to en
 
 describe.skipIf(!available)('warnings of skipped work', () => {
   it('come back with the job (texture coordinates outside [0, 1] that no texture uses are not quantized), not on the service output', async () => {
-    const result = await single.run({ name: 'compress', input: { bytes: await new NodeIO().writeBinary(untexturedWideUvs()) }, format: 'glb', options: { engine: 'meshopt' } })
+    const result = await single.run({
+      name: 'compress',
+      input: { bytes: await new NodeIO().writeBinary(untexturedWideUvs()) },
+      format: 'glb',
+      options: { engine: 'meshopt' },
+    })
     if (!result.ok) throw new Error(result.message)
     expect(result.details?.warnings).toEqual(['meshopt: TEXCOORD_0 kept as floats (outside [0, 1] and no texture grid covers it)'])
     // The next job on the same thread starts with no warnings of its own.
@@ -107,4 +120,3 @@ describe.skipIf(!available)('warnings of skipped work', () => {
     expect(next.ok && next.details?.warnings).toBeFalsy()
   })
 })
-

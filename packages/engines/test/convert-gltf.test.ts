@@ -55,17 +55,31 @@ describe.skipIf(!available)('convert on glTF inputs', async () => {
   const pool = createEnginePool({ threads: 2 })
   const platform = await loadPlatform()
   afterAll(() => pool.destroy())
-  const toGlb = async (bytes: Uint8Array, format: string) => pool.run({ name: 'convert', input: { bytes }, format, options: { target_format: 'glb' } })
+  const toGlb = async (bytes: Uint8Array, format: string) =>
+    pool.run({ name: 'convert', input: { bytes }, format, options: { target_format: 'glb' } })
 
   it('decodes Draco and meshopt input and writes plain geometry, every triangle kept, assimp opens it', async () => {
     const zip = zipSync({ '2CylinderEngine.gltf': await readFile(paths.dracoGltf), '2CylinderEngine.bin': await readFile(paths.dracoBin) })
-    for (const [bytes, format] of [[zip, 'zip'], [new Uint8Array(await readFile(paths.pirate)), 'glb']] as const) {
+    for (const [bytes, format] of [
+      [zip, 'zip'],
+      [new Uint8Array(await readFile(paths.pirate)), 'glb'],
+    ] as const) {
       const expected = countSceneTriangles(await readModel(platform, bytes, format))
       const result = await toGlb(bytes.slice(), format)
       if (!result.ok) throw new Error(result.message)
       const out = await platform.io.readBinary(result.bytes!)
-      expect(out.getRoot().listExtensionsUsed().map((e) => e.extensionName)).not.toContain('KHR_draco_mesh_compression')
-      expect(out.getRoot().listExtensionsUsed().map((e) => e.extensionName)).not.toContain('EXT_meshopt_compression')
+      expect(
+        out
+          .getRoot()
+          .listExtensionsUsed()
+          .map((e) => e.extensionName),
+      ).not.toContain('KHR_draco_mesh_compression')
+      expect(
+        out
+          .getRoot()
+          .listExtensionsUsed()
+          .map((e) => e.extensionName),
+      ).not.toContain('EXT_meshopt_compression')
       expect(countSceneTriangles(out)).toBe(expected)
       if (cli) expect(await assimpTriangles(result.bytes!)).toBe(expected)
     }

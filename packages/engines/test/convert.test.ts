@@ -18,7 +18,10 @@ const { available, paths } = corpusFiles({
 
 /** Khronos glTF-Validator (dart2js build, untyped). */
 const validator = createRequire(import.meta.url)('gltf-validator') as {
-  validateBytes(data: Uint8Array, options?: { uri?: string; maxIssues?: number; externalResourceFunction?: (uri: string) => Promise<Uint8Array> }): Promise<{ issues: { numErrors: number } }>
+  validateBytes(
+    data: Uint8Array,
+    options?: { uri?: string; maxIssues?: number; externalResourceFunction?: (uri: string) => Promise<Uint8Array> },
+  ): Promise<{ issues: { numErrors: number } }>
 }
 
 const cli = hasAssimpCli()
@@ -88,10 +91,16 @@ describe.skipIf(!available)('convert job', async () => {
     expect(text.match(/^f /gm)).toHaveLength(12)
     const stl = await pool.run({ name: 'convert', input: { path: paths.testmixed }, format: 'obj', options: { target_format: 'stl' } })
     if (!stl.ok) throw new Error(stl.message)
-    expect(stl.details?.notes).toEqual(['STL cannot hold these points: 24 points dropped', 'STL cannot hold lines: 18 line segments dropped'])
+    expect(stl.details?.notes).toEqual([
+      'STL cannot hold these points: 24 points dropped',
+      'STL cannot hold lines: 18 line segments dropped',
+    ])
     const ply = await pool.run({ name: 'convert', input: { path: paths.testmixed }, format: 'obj', options: { target_format: 'ply' } })
     if (!ply.ok) throw new Error(ply.message)
-    expect(ply.details?.notes).toEqual(['PLY cannot hold these points: 24 points dropped', 'PLY cannot hold lines: 18 line segments dropped'])
+    expect(ply.details?.notes).toEqual([
+      'PLY cannot hold these points: 24 points dropped',
+      'PLY cannot hold lines: 18 line segments dropped',
+    ])
   })
 
   it('PLY → glb → PLY round trip keeps triangles, normals and UVs', async () => {
@@ -110,7 +119,12 @@ describe.skipIf(!available)('convert job', async () => {
     const result = await pool.run({ name: 'compress', input: { path: paths.wusonPly }, format: 'ply', options: { engine: 'draco' } })
     if (!result.ok) throw new Error(result.message)
     const out = await platform.io.readBinary(result.bytes!)
-    expect(out.getRoot().listExtensionsUsed().map((e) => e.extensionName)).toContain('KHR_draco_mesh_compression')
+    expect(
+      out
+        .getRoot()
+        .listExtensionsUsed()
+        .map((e) => e.extensionName),
+    ).toContain('KHR_draco_mesh_compression')
     expect(countSceneTriangles(out)).toBe(3732)
   })
 

@@ -44,7 +44,8 @@ export function buildDefectiveModel(): Document {
   normals.splice(id(3, 1) * 3, 3, Number.NaN, 0, 1)
   // Three exact copies (every attribute) of grid vertices; the top row of quads uses them, the row
   // below still uses the originals.
-  const copyOf = (v: number) => vertex(positions[v * 3]!, positions[v * 3 + 1]!, positions[v * 3 + 2]!, normals.slice(v * 3, v * 3 + 3), uvs[v * 2]!, uvs[v * 2 + 1]!)
+  const copyOf = (v: number) =>
+    vertex(positions[v * 3]!, positions[v * 3 + 1]!, positions[v * 3 + 2]!, normals.slice(v * 3, v * 3 + 3), uvs[v * 2]!, uvs[v * 2 + 1]!)
   const copies = new Map([id(1, 3), id(2, 3), id(4, 3)].map((v) => [v, copyOf(v)]))
   const indices: number[] = []
   for (let y = 0; y < G; y++) {
@@ -70,7 +71,8 @@ export function buildDefectiveModel(): Document {
   indices.push(id(2, 2), positions.length / 3 + 5, id(3, 2))
 
   const material = doc.createMaterial('grid')
-  const accessor = (type: 'VEC2' | 'VEC3' | 'SCALAR', array: Float32Array | Uint16Array) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const accessor = (type: 'VEC2' | 'VEC3' | 'SCALAR', array: Float32Array | Uint16Array) =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
   const defective = doc.createMesh('defective').addPrimitive(
     doc
       .createPrimitive()

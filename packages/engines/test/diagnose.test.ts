@@ -28,7 +28,8 @@ const { available, paths } = corpusFiles({
 })
 
 /** Issues of a mesh (or of the file) as { type: count }, leaving out the validator's gltf_* ones. */
-const ownIssues = (issues: DiagnosisIssue[]) => Object.fromEntries(issues.filter((i) => !i.type.startsWith('gltf_')).map((i) => [i.type, i.count]))
+const ownIssues = (issues: DiagnosisIssue[]) =>
+  Object.fromEntries(issues.filter((i) => !i.type.startsWith('gltf_')).map((i) => [i.type, i.count]))
 
 function diagnosisOf(result: JobResult): DiagnosisResult {
   if (!result.ok) throw new Error(result.message)
@@ -51,12 +52,24 @@ describe('diagnose job', async () => {
     const diagnosis = diagnosisOf(await pool.run({ name: 'diagnose', input: { bytes }, format: 'glb', options: {} }))
     expect(diagnosis).toMatchObject({ format: 'glb', version: '2.0', file_size_bytes: size })
     const [defective, noNormals] = diagnosis.meshes
-    expect(defective).toMatchObject({ name: 'defective', vertices: 32, triangles: 38, has_normals: true, has_texcoords: true, skinned: false })
+    expect(defective).toMatchObject({
+      name: 'defective',
+      vertices: 32,
+      triangles: 38,
+      has_normals: true,
+      has_texcoords: true,
+      skinned: false,
+    })
     expect(ownIssues(defective!.issues)).toEqual(DEFECTS.defective)
     expect(ownIssues(noNormals!.issues)).toEqual(DEFECTS.no_normals)
     expect(ownIssues(diagnosis.issues)).toEqual({ ...DEFECTS.file, uncompressed_geometry: 2 })
     const severity = Object.fromEntries(defective!.issues.map((i) => [i.type, i.severity]))
-    expect(severity).toMatchObject({ out_of_range_indices: 'critical', non_finite_values: 'high', degenerate_faces: 'low', duplicate_vertices: 'medium' })
+    expect(severity).toMatchObject({
+      out_of_range_indices: 'critical',
+      non_finite_values: 'high',
+      degenerate_faces: 'low',
+      duplicate_vertices: 'medium',
+    })
     expect(diagnosis.total_issues).toBe(diagnosis.meshes.reduce((n, m) => n + m.issues.length, 0) + diagnosis.issues.length)
     expect(diagnosis.recommendations[0]).toMatch(/^repair \(.*merges 3 duplicate vertices, removes 3 degenerate faces/)
   })
@@ -142,7 +155,10 @@ describe('diagnose job', async () => {
         ok: false,
         message: 'external resource not available: "BoxTextured0.bin" (embed it, or upload a .glb or a .zip holding it)',
       })
-      expect(await run(paths.badArray)).toEqual({ ok: false, message: expect.stringMatching(/^invalid glTF: Type mismatch. .*\(\/meshes\/0\/primitives\)$/) })
+      expect(await run(paths.badArray)).toEqual({
+        ok: false,
+        message: expect.stringMatching(/^invalid glTF: Type mismatch. .*\(\/meshes\/0\/primitives\)$/),
+      })
       const garbage = await pool.run({ name: 'diagnose', input: { bytes: new Uint8Array(64).fill(7) }, format: 'glb', options: {} })
       expect(garbage).toEqual({ ok: false, message: 'not a GLB file (bad magic header)' })
     })

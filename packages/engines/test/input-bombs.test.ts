@@ -46,7 +46,13 @@ async function expectPoolUsable(): Promise<void> {
   expect(result.ok ? 'ok' : result.message).toBe('ok')
 }
 
-async function expectRefused(name: JobName, bytes: Uint8Array, format: string, message: RegExp, options: Record<string, unknown> = {}): Promise<void> {
+async function expectRefused(
+  name: JobName,
+  bytes: Uint8Array,
+  format: string,
+  message: RegExp,
+  options: Record<string, unknown> = {},
+): Promise<void> {
   const started = performance.now()
   const result = await run(name, bytes, format, options)
   const elapsed = performance.now() - started
@@ -74,7 +80,9 @@ describe('bombs in every input format fail fast through the pool, and the thread
     }
     const bytes = new TextEncoder().encode(JSON.stringify(json))
     await expectRefused('convert', bytes, 'gltf', /accessor.*(limit|past)/)
-    await expectRefused('convert', bytes, 'gltf', /accessor 0 ends at byte 1200000000, past the 12 bytes of bufferView 0/, { maxAllocationBytes: 4 * 1024 ** 3 })
+    await expectRefused('convert', bytes, 'gltf', /accessor 0 ends at byte 1200000000, past the 12 bytes of bufferView 0/, {
+      maxAllocationBytes: 4 * 1024 ** 3,
+    })
   })
 
   it('glTF: meshopt views declaring far more than their compressed bytes hold, and a huge fallback buffer', async () => {
@@ -93,10 +101,20 @@ describe('bombs in every input format fail fast through the pool, and the thread
     ext.count = 100_000_000
     views.bufferViews[0]!.byteLength = ext.count * ext.byteStride
     views.buffers[1]!.byteLength = ext.count * ext.byteStride + 100_000
-    await expectRefused('convert', glbOf(views, bin), 'glb', /^invalid glTF: bufferView 0 declares 800000000 bytes of EXT_meshopt_compression data in 11747 compressed bytes, more than the codec can hold$/)
+    await expectRefused(
+      'convert',
+      glbOf(views, bin),
+      'glb',
+      /^invalid glTF: bufferView 0 declares 800000000 bytes of EXT_meshopt_compression data in 11747 compressed bytes, more than the codec can hold$/,
+    )
     const fallback = structuredClone(json)
     fallback.buffers[1]!.byteLength = 4_000_000_000
-    await expectRefused('diagnose', glbOf(fallback, bin), 'glb', /^meshopt-compressed glTF data would need 3\.7 GiB, more than the 1\.0 GiB limit$/)
+    await expectRefused(
+      'diagnose',
+      glbOf(fallback, bin),
+      'glb',
+      /^meshopt-compressed glTF data would need 3\.7 GiB, more than the 1\.0 GiB limit$/,
+    )
   })
 
   it('glTF: JSON nested 100000 deep', async () => {
@@ -124,21 +142,46 @@ describe('bombs in every input format fail fast through the pool, and the thread
   it('COLLADA: numbers assimp spins on (inf, 1e308, "10:" in an index list), while the same file with sane numbers reads', async () => {
     const good = await run('convert', daeWithArrays(), 'dae')
     expect(good.ok ? 'ok' : good.message).toBe('ok')
-    await expectRefused('convert', daeWithArrays('0 0 0 1 inf 0 0 1 0'), 'dae', /^COLLADA <float_array> holds something that is not a number: "inf"$/)
-    await expectRefused('convert', daeWithArrays('0 0 0 1 1e308 0 0 1 0'), 'dae', /^COLLADA <float_array> holds "1e308", not a finite 32-bit number$/)
-    await expectRefused('repair', daeWithArrays(undefined, '0 -1e308 2'), 'dae', /^COLLADA <p> holds something that is not an index: "-1e308"$/)
+    await expectRefused(
+      'convert',
+      daeWithArrays('0 0 0 1 inf 0 0 1 0'),
+      'dae',
+      /^COLLADA <float_array> holds something that is not a number: "inf"$/,
+    )
+    await expectRefused(
+      'convert',
+      daeWithArrays('0 0 0 1 1e308 0 0 1 0'),
+      'dae',
+      /^COLLADA <float_array> holds "1e308", not a finite 32-bit number$/,
+    )
+    await expectRefused(
+      'repair',
+      daeWithArrays(undefined, '0 -1e308 2'),
+      'dae',
+      /^COLLADA <p> holds something that is not an index: "-1e308"$/,
+    )
     await expectRefused('diagnose', daeWithArrays(undefined, '0 10: 2'), 'dae', /^COLLADA <p> holds something that is not an index: "10:"$/)
   })
 
   it('FBX: an array declaring two billion values; more nodes than the bound, binary and ASCII', async () => {
     await expectRefused('convert', hugeCountFbx(), 'fbx', /^FBX file declares 2000000000 elements/)
     // 2 million nodes is 26 MB of binary FBX: the bound is lowered here rather than the file built.
-    const manyNodes = encodeFbxBinary([fbxNode('Objects', [], Array.from({ length: 50 }, () => fbxNode('Model')))])
+    const manyNodes = encodeFbxBinary([
+      fbxNode(
+        'Objects',
+        [],
+        Array.from({ length: 50 }, () => fbxNode('Model')),
+      ),
+    ])
     expect(() => checkFbxInput(manyNodes)).not.toThrow()
-    expect(() => checkFbxInput(manyNodes, { ...ASSIMP_INPUT_LIMITS, maxFbxNodes: 40 })).toThrow('FBX file holds more than 40 nodes, over the limit')
+    expect(() => checkFbxInput(manyNodes, { ...ASSIMP_INPUT_LIMITS, maxFbxNodes: 40 })).toThrow(
+      'FBX file holds more than 40 nodes, over the limit',
+    )
     const asciiNodes = new TextEncoder().encode(`; FBX 7.3.0 project file\nObjects:  {\n${' Model: 1 {\n }\n'.repeat(50)}}\n`)
     expect(() => checkFbxInput(asciiNodes)).not.toThrow()
-    expect(() => checkFbxInput(asciiNodes, { ...ASSIMP_INPUT_LIMITS, maxFbxNodes: 40 })).toThrow('FBX file holds more than 40 nodes, over the limit')
+    expect(() => checkFbxInput(asciiNodes, { ...ASSIMP_INPUT_LIMITS, maxFbxNodes: 40 })).toThrow(
+      'FBX file holds more than 40 nodes, over the limit',
+    )
   })
 
   it('images: PNG, JPEG and WebP headers declaring 100000², 65535² and 16384² pixels, alone and inside a GLB (diagnose reads only the header)', async () => {
@@ -146,7 +189,9 @@ describe('bombs in every input format fail fast through the pool, and the thread
     const jpeg = jpegDeclaring()
     await expectRefused('texture_optimize', png, 'png', /declares 100000×100000 pixels, over the limit/, { format: 'webp' })
     await expectRefused('texture_ktx2', jpeg, 'jpg', /declares 65535×65535 pixels, over the limit/)
-    await expectRefused('texture_optimize', glbWithImage(png, 'image/png'), 'glb', /declares 100000×100000 pixels, over the limit/, { format: 'webp' })
+    await expectRefused('texture_optimize', glbWithImage(png, 'image/png'), 'glb', /declares 100000×100000 pixels, over the limit/, {
+      format: 'webp',
+    })
     await expectRefused('texture_ktx2', glbWithImage(jpeg, 'image/jpeg'), 'glb', /declares 65535×65535 pixels, over the limit/)
     await expectRefused('texture_optimize', webpDeclaring(), 'webp', /declares 16384×16384 pixels, over the limit/, { format: 'png' })
     // Diagnose never decodes: it reports the bomb's declared size from the header, at once.
@@ -158,6 +203,8 @@ describe('bombs in every input format fail fast through the pool, and the thread
 
   it('zip: an entry declaring 4 GiB, and one inflating past the bound', async () => {
     await expectRefused('convert', zipDeclaring(), 'zip', /zip.*(limit|too large|exceed)/i)
-    await expectRefused('convert', zipInflatingTo(64 * 1024 * 1024), 'zip', /zip.*(limit|too large|exceed)/i, { maxAllocationBytes: 16 * 1024 * 1024 })
+    await expectRefused('convert', zipInflatingTo(64 * 1024 * 1024), 'zip', /zip.*(limit|too large|exceed)/i, {
+      maxAllocationBytes: 16 * 1024 * 1024,
+    })
   })
 })

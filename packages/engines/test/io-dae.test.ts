@@ -4,7 +4,15 @@ import { join } from 'node:path'
 import { Document, Logger } from '@gltf-transform/core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { countMeshTriangles, countSceneTriangles, createEnginePool, documentBounds, loadPlatform, readModel, writeModel } from '../src/index.ts'
+import {
+  countMeshTriangles,
+  countSceneTriangles,
+  createEnginePool,
+  documentBounds,
+  loadPlatform,
+  readModel,
+  writeModel,
+} from '../src/index.ts'
 import { readDae } from '../src/io/dae.ts'
 import { assimpInfo, unzipTo } from '../../../test/support/assimp-info.ts'
 import { nestUnderAwkwardTransforms } from './support/nested-transforms.ts'
@@ -34,7 +42,12 @@ describe.skipIf(!available)('COLLADA', async () => {
       it(`${name} keeps the triangles assimp info reports`, async () => {
         const [doc, info] = await Promise.all([read(paths[name]), assimpInfo(paths[name])])
         expect(countMeshTriangles(doc)).toBe(info.meshTriangles)
-        expect(doc.getRoot().listMeshes().every((m) => m.listPrimitives().every((p) => p.getAttribute('NORMAL')))).toBe(true)
+        expect(
+          doc
+            .getRoot()
+            .listMeshes()
+            .every((m) => m.listPrimitives().every((p) => p.getAttribute('NORMAL'))),
+        ).toBe(true)
       })
     }
 
@@ -46,7 +59,10 @@ describe.skipIf(!available)('COLLADA', async () => {
     })
 
     it('keeps vertex colours and UVs', async () => {
-      const prims = (await read(paths.colors)).getRoot().listMeshes().flatMap((m) => m.listPrimitives())
+      const prims = (await read(paths.colors))
+        .getRoot()
+        .listMeshes()
+        .flatMap((m) => m.listPrimitives())
       expect(prims.some((p) => p.getAttribute('COLOR_0'))).toBe(true)
       const duck = (await read(paths.duck)).getRoot().listMeshes()[0]!.listPrimitives()[0]!
       expect(duck.getAttribute('TEXCOORD_0')).not.toBeNull()
@@ -73,14 +89,21 @@ describe.skipIf(!available)('COLLADA', async () => {
       const bytes = new Uint8Array(await readFile(paths.duck))
       expect(await fail(bytes.subarray(0, bytes.byteLength / 2))).toBe('could not read the DAE file (assimp: import error)')
       expect(await fail(new Uint8Array(4096).map((_, i) => (i * 7919) % 251))).toBe('could not read the DAE file (assimp: import error)')
-      expect(await fail(new TextEncoder().encode('<?xml version="1.0"?><html><body/></html>'))).toBe('could not read the DAE file (assimp: import error)')
+      expect(await fail(new TextEncoder().encode('<?xml version="1.0"?><html><body/></html>'))).toBe(
+        'could not read the DAE file (assimp: import error)',
+      )
     })
 
     it('become failed results through the pool, which keeps working', async () => {
       const pool = createEnginePool({ threads: 1 })
       try {
         const bytes = new Uint8Array(await readFile(paths.duck))
-        const bad = await pool.run({ name: 'compress', input: { bytes: bytes.slice(0, 5000) }, format: 'dae', options: { engine: 'draco' } })
+        const bad = await pool.run({
+          name: 'compress',
+          input: { bytes: bytes.slice(0, 5000) },
+          format: 'dae',
+          options: { engine: 'draco' },
+        })
         expect(bad).toEqual({ ok: false, message: 'could not read the DAE file (assimp: import error)' })
         const good = await pool.run({ name: 'compress', input: { path: paths.sphere }, format: 'dae', options: { engine: 'draco' } })
         if (!good.ok) throw new Error(good.message)
@@ -128,7 +151,12 @@ describe.skipIf(!available)('COLLADA', async () => {
       const { daePath, resources } = await writeDaeFiles(source, 'nested')
       const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resources })
       expectSameBounds(back, source)
-      expect(back.getRoot().listNodes().map((n) => n.getName())).toEqual(expect.arrayContaining(['outer', 'gimbal', 'inner']))
+      expect(
+        back
+          .getRoot()
+          .listNodes()
+          .map((n) => n.getName()),
+      ).toEqual(expect.arrayContaining(['outer', 'gimbal', 'inner']))
     })
 
     it('puts the .dae and its textures in a zip, referenced by file name, with UVs kept', async () => {
@@ -147,17 +175,21 @@ describe.skipIf(!available)('COLLADA', async () => {
       const written = await writeModel(platform, await readModel(platform, new Uint8Array(await readFile(paths.engine)), 'glb'), 'dae')
       expect(written.bytes.byteLength).toBeGreaterThan(1_000_000)
       expect(written.extension).toBe('dae')
-      expect(new TextDecoder().decode(written.bytes.subarray(0, 200))).toContain('<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">')
+      expect(new TextDecoder().decode(written.bytes.subarray(0, 200))).toContain(
+        '<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">',
+      )
     })
 
     it('keeps lines, drops points with a note (and FBX drops both with notes)', async () => {
       const doc = pointsLinesTriangle()
       const warnings: string[] = []
-      doc.setLogger(new (class extends Logger {
-        override warn(text: string) {
-          warnings.push(text)
-        }
-      })(Logger.Verbosity.WARN))
+      doc.setLogger(
+        new (class extends Logger {
+          override warn(text: string) {
+            warnings.push(text)
+          }
+        })(Logger.Verbosity.WARN),
+      )
       const dae = await writeModel(platform, doc, 'dae')
       const path = join(dir, 'lines.dae')
       await writeFile(path, dae.bytes)
@@ -168,7 +200,10 @@ describe.skipIf(!available)('COLLADA', async () => {
       const fbx = await writeModel(platform, doc, 'fbx')
       await writeFile(join(dir, 'lines.fbx'), fbx.bytes)
       expect((await assimpInfo(join(dir, 'lines.fbx'), { raw: true })).meshTriangles).toBe(1)
-      expect(warnings).toEqual(['[fbx] 1 point primitive(s) dropped: FBX cannot hold points', '[fbx] 1 line primitive(s) dropped: FBX cannot hold lines'])
+      expect(warnings).toEqual([
+        '[fbx] 1 point primitive(s) dropped: FBX cannot hold points',
+        '[fbx] 1 line primitive(s) dropped: FBX cannot hold lines',
+      ])
     })
   })
 
@@ -223,6 +258,7 @@ function cornerSet(doc: Document): string[] {
   const position = prim.getAttribute('POSITION')!
   const uv = prim.getAttribute('TEXCOORD_0')!
   const out = new Set<string>()
-  for (let i = 0; i < position.getCount(); i++) out.add([...position.getElement(i, [] as number[]), ...uv.getElement(i, [] as number[])].map((v) => v.toFixed(4)).join(' '))
+  for (let i = 0; i < position.getCount(); i++)
+    out.add([...position.getElement(i, [] as number[]), ...uv.getElement(i, [] as number[])].map((v) => v.toFixed(4)).join(' '))
   return [...out].sort()
 }

@@ -34,7 +34,10 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
     pool.run({ name: 'convert', input: { bytes: bytes.slice() }, format, options: { target_format: 'glb', ...options } })
 
   it('reads a zip of spider.obj with its .mtl and .jpg textures, materials textured', async () => {
-    const files: Record<string, Uint8Array> = { 'spider/spider.obj': await bytesOf(paths.spiderObj), 'spider/spider.mtl': await bytesOf(paths.spiderMtl) }
+    const files: Record<string, Uint8Array> = {
+      'spider/spider.obj': await bytesOf(paths.spiderObj),
+      'spider/spider.mtl': await bytesOf(paths.spiderMtl),
+    }
     for (const key of ['spiderTex', 'drkwood', 'engineflare', 'wal67', 'wal69'] as const) {
       files[`spider/${paths[key].split('/').pop()}`] = await bytesOf(paths[key])
     }
@@ -45,11 +48,20 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
     const textures = doc.getRoot().listTextures()
     expect(textures.length).toBeGreaterThanOrEqual(3)
     expect(textures.every((t) => t.getMimeType() === 'image/jpeg' && t.getImage()!.byteLength > 1000)).toBe(true)
-    expect(doc.getRoot().listMaterials().filter((m) => m.getBaseColorTexture()).length).toBeGreaterThan(0)
+    expect(
+      doc
+        .getRoot()
+        .listMaterials()
+        .filter((m) => m.getBaseColorTexture()).length,
+    ).toBeGreaterThan(0)
   })
 
   it('reads a zip of a .gltf with its .bin and texture', async () => {
-    const zip = zipSync({ 'BoxTextured.gltf': await bytesOf(paths.boxGltf), 'BoxTextured0.bin': await bytesOf(paths.boxBin), 'CesiumLogoFlat.png': await bytesOf(paths.boxPng) })
+    const zip = zipSync({
+      'BoxTextured.gltf': await bytesOf(paths.boxGltf),
+      'BoxTextured0.bin': await bytesOf(paths.boxBin),
+      'CesiumLogoFlat.png': await bytesOf(paths.boxPng),
+    })
     const result = await convert(zip, 'zip')
     if (!result.ok) throw new Error(result.message)
     const doc = await platform.io.readBinary(result.bytes!)
@@ -69,7 +81,10 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
     const big = new Uint8Array(24 * 1024 * 1024) // compresses to ~24 KB
     const honest = zipSync({ 'model.obj': [big, { level: 1 }] })
     const declared = await convert(honest, 'zip', { maxAllocationBytes: 8 * 1024 * 1024 })
-    expect(declared).toEqual({ ok: false, message: expect.stringMatching(/declares 25165824 bytes, more than the 8388608 limit per file$/) })
+    expect(declared).toEqual({
+      ok: false,
+      message: expect.stringMatching(/declares 25165824 bytes, more than the 8388608 limit per file$/),
+    })
     // Patch the central directory's uncompressed size to 10 bytes: only inflating can catch it.
     const lying = honest.slice()
     const view = new DataView(lying.buffer)
@@ -94,7 +109,11 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
       ['obj', garbage, /^(invalid OBJ|OBJ file holds no faces)/],
       ['zip', garbage, /^not a zip file/],
       ['zip', zipSync({ 'readme.txt': strToU8('hello') }), /^zip holds no model file/],
-      ['zip', zipSync({ 'a.obj': strToU8('v 0 0 0'), 'b.obj': strToU8('v 0 0 0') }), /^zip holds 2 \.obj models \(a\.obj, b\.obj\): upload one model per zip$/],
+      [
+        'zip',
+        zipSync({ 'a.obj': strToU8('v 0 0 0'), 'b.obj': strToU8('v 0 0 0') }),
+        /^zip holds 2 \.obj models \(a\.obj, b\.obj\): upload one model per zip$/,
+      ],
       ['gltf', garbage, /^invalid glTF JSON/],
       ['glb', garbage, /^not a GLB file/],
     ]
@@ -116,34 +135,60 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
   })
 
   it('fails fast on a PLY header declaring billions of vertices, without allocating', async () => {
-    const header = (count: number) => strToU8(`ply\nformat binary_little_endian 1.0\nelement vertex ${count}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`)
+    const header = (count: number) =>
+      strToU8(
+        `ply\nformat binary_little_endian 1.0\nelement vertex ${count}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`,
+      )
     const huge = await convert(header(4_000_000_000), 'ply')
-    expect(huge).toEqual({ ok: false, message: expect.stringMatching(/^PLY header declaring 4000000000 vertex would need 178\.8 GiB, more than the 1\.0 GiB limit$/) })
+    expect(huge).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^PLY header declaring 4000000000 vertex would need 178\.8 GiB, more than the 1\.0 GiB limit$/),
+    })
     const short = await convert(header(1_000_000), 'ply')
     expect(short).toEqual({ ok: false, message: 'truncated PLY: header declares 1000000 vertex (at least 12000000 bytes), body has 0' })
     // A face list declaring a billion corners in a small file fails before the list is allocated.
-    const listHeader = strToU8('ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list int int vertex_indices\nend_header\n')
+    const listHeader = strToU8(
+      'ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list int int vertex_indices\nend_header\n',
+    )
     const list = new Uint8Array(listHeader.byteLength + 36 + 4 + 12)
     list.set(listHeader)
     new DataView(list.buffer).setInt32(listHeader.byteLength + 36, 1_000_000_000, true)
-    expect(await convert(list, 'ply')).toEqual({ ok: false, message: 'truncated PLY: a face list declares 1000000000 values, more than the rest of the file holds' })
-    const ascii = strToU8('ply\nformat ascii 1.0\nelement vertex 5000000\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n')
+    expect(await convert(list, 'ply')).toEqual({
+      ok: false,
+      message: 'truncated PLY: a face list declares 1000000000 values, more than the rest of the file holds',
+    })
+    const ascii = strToU8(
+      'ply\nformat ascii 1.0\nelement vertex 5000000\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n',
+    )
     expect(await convert(ascii, 'ply')).toEqual({ ok: false, message: expect.stringMatching(/^truncated PLY/) })
   })
 
   it('fails fast on a binary STL declaring more triangles than its bytes hold', async () => {
     const stl = new Uint8Array(84 + 50)
     new DataView(stl.buffer).setUint32(80, 2_000_000_000, true)
-    expect(await convert(stl, 'stl')).toEqual({ ok: false, message: expect.stringMatching(/^binary STL declaring 2000000000 triangles would need .* GiB, more than the 1\.0 GiB limit$/) })
+    expect(await convert(stl, 'stl')).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^binary STL declaring 2000000000 triangles would need .* GiB, more than the 1\.0 GiB limit$/),
+    })
     new DataView(stl.buffer).setUint32(80, 1000, true)
-    expect(await convert(stl, 'stl')).toEqual({ ok: false, message: 'truncated binary STL: header declares 1000 triangles (50084 bytes), file has 134 bytes' })
+    expect(await convert(stl, 'stl')).toEqual({
+      ok: false,
+      message: 'truncated binary STL: header declares 1000 triangles (50084 bytes), file has 134 bytes',
+    })
   })
 
   it('refuses glTF accessors declaring more than the allocation bound', async () => {
-    const json = { asset: { version: '2.0' }, buffers: [{ byteLength: 12 }], bufferViews: [{ buffer: 0, byteLength: 12 }], accessors: [{ bufferView: 0, componentType: 5126, count: 500_000_000, type: 'VEC3' }] }
+    const json = {
+      asset: { version: '2.0' },
+      buffers: [{ byteLength: 12 }],
+      bufferViews: [{ buffer: 0, byteLength: 12 }],
+      accessors: [{ bufferView: 0, componentType: 5126, count: 500_000_000, type: 'VEC3' }],
+    }
     const result = await convert(strToU8(JSON.stringify(json)), 'gltf')
     expect(result).toEqual({ ok: false, message: 'glTF accessors (1) would need 5.6 GiB, more than the 1.0 GiB limit' })
-    const small = await convert(strToU8(JSON.stringify({ ...json, accessors: [{ ...json.accessors[0], count: 1000 }] })), 'gltf', { maxAllocationBytes: 1000 })
+    const small = await convert(strToU8(JSON.stringify({ ...json, accessors: [{ ...json.accessors[0], count: 1000 }] })), 'gltf', {
+      maxAllocationBytes: 1000,
+    })
     expect(small).toEqual({ ok: false, message: 'glTF accessors (1) would need 12000 bytes, more than the 1000 bytes limit' })
   })
 

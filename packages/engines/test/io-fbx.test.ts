@@ -4,7 +4,15 @@ import { join } from 'node:path'
 import type { Document } from '@gltf-transform/core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ASSIMP_MODELS, assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { countMeshTriangles, countSceneTriangles, createEnginePool, documentBounds, loadPlatform, readModel, writeModel } from '../src/index.ts'
+import {
+  countMeshTriangles,
+  countSceneTriangles,
+  createEnginePool,
+  documentBounds,
+  loadPlatform,
+  readModel,
+  writeModel,
+} from '../src/index.ts'
 import { checkFbxInput } from '../src/io/assimp-input-limits.ts'
 import { loadAssimp, releaseLargeAssimpHeap } from '../src/io/assimp-module.ts'
 import { encodeFbxBinary, fbx, fbxNode } from '../src/io/fbx-binary.ts'
@@ -94,11 +102,16 @@ describe.skipIf(!available)('FBX', async () => {
       const bytes = new Uint8Array(await readFile(paths.spider))
       const without = await readFbx(platform, bytes)
       expect(without.getRoot().listTextures()).toHaveLength(0)
-      const withTexture = await readFbx(platform, bytes, { resources: { 'textures/spidertex.JPG': new Uint8Array(await readFile(paths.spiderTexture)) } })
+      const withTexture = await readFbx(platform, bytes, {
+        resources: { 'textures/spidertex.JPG': new Uint8Array(await readFile(paths.spiderTexture)) },
+      })
       const textures = withTexture.getRoot().listTextures()
       expect(textures).toHaveLength(1)
       expect(textures[0]!.getMimeType()).toBe('image/jpeg')
-      const users = withTexture.getRoot().listMaterials().filter((m) => m.getBaseColorTexture() === textures[0])
+      const users = withTexture
+        .getRoot()
+        .listMaterials()
+        .filter((m) => m.getBaseColorTexture() === textures[0])
       expect(users.length).toBeGreaterThan(0)
     })
   })
@@ -145,7 +158,9 @@ describe.skipIf(!available)('FBX', async () => {
       const huge = file.slice()
       new DataView(huge.buffer).setUint32(at, 0x10000000, true)
       expect(await fail(huge)).toBe('FBX array of 268435456 elements (2147483648 bytes) exceeds the limit of 536870912 bytes')
-      const ascii = new TextEncoder().encode('; FBX 7.3.0 project file\nObjects:  {\n Geometry: 1, "Geometry::", "Mesh" {\n  Vertices: *900000000 {\n a: 0\n }\n }\n}\n')
+      const ascii = new TextEncoder().encode(
+        '; FBX 7.3.0 project file\nObjects:  {\n Geometry: 1, "Geometry::", "Mesh" {\n  Vertices: *900000000 {\n a: 0\n }\n }\n}\n',
+      )
       expect(await fail(ascii)).toMatch(/FBX file declares 900000000 elements/)
     })
 
@@ -161,7 +176,12 @@ describe.skipIf(!available)('FBX', async () => {
       const pool = createEnginePool({ threads: 1 })
       try {
         const bytes = new Uint8Array(await readFile(paths.box))
-        const bad = await pool.run({ name: 'compress', input: { bytes: bytes.subarray(0, 3000) }, format: 'fbx', options: { engine: 'draco' } })
+        const bad = await pool.run({
+          name: 'compress',
+          input: { bytes: bytes.subarray(0, 3000) },
+          format: 'fbx',
+          options: { engine: 'draco' },
+        })
         expect(bad).toEqual({ ok: false, message: expect.stringMatching(/^malformed binary FBX/) })
         const good = await pool.run({ name: 'compress', input: { path: paths.huesitos }, format: 'fbx', options: { engine: 'meshopt' } })
         if (!good.ok) throw new Error(good.message)
@@ -202,7 +222,12 @@ describe.skipIf(!available)('FBX', async () => {
       const source = nestUnderAwkwardTransforms(await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb'))
       const back = await readModel(platform, (await writeModel(platform, source, 'fbx')).bytes, 'fbx')
       expectSameBounds(back, source)
-      expect(back.getRoot().listNodes().map((n) => n.getName())).toEqual(expect.arrayContaining(['outer', 'gimbal', 'inner']))
+      expect(
+        back
+          .getRoot()
+          .listNodes()
+          .map((n) => n.getName()),
+      ).toEqual(expect.arrayContaining(['outer', 'gimbal', 'inner']))
     })
 
     it('embeds the base colour texture and keeps UVs (v flipped back)', async () => {
@@ -221,7 +246,12 @@ describe.skipIf(!available)('FBX', async () => {
       const doc = await readModel(platform, new Uint8Array(await readFile(paths.knight)), 'glb')
       const written = await writeModel(platform, doc, 'fbx')
       const back = await readModel(platform, written.bytes, 'fbx')
-      const colored = (d: Document) => d.getRoot().listMeshes().flatMap((m) => m.listPrimitives()).filter((p) => p.getAttribute('COLOR_0')).length > 0
+      const colored = (d: Document) =>
+        d
+          .getRoot()
+          .listMeshes()
+          .flatMap((m) => m.listPrimitives())
+          .filter((p) => p.getAttribute('COLOR_0')).length > 0
       expect(colored(back)).toBe(colored(doc))
       expect(back.getRoot().listMaterials().length).toBe(doc.getRoot().listMaterials().length)
     })

@@ -103,7 +103,13 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
         'element tristrips 1\nproperty list int int vertex_indices\nend_header\n',
     )
     const body = new DataView(new ArrayBuffer(5 * 15 + 1 + 16 + 4 + 24))
-    const corners = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [2, 0, 0]]
+    const corners = [
+      [0, 0, 0],
+      [1, 0, 0],
+      [1, 1, 0],
+      [0, 1, 0],
+      [2, 0, 0],
+    ]
     let at = 0
     corners.forEach((c, i) => {
       for (const v of c) body.setFloat32((at += 4) - 4, v, false)
@@ -130,7 +136,12 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
 
   it('keeps two ASCII solids as two meshes', async () => {
     const doc = await read(paths.twoSolids)
-    expect(doc.getRoot().listMeshes().map((m) => m.getName())).toEqual(['testTriangle_1', 'testTriangle_2'])
+    expect(
+      doc
+        .getRoot()
+        .listMeshes()
+        .map((m) => m.getName()),
+    ).toEqual(['testTriangle_1', 'testTriangle_2'])
   })
 
   it('reads OBJ vertex colours and one primitive per material', async () => {
@@ -141,7 +152,10 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
     for (let i = 0; i < prim.getAttribute('COLOR_0')!.getCount(); i++) colors.add(prim.getAttribute('COLOR_0')!.getElement(i, c).join(','))
     expect(colors.size).toBeGreaterThan(1)
     const usemtl = await read(paths.usemtl)
-    const materials = usemtl.getRoot().listMeshes().flatMap((m) => m.listPrimitives().map((p) => p.getMaterial()?.getName()))
+    const materials = usemtl
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives().map((p) => p.getMaterial()?.getName()))
     expect(new Set(materials).size).toBe(3)
   })
 
@@ -153,7 +167,9 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
     const indices = prim.getIndices()!.getArray()!
     const p = prim.getAttribute('POSITION')!
     let area = 0
-    const a: number[] = [], b: number[] = [], c: number[] = []
+    const a: number[] = [],
+      b: number[] = [],
+      c: number[] = []
     for (let i = 0; i < indices.length; i += 3) {
       p.getElement(indices[i]!, a), p.getElement(indices[i + 1]!, b), p.getElement(indices[i + 2]!, c)
       area += Math.abs((b[0]! - a[0]!) * (c[1]! - a[1]!) - (b[1]! - a[1]!) * (c[0]! - a[0]!)) / 2

@@ -4,7 +4,14 @@ import { encodePng } from '../src/io/png-encode.ts'
 import { decodeTga } from '../src/io/tga.ts'
 
 /** A TGA header: image type, size, depth, descriptor, optional colour map. */
-function header(type: number, width: number, height: number, depth: number, descriptor: number, map?: { length: number; depth: number }): number[] {
+function header(
+  type: number,
+  width: number,
+  height: number,
+  depth: number,
+  descriptor: number,
+  map?: { length: number; depth: number },
+): number[] {
   return [0, map ? 1 : 0, type, 0, 0, map?.length ?? 0, 0, map?.depth ?? 0, 0, 0, 0, 0, width, 0, height, 0, depth, descriptor]
 }
 
@@ -21,9 +28,25 @@ describe('TGA decoding', () => {
     // one run of 2 pixels isn't possible here (they differ): raw packet of 2, then run of 1, then raw of 1
     const bytes = Uint8Array.from([
       ...header(10, 2, 2, 32, 0x20),
-      0x01, 0, 0, 255, 128, 0, 255, 0, 128, // raw packet: 2 pixels
-      0x80, 255, 0, 0, 128, // run packet: 1 pixel
-      0x00, 255, 255, 255, 128, // raw packet: 1 pixel
+      0x01,
+      0,
+      0,
+      255,
+      128,
+      0,
+      255,
+      0,
+      128, // raw packet: 2 pixels
+      0x80,
+      255,
+      0,
+      0,
+      128, // run packet: 1 pixel
+      0x00,
+      255,
+      255,
+      255,
+      128, // raw packet: 1 pixel
     ])
     expect(Array.from(decodeTga(bytes)!.data)).toEqual(EXPECTED.map((v, i) => (i % 4 === 3 ? 128 : v)))
   })

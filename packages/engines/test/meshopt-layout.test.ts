@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { Accessor, Document, Material, Primitive, TextureInfo, type Property } from '@gltf-transform/core'
+import { Accessor, Document, type Material, type Primitive, TextureInfo, type Property } from '@gltf-transform/core'
 import type { Transform as UvTransform } from '@gltf-transform/extensions'
 import { unpartition } from '@gltf-transform/functions'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -34,7 +34,10 @@ async function load(path: string): Promise<Uint8Array> {
 }
 
 async function meshopt(bytes: Uint8Array, level = 7): Promise<{ input: Document; output: Document; glb: Uint8Array }> {
-  const read = () => (bytes[0] === 0x7b ? platform.io.readJSON({ json: JSON.parse(new TextDecoder().decode(bytes)), resources: {} }) : platform.io.readBinary(bytes))
+  const read = () =>
+    bytes[0] === 0x7b
+      ? platform.io.readJSON({ json: JSON.parse(new TextDecoder().decode(bytes)), resources: {} })
+      : platform.io.readBinary(bytes)
   const input = await read()
   const doc = await read()
   await doc.transform(compress({ engine: 'meshopt', level, meshoptEncoder: platform.meshoptEncoder }), unpartition())
@@ -111,7 +114,10 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
   it('stores positions as plain integers on one grid across the scene, in one view per stream kind', async () => {
     const { input, output, glb } = await meshopt(await load(paths.engine))
     expectSameGeometry(input, output)
-    const positions = output.getRoot().listMeshes().flatMap((m) => m.listPrimitives().map((p) => p.getAttribute('POSITION')!))
+    const positions = output
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives().map((p) => p.getAttribute('POSITION')!))
     expect(positions.every((a) => a.getComponentType() === Accessor.ComponentType.UNSIGNED_SHORT && !a.getNormalized())).toBe(true)
     // One grid from 0: along the longest side the positions span exactly 2·(2^13 − 1) steps, and the
     // bounds move less than one step.
@@ -160,13 +166,22 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
     expect(uv.getComponentType()).toBe(Accessor.ComponentType.UNSIGNED_SHORT)
     expect(uv.getNormalized()).toBe(false)
     expect(Math.max(...uv.getMax([]))).toBe(4095)
-    expect(output.getRoot().listExtensionsRequired().map((e) => e.extensionName)).toContain('KHR_texture_transform')
+    expect(
+      output
+        .getRoot()
+        .listExtensionsRequired()
+        .map((e) => e.extensionName),
+    ).toContain('KHR_texture_transform')
   })
 
   it('keeps morph targets drawing the same shapes, and skins (their grid goes into the inverse bind matrices)', async () => {
     const morph = await meshopt(await load(paths.morph))
     expectSameGeometry(morph.input, morph.output)
-    const targets = (d: Document) => d.getRoot().listMeshes().flatMap((m) => m.listPrimitives().flatMap((p) => p.listTargets()))
+    const targets = (d: Document) =>
+      d
+        .getRoot()
+        .listMeshes()
+        .flatMap((m) => m.listPrimitives().flatMap((p) => p.listTargets()))
     expect(targets(morph.output)).toHaveLength(targets(morph.input).length)
     const positions = morph.output.getRoot().listMeshes()[0]!.listPrimitives()[0]!
     expect(positions.getAttribute('POSITION')!.getNormalized()).toBe(false)
@@ -180,7 +195,9 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
   it('uses the octahedral filter for normals only where it codes smaller than plain 8-bit xyz', async () => {
     const filtersOf = (glb: Uint8Array) => {
       const json = glbJson(glb) as { bufferViews: unknown[] }
-      return (json.bufferViews as { extensions?: { EXT_meshopt_compression?: { filter?: string } } }[]).map((v) => v.extensions?.EXT_meshopt_compression?.filter).filter(Boolean)
+      return (json.bufferViews as { extensions?: { EXT_meshopt_compression?: { filter?: string } } }[])
+        .map((v) => v.extensions?.EXT_meshopt_compression?.filter)
+        .filter(Boolean)
     }
     expect(filtersOf((await meshopt(await load(paths.engine))).glb)).toEqual(['OCTAHEDRAL'])
     // A smooth y-up surface: its normals sit on the octahedron's fold, where the codes jump.
@@ -204,15 +221,29 @@ describe('meshopt layout helpers', () => {
     doc.setLogger({ warn: (m: string) => warnings.push(m), info() {}, debug() {}, error() {} } as never)
     await doc.transform(compress({ engine: 'meshopt', meshoptEncoder: platform.meshoptEncoder }))
     expect(warnings).toEqual(['meshopt: TEXCOORD_0 kept as floats (outside [0, 1] and no texture grid covers it)'])
-    expect(doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('TEXCOORD_0')!.getComponentType()).toBe(Accessor.ComponentType.FLOAT)
+    expect(doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('TEXCOORD_0')!.getComponentType()).toBe(
+      Accessor.ComponentType.FLOAT,
+    )
   })
 
   it('drops only triangles that repeat a vertex, and keeps colours that are not all white', () => {
     const doc = new Document()
     const buffer = doc.createBuffer()
-    const indices = doc.createAccessor().setType('SCALAR').setArray(new Uint16Array([0, 1, 2, 0, 0, 1, 1, 2, 2, 2, 1, 0])).setBuffer(buffer)
-    const color = doc.createAccessor().setType('VEC4').setArray(new Float32Array([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.5])).setBuffer(buffer)
-    const prim = doc.createPrimitive().setIndices(indices).setAttribute('COLOR_0', color).setMaterial(doc.createMaterial() as Material)
+    const indices = doc
+      .createAccessor()
+      .setType('SCALAR')
+      .setArray(new Uint16Array([0, 1, 2, 0, 0, 1, 1, 2, 2, 2, 1, 0]))
+      .setBuffer(buffer)
+    const color = doc
+      .createAccessor()
+      .setType('VEC4')
+      .setArray(new Float32Array([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.5]))
+      .setBuffer(buffer)
+    const prim = doc
+      .createPrimitive()
+      .setIndices(indices)
+      .setAttribute('COLOR_0', color)
+      .setMaterial(doc.createMaterial() as Material)
     doc.createMesh().addPrimitive(prim as Primitive)
     expect(dropDegenerateTriangles(doc)).toBe(2)
     expect([...prim.getIndices()!.getArray()!]).toEqual([0, 1, 2, 2, 1, 0])
@@ -224,7 +255,11 @@ describe('meshopt layout helpers', () => {
     for (const value of [136.860107421875, Math.fround(0.1), 4.489659338746676e-11, 0.040827310983374325]) {
       const short = shortestFloat32(value)
       expect(Math.fround(short)).toBe(Math.fround(value))
-      expect(String(short).replace(/e.*$|[-.]/g, '').replace(/^0+/, '').length).toBeLessThanOrEqual(9)
+      expect(
+        String(short)
+          .replace(/e.*$|[-.]/g, '')
+          .replace(/^0+/, '').length,
+      ).toBeLessThanOrEqual(9)
     }
     expect(shortestFloat32(136.860107421875)).toBe(136.8601)
     expect(shortestFloat32(3)).toBe(3)

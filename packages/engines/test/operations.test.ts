@@ -3,13 +3,20 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { createEnginePool, OPERATION_NAMES, OPERATIONS, operationFormats, parseOperationOptions, readableFormats } from '../src/index.ts'
 
-const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'), cow: shared('obj', 'cow.obj') })
+const { available, paths } = corpusFiles({
+  box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  cow: shared('obj', 'cow.obj'),
+})
 
 describe('the operation registry', () => {
   it('holds one operation per name, each with a schema that parses its defaults', () => {
     expect(new Set(OPERATION_NAMES).size).toBe(OPERATIONS.length)
     expect([...OPERATION_NAMES].sort()).toEqual(['compress', 'convert', 'diagnose', 'repair', 'texture_ktx2', 'texture_optimize'])
-    const required: Record<string, Record<string, unknown>> = { compress: { engine: 'draco' }, convert: { target_format: 'glb' }, texture_optimize: { format: 'webp' } }
+    const required: Record<string, Record<string, unknown>> = {
+      compress: { engine: 'draco' },
+      convert: { target_format: 'glb' },
+      texture_optimize: { format: 'webp' },
+    }
     for (const operation of OPERATIONS) {
       const parsed = operation.options.safeParse({ ...required[operation.name], ...operation.defaults })
       expect(parsed.success, `${operation.name} defaults`).toBe(true)
@@ -45,7 +52,10 @@ describe.skipIf(!available)('options crossing into the engine thread', () => {
     pool.run({ name, input: { bytes: new Uint8Array(await readFile(path)) }, format: path.slice(path.lastIndexOf('.') + 1), options })
 
   it('an invalid option fails the job with a message naming it', async () => {
-    expect(await run('compress', { engine: 'zstd' })).toEqual({ ok: false, message: expect.stringMatching(/^invalid compress option engine: .*draco.*meshopt/) })
+    expect(await run('compress', { engine: 'zstd' })).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^invalid compress option engine: .*draco.*meshopt/),
+    })
     expect(await run('compress', { engine: 'draco', normal_quantization_bits: 'ten' })).toEqual({
       ok: false,
       message: expect.stringMatching(/^invalid compress option normal_quantization_bits: /),

@@ -27,10 +27,20 @@ describe.skipIf(!available)("quantizeStatic: glTF-Transform quantize()'s bytes o
   const platform = await loadPlatform()
   const read = async (path: string) => {
     const format = path.split('.').pop()!.toLowerCase()
-    return format === 'gltf' || format === 'glb' ? platform.io.read(path) : readModel(platform, new Uint8Array(await readFile(path)), format)
+    return format === 'gltf' || format === 'glb'
+      ? platform.io.read(path)
+      : readModel(platform, new Uint8Array(await readFile(path)), format)
   }
-  const nodeMatrices = (doc: Document) => doc.getRoot().listNodes().map((node) => [node.getName(), node.getMesh()?.getName() ?? null, ...node.getMatrix()])
-  const skins = (doc: Document) => doc.getRoot().listSkins().map((skin) => [skin.listJoints().map((j) => j.getName()), Array.from(skin.getInverseBindMatrices()?.getArray() ?? [])])
+  const nodeMatrices = (doc: Document) =>
+    doc
+      .getRoot()
+      .listNodes()
+      .map((node) => [node.getName(), node.getMesh()?.getName() ?? null, ...node.getMatrix()])
+  const skins = (doc: Document) =>
+    doc
+      .getRoot()
+      .listSkins()
+      .map((skin) => [skin.listJoints().map((j) => j.getName()), Array.from(skin.getInverseBindMatrices()?.getArray() ?? [])])
 
   /** The same file through both transforms: the same geometry, node matrices (bit for bit) and extensions. */
   async function expectSameAsQuantize(path: string, options: QuantizeStaticOptions, prepare?: (doc: Document) => unknown) {
@@ -41,7 +51,19 @@ describe.skipIf(!available)("quantizeStatic: glTF-Transform quantize()'s bytes o
     expectSameGeometry(doc, reference)
     expect(nodeMatrices(doc)).toStrictEqual(nodeMatrices(reference))
     expect(skins(doc)).toStrictEqual(skins(reference))
-    expect(doc.getRoot().listExtensionsUsed().map((e) => e.extensionName).sort()).toEqual(reference.getRoot().listExtensionsUsed().map((e) => e.extensionName).sort())
+    expect(
+      doc
+        .getRoot()
+        .listExtensionsUsed()
+        .map((e) => e.extensionName)
+        .sort(),
+    ).toEqual(
+      reference
+        .getRoot()
+        .listExtensionsUsed()
+        .map((e) => e.extensionName)
+        .sort(),
+    )
     return doc
   }
 
@@ -69,10 +91,25 @@ describe.skipIf(!available)("quantizeStatic: glTF-Transform quantize()'s bytes o
 
   it('moves the mesh of an animated node to a child, as quantize() does', async () => {
     const doc = await expectSameAsQuantize(paths.cubes, MESHOPT, (d) => {
-      const node = d.getRoot().listNodes().find((n) => n.getMesh())!
-      const sampler = d.createAnimationSampler().setInput(d.createAccessor().setArray(new Float32Array([0, 1])).setType('SCALAR'))
-      sampler.setOutput(d.createAccessor().setArray(new Float32Array([0, 0, 0, 1, 0, 0])).setType('VEC3'))
-      d.createAnimation().addSampler(sampler).addChannel(d.createAnimationChannel().setTargetNode(node).setTargetPath('translation').setSampler(sampler))
+      const node = d
+        .getRoot()
+        .listNodes()
+        .find((n) => n.getMesh())!
+      const sampler = d.createAnimationSampler().setInput(
+        d
+          .createAccessor()
+          .setArray(new Float32Array([0, 1]))
+          .setType('SCALAR'),
+      )
+      sampler.setOutput(
+        d
+          .createAccessor()
+          .setArray(new Float32Array([0, 0, 0, 1, 0, 0]))
+          .setType('VEC3'),
+      )
+      d.createAnimation()
+        .addSampler(sampler)
+        .addChannel(d.createAnimationChannel().setTargetNode(node).setTargetPath('translation').setSampler(sampler))
     })
     const animated = doc.getRoot().listAnimations()[0]!.listChannels()[0]!.getTargetNode()!
     expect(animated.getMesh()).toBeNull()

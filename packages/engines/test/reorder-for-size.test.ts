@@ -1,6 +1,6 @@
 import type { Document } from '@gltf-transform/core'
 import { quantize, reorder, weld } from '@gltf-transform/functions'
-import { MeshoptEncoder } from 'meshoptimizer'
+import type { MeshoptEncoder } from 'meshoptimizer'
 import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { loadPlatform } from '../src/index.ts'
@@ -24,7 +24,11 @@ describe.skipIf(!available)('reorderForSize: the same result as glTF-Transform r
 
   const cases: [string, keyof typeof paths, ((doc: Document) => Promise<unknown>)?][] = [
     ['2CylinderEngine', 'engine'],
-    ['2CylinderEngine quantized (6-byte positions, 3-byte normals)', 'engine', (doc) => doc.transform(quantize({ quantizePosition: 14, quantizeNormal: 8 }))],
+    [
+      '2CylinderEngine quantized (6-byte positions, 3-byte normals)',
+      'engine',
+      (doc) => doc.transform(quantize({ quantizePosition: 14, quantizeNormal: 8 })),
+    ],
     ['chr_knight welded', 'knight', (doc) => doc.transform(weld())],
     ['ShapeCollection', 'shapes'],
     ['many-cubes (one buffer for many meshes)', 'cubes'],
@@ -59,8 +63,16 @@ describe.skipIf(!available)('reorderForSize: the same result as glTF-Transform r
 
   it('leaves a file without index buffers as it is', async () => {
     const doc = await platform.io.read(paths.triangles)
-    const before = doc.getRoot().listAccessors().map((a) => a.getArray())
+    const before = doc
+      .getRoot()
+      .listAccessors()
+      .map((a) => a.getArray())
     await doc.transform(reorderForSize({ encoder }))
-    expect(doc.getRoot().listAccessors().map((a) => a.getArray())).toEqual(before)
+    expect(
+      doc
+        .getRoot()
+        .listAccessors()
+        .map((a) => a.getArray()),
+    ).toEqual(before)
   })
 })

@@ -29,11 +29,15 @@ const REPAIRABLE = [
   'unused_data',
 ]
 
-const ownIssues = (issues: DiagnosisIssue[]) => Object.fromEntries(issues.filter((i) => !i.type.startsWith('gltf_')).map((i) => [i.type, i.count]))
+const ownIssues = (issues: DiagnosisIssue[]) =>
+  Object.fromEntries(issues.filter((i) => !i.type.startsWith('gltf_')).map((i) => [i.type, i.count]))
 
 /** Triangles as sorted corner positions, to compare geometry whatever the vertex order. */
 function triangleSet(doc: Document, meshName: string): string[] {
-  const mesh = doc.getRoot().listMeshes().find((m) => m.getName() === meshName)!
+  const mesh = doc
+    .getRoot()
+    .listMeshes()
+    .find((m) => m.getName() === meshName)!
   const out: string[] = []
   for (const prim of mesh.listPrimitives()) {
     const position = prim.getAttribute('POSITION')!
@@ -99,13 +103,19 @@ describe('repair job', async () => {
   it('works as a glTF-Transform transform, reporting the same counts', async () => {
     let report: RepairReport | undefined
     await buildDefectiveModel().transform(repair({ onReport: (r) => (report = r) }))
-    expect(report).toMatchObject({ duplicate_vertices_merged: 3, degenerate_faces_removed: 3, normals_recomputed: 7, empty_nodes_removed: 2 })
+    expect(report).toMatchObject({
+      duplicate_vertices_merged: 3,
+      degenerate_faces_removed: 3,
+      normals_recomputed: 7,
+      empty_nodes_removed: 2,
+    })
   })
 
   it('unrolls a stitched triangle strip, drops its zero-area stitches, keeps the morph target aligned', async () => {
     const doc = new GltfDocument()
     const buffer = doc.createBuffer()
-    const accessor = (type: 'VEC3' | 'SCALAR', array: Float32Array | Uint16Array) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+    const accessor = (type: 'VEC3' | 'SCALAR', array: Float32Array | Uint16Array) =>
+      doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
     // Two quads (x 0..1 and 2..3) in one strip, joined by repeated indices: 8 triangles, 4 of them stitches.
     const corners = [0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1, 0, 2, 0, 0, 2, 1, 0, 3, 0, 0, 3, 1, 0]
     const deltas = Array.from({ length: 24 }, (_, i) => (i % 3 === 2 ? (i + 1) / 30 : 0))
@@ -113,7 +123,13 @@ describe('repair job', async () => {
       .createPrimitive()
       .setMode(5) // TRIANGLE_STRIP
       .setAttribute('POSITION', accessor('VEC3', new Float32Array(corners)))
-      .setAttribute('NORMAL', accessor('VEC3', new Float32Array(24).map((_, i) => (i % 3 === 2 ? 1 : 0))))
+      .setAttribute(
+        'NORMAL',
+        accessor(
+          'VEC3',
+          new Float32Array(24).map((_, i) => (i % 3 === 2 ? 1 : 0)),
+        ),
+      )
       .setIndices(accessor('SCALAR', new Uint16Array([0, 1, 2, 3, 3, 4, 4, 5, 6, 7])))
       .addTarget(doc.createPrimitiveTarget().setAttribute('POSITION', accessor('VEC3', new Float32Array(deltas))))
     doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh('strip').addPrimitive(prim).setWeights([0.5])))
@@ -145,8 +161,22 @@ describe('repair job', async () => {
     const buffer = doc.createBuffer()
     const prim = doc
       .createPrimitive()
-      .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0])).setBuffer(buffer))
-      .setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1])).setBuffer(buffer))
+      .setAttribute(
+        'POSITION',
+        doc
+          .createAccessor()
+          .setType('VEC3')
+          .setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0]))
+          .setBuffer(buffer),
+      )
+      .setAttribute(
+        'NORMAL',
+        doc
+          .createAccessor()
+          .setType('VEC3')
+          .setArray(new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1]))
+          .setBuffer(buffer),
+      )
     doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh('uneven').addPrimitive(prim)))
     const bytes = await platform.io.writeBinary(doc)
     const diagnosis = await diagnoseBytes(bytes, 'glb')
@@ -172,7 +202,10 @@ describe('repair job', async () => {
         if (result.extension !== 'glb') continue // a zipped .gltf is read back by the zip reader's own tests
         const after = await diagnoseBytes(result.bytes!, outputFormat)
         const found = after.meshes.flatMap((m) => m.issues).map((i) => i.type)
-        expect(found.filter((type) => REPAIRABLE.includes(type)), c.path).toEqual([])
+        expect(
+          found.filter((type) => REPAIRABLE.includes(type)),
+          c.path,
+        ).toEqual([])
       }
     })
 
@@ -193,7 +226,12 @@ describe('repair job', async () => {
         ok: false,
         message: 'nothing valid to keep: all 12 faces have an out-of-range index or a corner with a non-finite position',
       })
-      const all = await pool.run({ name: 'repair', input: { bytes: embeddedGltf(paths.allIndicesOutOfRange) }, format: 'gltf', options: {} })
+      const all = await pool.run({
+        name: 'repair',
+        input: { bytes: embeddedGltf(paths.allIndicesOutOfRange) },
+        format: 'gltf',
+        options: {},
+      })
       expect(all).toMatchObject({ ok: false, message: expect.stringMatching(/^nothing valid to keep: all 12 faces/) })
     })
 
@@ -201,8 +239,16 @@ describe('repair job', async () => {
       const bad = await pool.run({ name: 'repair', input: { bytes: new Uint8Array(64).fill(7) }, format: 'glb', options: {} })
       expect(bad).toEqual({ ok: false, message: 'not a GLB file (bad magic header)' })
       // Views past the end of their buffer: glTF-Transform would read memory that is not the file's.
-      const overrun = await pool.run({ name: 'repair', input: { bytes: embeddedGltf(paths.incorrectVertexArrays) }, format: 'gltf', options: {} })
-      expect(overrun).toEqual({ ok: false, message: expect.stringMatching(/^invalid glTF: bufferView \d+ ends at byte \d+, past the \d+ bytes of buffer \d+$/) })
+      const overrun = await pool.run({
+        name: 'repair',
+        input: { bytes: embeddedGltf(paths.incorrectVertexArrays) },
+        format: 'gltf',
+        options: {},
+      })
+      expect(overrun).toEqual({
+        ok: false,
+        message: expect.stringMatching(/^invalid glTF: bufferView \d+ ends at byte \d+, past the \d+ bytes of buffer \d+$/),
+      })
     })
   })
 })

@@ -41,7 +41,11 @@ export async function testNormalMap(size: number): Promise<Uint8Array> {
       raw[i + 2] = Math.round((nz * 0.5 + 0.5) * 255)
     }
   }
-  return new Uint8Array(await sharp(raw, { raw: { width: size, height: size, channels: 3 } }).png().toBuffer())
+  return new Uint8Array(
+    await sharp(raw, { raw: { width: size, height: size, channels: 3 } })
+      .png()
+      .toBuffer(),
+  )
 }
 
 /**
@@ -82,9 +86,21 @@ export interface MaterialTextures {
 export async function texturedGlb(platform: Platform, materials: MaterialTextures[]): Promise<Uint8Array> {
   const doc = new Document()
   const buffer = doc.createBuffer()
-  const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0])).setBuffer(buffer)
-  const uv = doc.createAccessor().setType('VEC2').setArray(new Float32Array([0, 0, 1, 0, 0, 1])).setBuffer(buffer)
-  const normal = doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1])).setBuffer(buffer)
+  const position = doc
+    .createAccessor()
+    .setType('VEC3')
+    .setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]))
+    .setBuffer(buffer)
+  const uv = doc
+    .createAccessor()
+    .setType('VEC2')
+    .setArray(new Float32Array([0, 0, 1, 0, 0, 1]))
+    .setBuffer(buffer)
+  const normal = doc
+    .createAccessor()
+    .setType('VEC3')
+    .setArray(new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1]))
+    .setBuffer(buffer)
   const textures = new Map<Uint8Array, Texture>()
   const texture = (bytes: Uint8Array, name: string) => {
     let t = textures.get(bytes)
@@ -103,7 +119,12 @@ export async function texturedGlb(platform: Platform, materials: MaterialTexture
     if (m.metallicRoughness) material.setMetallicRoughnessTexture(texture(m.metallicRoughness, `mr${i}`))
     if (m.occlusion) material.setOcclusionTexture(texture(m.occlusion, `occlusion${i}`))
     if (m.emissive) material.setEmissiveTexture(texture(m.emissive, `emissive${i}`)).setEmissiveFactor([1, 1, 1])
-    const prim = doc.createPrimitive().setAttribute('POSITION', position).setAttribute('NORMAL', normal).setAttribute('TEXCOORD_0', uv).setMaterial(material)
+    const prim = doc
+      .createPrimitive()
+      .setAttribute('POSITION', position)
+      .setAttribute('NORMAL', normal)
+      .setAttribute('TEXCOORD_0', uv)
+      .setMaterial(material)
     mesh.addPrimitive(prim)
   }
   doc.createScene().addChild(doc.createNode().setMesh(mesh))

@@ -1,6 +1,14 @@
 import { readFile } from 'node:fs/promises'
 import type { Texture } from '@gltf-transform/core'
-import { KHR_DF_MODEL_ETC1S, KHR_DF_MODEL_UASTC, KHR_DF_TRANSFER_LINEAR, KHR_DF_TRANSFER_SRGB, KHR_SUPERCOMPRESSION_BASISLZ, KHR_SUPERCOMPRESSION_ZSTD, read } from 'ktx-parse'
+import {
+  KHR_DF_MODEL_ETC1S,
+  KHR_DF_MODEL_UASTC,
+  KHR_DF_TRANSFER_LINEAR,
+  KHR_DF_TRANSFER_SRGB,
+  KHR_SUPERCOMPRESSION_BASISLZ,
+  KHR_SUPERCOMPRESSION_ZSTD,
+  read,
+} from 'ktx-parse'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
@@ -18,7 +26,6 @@ const { available, paths } = corpusFiles({
 const pool = createEnginePool({ threads: 2 })
 const platform = await loadPlatform()
 afterAll(() => pool.destroy())
-
 
 /** The facts of a KTX2 file the tests check: codec, supercompression, transfer function, levels. */
 function ktx2Facts(bytes: Uint8Array) {
@@ -40,7 +47,9 @@ const UASTC = { colorModel: KHR_DF_MODEL_UASTC, supercompression: KHR_SUPERCOMPR
 describe('texture_ktx2 on standalone images', () => {
   it('1024² PNG → ETC1S: BasisLZ, sRGB, full mip chain', async () => {
     const png = await testImage(1024, 'png')
-    const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: png.slice() }, format: 'png', options: { uastc: false, quality: 128 } }))
+    const result = success(
+      await pool.run({ name: 'texture_ktx2', input: { bytes: png.slice() }, format: 'png', options: { uastc: false, quality: 128 } }),
+    )
     expect(result.extension).toBe('ktx2')
     expect(ktx2Facts(result.bytes!)).toEqual({ width: 1024, height: 1024, levels: 11, transfer: KHR_DF_TRANSFER_SRGB, ...ETC1S })
     expect(result.size).toBeLessThan(png.byteLength)
@@ -49,7 +58,9 @@ describe('texture_ktx2 on standalone images', () => {
 
   it('256² JPEG → UASTC: colour model 166, Zstandard, full mip chain', async () => {
     const jpeg = await testImage(256, 'jpeg')
-    const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: jpeg }, format: 'jpg', options: { uastc: true, quality: 1 } }))
+    const result = success(
+      await pool.run({ name: 'texture_ktx2', input: { bytes: jpeg }, format: 'jpg', options: { uastc: true, quality: 1 } }),
+    )
     expect(ktx2Facts(result.bytes!)).toEqual({ width: 256, height: 256, levels: 9, transfer: KHR_DF_TRANSFER_SRGB, ...UASTC })
   })
 
@@ -58,7 +69,11 @@ describe('texture_ktx2 on standalone images', () => {
       [1, 1, 1],
       [300, 170, 9],
     ] as const) {
-      const png = new Uint8Array(await sharp({ create: { width, height, channels: 4, background: { r: 200, g: 20, b: 90, alpha: 0.5 } } }).png().toBuffer())
+      const png = new Uint8Array(
+        await sharp({ create: { width, height, channels: 4, background: { r: 200, g: 20, b: 90, alpha: 0.5 } } })
+          .png()
+          .toBuffer(),
+      )
       const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: png }, format: 'png', options: {} }))
       expect(ktx2Facts(result.bytes!)).toMatchObject({ width, height, levels, ...ETC1S })
     }
@@ -68,13 +83,21 @@ describe('texture_ktx2 on standalone images', () => {
     const png = await testImage(256, 'png')
     const sizes = []
     for (const quality of [1, 255]) {
-      sizes.push(success(await pool.run({ name: 'texture_ktx2', input: { bytes: png.slice() }, format: 'png', options: { uastc: false, quality } })).size)
+      sizes.push(
+        success(await pool.run({ name: 'texture_ktx2', input: { bytes: png.slice() }, format: 'png', options: { uastc: false, quality } }))
+          .size,
+      )
     }
     expect(sizes[1]).toBeGreaterThan(sizes[0]!)
   })
 
   it('a quality out of the mode’s range fails with a message', async () => {
-    const result = await pool.run({ name: 'texture_ktx2', input: { bytes: await testImage(16, 'png') }, format: 'png', options: { uastc: true, quality: 128 } })
+    const result = await pool.run({
+      name: 'texture_ktx2',
+      input: { bytes: await testImage(16, 'png') },
+      format: 'png',
+      options: { uastc: true, quality: 128 },
+    })
     expect(result).toEqual({ ok: false, message: 'UASTC quality must be an integer from 0 to 4, not 128' })
   })
 
@@ -85,7 +108,10 @@ describe('texture_ktx2 on standalone images', () => {
 
   it('the encoder prints nothing (its status lines would land in the service log)', async () => {
     const basis = await loadBasisEncoder()
-    const { data } = await sharp(await testImage(64, 'png')).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
+    const { data } = await sharp(await testImage(64, 'png'))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true })
     const stdout = vi.spyOn(process.stdout, 'write')
     const log = vi.spyOn(console, 'log')
     try {
@@ -102,11 +128,26 @@ describe('texture_ktx2 on standalone images', () => {
 
 describe('texture_ktx2 on models', () => {
   it('colour slots sRGB, data slots linear, normal maps UASTC; slots keep their textures', async () => {
-    const [base, normal, mr, emissive] = await Promise.all([testImage(256, 'png'), testNormalMap(256), testImage(128, 'jpeg'), testImage(128, 'png')])
-    const glb = await texturedGlb(platform, [{ baseColor: base, normal, metallicRoughness: mr, occlusion: mr, emissive }, { baseColor: base }])
-    const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: glb }, format: 'glb', options: { uastc: false, quality: 128 } }))
+    const [base, normal, mr, emissive] = await Promise.all([
+      testImage(256, 'png'),
+      testNormalMap(256),
+      testImage(128, 'jpeg'),
+      testImage(128, 'png'),
+    ])
+    const glb = await texturedGlb(platform, [
+      { baseColor: base, normal, metallicRoughness: mr, occlusion: mr, emissive },
+      { baseColor: base },
+    ])
+    const result = success(
+      await pool.run({ name: 'texture_ktx2', input: { bytes: glb }, format: 'glb', options: { uastc: false, quality: 128 } }),
+    )
     const output = await platform.io.readBinary(result.bytes!)
-    expect(output.getRoot().listExtensionsRequired().map((e) => e.extensionName)).toContain('KHR_texture_basisu')
+    expect(
+      output
+        .getRoot()
+        .listExtensionsRequired()
+        .map((e) => e.extensionName),
+    ).toContain('KHR_texture_basisu')
     const [m0, m1] = output.getRoot().listMaterials()
     expect(m1!.getBaseColorTexture()).toBe(m0!.getBaseColorTexture())
     const facts = (texture: Texture | null) => {
@@ -119,7 +160,11 @@ describe('texture_ktx2 on models', () => {
     // Metallic-roughness and occlusion share one texture here: linear either way.
     expect(m0!.getOcclusionTexture()).toBe(m0!.getMetallicRoughnessTexture())
     expect(facts(m0!.getMetallicRoughnessTexture())).toMatchObject({ transfer: KHR_DF_TRANSFER_LINEAR, ...ETC1S })
-    const details = result.details as { textures: { colorSpace: string; mode: string }[]; texture_bytes_before: number; texture_bytes_after: number }
+    const details = result.details as {
+      textures: { colorSpace: string; mode: string }[]
+      texture_bytes_before: number
+      texture_bytes_after: number
+    }
     expect(details.textures.map((t) => [t.mode, t.colorSpace])).toEqual([
       ['etc1s', 'srgb'],
       ['uastc', 'linear'],
@@ -146,7 +191,12 @@ describe.skipIf(!available)('texture_ktx2 on real models', () => {
       const input = await platform.io.readBinary(new Uint8Array(await readFile(paths[model])))
       const result = success(await pool.run({ name: 'texture_ktx2', input: { path: paths[model] }, format: 'glb', options: { uastc } }))
       const output = await platform.io.readBinary(result.bytes!)
-      expect(output.getRoot().listExtensionsRequired().map((e) => e.extensionName)).toContain('KHR_texture_basisu')
+      expect(
+        output
+          .getRoot()
+          .listExtensionsRequired()
+          .map((e) => e.extensionName),
+      ).toContain('KHR_texture_basisu')
       for (const [i, texture] of output.getRoot().listTextures().entries()) {
         expect(texture.getMimeType()).toBe('image/ktx2')
         const before = await sharp(input.getRoot().listTextures()[i]!.getImage()!).metadata()
@@ -158,17 +208,24 @@ describe.skipIf(!available)('texture_ktx2 on real models', () => {
   }
 
   it('a WebP-textured model (texture_optimize output) → KTX2: EXT_texture_webp gone, KHR_texture_basisu required', async () => {
-    const webp = success(await pool.run({ name: 'texture_optimize', input: { path: paths.box }, format: 'glb', options: { format: 'webp' } }))
+    const webp = success(
+      await pool.run({ name: 'texture_optimize', input: { path: paths.box }, format: 'glb', options: { format: 'webp' } }),
+    )
     const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: webp.bytes! }, format: 'glb', options: {} }))
     const output = await platform.io.readBinary(result.bytes!)
-    const used = output.getRoot().listExtensionsUsed().map((e) => e.extensionName)
+    const used = output
+      .getRoot()
+      .listExtensionsUsed()
+      .map((e) => e.extensionName)
     expect(used).toContain('KHR_texture_basisu')
     expect(used).not.toContain('EXT_texture_webp')
     expect(ktx2Facts(output.getRoot().listTextures()[0]!.getImage()!)).toMatchObject({ transfer: KHR_DF_TRANSFER_SRGB, ...ETC1S })
   })
 
   it('BoxTextured.gltf (embedded) → KTX2 in the gltf writer’s container, or GLB until there is one', async () => {
-    const result = success(await pool.run({ name: 'texture_ktx2', input: { path: paths.boxEmbedded }, format: 'gltf', options: { uastc: true } }))
+    const result = success(
+      await pool.run({ name: 'texture_ktx2', input: { path: paths.boxEmbedded }, format: 'gltf', options: { uastc: true } }),
+    )
     if (writableFormats().includes('gltf')) {
       expect(result.extension).toBe('zip')
       return

@@ -42,7 +42,11 @@ describe('texture limits', () => {
       /^texture 3 "wood" is 0\.\d+ MB, over the texture size limit of 0\.0000954 MB for the current license tier$/,
     )
     expect(() => checkTextureLimits(png, { maxPixels: 300 * 170 - 1 }, 'image')).toThrow(ModelInputError)
-    expect(checkTextureLimits(png, { maxPixels: 300 * 170, maxTextureBytes: png.byteLength }, 'image')).toEqual({ format: 'png', width: 300, height: 170 })
+    expect(checkTextureLimits(png, { maxPixels: 300 * 170, maxTextureBytes: png.byteLength }, 'image')).toEqual({
+      format: 'png',
+      width: 300,
+      height: 170,
+    })
     // A negative limit is the licence's "unlimited".
     expect(checkTextureLimits(png, { maxTextureBytes: -1 }, 'image')?.format).toBe('png')
   })
@@ -52,10 +56,40 @@ describe('sharp as the second guard', () => {
   it('refuses a format the header reader does not know (a GIF declaring 65535² pixels) before decoding', async () => {
     // GIF89a, 65535 × 65535, global colour table of 2 entries, then an image descriptor of the same size.
     const gif = new Uint8Array([
-      ...new TextEncoder().encode('GIF89a'), 0xff, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
-      0x2c, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0x02, 0x02, 0x44, 0x01, 0, 0x3b,
+      ...new TextEncoder().encode('GIF89a'),
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0x80,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0xff,
+      0xff,
+      0xff,
+      0x2c,
+      0,
+      0,
+      0,
+      0,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0,
+      0x02,
+      0x02,
+      0x44,
+      0x01,
+      0,
+      0x3b,
     ])
     expect(readImageHeader(gif)).toBeNull()
-    await expect(optimizeImage(gif, { encoder: sharp, format: 'webp' })).rejects.toThrow('image is larger than the pixel limit (refused before decoding)')
+    await expect(optimizeImage(gif, { encoder: sharp, format: 'webp' })).rejects.toThrow(
+      'image is larger than the pixel limit (refused before decoding)',
+    )
   })
 })

@@ -18,9 +18,16 @@ const pool = createEnginePool({ threads: 2 })
 const platform = await loadPlatform()
 afterAll(() => pool.destroy())
 
-
-const extensionsUsed = (doc: Document) => doc.getRoot().listExtensionsUsed().map((e) => e.extensionName)
-const extensionsRequired = (doc: Document) => doc.getRoot().listExtensionsRequired().map((e) => e.extensionName)
+const extensionsUsed = (doc: Document) =>
+  doc
+    .getRoot()
+    .listExtensionsUsed()
+    .map((e) => e.extensionName)
+const extensionsRequired = (doc: Document) =>
+  doc
+    .getRoot()
+    .listExtensionsRequired()
+    .map((e) => e.extensionName)
 
 describe.skipIf(!available)('texture_optimize on real models', () => {
   for (const [model, format, mime] of [
@@ -30,7 +37,9 @@ describe.skipIf(!available)('texture_optimize on real models', () => {
   ] as const) {
     it(`${model} → ${format}: every texture re-encoded, slots kept, valid glTF`, async () => {
       const input = await platform.io.readBinary(new Uint8Array(await readFile(paths[model])))
-      const result = success(await pool.run({ name: 'texture_optimize', input: { path: paths[model] }, format: 'glb', options: { format } }))
+      const result = success(
+        await pool.run({ name: 'texture_optimize', input: { path: paths[model] }, format: 'glb', options: { format } }),
+      )
       expect(result.extension).toBe('glb')
       const output = await platform.io.readBinary(result.bytes!)
       const textures = output.getRoot().listTextures()
@@ -49,7 +58,11 @@ describe.skipIf(!available)('texture_optimize on real models', () => {
       }
       if (format === 'webp') expect(extensionsRequired(output)).toContain('EXT_texture_webp')
       else expect(extensionsUsed(output)).not.toContain('EXT_texture_webp')
-      const details = result.details as { textures: { before: number; after: number }[]; texture_bytes_before: number; texture_bytes_after: number }
+      const details = result.details as {
+        textures: { before: number; after: number }[]
+        texture_bytes_before: number
+        texture_bytes_after: number
+      }
       expect(details.textures.length).toBe(textures.length)
       expect(details.texture_bytes_after).toBe(textures.reduce((sum, t) => sum + t.getImage()!.byteLength, 0))
       expect((await validateGlb(result.bytes!)).errors).toEqual([])
@@ -57,7 +70,9 @@ describe.skipIf(!available)('texture_optimize on real models', () => {
   }
 
   it('BoxTextured.gltf (embedded) → the gltf writer’s container, or GLB until there is one', async () => {
-    const result = success(await pool.run({ name: 'texture_optimize', input: { path: paths.boxEmbedded }, format: 'gltf', options: { format: 'webp' } }))
+    const result = success(
+      await pool.run({ name: 'texture_optimize', input: { path: paths.boxEmbedded }, format: 'gltf', options: { format: 'webp' } }),
+    )
     if (writableFormats().includes('gltf')) {
       expect(result.extension).toBe('zip')
       return
@@ -70,9 +85,21 @@ describe.skipIf(!available)('texture_optimize on real models', () => {
 
   // Needs the format layer's zip reader; runs once it is merged.
   it.skipIf(!readableFormats().includes('zip'))('spider.obj with its textures in a zip → a glTF zip of WebP textures', async () => {
-    const names = ['spider.obj', 'spider.mtl', 'SpiderTex.jpg', 'drkwood2.jpg', 'engineflare1.jpg', 'wal67ar_small.jpg', 'wal69ar_small.jpg']
-    const files = Object.fromEntries(await Promise.all(names.map(async (n) => [n, new Uint8Array(await readFile(`${paths.spiderDir}/${n}`))] as const)))
-    const result = success(await pool.run({ name: 'texture_optimize', input: { bytes: storedZip(files) }, format: 'zip', options: { format: 'webp' } }))
+    const names = [
+      'spider.obj',
+      'spider.mtl',
+      'SpiderTex.jpg',
+      'drkwood2.jpg',
+      'engineflare1.jpg',
+      'wal67ar_small.jpg',
+      'wal69ar_small.jpg',
+    ]
+    const files = Object.fromEntries(
+      await Promise.all(names.map(async (n) => [n, new Uint8Array(await readFile(`${paths.spiderDir}/${n}`))] as const)),
+    )
+    const result = success(
+      await pool.run({ name: 'texture_optimize', input: { bytes: storedZip(files) }, format: 'zip', options: { format: 'webp' } }),
+    )
     expect(result.extension).toBe('zip')
     const details = result.details as { textures: { from: string; to: string }[] }
     expect(details.textures.length).toBe(5)
@@ -80,8 +107,18 @@ describe.skipIf(!available)('texture_optimize on real models', () => {
   })
 
   it('refuses a texture over maxTextureBytes with the licence message', async () => {
-    const result = await pool.run({ name: 'texture_optimize', input: { path: paths.box }, format: 'glb', options: { format: 'webp', maxTextureBytes: 1000 } })
-    expect(result).toEqual({ ok: false, message: expect.stringMatching(/^texture 0( "[^"]*")? is [\d.]+ MB, over the texture size limit of [\d.]+ MB for the current license tier$/) })
+    const result = await pool.run({
+      name: 'texture_optimize',
+      input: { path: paths.box },
+      format: 'glb',
+      options: { format: 'webp', maxTextureBytes: 1000 },
+    })
+    expect(result).toEqual({
+      ok: false,
+      message: expect.stringMatching(
+        /^texture 0( "[^"]*")? is [\d.]+ MB, over the texture size limit of [\d.]+ MB for the current license tier$/,
+      ),
+    })
   })
 })
 
@@ -91,7 +128,9 @@ describe('texture_optimize on generated models', () => {
     const normal = await testNormalMap(256)
     const withAlpha = await testImage(128, 'png', { alpha: true })
     const glb = await texturedGlb(platform, [{ baseColor: base, normal }, { baseColor: base }, { baseColor: withAlpha }])
-    const result = success(await pool.run({ name: 'texture_optimize', input: { bytes: glb }, format: 'glb', options: { format: 'jpeg', quality: 70 } }))
+    const result = success(
+      await pool.run({ name: 'texture_optimize', input: { bytes: glb }, format: 'glb', options: { format: 'jpeg', quality: 70 } }),
+    )
     const output = await platform.io.readBinary(result.bytes!)
     const [m0, m1, m2] = output.getRoot().listMaterials()
     expect(output.getRoot().listTextures().length).toBe(3)
@@ -149,7 +188,9 @@ describe('texture_optimize on standalone images', () => {
     it(`1024² ${from} → ${to}`, async () => {
       const bytes = await testImage(1024, from)
       const extension = from === 'jpeg' ? 'jpg' : from
-      const result = success(await pool.run({ name: 'texture_optimize', input: { bytes: bytes.slice() }, format: extension, options: { format: to } }))
+      const result = success(
+        await pool.run({ name: 'texture_optimize', input: { bytes: bytes.slice() }, format: extension, options: { format: to } }),
+      )
       expect(result.extension).toBe(to === 'jpeg' ? 'jpg' : to)
       const meta = await sharp(result.bytes!).metadata()
       expect([meta.format, meta.width, meta.height]).toEqual([to, 1024, 1024])
@@ -162,7 +203,11 @@ describe('texture_optimize on standalone images', () => {
     const bytes = await testImage(512, 'png')
     const sizes = []
     for (const quality of [1, 9]) {
-      sizes.push(success(await pool.run({ name: 'texture_optimize', input: { bytes: bytes.slice() }, format: 'png', options: { format: 'png', quality } })).size)
+      sizes.push(
+        success(
+          await pool.run({ name: 'texture_optimize', input: { bytes: bytes.slice() }, format: 'png', options: { format: 'png', quality } }),
+        ).size,
+      )
     }
     expect(sizes[1]).toBeLessThanOrEqual(sizes[0]!)
   })
@@ -175,13 +220,19 @@ describe('texture_optimize on standalone images', () => {
       ok: false,
       message: 'image declares 100000×100000 pixels, over the limit of 67108864 pixels (refused before decoding)',
     })
-    const good = await pool.run({ name: 'texture_optimize', input: { bytes: await testImage(64, 'png') }, format: 'png', options: { format: 'webp' } })
+    const good = await pool.run({
+      name: 'texture_optimize',
+      input: { bytes: await testImage(64, 'png') },
+      format: 'png',
+      options: { format: 'webp' },
+    })
     expect(good.ok).toBe(true)
   })
 
   it('options the routes would refuse fail with a message, not a sharp error', async () => {
     const png = await testImage(16, 'png')
-    const run = (options: Record<string, unknown>) => pool.run({ name: 'texture_optimize', input: { bytes: png.slice() }, format: 'png', options })
+    const run = (options: Record<string, unknown>) =>
+      pool.run({ name: 'texture_optimize', input: { bytes: png.slice() }, format: 'png', options })
     expect(await run({ format: 'gif' })).toEqual({ ok: false, message: 'texture format must be jpeg, webp or png, not gif' })
     expect(await run({ format: 'png', quality: 10 })).toEqual({ ok: false, message: 'png quality must be an integer from 1 to 9, not 10' })
   })

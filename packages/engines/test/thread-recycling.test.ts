@@ -56,7 +56,9 @@ describe.skipIf(!available)('engine thread recycling', () => {
         expect(result.ok).toBe(true)
       }
       expect(pool.status().recycledThreads).toBe(3)
-      expect(logs.map((entry) => entry.fields?.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^holds \d+ MB \(over 1 MB\)$/)]))
+      expect(logs.map((entry) => entry.fields?.reason)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^holds \d+ MB \(over 1 MB\)$/)]),
+      )
     } finally {
       await pool.destroy()
     }

@@ -30,7 +30,11 @@ describe.skipIf(!available)('weldBitwise: the same result as glTF-Transform weld
 
   const cases: [string, keyof typeof paths, ((doc: Document) => Promise<unknown>)?][] = [
     ['2CylinderEngine as read', 'engine'],
-    ['2CylinderEngine on 14-bit positions and 8-bit normals (3- and 6-byte rows)', 'engine', (doc) => doc.transform(quantize({ quantizePosition: 14, quantizeNormal: 8 }))],
+    [
+      '2CylinderEngine on 14-bit positions and 8-bit normals (3- and 6-byte rows)',
+      'engine',
+      (doc) => doc.transform(quantize({ quantizePosition: 14, quantizeNormal: 8 })),
+    ],
     ['chr_knight (duplicate vertices)', 'knight'],
     ['DenseSphere without an index buffer', 'sphere', (doc) => doc.transform(unweld())],
     ['ShapeCollection', 'shapes'],

@@ -13,7 +13,11 @@ const { available, paths } = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
 })
 
-const primitives = (doc: Document): Primitive[] => doc.getRoot().listMeshes().flatMap((mesh) => mesh.listPrimitives())
+const primitives = (doc: Document): Primitive[] =>
+  doc
+    .getRoot()
+    .listMeshes()
+    .flatMap((mesh) => mesh.listPrimitives())
 const vertexCounts = (doc: Document) => primitives(doc).map((prim) => prim.getAttribute('POSITION')!.getCount())
 
 describe.skipIf(!available)('weld where needed', async () => {
@@ -25,7 +29,9 @@ describe.skipIf(!available)('weld where needed', async () => {
     const arrays = primitives(doc).flatMap((prim) => prim.listAttributes().map((a) => a.getArray()))
     expect(primitives(doc).some((prim) => needsWeld(prim))).toBe(false)
     await doc.transform(weldWhereNeeded())
-    for (const [i, array] of primitives(doc).flatMap((prim) => prim.listAttributes().map((a) => a.getArray())).entries()) {
+    for (const [i, array] of primitives(doc)
+      .flatMap((prim) => prim.listAttributes().map((a) => a.getArray()))
+      .entries()) {
       expect(array).toBe(arrays[i])
     }
     // weld() itself would merge nothing here: the same counts.
@@ -39,10 +45,20 @@ describe.skipIf(!available)('weld where needed', async () => {
     ['duplicate vertices (chr_knight)', 'knight', undefined],
     ['no index buffer (unwelded)', 'box', (doc) => doc.transform(unweld())],
     ['no index buffer (unwelded sphere)', 'sphere', (doc) => doc.transform(unweld())],
-    ['8-bit normals and 14-bit positions: 3- and 6-byte vertices', 'engine', (doc) => doc.transform(quantize({ quantizePosition: 14, quantizeNormal: 8 }))],
-    ['a box with only its positions left: 24 vertices, 8 corners', 'box', async (doc) => {
-      for (const prim of primitives(doc)) for (const semantic of prim.listSemantics()) if (semantic !== 'POSITION') prim.setAttribute(semantic, null)
-    }, [8]],
+    [
+      '8-bit normals and 14-bit positions: 3- and 6-byte vertices',
+      'engine',
+      (doc) => doc.transform(quantize({ quantizePosition: 14, quantizeNormal: 8 })),
+    ],
+    [
+      'a box with only its positions left: 24 vertices, 8 corners',
+      'box',
+      async (doc) => {
+        for (const prim of primitives(doc))
+          for (const semantic of prim.listSemantics()) if (semantic !== 'POSITION') prim.setAttribute(semantic, null)
+      },
+      [8],
+    ],
   ]
   for (const [label, file, prepare, expected] of cases) {
     it(`welds what weld() would merge: ${label}`, async () => {

@@ -23,13 +23,21 @@ describe('work budget', () => {
       // ETC1S of a 1024² image takes seconds (docs/textures.md): far past a 300 ms budget.
       const png = await testImage(1024, 'png')
       const started = performance.now()
-      const stopped = await pool.run({ name: 'texture_ktx2', input: { bytes: png }, format: 'png', options: { uastc: false, quality: 128 } }, { budgetMs: 300 })
+      const stopped = await pool.run(
+        { name: 'texture_ktx2', input: { bytes: png }, format: 'png', options: { uastc: false, quality: 128 } },
+        { budgetMs: 300 },
+      )
       const elapsed = performance.now() - started
       expect(stopped).toEqual({ ok: false, message: workBudgetMessage(300) })
-      expect(workBudgetMessage(300)).toBe('the input needed more work than its budget allows (stopped after 0.3 s, the budget for its size)')
+      expect(workBudgetMessage(300)).toBe(
+        'the input needed more work than its budget allows (stopped after 0.3 s, the budget for its size)',
+      )
       // The budget plus stopping the thread; without the budget this job runs for seconds.
       expect(elapsed).toBeLessThan(1_500)
-      const next = await pool.run({ name: 'convert', input: { bytes: await cowObj() }, format: 'obj', options: { target_format: 'glb' } }, { budgetMs: 30_000 })
+      const next = await pool.run(
+        { name: 'convert', input: { bytes: await cowObj() }, format: 'obj', options: { target_format: 'glb' } },
+        { budgetMs: 30_000 },
+      )
       expect(next.ok ? 'ok' : next.message).toBe('ok')
     })
 
@@ -37,7 +45,10 @@ describe('work budget', () => {
       const png = await testImage(1024, 'png')
       const long = pool.run({ name: 'texture_ktx2', input: { bytes: png }, format: 'png', options: { uastc: false, quality: 128 } })
       // Queued behind a job of seconds; its own work takes well under its budget.
-      const queued = pool.run({ name: 'convert', input: { bytes: await cowObj() }, format: 'obj', options: { target_format: 'glb' } }, { budgetMs: 800 })
+      const queued = pool.run(
+        { name: 'convert', input: { bytes: await cowObj() }, format: 'obj', options: { target_format: 'glb' } },
+        { budgetMs: 800 },
+      )
       const [first, second] = await Promise.all([long, queued])
       expect(first.ok ? 'ok' : first.message).toBe('ok')
       expect(second.ok ? 'ok' : second.message).toBe('ok')

@@ -60,7 +60,11 @@ describe('zip: one reader and writer on fflate', () => {
   })
 
   it('derives its limits from the allocation bound', () => {
-    expect(zipLimits({ maxAllocationBytes: 8 * 1024 * 1024 })).toEqual({ maxTotalBytes: 8 * 1024 * 1024, maxEntryBytes: 8 * 1024 * 1024, maxEntries: 10_000 })
+    expect(zipLimits({ maxAllocationBytes: 8 * 1024 * 1024 })).toEqual({
+      maxTotalBytes: 8 * 1024 * 1024,
+      maxEntryBytes: 8 * 1024 * 1024,
+      maxEntries: 10_000,
+    })
     expect(zipLimits({ maxAllocationBytes: 4 * 1024 * 1024 * 1024 }).maxEntryBytes).toBe(512 * 1024 * 1024)
   })
 
@@ -80,7 +84,9 @@ describe('zip: one reader and writer on fflate', () => {
   it('stops an entry that inflates past the cap although its header declares little (zip bomb)', () => {
     const zip = zipSync({ 'bomb.bin': [new Uint8Array(4 * 1024 * 1024), { level: 9 }] })
     new DataView(zip.buffer).setUint32(centralRecords(zip)[0]! + 24, 10, true) // declares 10 bytes
-    expect(refusal(zip, { ...roomy, maxEntryBytes: 1024 * 1024 })).toBe('zip entry "bomb.bin" inflates past the 1048576-byte limit (zip bomb?)')
+    expect(refusal(zip, { ...roomy, maxEntryBytes: 1024 * 1024 })).toBe(
+      'zip entry "bomb.bin" inflates past the 1048576-byte limit (zip bomb?)',
+    )
   })
 
   it('refuses encrypted entries, unknown methods, truncated archives and non-archives', () => {

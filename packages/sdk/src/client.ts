@@ -96,7 +96,10 @@ export function createClientWith<V extends Variant, U>(options: ClientOptions<V>
 
   // One `…AndWait` per submit call of the contract's table, as the `AndWaitHelpers` type maps them.
   const andWaitHelpers = Object.fromEntries(
-    OPERATION_ENDPOINTS.map(({ method }) => [`${method}AndWait`, andWait(operations[method] as (params: unknown, options?: RequestOptions) => Promise<SubmitResponse>)]),
+    OPERATION_ENDPOINTS.map(({ method }) => [
+      `${method}AndWait`,
+      andWait(operations[method] as (params: unknown, options?: RequestOptions) => Promise<SubmitResponse>),
+    ]),
   ) as AndWaitHelpers<U>
 
   return {

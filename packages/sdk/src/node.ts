@@ -49,7 +49,12 @@ export async function fileFromStream(stream: NodeJS.ReadableStream, filename?: s
 }
 
 function isNodeReadable(value: unknown): value is NodeJS.ReadableStream {
-  return typeof value === 'object' && value !== null && typeof (value as { pipe?: unknown }).pipe === 'function' && typeof (value as { on?: unknown }).on === 'function'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { pipe?: unknown }).pipe === 'function' &&
+    typeof (value as { on?: unknown }).on === 'function'
+  )
 }
 
 /** Resolves every Node upload kind to a File. */

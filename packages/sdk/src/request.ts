@@ -84,7 +84,14 @@ export function createTransport(options: TransportOptions): Transport {
           body: request.body as BodyInit | Record<string, unknown> | undefined,
           headers,
           signal: controller.signal,
-          responseType: request.responseType === 'bytes' ? 'arrayBuffer' : request.responseType === 'stream' ? 'stream' : request.responseType === 'text' ? 'text' : 'json',
+          responseType:
+            request.responseType === 'bytes'
+              ? 'arrayBuffer'
+              : request.responseType === 'stream'
+                ? 'stream'
+                : request.responseType === 'text'
+                  ? 'text'
+                  : 'json',
           retry: false,
           ignoreResponseError: true,
         })

@@ -26,7 +26,9 @@ export async function toFile(input: Uploadable, filename?: string): Promise<File
   if (input instanceof Blob) return input instanceof File && input.name === name ? input : new File([input], name, { type: input.type })
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) return new File([input as BlobPart], name)
   if (input instanceof ReadableStream) return new File([await new Response(input).blob()], name)
-  throw new TypeError(`[mos] cannot upload a ${describe(input)}: pass bytes, a Blob/File or a ReadableStream (paths and Node streams via @mos/sdk/node)`)
+  throw new TypeError(
+    `[mos] cannot upload a ${describe(input)}: pass bytes, a Blob/File or a ReadableStream (paths and Node streams via @mos/sdk/node)`,
+  )
 }
 
 function describe(value: unknown): string {

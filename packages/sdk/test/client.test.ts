@@ -80,7 +80,10 @@ describe('submit calls send multipart with the file name, the fields and the key
       expect(typeof calls[`${endpoint.method}AndWait`], endpoint.method).toBe('function')
       const seen = captureSubmit(endpoint.path)
       await calls[endpoint.method]!({ file: glb, filename: 'a.glb' })
-      expect(seen.files.map((file) => file.name), endpoint.path).toEqual(['a.glb'])
+      expect(
+        seen.files.map((file) => file.name),
+        endpoint.path,
+      ).toEqual(['a.glb'])
     }
   })
 
@@ -169,13 +172,24 @@ describe('reads', () => {
 
   it('health, capabilities, licenseInfo return the documents; metrics returns text', async () => {
     const capabilities = { engines: ['draco', 'meshopt'], formats: ['glb'], features: ['compress'] }
-    const info = { mode: 'trial', tier: 'trial', license_key: '****abcd', expires_at: '2027-01-01T00:00:00Z', trial: { enabled: true, used_files: 0, max_files: 100 }, limits: { max_file_size_mb: 500, max_batch_count: -1, max_texture_size_mb: 64 } }
+    const info = {
+      mode: 'trial',
+      tier: 'trial',
+      license_key: '****abcd',
+      expires_at: '2027-01-01T00:00:00Z',
+      trial: { enabled: true, used_files: 0, max_files: 100 },
+      limits: { max_file_size_mb: 500, max_batch_count: -1, max_texture_size_mb: 64 },
+    }
     let healthKey: string | null = 'unset'
     server.use(
       http.get(`${API}/health`, ({ request }) => ((healthKey = request.headers.get('x-api-key')), HttpResponse.json({ status: 'ok' }))),
       http.get(`${API}/capabilities`, () => HttpResponse.json(capabilities)),
       http.get(`${API}/license/info`, () => HttpResponse.json(info)),
-      http.get(`${API}/metrics`, () => HttpResponse.text('# TYPE service_tasks_total counter\nservice_tasks_total 3\n', { headers: { 'content-type': 'text/plain; version=0.0.4' } })),
+      http.get(`${API}/metrics`, () =>
+        HttpResponse.text('# TYPE service_tasks_total counter\nservice_tasks_total 3\n', {
+          headers: { 'content-type': 'text/plain; version=0.0.4' },
+        }),
+      ),
     )
     expect(await client.health()).toEqual({ status: 'ok' })
     expect(healthKey).toBe(KEY)

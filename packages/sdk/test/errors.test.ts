@@ -22,7 +22,9 @@ import { closedPort, countingFetch } from './support/closed-port.ts'
 import { API, BASE, KEY, mockServer } from './support/fixtures.ts'
 
 const server = mockServer()
-beforeAll(() => server.listen({ onUnhandledRequest: ({ url }, print) => (new URL(url).hostname === '127.0.0.1' ? undefined : print.error()) }))
+beforeAll(() =>
+  server.listen({ onUnhandledRequest: ({ url }, print) => (new URL(url).hostname === '127.0.0.1' ? undefined : print.error()) }),
+)
 afterEach(() => server.resetHandlers())
 afterAll(() => server.close())
 
@@ -103,7 +105,9 @@ describe('failures without an answer', () => {
   it('a per-call timeout overrides the client one; POST is not retried after a timeout', async () => {
     let calls = 0
     server.use(http.post(`${API}/repair`, async () => (calls++, await delay(2_000), HttpResponse.json({}))))
-    const error = await client.repair({ file: new Uint8Array(1), filename: 'a.obj' }, { timeout: 30, maxRetries: 3 }).catch((e: unknown) => e)
+    const error = await client
+      .repair({ file: new Uint8Array(1), filename: 'a.obj' }, { timeout: 30, maxRetries: 3 })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TimeoutError)
     expect(calls).toBe(1)
   })

@@ -74,7 +74,11 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toMatch(/box\.glb: (pending|processing|completed)/)
     const output = join(work, 'box.meshopt.glb')
-    expect(run.stdout).toMatch(new RegExp(`^ok: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → ${output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  [\\d.]+ KiB → [\\d.]+ KiB  \\(ratio \\d\\.\\d\\d, [−+]\\d+\\.\\d %\\)  \\d+\\.\\d s\\n$`))
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^ok: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → ${output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  [\\d.]+ KiB → [\\d.]+ KiB  \\(ratio \\d\\.\\d\\d, [−+]\\d+\\.\\d %\\)  \\d+\\.\\d s\\n$`,
+      ),
+    )
     const doc = await decode(output)
     expect(extensionsUsed(doc)).toContain('EXT_meshopt_compression')
     expect(countTriangles(doc)).toBe(countTriangles(await decode(corpus.paths.box)))
@@ -82,7 +86,23 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
 
   it('compress several files with --json and --out: one JSON document, every result decodes', async () => {
     const out = join(work, 'out')
-    const run = await mos(['compress', corpus.paths.box, corpus.paths.knight, '--out', out, '--json', '--base-url', running.url, '--api-key', API_KEY, '--level', '9'], { MOS_BASE_URL: 'http://127.0.0.1:1' })
+    const run = await mos(
+      [
+        'compress',
+        corpus.paths.box,
+        corpus.paths.knight,
+        '--out',
+        out,
+        '--json',
+        '--base-url',
+        running.url,
+        '--api-key',
+        API_KEY,
+        '--level',
+        '9',
+      ],
+      { MOS_BASE_URL: 'http://127.0.0.1:1' },
+    )
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toBe('')
     const report = JSON.parse(run.stdout)
@@ -108,7 +128,11 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
 
   /** Whether the server has a submit route yet: a form without a file gets 400 there, 404 where it is missing. */
   async function hasRoute(path: string): Promise<boolean> {
-    const response = await fetch(`${running.url}/api/v1${path}`, { method: 'POST', headers: { 'X-API-Key': API_KEY }, body: new FormData() })
+    const response = await fetch(`${running.url}/api/v1${path}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': API_KEY },
+      body: new FormData(),
+    })
     return response.status !== 404
   }
 
@@ -150,7 +174,13 @@ describe.skipIf(!server.startServer || !corpus.available)('mos serve', () => {
   it('starts the server (development key printed), which then serves `mos compress`, and stops on SIGTERM', async () => {
     const data = await mkdtemp(join(tmpdir(), 'mos-serve-'))
     const child = spawn(process.execPath, [MOS, 'serve'], {
-      env: { ...process.env, SERVICE__SERVER__PORT: '0', SERVICE__SERVER__HOST: '127.0.0.1', SERVICE__STORAGE__FS__BASE: data, SERVICE__ENGINES__THREADS: '1' },
+      env: {
+        ...process.env,
+        SERVICE__SERVER__PORT: '0',
+        SERVICE__SERVER__HOST: '127.0.0.1',
+        SERVICE__STORAGE__FS__BASE: data,
+        SERVICE__ENGINES__THREADS: '1',
+      },
     })
     try {
       let output = ''

@@ -78,7 +78,7 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
         const order = ['pending', 'processing', 'completed']
         const ranks = seen.map((record) => order.indexOf(record.status))
         expect(ranks).toEqual([...ranks].sort())
-        const progress = seen.map((record) => (('progress' in record ? record.progress : undefined) ?? 0))
+        const progress = seen.map((record) => ('progress' in record ? record.progress : undefined) ?? 0)
         expect(progress).toEqual([...progress].sort((a, b) => a - b))
 
         const bytes = await client.download(task.task_id)
@@ -90,7 +90,12 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
     }
 
     it('waitForTask reports progress of a submitted task; downloadToFile writes the same bytes as download', async () => {
-      const { task_id, status } = await client.compress({ file: await readFile(corpus.paths.knight), filename: 'knight.glb', engine: 'draco', level: 10 })
+      const { task_id, status } = await client.compress({
+        file: await readFile(corpus.paths.knight),
+        filename: 'knight.glb',
+        engine: 'draco',
+        level: 10,
+      })
       expect(status).toBe('pending')
       const statuses: string[] = []
       const done = await client.waitForTask(task_id, { pollIntervalMs: 10, onProgress: (record) => statuses.push(record.status) })
@@ -106,8 +111,12 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
 
     it('HTTP errors of the real server arrive as the matching classes with the contract texts', async () => {
       const wrongKey = createClient({ baseURL: running.url, apiKey: 'wrong', variant })
-      await expect(wrongKey.getTask('x')).rejects.toSatisfy((e) => e instanceof AuthenticationError && e.message === ERROR_TEXTS.unauthorized())
-      await expect(client.getTask('no-such-task')).rejects.toSatisfy((e) => e instanceof NotFoundError && e.message === ERROR_TEXTS.taskNotFound('no-such-task'))
+      await expect(wrongKey.getTask('x')).rejects.toSatisfy(
+        (e) => e instanceof AuthenticationError && e.message === ERROR_TEXTS.unauthorized(),
+      )
+      await expect(client.getTask('no-such-task')).rejects.toSatisfy(
+        (e) => e instanceof NotFoundError && e.message === ERROR_TEXTS.taskNotFound('no-such-task'),
+      )
       const bad = client.compress({ file: corpus.paths.box, engine: 'zstd' as 'draco' })
       await expect(bad).rejects.toBeInstanceOf(BadRequestError)
       await expect(client.compress({ file: new Uint8Array(8), filename: 'notes.txt', engine: 'draco' })).rejects.toSatisfy(
@@ -124,20 +133,26 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
 
     // Endpoints that land on the server later: each test skips, saying so, while its route is missing.
     it('repair → download decodes', async (ctx) => {
-      const task = await client.repairAndWait({ file: corpus.paths.box }, { pollIntervalMs: 20 }).catch((e) => (routeMissing(e) ? ctx.skip('POST /repair is not on the server yet') : Promise.reject(e)))
+      const task = await client
+        .repairAndWait({ file: corpus.paths.box }, { pollIntervalMs: 20 })
+        .catch((e) => (routeMissing(e) ? ctx.skip('POST /repair is not on the server yet') : Promise.reject(e)))
       const doc = await (await gltfReader()).readBinary(await client.download(task.task_id))
       expect(countTriangles(doc)).toBeGreaterThan(0)
     })
 
     it('convert glb → obj', async (ctx) => {
-      const task = await client.convertAndWait({ file: corpus.paths.box, target_format: 'obj' }, { pollIntervalMs: 20 }).catch((e) => (routeMissing(e) ? ctx.skip('POST /convert is not on the server yet') : Promise.reject(e)))
+      const task = await client
+        .convertAndWait({ file: corpus.paths.box, target_format: 'obj' }, { pollIntervalMs: 20 })
+        .catch((e) => (routeMissing(e) ? ctx.skip('POST /convert is not on the server yet') : Promise.reject(e)))
       const text = new TextDecoder().decode(await client.download(task.task_id))
       expect(text).toMatch(/^v\s/m)
       expect(text).toMatch(/^f\s/m)
     })
 
     it('batchCompress → waitForBatch → every sub-task downloads', async (ctx) => {
-      const submitted = await client.batchCompress({ files: [corpus.paths.box, corpus.paths.knight], engine: 'draco' }).catch((e) => (routeMissing(e) ? ctx.skip('POST /batch/compress is not on the server yet') : Promise.reject(e)))
+      const submitted = await client
+        .batchCompress({ files: [corpus.paths.box, corpus.paths.knight], engine: 'draco' })
+        .catch((e) => (routeMissing(e) ? ctx.skip('POST /batch/compress is not on the server yet') : Promise.reject(e)))
       expect(submitted.total).toBe(2)
       expect(submitted.tasks.map((t) => t.filename)).toEqual(['BoxTextured.glb', 'chr_knight.glb'])
       const batch = await client.waitForBatch(submitted.batch_id, { pollIntervalMs: 20 })
@@ -146,12 +161,16 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
     })
 
     it('license info', async (ctx) => {
-      const info = await client.licenseInfo().catch((e) => (routeMissing(e) ? ctx.skip('GET /license/info is not on the server yet') : Promise.reject(e)))
+      const info = await client
+        .licenseInfo()
+        .catch((e) => (routeMissing(e) ? ctx.skip('GET /license/info is not on the server yet') : Promise.reject(e)))
       expectShape(VARIANT_SCHEMAS[variant].licenseInfo, info)
     })
 
     it('metrics', async (ctx) => {
-      const metrics = await client.metrics().catch((e) => (routeMissing(e) ? ctx.skip('GET /metrics is not on the server yet') : Promise.reject(e)))
+      const metrics = await client
+        .metrics()
+        .catch((e) => (routeMissing(e) ? ctx.skip('GET /metrics is not on the server yet') : Promise.reject(e)))
       expect(metrics).toContain(variant === 'A' ? 'service_tasks_total' : 'service_requests_total')
     })
   })

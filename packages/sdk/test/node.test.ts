@@ -91,7 +91,9 @@ describe.skipIf(!corpus.available)('@mos/sdk/node uploads', () => {
 describe('downloadToFile', () => {
   it('streams the result to disk and leaves no partial file', async () => {
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 7) % 256)
-    server.use(http.get(`${API}/tasks/t1/download`, () => new HttpResponse(bytes, { headers: { 'content-type': 'application/octet-stream' } })))
+    server.use(
+      http.get(`${API}/tasks/t1/download`, () => new HttpResponse(bytes, { headers: { 'content-type': 'application/octet-stream' } })),
+    )
     const target = join(dir, 'out.glb')
     expect(await client.downloadToFile('t1', target)).toEqual({ path: target, bytes: bytes.length })
     expect(new Uint8Array(readFileSync(target))).toEqual(bytes)
@@ -104,7 +106,11 @@ describe('downloadToFile', () => {
   })
 
   it('an HTTP error creates no file', async () => {
-    server.use(http.get(`${API}/tasks/t2/download`, () => HttpResponse.json({ error: 'task t2 is pending: no result to download' }, { status: 409 })))
+    server.use(
+      http.get(`${API}/tasks/t2/download`, () =>
+        HttpResponse.json({ error: 'task t2 is pending: no result to download' }, { status: 409 }),
+      ),
+    )
     const target = join(dir, 'never.glb')
     await expect(client.downloadToFile('t2', target)).rejects.toBeInstanceOf(ConflictError)
     expect(existsSync(target) || existsSync(`${target}.part`)).toBe(false)

@@ -15,7 +15,9 @@ import { closedPort, countingFetch } from './support/closed-port.ts'
 import { API, BASE, KEY, mockServer, processingTask } from './support/fixtures.ts'
 
 const server = mockServer()
-beforeAll(() => server.listen({ onUnhandledRequest: ({ url }, print) => (new URL(url).hostname === '127.0.0.1' ? undefined : print.error()) }))
+beforeAll(() =>
+  server.listen({ onUnhandledRequest: ({ url }, print) => (new URL(url).hostname === '127.0.0.1' ? undefined : print.error()) }),
+)
 afterEach(() => {
   server.resetHandlers()
   vi.useRealTimers()
@@ -33,7 +35,10 @@ function sequence(method: 'get' | 'post', path: string, responses: (() => Respon
   server.use(http[method](`${API}${path}`, () => responses[Math.min(counter.calls++, responses.length - 1)]!()))
   return counter
 }
-const status = (code: number, headers: Record<string, string> = {}) => () => HttpResponse.json({ error: `e${code}` }, { status: code, headers })
+const status =
+  (code: number, headers: Record<string, string> = {}) =>
+  () =>
+    HttpResponse.json({ error: `e${code}` }, { status: code, headers })
 const ok = () => HttpResponse.json(processingTask(50))
 const submitted = () => HttpResponse.json({ task_id: 't1', status: 'pending' })
 
@@ -102,7 +107,12 @@ describe('which failures are retried', () => {
 
   it('POST: a refused connection (ECONNREFUSED, never reached a handler) is retried', async () => {
     const counter = countingFetch()
-    const refused = createClient({ baseURL: `http://127.0.0.1:${await closedPort()}`, apiKey: KEY, fetch: counter.fetch, retryPolicy: fast })
+    const refused = createClient({
+      baseURL: `http://127.0.0.1:${await closedPort()}`,
+      apiKey: KEY,
+      fetch: counter.fetch,
+      retryPolicy: fast,
+    })
     await expect(refused.compress(upload)).rejects.toMatchObject({ code: 'ECONNREFUSED' })
     expect(counter.calls).toBe(3)
   })
@@ -152,7 +162,10 @@ describe('retry delays honour the server (fake timers)', () => {
   it('X-RateLimit-Reset (integer Unix seconds) on a POST 429', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: new Date('2026-11-22T00:00:00Z') })
     const reset = String(Date.parse('2026-11-22T00:00:07Z') / 1000)
-    const counter = sequence('post', '/compress', [status(429, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }), submitted])
+    const counter = sequence('post', '/compress', [
+      status(429, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }),
+      submitted,
+    ])
     const { seen, result } = await callsAfter(counter, () => slowPolicy.compress(upload), [0, 6_990, 10])
     expect(seen).toEqual([1, 1, 2])
     expect(result).toEqual({ task_id: 't1', status: 'pending' })
@@ -174,7 +187,9 @@ describe('retry delays honour the server (fake timers)', () => {
 describe('retryDelayMs', () => {
   const now = Date.parse('2026-11-22T00:00:00Z')
   it('doubles up to the ceiling, jitter only shortens', () => {
-    expect([0, 1, 2, 3, 4, 5].map((retry) => retryDelayMs(retry, undefined, RETRY_DEFAULTS, now, () => 0))).toEqual([500, 1000, 2000, 4000, 8000, 8000])
+    expect([0, 1, 2, 3, 4, 5].map((retry) => retryDelayMs(retry, undefined, RETRY_DEFAULTS, now, () => 0))).toEqual([
+      500, 1000, 2000, 4000, 8000, 8000,
+    ])
     expect(retryDelayMs(0, undefined, RETRY_DEFAULTS, now, () => 0.999)).toBe(375)
   })
   it('prefers Retry-After over X-RateLimit-Reset, and ignores absurd hints', () => {
@@ -186,8 +201,14 @@ describe('retryDelayMs', () => {
   })
   it('RateLimitError.retryAfterMs reads the same headers', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now })
-    server.use(http.get(`${API}/tasks/t1`, () => HttpResponse.json({ error: 'slow down' }, { status: 429, headers: { 'x-ratelimit-reset': String(now / 1000 + 12) } })))
-    const error = await createClient({ baseURL: BASE, apiKey: KEY, maxRetries: 0 }).getTask('t1').catch((e: unknown) => e)
+    server.use(
+      http.get(`${API}/tasks/t1`, () =>
+        HttpResponse.json({ error: 'slow down' }, { status: 429, headers: { 'x-ratelimit-reset': String(now / 1000 + 12) } }),
+      ),
+    )
+    const error = await createClient({ baseURL: BASE, apiKey: KEY, maxRetries: 0 })
+      .getTask('t1')
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(RateLimitError)
     expect((error as RateLimitError).retryAfterMs).toBe(12_000)
   })

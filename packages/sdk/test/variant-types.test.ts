@@ -23,7 +23,9 @@ describe('variant-specific documents are typed', () => {
   })
 
   it('capabilities, license info and verify', () => {
-    expectTypeOf(a.capabilities).returns.resolves.toHaveProperty('features').toEqualTypeOf<('compress' | 'convert' | 'repair' | 'diagnose' | 'texture_optimize' | 'texture_ktx2')[]>()
+    expectTypeOf(a.capabilities)
+      .returns.resolves.toHaveProperty('features')
+      .toEqualTypeOf<('compress' | 'convert' | 'repair' | 'diagnose' | 'texture_optimize' | 'texture_ktx2')[]>()
     expectTypeOf(b.capabilities).returns.resolves.toHaveProperty('license').toHaveProperty('tier').toEqualTypeOf<number>()
     expectTypeOf(a.licenseInfo).returns.resolves.toHaveProperty('tier').toEqualTypeOf<string>()
     expectTypeOf(b.licenseInfo).returns.resolves.toHaveProperty('tier').toEqualTypeOf<number>()

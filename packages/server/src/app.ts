@@ -34,7 +34,10 @@ export function createApp(ctx: ServiceContext): H3 {
   })
   mountProbes(app, ctx)
 
-  const throttle = createAuthThrottle({ failuresPerMinute: ctx.config.server.authFailuresPerMinute, windowSeconds: ctx.config.rateLimit.windowSeconds })
+  const throttle = createAuthThrottle({
+    failuresPerMinute: ctx.config.server.authFailuresPerMinute,
+    windowSeconds: ctx.config.rateLimit.windowSeconds,
+  })
   // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
   const keyed = (handler: KeyedHandler) =>
     defineHandler(async (event) => {
@@ -50,10 +53,16 @@ export function createApp(ctx: ServiceContext): H3 {
   const param = (event: H3Event, name: string) => decodeURIComponent(getRouterParam(event, name) ?? '')
 
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
-  app.get(`${API_PREFIX}/capabilities`, keyed(() => capabilitiesDocument(ctx)))
+  app.get(
+    `${API_PREFIX}/capabilities`,
+    keyed(() => capabilitiesDocument(ctx)),
+  )
 
   for (const route of submitRoutes(ctx.variant)) {
-    app.post(API_PREFIX + route.path, keyed((event) => submitTask(event, ctx, route)))
+    app.post(
+      API_PREFIX + route.path,
+      keyed((event) => submitTask(event, ctx, route)),
+    )
   }
   for (const reserved of RESERVED_ROUTES[ctx.variant]) {
     app.post(
@@ -64,14 +73,32 @@ export function createApp(ctx: ServiceContext): H3 {
     )
   }
 
-  app.get(`${API_PREFIX}/tasks/:id`, keyed((event) => getTaskRecord(ctx, param(event, 'id'))))
-  app.get(`${API_PREFIX}/tasks/:id/download`, keyed((event) => downloadResult(ctx, param(event, 'id'))))
+  app.get(
+    `${API_PREFIX}/tasks/:id`,
+    keyed((event) => getTaskRecord(ctx, param(event, 'id'))),
+  )
+  app.get(
+    `${API_PREFIX}/tasks/:id/download`,
+    keyed((event) => downloadResult(ctx, param(event, 'id'))),
+  )
 
-  app.post(`${API_PREFIX}/batch/compress`, keyed((event) => submitBatch(event, ctx)))
-  app.get(`${API_PREFIX}/batch/:id`, keyed((event) => getBatchRecord(ctx, param(event, 'id'))))
+  app.post(
+    `${API_PREFIX}/batch/compress`,
+    keyed((event) => submitBatch(event, ctx)),
+  )
+  app.get(
+    `${API_PREFIX}/batch/:id`,
+    keyed((event) => getBatchRecord(ctx, param(event, 'id'))),
+  )
 
-  app.post(`${API_PREFIX}/license/verify`, keyed((event, apiKey) => verifyLicense(event, ctx, apiKey)))
-  app.get(`${API_PREFIX}/license/info`, keyed(() => licenseInfo(ctx)))
+  app.post(
+    `${API_PREFIX}/license/verify`,
+    keyed((event, apiKey) => verifyLicense(event, ctx, apiKey)),
+  )
+  app.get(
+    `${API_PREFIX}/license/info`,
+    keyed(() => licenseInfo(ctx)),
+  )
 
   // Whether a scraper needs the key is the operator's choice (SERVICE__METRICS__REQUIRE_KEY).
   app.get(`${API_PREFIX}/metrics`, ctx.config.metrics.requireKey ? keyed(() => metricsResponse(ctx)) : () => metricsResponse(ctx))

@@ -23,7 +23,13 @@ function securityHeaders(cors: boolean): Record<string, string> {
 }
 
 /** What a browser script may read from our answers: the rate-limit figures and the download's name. */
-const EXPOSED_HEADERS = [RATE_LIMIT_HEADERS.limit, RATE_LIMIT_HEADERS.remaining, RATE_LIMIT_HEADERS.reset, RATE_LIMIT_HEADERS.retryAfter, 'Content-Disposition'].join(', ')
+const EXPOSED_HEADERS = [
+  RATE_LIMIT_HEADERS.limit,
+  RATE_LIMIT_HEADERS.remaining,
+  RATE_LIMIT_HEADERS.reset,
+  RATE_LIMIT_HEADERS.retryAfter,
+  'Content-Disposition',
+].join(', ')
 const ALLOWED_REQUEST_HEADERS = [API_KEY_HEADER, 'Content-Type'].join(', ')
 const PREFLIGHT_MAX_AGE_SECONDS = '600'
 

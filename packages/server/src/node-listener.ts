@@ -81,11 +81,15 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
     if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
     const [status, reason, detail] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'the request took too long to arrive']
-      : error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'headers too large']
-      : [400, 'Bad Request', 'invalid HTTP']
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request took too long to arrive']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', 'headers too large']
+          : [400, 'Bad Request', 'invalid HTTP']
     const body = JSON.stringify({ error: `malformed request: ${detail}` })
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
   })
 
   await new Promise<void>((resolve, reject) => {

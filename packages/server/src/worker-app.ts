@@ -14,7 +14,11 @@ import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
  */
 export function createWorkerApp(ctx: ServiceContext): H3 {
   const requests = createRequestLog({ logger: ctx.observability.logger, quietPaths: PROBE_PATHS })
-  const app = new H3({ onRequest: requests.onRequest, onResponse: requests.onResponse, onError: (error, event) => renderError(error, event) })
+  const app = new H3({
+    onRequest: requests.onRequest,
+    onResponse: requests.onResponse,
+    onError: (error, event) => renderError(error, event),
+  })
   mountProbes(app, ctx)
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
   app.get(

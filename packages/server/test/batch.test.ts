@@ -35,7 +35,10 @@ describe.skipIf(!available)('batch compress on a real server (variant A)', () =>
 
   it('runs real files with a broken one among them: the others complete and download, the batch ends partially_failed', async () => {
     const files = [paths.box, paths.engine, broken, paths.knight]
-    const response = await server.call('/api/v1/batch/compress', { method: 'POST', body: await form({ engine: 'draco', level: 7 }, files, 'files') })
+    const response = await server.call('/api/v1/batch/compress', {
+      method: 'POST',
+      body: await form({ engine: 'draco', level: 7 }, files, 'files'),
+    })
     expect(response.status).toBe(200)
     const submitted = batchSubmitResponseSchema.parse(await response.json())
     expect(submitted.total).toBe(4)
@@ -72,12 +75,13 @@ describe.skipIf(!available)('batch compress on a real server (variant A)', () =>
 describe.skipIf(!available).each(VARIANTS)('batch compress rules in variant %s', (variant) => {
   const service = useInProcessApp(variant)
 
-
   const batch = async (fields: Record<string, string | number>, files: Parameters<typeof form>[1]) =>
     service.call('/api/v1/batch/compress', { method: 'POST', body: await form(fields, files, 'files') })
 
   it('ends failed when every file fails, completed when none does', async () => {
-    const allBroken = batchSubmitResponseSchema.parse(await (await batch({ engine: 'meshopt' }, [broken, { ...broken, name: 'again.glb' }])).json())
+    const allBroken = batchSubmitResponseSchema.parse(
+      await (await batch({ engine: 'meshopt' }, [broken, { ...broken, name: 'again.glb' }])).json(),
+    )
     expect(await waitForBatch(service.call, allBroken.batch_id)).toMatchObject({ status: 'failed', total: 2, completed: 0, failed: 2 })
     const fine = batchSubmitResponseSchema.parse(await (await batch({ engine: 'meshopt', level: 10 }, [paths.box, paths.knight])).json())
     expect(await waitForBatch(service.call, fine.batch_id)).toMatchObject({ status: 'completed', total: 2, completed: 2, failed: 0 })
@@ -92,9 +96,17 @@ describe.skipIf(!available).each(VARIANTS)('batch compress rules in variant %s',
   it.each([
     ['no files', {}, [], ERROR_TEXTS.missingField('files')],
     ['no engine', {}, ['box'], ERROR_TEXTS.missingField('engine')],
-    ['level 0 (1..10 in both variants)', { engine: 'draco', level: 0 }, ['box'], ERROR_TEXTS.invalidField('level', 'must be an integer from 1 to 10')],
+    [
+      'level 0 (1..10 in both variants)',
+      { engine: 'draco', level: 0 },
+      ['box'],
+      ERROR_TEXTS.invalidField('level', 'must be an integer from 1 to 10'),
+    ],
   ])('answers 400 for %s', async (_label, fields, files, error) => {
-    const response = await batch(fields as Record<string, string>, (files as string[]).map(() => paths.box))
+    const response = await batch(
+      fields as Record<string, string>,
+      (files as string[]).map(() => paths.box),
+    )
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ error })
   })

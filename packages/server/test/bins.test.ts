@@ -39,14 +39,18 @@ describe('the bins', () => {
     const dir = await tempDir()
     const { file } = bins.find((b) => b.command === 'mos-server')!
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE__')))
-    const child = spawn(process.execPath, [file], { cwd: dir.path, env: { ...inherited, ...localServiceEnv({ variant: 'B', dataDir: dir.path, apiKeys: 'bin-key' }) } })
+    const child = spawn(process.execPath, [file], {
+      cwd: dir.path,
+      env: { ...inherited, ...localServiceEnv({ variant: 'B', dataDir: dir.path, apiKeys: 'bin-key' }) },
+    })
     try {
       let output = ''
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
       const started = Date.now()
-      while (!/listening on http:\/\/\S+:(\d+)/.test(output) && child.exitCode === null && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 50))
+      while (!/listening on http:\/\/\S+:(\d+)/.test(output) && child.exitCode === null && Date.now() - started < 30_000)
+        await new Promise((r) => setTimeout(r, 50))
       const port = /listening on http:\/\/\S+:(\d+)/.exec(output)?.[1]
       expect(port, output).toBeDefined()
       expect(((await (await fetch(`http://127.0.0.1:${port}/api/v1/health`)).json()) as { status: string }).status).toBe('healthy')

@@ -81,7 +81,8 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     expect(response.status).toBe(200)
     return submitResponseSchema.parse(await response.json()).task_id
   }
-  const record = async (to: MosProcess, id: string) => (await (await call(to, `/api/v1/tasks/${id}`)).json()) as TaskRecord & Record<string, unknown>
+  const record = async (to: MosProcess, id: string) =>
+    (await (await call(to, `/api/v1/tasks/${id}`)).json()) as TaskRecord & Record<string, unknown>
   const waitEnded = async (to: MosProcess, id: string, timeoutMs = 90_000) => {
     const deadline = Date.now() + timeoutMs
     for (;;) {
@@ -94,7 +95,10 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
   /** The stored record, with the internal run count. */
   const stored = async (id: string) => JSON.parse((await redis.get(`${prefix}:records:tasks:${id}`)) ?? 'null') as TaskState | null
   const files = () =>
-    createS3FileStore(createS3Client({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }), { prefix: 'files/' })
+    createS3FileStore(
+      createS3Client({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }),
+      { prefix: 'files/' },
+    )
   const objectsOf = async (id: string) => {
     const store = files()
     const keys: string[] = []
@@ -111,7 +115,10 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     const metrics = await call(workers[0]!, '/api/v1/metrics')
     expect(metrics.status).toBe(200)
     expect(await metrics.text()).toContain('service_tasks_total')
-    const submitOnWorker = await call(workers[0]!, '/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [paths.box]) })
+    const submitOnWorker = await call(workers[0]!, '/api/v1/compress', {
+      method: 'POST',
+      body: await form({ engine: 'draco' }, [paths.box]),
+    })
     expect(submitOnWorker.status).toBe(404)
   })
 
@@ -125,8 +132,18 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('glTF')
     expect(await objectsOf(id)).toEqual([`tasks/${id}/input`, `tasks/${id}/output`])
     // The worker that ran it counts it in its own metrics (Prometheus adds up the processes).
-    const counted = await Promise.all(workers.map(async (w) => (await (await call(w, '/api/v1/metrics')).text()).match(/^service_tasks_total\{[^}]*status="completed"[^}]*\} (\d+)/m)?.[1]))
-    expect(counted.map(Number).filter(Boolean).reduce((a, b) => a + b, 0)).toBe(1)
+    const counted = await Promise.all(
+      workers.map(
+        async (w) =>
+          (await (await call(w, '/api/v1/metrics')).text()).match(/^service_tasks_total\{[^}]*status="completed"[^}]*\} (\d+)/m)?.[1],
+      ),
+    )
+    expect(
+      counted
+        .map(Number)
+        .filter(Boolean)
+        .reduce((a, b) => a + b, 0),
+    ).toBe(1)
   })
 
   it('finishes a task once after its worker is killed with SIGKILL mid-task', async () => {
@@ -164,7 +181,7 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     // The same worker, restarted, joins again.
     const index = workers.indexOf(victim!)
     workers[index] = await startMos(`worker-${index + 1}b`, { ...env, SERVICE__SERVER__ROLE: 'worker' })
-   }, 120_000)
+  }, 120_000)
 
   it('completes 50 tasks submitted at once, none lost or run twice', async () => {
     const box = new Uint8Array(await readFile(paths.box))
@@ -248,5 +265,5 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     expect(worker.output()).toContain('SIGTERM: finishing running tasks')
     expect(state?.status).toBe('completed')
     expect(state?.job.attempts).toBe(1)
-   }, 120_000)
+  }, 120_000)
 })

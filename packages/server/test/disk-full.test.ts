@@ -67,7 +67,8 @@ describe.skipIf(!available)('a full disk (fs storage on a 24 MB tmpfs)', () => {
     const response = await fetch(`${server.url}/api/v1${path}`, { method: 'POST', body: form, headers: { 'X-API-Key': API_KEY } })
     return { status: response.status, body: (await response.json()) as { error?: string; task_id?: string } }
   }
-  const record = async (id: string) => (await (await fetch(`${server.url}/api/v1/tasks/${id}`, { headers: { 'X-API-Key': API_KEY } })).json()) as TaskRecord
+  const record = async (id: string) =>
+    (await (await fetch(`${server.url}/api/v1/tasks/${id}`, { headers: { 'X-API-Key': API_KEY } })).json()) as TaskRecord
   const settled = async (id: string, timeoutMs = 60_000) => {
     const deadline = Date.now() + timeoutMs
     for (;;) {
@@ -104,7 +105,9 @@ describe.skipIf(!available)('a full disk (fs storage on a 24 MB tmpfs)', () => {
     await dir?.remove()
   })
 
-  it('during an upload: 500 "internal error: insufficient disk space", the partial file removed, the service keeps serving', async ({ skip }) => {
+  it('during an upload: 500 "internal error: insufficient disk space", the partial file removed, the service keeps serving', async ({
+    skip,
+  }) => {
     if (!mounted) skip()
     const before = await freeBytes(disk)
     const answer = await submit('/compress', new Uint8Array(28 * MB), 'huge.glb', { engine: 'draco' })

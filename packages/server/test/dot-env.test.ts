@@ -41,9 +41,19 @@ describe('the compiled server reads .env in its working directory', () => {
     // it stays in the temporary folder); the environment sets another key, which must win.
     await writeFile(
       join(dir.path, '.env'),
-      ['SERVICE__SERVER__VARIANT=B', 'SERVICE__AUTH__API_KEYS=key-from-dotenv', 'SERVICE__STORAGE__FS__BASE=./from-dotenv-data', 'SERVICE__SERVER__HOST=127.0.0.1'].join('\n'),
+      [
+        'SERVICE__SERVER__VARIANT=B',
+        'SERVICE__AUTH__API_KEYS=key-from-dotenv',
+        'SERVICE__STORAGE__FS__BASE=./from-dotenv-data',
+        'SERVICE__SERVER__HOST=127.0.0.1',
+      ].join('\n'),
     )
-    server = await startMos('dot-env', { SERVICE__SERVER__PORT: '0', SERVICE__AUTH__API_KEYS: 'key-from-env', SERVICE__ENGINES__PRESTART: 'false' }, 60_000, { cwd: dir.path })
+    server = await startMos(
+      'dot-env',
+      { SERVICE__SERVER__PORT: '0', SERVICE__AUTH__API_KEYS: 'key-from-env', SERVICE__ENGINES__PRESTART: 'false' },
+      60_000,
+      { cwd: dir.path },
+    )
   })
   afterAll(async () => {
     await stopMos(server)

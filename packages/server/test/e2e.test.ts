@@ -54,12 +54,18 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
         expect(Number(response.headers.get('content-length'))).toBe(bytes.byteLength)
 
         const inputBytes = new Uint8Array(await readFile(paths[name]))
-        const input = name === 'boxEmbedded'
-          ? await platform.io.readJSON({ json: JSON.parse(new TextDecoder().decode(inputBytes)), resources: {} })
-          : await platform.io.readBinary(inputBytes)
+        const input =
+          name === 'boxEmbedded'
+            ? await platform.io.readJSON({ json: JSON.parse(new TextDecoder().decode(inputBytes)), resources: {} })
+            : await platform.io.readBinary(inputBytes)
         const output = await platform.io.readBinary(bytes)
         const extension = engine === 'draco' ? 'KHR_draco_mesh_compression' : 'EXT_meshopt_compression'
-        expect(output.getRoot().listExtensionsUsed().map((e) => e.extensionName)).toContain(extension)
+        expect(
+          output
+            .getRoot()
+            .listExtensionsUsed()
+            .map((e) => e.extensionName),
+        ).toContain(extension)
         expectSameGeometry(input, output)
         expect(record.output.compression_ratio).toBeCloseTo(bytes.byteLength / inputBytes.byteLength, 3)
       })
@@ -90,7 +96,14 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
       ['IncorrectVertexArrays', broken.paths.incorrectVertexArrays, /external resource not available/],
       ['MissingBin', broken.paths.missingBin, /external resource not available: "BoxTextured0.bin"/],
       ['a .gltf pointing at a file beside it', broken.paths.externalBin, /external resource not available/],
-      ['a .gltf pointing at the server disk', { name: 'escape.gltf', bytes: new TextEncoder().encode(JSON.stringify({ asset: { version: '2.0' }, buffers: [{ uri: '/etc/passwd', byteLength: 10 }] })) }, /external resource not available: "\/etc\/passwd"/],
+      [
+        'a .gltf pointing at the server disk',
+        {
+          name: 'escape.gltf',
+          bytes: new TextEncoder().encode(JSON.stringify({ asset: { version: '2.0' }, buffers: [{ uri: '/etc/passwd', byteLength: 10 }] })),
+        },
+        /external resource not available: "\/etc\/passwd"/,
+      ],
       ['JSON that is not glTF', { name: 'x.gltf', bytes: new TextEncoder().encode('{"hello": 1}') }, /missing "asset"/],
     ]
     for (const [label, file, reason] of cases) {
@@ -113,9 +126,11 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
     return waitForTask(server.call, submitResponseSchema.parse(await response.json()).task_id)
   }
 
-  it('fails an input whose views run past its buffer instead of reading bytes that are not the file\'s', async () => {
+  it("fails an input whose views run past its buffer instead of reading bytes that are not the file's", async () => {
     const record = await compressEmbedded(broken.paths.incorrectVertexArrays)
-    expect(failedTaskSchema.parse(record).error).toMatch(/^invalid glTF: (bufferView|accessor) \d+ ends at byte \d+, past the \d+ bytes of (buffer|bufferView) \d+$/)
+    expect(failedTaskSchema.parse(record).error).toMatch(
+      /^invalid glTF: (bufferView|accessor) \d+ ends at byte \d+, past the \d+ bytes of (buffer|bufferView) \d+$/,
+    )
   })
 
   it('fails an input whose indices point past its vertices instead of encoding garbage', async () => {

@@ -21,7 +21,8 @@ const HUNG_AFTER_MS = 60_000
 const API_KEY = 'fuzz-key-0123456789'
 
 /** What an answer must not carry: stacks, our thread's internals, paths on the server. */
-const LEAK = /engine thread failed|\n\s+at |\bat .+:\d+:\d+|node_modules|\/work\/|\/tmp\/|\/usr\/|\/home\/|[A-Z]:\\|file:\/\/|\.[cm]?[jt]s:\d+/
+const LEAK =
+  /engine thread failed|\n\s+at |\bat .+:\d+:\d+|node_modules|\/work\/|\/tmp\/|\/usr\/|\/home\/|[A-Z]:\\|file:\/\/|\.[cm]?[jt]s:\d+/
 
 type Outcome = { kind: 'clean' | 'crashed' | 'hung' | 'leaked'; detail: string }
 
@@ -73,7 +74,9 @@ describe.skipIf(!available)('fuzz corpus through the real server: every mutated 
     if (response.status !== 200) {
       const error = contractError(body)
       if (error === undefined) return { kind: 'leaked', detail: `${response.status} not a contract error: ${JSON.stringify(body)}` }
-      return LEAK.test(error) ? { kind: 'leaked', detail: `${response.status} ${error}` } : { kind: 'clean', detail: `refused ${response.status}` }
+      return LEAK.test(error)
+        ? { kind: 'leaked', detail: `${response.status} ${error}` }
+        : { kind: 'clean', detail: `refused ${response.status}` }
     }
     const id = body?.task_id
     if (typeof id !== 'string') return { kind: 'leaked', detail: `200 without a task_id: ${JSON.stringify(body)}` }
@@ -106,7 +109,9 @@ describe.skipIf(!available)('fuzz corpus through the real server: every mutated 
       if (error.code === 'ENOENT') return []
       throw error
     })
-    const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)])))
+    const nested = await Promise.all(
+      entries.map((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)])),
+    )
     return nested.flat()
   }
 
@@ -167,13 +172,22 @@ describe.skipIf(!available)('fuzz corpus through the real server: every mutated 
         ` in ${Math.round((Date.now() - started) / 1000)} s\n  ${perOperation.join('\n  ')}`,
     )
     // FUZZ_VERBOSE=1 lists every case with its time and answer, slowest first.
-    if (process.env.FUZZ_VERBOSE) console.log([...outcomes].sort((a, b) => b.ms - a.ms).map((o) => `${o.ms} ms ${o.kind} ${o.fuzz.label}: ${o.detail}`).join('\n'))
+    if (process.env.FUZZ_VERBOSE)
+      console.log(
+        [...outcomes]
+          .sort((a, b) => b.ms - a.ms)
+          .map((o) => `${o.ms} ms ${o.kind} ${o.fuzz.label}: ${o.detail}`)
+          .join('\n'),
+      )
     const bad = outcomes.filter((o) => o.kind !== 'clean').map((o) => `${o.kind}: ${o.fuzz.label}: ${o.detail}`)
     expect(exited ? `process ended: ${mos!.output().slice(-2000)}` : 'alive').toBe('alive')
     expect(bad).toEqual([])
     expect(outcomes).toHaveLength(cases.length)
     // Every operation had its fair share, and the corpus reached the engines (not only the upload checks).
-    for (const op of FUZZ_OPERATIONS) expect(outcomes.filter((o) => o.fuzz.operation.name === op.name).length).toBeGreaterThanOrEqual(Math.floor(CASES / FUZZ_OPERATIONS.length))
+    for (const op of FUZZ_OPERATIONS)
+      expect(outcomes.filter((o) => o.fuzz.operation.name === op.name).length).toBeGreaterThanOrEqual(
+        Math.floor(CASES / FUZZ_OPERATIONS.length),
+      )
     expect(outcomes.filter((o) => o.detail === 'completed').length).toBeGreaterThan(CASES / 10)
     expect(outcomes.filter((o) => o.detail.startsWith('failed')).length).toBeGreaterThan(CASES / 10)
 

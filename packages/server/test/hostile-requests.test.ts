@@ -21,7 +21,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** What is left under the data folder: task folders, inputs, `.part` files, task records. */
 async function leftovers(base: string): Promise<string[]> {
-  const list = async (folder: string) => (await readdir(join(base, folder), { recursive: true }).catch(() => [] as string[])).map((entry) => `${folder}/${String(entry)}`)
+  const list = async (folder: string) =>
+    (await readdir(join(base, folder), { recursive: true }).catch(() => [] as string[])).map((entry) => `${folder}/${String(entry)}`)
   return [...(await list('files/tasks')), ...(await list('records/tasks'))]
 }
 
@@ -47,7 +48,11 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
   let serverB: MosProcess
   let base: string
   const head = (path: string, headers: Record<string, string | number>) =>
-    [`POST ${path} HTTP/1.1`, `Host: 127.0.0.1:${server.port}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n')
+    [
+      `POST ${path} HTTP/1.1`,
+      `Host: 127.0.0.1:${server.port}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ].join('\r\n')
 
   beforeAll(async () => {
     dir = await tempDir()
@@ -80,14 +85,23 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
   async function expectHealthyAndClean(): Promise<void> {
     expect(server.child.exitCode).toBeNull()
     expect((await fetch(`${server.url}/api/v1/health`)).status).toBe(200)
-    expect(await waitFor(() => leftovers(base), (files) => files.length === 0)).toEqual([])
+    expect(
+      await waitFor(
+        () => leftovers(base),
+        (files) => files.length === 0,
+      ),
+    ).toEqual([])
   }
 
   it('answers 400 "malformed request: …" to a multipart body cut inside the file part (fixed length and chunked)', async () => {
     const body = Buffer.from('--ZZ\r\nContent-Disposition: form-data; name="file"; filename="a.glb"\r\n\r\nabc')
     const fixed = await rawRequest({
       port: server.port,
-      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': 'multipart/form-data; boundary=ZZ', 'Content-Length': body.length }),
+      head: head('/api/v1/compress', {
+        'X-API-Key': API_KEY,
+        'Content-Type': 'multipart/form-data; boundary=ZZ',
+        'Content-Length': body.length,
+      }),
       body: [body],
     })
     expect(fixed.status).toBe(400)
@@ -95,7 +109,11 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
 
     const chunked = await rawRequest({
       port: server.port,
-      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': 'multipart/form-data; boundary=ZZ', 'Transfer-Encoding': 'chunked' }),
+      head: head('/api/v1/compress', {
+        'X-API-Key': API_KEY,
+        'Content-Type': 'multipart/form-data; boundary=ZZ',
+        'Transfer-Encoding': 'chunked',
+      }),
       body: [body],
       chunked: true,
     })
@@ -107,20 +125,37 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
   it('answers a contract error to malformed multipart and HTTP', async () => {
     const cases: { headers: Record<string, string | number>; body: string; status: number; error: RegExp }[] = [
       { headers: { 'Content-Type': 'multipart/form-data' }, body: 'x', status: 400, error: /^malformed request: / },
-      { headers: { 'Content-Type': 'multipart/form-data; boundary=ZZ' }, body: 'no parts at all', status: 400, error: /^(malformed request|missing required field): / },
-      { headers: { 'Content-Type': 'multipart/form-data; boundary=ZZ' }, body: '--ZZ\r\nContent-Disposition: form-data; name="engine"\r\n\r\n' + 'x'.repeat(100_000) + '\r\n--ZZ--\r\n', status: 400, error: /^malformed request: form field engine is longer/ },
+      {
+        headers: { 'Content-Type': 'multipart/form-data; boundary=ZZ' },
+        body: 'no parts at all',
+        status: 400,
+        error: /^(malformed request|missing required field): /,
+      },
+      {
+        headers: { 'Content-Type': 'multipart/form-data; boundary=ZZ' },
+        body: '--ZZ\r\nContent-Disposition: form-data; name="engine"\r\n\r\n' + 'x'.repeat(100_000) + '\r\n--ZZ--\r\n',
+        status: 400,
+        error: /^malformed request: form field engine is longer/,
+      },
       { headers: { 'Content-Type': 'text/plain' }, body: 'hello', status: 400, error: /^malformed request: expected a multipart/ },
     ]
     for (const item of cases) {
       const body = Buffer.from(item.body)
-      const answer = await rawRequest({ port: server.port, head: head('/api/v1/compress', { 'X-API-Key': API_KEY, ...item.headers, 'Content-Length': body.length }), body: [body] })
+      const answer = await rawRequest({
+        port: server.port,
+        head: head('/api/v1/compress', { 'X-API-Key': API_KEY, ...item.headers, 'Content-Length': body.length }),
+        body: [body],
+      })
       expect(answer.status, item.body.slice(0, 40)).toBe(item.status)
       expect(JSON.parse(answer.body).error).toMatch(item.error)
     }
     const garbage = await rawRequest({ port: server.port, head: 'BREW /pot HTCPCP/9\r\nGarbage' })
     expect(garbage.status).toBe(400)
     expect(JSON.parse(garbage.body).error).toMatch(/^malformed request: /)
-    const hugeHeaders = await rawRequest({ port: server.port, head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'X-Padding': 'p'.repeat(20_000) }) })
+    const hugeHeaders = await rawRequest({
+      port: server.port,
+      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'X-Padding': 'p'.repeat(20_000) }),
+    })
     expect(hugeHeaders.status).toBe(431)
     expect(JSON.parse(hugeHeaders.body)).toEqual({ error: 'malformed request: headers too large' })
     await expectHealthyAndClean()
@@ -136,7 +171,9 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
           const socket = connect(server.port, '127.0.0.1')
           socket.on('error', () => undefined)
           await new Promise((resolve) => socket.once('connect', resolve))
-          socket.write(`${head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': total })}\r\n\r\n`)
+          socket.write(
+            `${head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': total })}\r\n\r\n`,
+          )
           socket.write(upload.head)
           socket.write(upload.file.subarray(0, 400 * 1024))
           await sleep(150) // the server has opened the file and is writing it
@@ -144,7 +181,10 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
         }),
       )
     }
-    const after = await waitFor(() => descriptors(server.pid), (fds) => fds.length <= before.length + 2)
+    const after = await waitFor(
+      () => descriptors(server.pid),
+      (fds) => fds.length <= before.length + 2,
+    )
     expect(after.length, `before: ${before.length}, after: ${after.length}`).toBeLessThanOrEqual(before.length + 2)
     expect(after.filter((target) => target.includes('.part'))).toEqual([])
     await expectHealthyAndClean()
@@ -156,7 +196,11 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       const upload = multipart({ name: 'big.glb', bytes: new Uint8Array(0) })
       const answer = await rawRequest({
         port: server.port,
-        head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': 10 * LIMIT_MB * MB }),
+        head: head('/api/v1/compress', {
+          'X-API-Key': API_KEY,
+          'Content-Type': `multipart/form-data; boundary=${upload.boundary}`,
+          'Content-Length': 10 * LIMIT_MB * MB,
+        }),
         body: [upload.head, ...pieces(10 * LIMIT_MB * MB)],
         ...paced,
       })
@@ -170,30 +214,41 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       const upload = multipart({ name: 'big.glb', bytes: new Uint8Array(0) })
       const answer = await rawRequest({
         port: server.port,
-        head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Transfer-Encoding': 'chunked' }),
+        head: head('/api/v1/compress', {
+          'X-API-Key': API_KEY,
+          'Content-Type': `multipart/form-data; boundary=${upload.boundary}`,
+          'Transfer-Encoding': 'chunked',
+        }),
         body: [upload.head, ...pieces(10 * LIMIT_MB * MB)],
         chunked: true,
         ...paced,
       })
       expect(answer.status).toBe(413)
-      expect(JSON.parse(answer.body).error).toMatch(new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`))
+      expect(JSON.parse(answer.body).error).toMatch(
+        new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`),
+      )
       expect(answer.writtenBeforeAnswer).toBeLessThan(2 * LIMIT_MB * MB)
       await expectHealthyAndClean()
     })
 
     it('batch: the total, declared and chunked', async () => {
       const boundary = 'BATCH'
-      const part = (index: number) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="f${index}.glb"\r\n\r\n`)
+      const part = (index: number) =>
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="f${index}.glb"\r\n\r\n`)
       const batchBody = function* () {
         for (let index = 0; index < 40; index++) {
           yield part(index)
-          yield* pieces(BATCH_LIMIT_MB * MB / 4) // 0.5 MB per file: under the per-file limit, 20 MB in all
+          yield* pieces((BATCH_LIMIT_MB * MB) / 4) // 0.5 MB per file: under the per-file limit, 20 MB in all
           yield Buffer.from('\r\n')
         }
       }
       const declared = await rawRequest({
         port: server.port,
-        head: head('/api/v1/batch/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': 10 * BATCH_LIMIT_MB * MB }),
+        head: head('/api/v1/batch/compress', {
+          'X-API-Key': API_KEY,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': 10 * BATCH_LIMIT_MB * MB,
+        }),
         body: batchBody(),
         ...paced,
       })
@@ -203,7 +258,11 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
 
       const chunked = await rawRequest({
         port: server.port,
-        head: head('/api/v1/batch/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding': 'chunked' }),
+        head: head('/api/v1/batch/compress', {
+          'X-API-Key': API_KEY,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Transfer-Encoding': 'chunked',
+        }),
         body: batchBody(),
         chunked: true,
         ...paced,
@@ -252,12 +311,19 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       return { body: encoded.body, headers: { 'Content-Type': encoded.headers.get('content-type')! }, duplex: 'half' } as RequestInit
     }
     const send = async (url: string, key: string, init: RequestInit) => {
-      const response = await fetch(url, { method: 'POST', ...init, headers: { ...(init.headers as Record<string, string>), 'X-API-Key': key } })
+      const response = await fetch(url, {
+        method: 'POST',
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), 'X-API-Key': key },
+      })
       return { status: response.status, body: (await response.json()) as { error: string }, headers: response.headers }
     }
 
     it('413 (A) and 402 (B): file over the tier limit', async () => {
-      for (const [target, status] of [[server, 413], [serverB, 402]] as const) {
+      for (const [target, status] of [
+        [server, 413],
+        [serverB, 402],
+      ] as const) {
         const fixed = await send(`${target.url}/api/v1/compress`, API_KEY, { body: bigForm() })
         expect(fixed.status).toBe(status)
         expect(fixed.body.error).toMatch(new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`))
@@ -269,21 +335,30 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
 
     it('the SDK (ofetch over fetch) gets the contract error as its typed error, not a connection error', async () => {
       const client = createClient({ baseURL: server.url, apiKey: API_KEY, maxRetries: 0 })
-      const error = await client.compress({ file: new Uint8Array(10 * LIMIT_MB * MB), filename: 'big.glb', engine: 'draco' }).catch((caught: unknown) => caught)
+      const error = await client
+        .compress({ file: new Uint8Array(10 * LIMIT_MB * MB), filename: 'big.glb', engine: 'draco' })
+        .catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(APIError)
       expect((error as APIError).status).toBe(413)
       expect((error as APIError).body).toEqual({ error: ERROR_TEXTS.fileTooLarge(10, LIMIT_MB) })
     })
 
     it('400: not a multipart body, decided from the headers', async () => {
-      const answer = await send(`${server.url}/api/v1/compress`, API_KEY, { body: new Uint8Array(10 * LIMIT_MB * MB), headers: { 'Content-Type': 'application/octet-stream' } })
+      const answer = await send(`${server.url}/api/v1/compress`, API_KEY, {
+        body: new Uint8Array(10 * LIMIT_MB * MB),
+        headers: { 'Content-Type': 'application/octet-stream' },
+      })
       expect(answer).toMatchObject({ status: 400, body: { error: ERROR_TEXTS.malformedBody('expected a multipart/form-data body') } })
     })
 
     it(`401 for a wrong key, then 429 with Retry-After after ${AUTH_FAILURES} wrong keys a minute from one address; a right key still works`, async () => {
       const statuses: number[] = []
       for (let attempt = 0; attempt < AUTH_FAILURES + 1; attempt++) {
-        const answer = await send(`${server.url}/api/v1/compress`, `wrong-${attempt}`, attempt % 2 ? streamed(bigForm()) : { body: bigForm() })
+        const answer = await send(
+          `${server.url}/api/v1/compress`,
+          `wrong-${attempt}`,
+          attempt % 2 ? streamed(bigForm()) : { body: bigForm() },
+        )
         statuses.push(answer.status)
         if (answer.status === 401) expect(answer.body).toEqual({ error: ERROR_TEXTS.unauthorized() })
         else {
@@ -303,14 +378,24 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     const total = upload.head.length + upload.file.length + upload.tail.length
     const refused = await rawRequest({
       port: serverB.port,
-      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': 50 * MB, Expect: '100-continue' }),
+      head: head('/api/v1/compress', {
+        'X-API-Key': API_KEY,
+        'Content-Type': `multipart/form-data; boundary=${upload.boundary}`,
+        'Content-Length': 50 * MB,
+        Expect: '100-continue',
+      }),
       body: [upload.head, upload.file, upload.tail],
       expectContinue: true,
     })
     expect(refused).toMatchObject({ status: 402, continued: false, writtenBeforeAnswer: 0 })
     const accepted = await rawRequest({
       port: server.port,
-      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': `multipart/form-data; boundary=${upload.boundary}`, 'Content-Length': total, Expect: '100-continue' }),
+      head: head('/api/v1/compress', {
+        'X-API-Key': API_KEY,
+        'Content-Type': `multipart/form-data; boundary=${upload.boundary}`,
+        'Content-Length': total,
+        Expect: '100-continue',
+      }),
       body: [upload.head, upload.file, upload.tail],
       expectContinue: true,
     })
@@ -329,7 +414,10 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       expect(response.headers.get('referrer-policy')).toBe('no-referrer')
       expect(response.headers.get('access-control-allow-origin')).toBeNull()
     }
-    const preflight = await fetch(`${server.url}/api/v1/compress`, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' } })
+    const preflight = await fetch(`${server.url}/api/v1/compress`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' },
+    })
     expect(preflight.status).toBe(405)
   })
 })

@@ -8,7 +8,14 @@ describe('CORS when SERVICE__SERVER__CORS_ORIGINS lists origins', () => {
   const service = useInProcessApp('A', { SERVICE__SERVER__CORS_ORIGINS: 'https://app.example,https://other.example' })
 
   it('answers a preflight for a known path before any key, with the methods of that path', async () => {
-    const response = await service.call('/api/v1/tasks/abc/download', { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' } }, null)
+    const response = await service.call(
+      '/api/v1/tasks/abc/download',
+      {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
+      },
+      null,
+    )
     expect(response.status).toBe(204)
     expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example')
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS')
@@ -21,7 +28,8 @@ describe('CORS when SERVICE__SERVER__CORS_ORIGINS lists origins', () => {
       const response = await service.call(path, { headers: { Origin: 'https://other.example' } })
       expect(response.headers.get('access-control-allow-origin')).toBe('https://other.example')
       const exposed = response.headers.get('access-control-expose-headers') ?? ''
-      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Content-Disposition']) expect(exposed).toContain(name)
+      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Content-Disposition'])
+        expect(exposed).toContain(name)
       expect(response.headers.get('cross-origin-resource-policy')).toBe('cross-origin')
     }
   })
@@ -53,7 +61,9 @@ describe('the listener', () => {
         () => undefined,
         (error: Error) => error.message,
       )
-      expect(failed).toMatch(new RegExp(`exited \\(1\\) before listening:[\\s\\S]*cannot start: port ${port} on 127\\.0\\.0\\.1 is already in use`))
+      expect(failed).toMatch(
+        new RegExp(`exited \\(1\\) before listening:[\\s\\S]*cannot start: port ${port} on 127\\.0\\.0\\.1 is already in use`),
+      )
     } finally {
       blocker.close()
       await dir.remove()

@@ -39,8 +39,19 @@ describe('licence keys', () => {
   it.each([
     ['a payload edited to a higher tier', () => tamper(vendor.issue(), (p) => (p.tier = 'professional')), 'signature'],
     ['a payload with a later expiry', () => tamper(vendor.issue(), (p) => (p.expires_at = nowSeconds() + 900 * DAY)), 'signature'],
-    ['a payload with the machine binding removed', () => tamper(vendor.issue({ machine: 'elsewhere' }), (p) => delete p.machine), 'signature'],
-    ['a flipped signature character', () => { const k = vendor.issue(); return k.slice(0, -2) + (k.at(-2) === 'A' ? 'B' : 'A') + k.at(-1) }, 'signature'],
+    [
+      'a payload with the machine binding removed',
+      () => tamper(vendor.issue({ machine: 'elsewhere' }), (p) => delete p.machine),
+      'signature',
+    ],
+    [
+      'a flipped signature character',
+      () => {
+        const k = vendor.issue()
+        return k.slice(0, -2) + (k.at(-2) === 'A' ? 'B' : 'A') + k.at(-1)
+      },
+      'signature',
+    ],
     ['a key of another vendor', () => testVendor().issue(), 'signature'],
     ['a key for another machine', () => vendor.issue({ machine: 'another-machine' }), 'machine'],
     ['an expired key', () => vendor.issue({ issued_at: nowSeconds() - 60 * DAY, expires_at: nowSeconds() - DAY }), 'expired'],
@@ -65,18 +76,35 @@ describe('licence keys', () => {
     // Remembered keys still expire.
     const expiring = vendor.issue({ expires_at: nowSeconds() + 60 })
     expect(cached(expiring).ok).toBe(true)
-    expect(checkLicenseKey(publicKey, expiring, { machineId: thisMachine(), verified, now: (nowSeconds() + 120) * 1000 })).toMatchObject({ ok: false, reason: 'expired' })
+    expect(checkLicenseKey(publicKey, expiring, { machineId: thisMachine(), verified, now: (nowSeconds() + 120) * 1000 })).toMatchObject({
+      ok: false,
+      reason: 'expired',
+    })
   })
 
   it('issues keys from the command line that the service accepts', async () => {
     const dir = await tempDir()
     try {
       const privateKey = await vendor.writePrivateKey(dir.path)
-      const key = runLicenseCli(['issue', '--private-key', privateKey, '--tier', '2', '--expires', '+10d', '--machine', thisMachine(), '--max-batch-count', '7'])
+      const key = runLicenseCli([
+        'issue',
+        '--private-key',
+        privateKey,
+        '--tier',
+        '2',
+        '--expires',
+        '+10d',
+        '--machine',
+        thisMachine(),
+        '--max-batch-count',
+        '7',
+      ])
       const result = check(key)
       expect(result.ok && result.payload).toMatchObject({ tier: 'professional', limits: { max_batch_count: 7 } })
       expect(result.ok && result.payload.expires_at - nowSeconds()).toBeGreaterThan(10 * DAY - 60)
-      expect(() => runLicenseCli(['issue', '--private-key', privateKey, '--tier', 'gold', '--expires', '+1d'])).toThrow(/--tier must be one of/)
+      expect(() => runLicenseCli(['issue', '--private-key', privateKey, '--tier', 'gold', '--expires', '+1d'])).toThrow(
+        /--tier must be one of/,
+      )
       expect(runLicenseCli(['--help'])).toMatch(/^mos license: issue and inspect Mos licence keys/)
       // The installed command, as a separate process.
       const bin = new URL('../bin/mos-license.js', import.meta.url).pathname
@@ -91,8 +119,16 @@ describe('licence keys', () => {
 
 describe('licence settings', () => {
   it.each([
-    ['a public key that is not Ed25519', { SERVICE__LICENSE__PUBLIC_KEY: 'bm90IGEga2V5' }, /SERVICE__LICENSE__PUBLIC_KEY: not a usable Ed25519 public key/],
-    ['a key file that does not exist', { SERVICE__LICENSE__KEY_FILE: '/nonexistent/licence.key' }, /SERVICE__LICENSE__KEY_FILE: cannot read \/nonexistent\/licence.key/],
+    [
+      'a public key that is not Ed25519',
+      { SERVICE__LICENSE__PUBLIC_KEY: 'bm90IGEga2V5' },
+      /SERVICE__LICENSE__PUBLIC_KEY: not a usable Ed25519 public key/,
+    ],
+    [
+      'a key file that does not exist',
+      { SERVICE__LICENSE__KEY_FILE: '/nonexistent/licence.key' },
+      /SERVICE__LICENSE__KEY_FILE: cannot read \/nonexistent\/licence.key/,
+    ],
   ])('stops start-up for %s, naming the setting', (_label, extra, message) => {
     const config = loadConfig(testEnv('A', '/tmp/unused', { SERVICE__STORAGE__DRIVER: 'memory', ...extra }))
     expect(() => createServiceContext(config)).toThrow(ConfigError)
@@ -110,7 +146,11 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
       ...extra,
     })
   const verify = (service: ReturnType<typeof inProcessApp>, body: unknown, key = API_KEY) =>
-    service.call('/api/v1/license/verify', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }, key)
+    service.call(
+      '/api/v1/license/verify',
+      { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } },
+      key,
+    )
   const info = async (service: ReturnType<typeof inProcessApp>) => (await service.call('/api/v1/license/info')).json()
 
   beforeAll(async () => {
@@ -124,10 +164,21 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
     const service = inProcessApp(env())
     const trial = await info(service)
     if (variant === 'A') {
-      expect(licenseInfoSchemaA.parse(trial)).toMatchObject({ mode: 'trial', tier: 'trial', license_key: '', trial: { enabled: true, used_files: 0, max_files: 100 } })
+      expect(licenseInfoSchemaA.parse(trial)).toMatchObject({
+        mode: 'trial',
+        tier: 'trial',
+        license_key: '',
+        trial: { enabled: true, used_files: 0, max_files: 100 },
+      })
       expect(trial.limits).toEqual(TIER_LIMITS.trial)
     } else {
-      expect(licenseInfoSchemaB.parse(trial)).toMatchObject({ authorized: false, tier: 0, status: 'trial', license_expires_at: 0, machine_id: thisMachine() })
+      expect(licenseInfoSchemaB.parse(trial)).toMatchObject({
+        authorized: false,
+        tier: 0,
+        status: 'trial',
+        license_expires_at: 0,
+        machine_id: thisMachine(),
+      })
       expect(trial.server_fingerprint).toMatch(/^[0-9a-f]{16}$/)
       expect((await (await service.call('/api/v1/capabilities')).json()).license).toEqual({ authorized: false, tier: 0, status: 'trial' })
     }
@@ -147,7 +198,11 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
         limits: { max_file_size_mb: 2048, max_batch_count: -1 },
       })
     } else {
-      expect(licenseVerifySchemaB.parse(checkedBody)).toEqual({ success: true, message: 'license key is valid (tier 2)', expires_at: expires })
+      expect(licenseVerifySchemaB.parse(checkedBody)).toEqual({
+        success: true,
+        message: 'license key is valid (tier 2)',
+        expires_at: expires,
+      })
     }
     expect((await info(service)).tier).toBe(variant === 'A' ? 'trial' : 0)
 
@@ -166,7 +221,13 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
       })
       expect(licensed.license_key).toBe(`********${key.slice(-6)}`)
     } else {
-      expect(licenseInfoSchemaB.parse(licensed)).toMatchObject({ authorized: true, tier: 2, status: 'active', license_expires_at: expires, days_until_expiry: 44 })
+      expect(licenseInfoSchemaB.parse(licensed)).toMatchObject({
+        authorized: true,
+        tier: 2,
+        status: 'active',
+        license_expires_at: expires,
+        days_until_expiry: 44,
+      })
       expect((await (await restarted.call('/api/v1/capabilities')).json()).license).toEqual({ authorized: true, tier: 2, status: 'active' })
     }
     await restarted.close()
@@ -178,7 +239,13 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
     ['expired', () => vendor.issue({ expires_at: nowSeconds() - DAY }), /expired at/],
     ['garbage', () => 'definitely not a licence', /not a Mos licence key/],
   ])('never accepts a %s key', async (_label, make, reason) => {
-    const service = inProcessApp(testEnv(variant, dir.path, { SERVICE__LICENSE__PUBLIC_KEY: vendor.publicKeyBase64, SERVICE__STORAGE__DRIVER: 'memory', SERVICE__AUTH__ADMIN_KEYS: ADMIN_KEY }))
+    const service = inProcessApp(
+      testEnv(variant, dir.path, {
+        SERVICE__LICENSE__PUBLIC_KEY: vendor.publicKeyBase64,
+        SERVICE__STORAGE__DRIVER: 'memory',
+        SERVICE__AUTH__ADMIN_KEYS: ADMIN_KEY,
+      }),
+    )
     try {
       const response = await verify(service, { license_key: make() }, ADMIN_KEY)
       const body = await response.json()
@@ -264,9 +331,18 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
       expect(state.status).toBe('expired')
       expect(state.message).toBe(`license expired at ${new Date(expiredAt * 1000).toISOString()}; trial limits apply`)
       if (variant === 'A') {
-        expect(licenseInfoSchemaA.parse(state)).toMatchObject({ mode: 'trial', tier: 'trial', expires_at: new Date(expiredAt * 1000).toISOString() })
+        expect(licenseInfoSchemaA.parse(state)).toMatchObject({
+          mode: 'trial',
+          tier: 'trial',
+          expires_at: new Date(expiredAt * 1000).toISOString(),
+        })
       } else {
-        expect(licenseInfoSchemaB.parse(state)).toMatchObject({ authorized: false, tier: 0, license_expires_at: expiredAt, days_until_expiry: -2 })
+        expect(licenseInfoSchemaB.parse(state)).toMatchObject({
+          authorized: false,
+          tier: 0,
+          license_expires_at: expiredAt,
+          days_until_expiry: -2,
+        })
       }
       const compress = async () => service.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [paths.box]) })
       expect((await compress()).status).toBe(200)

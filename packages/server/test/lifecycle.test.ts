@@ -57,14 +57,23 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
       const put = async (id: string, path: string) => {
         await context.storage.files.write(`tasks/${id}/input`, new Uint8Array(await readFile(path)))
         await context.storage.taskStore.put({
-          task_id: id, type: 'compress', status: 'pending', input_filename: 'in.glb', input_size_bytes: 1,
+          task_id: id,
+          type: 'compress',
+          status: 'pending',
+          input_filename: 'in.glb',
+          input_size_bytes: 1,
           created_at: new Date().toISOString(),
           job: { inputKey: `tasks/${id}/input`, format: 'glb', options: { engine: 'draco', level: 10 }, attempts: 0 },
         })
       }
       await put('slow-1', bigMesh)
       await put('next-1', paths.box)
-      const limited = createTaskRunner({ tasks: context.storage.taskStore, files: context.storage.files, pool: context.processing.pool, timeoutMs: 1000 })
+      const limited = createTaskRunner({
+        tasks: context.storage.taskStore,
+        files: context.storage.files,
+        pool: context.processing.pool,
+        timeoutMs: 1000,
+      })
       const started = Date.now()
       await limited.run('slow-1')
       // Back right after the limit, not when the ≥ 5 s of work would have ended.
@@ -86,7 +95,10 @@ describe.skipIf(!available)('task time-outs, retention and orphan uploads', () =
       testEnv('B', base, { SERVICE__TASKS__RETENTION_HOURS: '0.001', SERVICE__STORAGE__ORPHAN_UPLOAD_MINUTES: '0.02' }),
     )
     try {
-      const batch = await server.call('/api/v1/batch/compress', { method: 'POST', body: await form({ engine: 'draco' }, [paths.box, paths.box], 'files') })
+      const batch = await server.call('/api/v1/batch/compress', {
+        method: 'POST',
+        body: await form({ engine: 'draco' }, [paths.box, paths.box], 'files'),
+      })
       expect(batch.status).toBe(200)
       const batchId = String(((await batch.json()) as { batch_id: string }).batch_id)
       const id = await submit(server, paths.box)
@@ -215,7 +227,11 @@ describe.skipIf(!available || !hasRedis)('lost jobs (bullmq)', () => {
     const id = 'lost-job-1'
     await before.storage.files.write(`tasks/${id}/input`, new Uint8Array(await readFile(paths.box)))
     await before.storage.taskStore.put({
-      task_id: id, type: 'compress', status: 'pending', input_filename: 'box.glb', input_size_bytes: 1,
+      task_id: id,
+      type: 'compress',
+      status: 'pending',
+      input_filename: 'box.glb',
+      input_size_bytes: 1,
       created_at: new Date().toISOString(),
       job: { inputKey: `tasks/${id}/input`, format: 'glb', options: { engine: 'draco' }, attempts: 0 },
     })
@@ -252,9 +268,7 @@ describe('attempts', () => {
       await context.storage.taskStore.put(task)
       await context.processing.runner.run('poison-1')
       const record = failedTaskSchema.parse(await context.storage.taskStore.get('poison-1'))
-      expect(record.error).toBe(
-        ERROR_TEXTS.internal('task stopped 3 times without finishing (its worker process ended each time)'),
-      )
+      expect(record.error).toBe(ERROR_TEXTS.internal('task stopped 3 times without finishing (its worker process ended each time)'))
       expect(typeof (await context.storage.taskStore.get('poison-1'))?.expires_at).toBe('string')
     } finally {
       await context.close({ drain: false })

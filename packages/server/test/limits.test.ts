@@ -30,7 +30,8 @@ describe.skipIf(!available).each(VARIANTS)('limits of a small licence tier in va
     await dir.remove()
   })
 
-  const compress = async (file: string) => service.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [file]) })
+  const compress = async (file: string) =>
+    service.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [file]) })
   const batch = async (files: string[]) =>
     service.call('/api/v1/batch/compress', { method: 'POST', body: await form({ engine: 'draco' }, files, 'files') })
 
@@ -73,10 +74,16 @@ describe.skipIf(!available).each(VARIANTS)('texture size limit in variant %s', (
     const vendor = testVendor()
     const dir = await tempDir()
     const key = vendor.issue({ tier: 'standard', limits: { max_file_size_mb: 10, max_texture_size_mb: 1 } })
-    const service = inProcessApp(testEnv(variant, dir.path, { SERVICE__LICENSE__PUBLIC_KEY: vendor.publicKeyBase64, SERVICE__LICENSE__KEY: key }))
+    const service = inProcessApp(
+      testEnv(variant, dir.path, { SERVICE__LICENSE__PUBLIC_KEY: vendor.publicKeyBase64, SERVICE__LICENSE__KEY: key }),
+    )
     // Noise does not compress: an 800×800 RGB PNG is about 1.8 MB.
     const noise = Buffer.from(Array.from({ length: 800 * 800 * 3 }, (_, i) => (i * 2654435761) >>> 24))
-    const png = new Uint8Array(await sharp(noise, { raw: { width: 800, height: 800, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer())
+    const png = new Uint8Array(
+      await sharp(noise, { raw: { width: 800, height: 800, channels: 3 } })
+        .png({ compressionLevel: 0 })
+        .toBuffer(),
+    )
     const post = async (path: string, file: NonNullable<Parameters<typeof form>[1]>[number]) => {
       await service.context.access.licensing.refresh()
       return service.call(path, { method: 'POST', body: await form({ format: 'webp' }, [file]) })

@@ -23,7 +23,7 @@ describe('createLogger', () => {
     const { lines, destination } = collector()
     createLogger({ format: 'pretty', destination }).warn({ taskId: 't-1', error: 'not a GLB file' }, 'task failed')
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} WARN  task failed {2}taskId=t-1 error="not a GLB file"\n$/)
+    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} WARN {2}task failed {2}taskId=t-1 error="not a GLB file"\n$/)
     expect(lines[0]).not.toContain('pid=')
     // A line that is not JSON passes through as it is.
     expect(prettyLine('plain text\n', false)).toBe('plain text\n')

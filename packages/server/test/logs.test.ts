@@ -86,7 +86,14 @@ describe.skipIf(!available)('logs: one process', () => {
     expect(record.status).toBe('completed')
 
     const request = await lineOf([mos], (line) => line.msg === 'request' && line.requestId === requestId)
-    expect(request).toMatchObject({ level: 'info', method: 'POST', route: '/api/v1/compress', status: 200, keyHash: fingerprint(API_KEY), taskId })
+    expect(request).toMatchObject({
+      level: 'info',
+      method: 'POST',
+      route: '/api/v1/compress',
+      status: 200,
+      keyHash: fingerprint(API_KEY),
+      taskId,
+    })
     expect(request.durationMs).toBeTypeOf('number')
     expect(request.durationMs as number).toBeGreaterThan(0)
 
@@ -100,7 +107,12 @@ describe.skipIf(!available)('logs: one process', () => {
     }
     expect(queued.msg).toBe('task queued')
     expect(running).toMatchObject({ msg: 'task running', attempt: 1 })
-    expect(completed).toMatchObject({ msg: 'task completed', level: 'info', attempt: 1, outputBytes: (record as { output: { size_bytes: number } }).output.size_bytes })
+    expect(completed).toMatchObject({
+      msg: 'task completed',
+      level: 'info',
+      attempt: 1,
+      outputBytes: (record as { output: { size_bytes: number } }).output.size_bytes,
+    })
     expect(completed.durationMs).toBeTypeOf('number')
     // Polling the task is a request of its own, with the route pattern and no task made.
     const poll = await lineOf([mos], (line) => line.msg === 'request' && line.path === `/api/v1/tasks/${taskId}`)
@@ -215,7 +227,11 @@ describe.skipIf(!available || !hasRedis)('logs: API and worker processes on Bull
     const record = await waitForTask((path) => fetch(`${api.url}${path}`, { headers: { 'X-API-Key': API_KEY } }), taskId)
     expect(record.status).toBe('completed')
 
-    expect(await lineOf([api], (line) => line.msg === 'request' && line.requestId === requestId)).toMatchObject({ role: 'api', taskId, status: 200 })
+    expect(await lineOf([api], (line) => line.msg === 'request' && line.requestId === requestId)).toMatchObject({
+      role: 'api',
+      taskId,
+      status: 200,
+    })
     expect(await lineOf([api], (line) => line.taskId === taskId && line.status === 'queued')).toMatchObject({ role: 'api', requestId })
     for (const status of ['running', 'completed']) {
       const line = await lineOf([worker], (l) => l.taskId === taskId && l.status === status)

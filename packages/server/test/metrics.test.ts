@@ -35,7 +35,6 @@ const seconds = (from: string | undefined, to: string) => (Date.parse(to) - Date
 describe.skipIf(!available).each(VARIANTS)('metrics in variant %s', (variant) => {
   const service = useInProcessApp(variant)
 
-
   const scrape = async () => {
     const response = await service.call('/api/v1/metrics')
     expect(response.status).toBe(200)
@@ -44,7 +43,9 @@ describe.skipIf(!available).each(VARIANTS)('metrics in variant %s', (variant) =>
     return { text, ...parsePrometheus(text) }
   }
   const submit = async (file: NonNullable<Parameters<typeof form>[1]>[number]) =>
-    submitResponseSchema.parse(await (await service.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [file]) })).json()).task_id
+    submitResponseSchema.parse(
+      await (await service.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [file]) })).json(),
+    ).task_id
 
   it('needs the key by default', async () => {
     const response = await service.call('/api/v1/metrics', {}, null)
@@ -53,7 +54,10 @@ describe.skipIf(!available).each(VARIANTS)('metrics in variant %s', (variant) =>
 
   it('shows exactly the variant families, the process metrics, and the counts and durations of real tasks', async () => {
     const ids = [await submit(paths.box), await submit(broken)]
-    const [done, failed] = [completedTaskSchema.parse(await waitForTask(service.call, ids[0]!)), failedTaskSchema.parse(await waitForTask(service.call, ids[1]!))]
+    const [done, failed] = [
+      completedTaskSchema.parse(await waitForTask(service.call, ids[0]!)),
+      failedTaskSchema.parse(await waitForTask(service.call, ids[1]!)),
+    ]
     const failedRecord = (await (await service.call(`/api/v1/tasks/${ids[1]}`)).json()) as { started_at: string }
     const durations = seconds(done.started_at, done.completed_at) + seconds(failedRecord.started_at, failed.failed_at)
 
@@ -129,7 +133,10 @@ describe.skipIf(!available)('metrics without a key, and live health in variant B
     await new Promise((resolve) => setTimeout(resolve, 1100))
     const ids: string[] = []
     for (let i = 0; i < 3; i++) {
-      const response = await service.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco', level: 10 }, [paths.engine]) })
+      const response = await service.call('/api/v1/compress', {
+        method: 'POST',
+        body: await form({ engine: 'draco', level: 10 }, [paths.engine]),
+      })
       ids.push(submitResponseSchema.parse(await response.json()).task_id)
     }
     const busy = healthSchemaB.parse(await (await service.call('/api/v1/health', {}, null)).json())

@@ -60,7 +60,12 @@ describe('the contract table and the engines registry', () => {
       const parsed = routes.find((route) => route.type === type)!.parseFields(raw, ctx)
       return parsed.ok ? parsed.value : parsed.error
     }
-    expect(value('texture_optimize', { format: 'webp' })).toEqual({ format: 'webp', quality: 82, lossy_normal_maps: false, maxTextureBytes: 5_000_000 })
+    expect(value('texture_optimize', { format: 'webp' })).toEqual({
+      format: 'webp',
+      quality: 82,
+      lossy_normal_maps: false,
+      maxTextureBytes: 5_000_000,
+    })
     expect(value('texture_ktx2', {})).toEqual({ uastc: false, quality: 128, maxTextureBytes: 5_000_000 })
     expect(value('compress', { engine: 'meshopt' })).toEqual({ engine: 'meshopt', level: 7, meshopt_compression_level: 'high' })
   })

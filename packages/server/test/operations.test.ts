@@ -22,8 +22,22 @@ const { available, paths } = corpusFiles({
 const objFile = {
   name: 'cube.obj',
   bytes: new TextEncoder().encode(
-    ['v 0 0 0', 'v 1 0 0', 'v 1 1 0', 'v 0 1 0', 'v 0 0 1', 'v 1 0 1', 'v 1 1 1', 'v 0 1 1',
-      'f 1 2 3 4', 'f 5 8 7 6', 'f 1 5 6 2', 'f 2 6 7 3', 'f 3 7 8 4', 'f 5 1 4 8'].join('\n'),
+    [
+      'v 0 0 0',
+      'v 1 0 0',
+      'v 1 1 0',
+      'v 0 1 0',
+      'v 0 0 1',
+      'v 1 0 1',
+      'v 1 1 1',
+      'v 0 1 1',
+      'f 1 2 3 4',
+      'f 5 8 7 6',
+      'f 1 5 6 2',
+      'f 2 6 7 3',
+      'f 3 7 8 4',
+      'f 5 1 4 8',
+    ].join('\n'),
   ),
 }
 
@@ -38,7 +52,9 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     dir = await tempDir()
     service = inProcessApp(testEnv(variant, dir.path))
     png = new Uint8Array(
-      await sharp({ create: { width: 128, height: 96, channels: 3, background: { r: 200, g: 80, b: 20 } } }).png().toBuffer(),
+      await sharp({ create: { width: 128, height: 96, channels: 3, background: { r: 200, g: 80, b: 20 } } })
+        .png()
+        .toBuffer(),
     )
   })
   afterAll(async () => {
@@ -51,7 +67,10 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     expect(response.status, await response.clone().text()).toBe(200)
     const { task_id } = submitResponseSchema.parse(await response.json())
     const record = await waitForTask((p) => service.call(p), task_id)
-    const download = record.status === 'completed' ? new Uint8Array(await (await service.call(`/api/v1/tasks/${task_id}/download`)).arrayBuffer()) : undefined
+    const download =
+      record.status === 'completed'
+        ? new Uint8Array(await (await service.call(`/api/v1/tasks/${task_id}/download`)).arrayBuffer())
+        : undefined
     return { record, download }
   }
 
@@ -65,7 +84,14 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
       expect(completed.output.filename).toBe(name)
       expect(download!.byteLength).toBe(completed.output.size_bytes)
       const head = new TextDecoder().decode(download!.subarray(0, 40))
-      const signature: Record<string, RegExp> = { glb: /^glTF/, gltf: /^PK/, obj: /^(#|o |v )/m, ply: /^ply\n/, fbx: /^Kaydara FBX Binary/, dae: /^<\?xml/ }
+      const signature: Record<string, RegExp> = {
+        glb: /^glTF/,
+        gltf: /^PK/,
+        obj: /^(#|o |v )/m,
+        ply: /^ply\n/,
+        fbx: /^Kaydara FBX Binary/,
+        dae: /^<\?xml/,
+      }
       if (target === 'stl') {
         // Binary STL: an 80-byte header, a triangle count, 50 bytes per triangle.
         const triangles = new DataView(download!.buffer, download!.byteOffset).getUint32(80, true)
@@ -118,11 +144,21 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
 
   it('lossy_normal_maps (a Mos extension, default false) reaches the engine: the normal map is re-encoded lossy', async () => {
     const doc = new Document()
-    const normal = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 128, g: 128, b: 255 } } }).png().toBuffer()
-    const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]))
-    const uv = doc.createAccessor().setType('VEC2').setArray(new Float32Array([0, 0, 1, 0, 0, 1]))
+    const normal = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 128, g: 128, b: 255 } } })
+      .png()
+      .toBuffer()
+    const position = doc
+      .createAccessor()
+      .setType('VEC3')
+      .setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]))
+    const uv = doc
+      .createAccessor()
+      .setType('VEC2')
+      .setArray(new Float32Array([0, 0, 1, 0, 0, 1]))
     const material = doc.createMaterial().setNormalTexture(doc.createTexture('normal').setImage(normal).setMimeType('image/png'))
-    const mesh = doc.createMesh().addPrimitive(doc.createPrimitive().setAttribute('POSITION', position).setAttribute('TEXCOORD_0', uv).setMaterial(material))
+    const mesh = doc
+      .createMesh()
+      .addPrimitive(doc.createPrimitive().setAttribute('POSITION', position).setAttribute('TEXCOORD_0', uv).setMaterial(material))
     doc.createScene().addChild(doc.createNode().setMesh(mesh))
     doc.createBuffer()
     for (const accessor of doc.getRoot().listAccessors()) accessor.setBuffer(doc.getRoot().listBuffers()[0]!)
@@ -137,11 +173,16 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
 
   for (const [spec, extra] of [
     ...textureOptimizeFieldSpecs('jpeg').map((s) => [s, { format: 'jpeg' }] as const),
-    ...textureOptimizeFieldSpecs('png').filter((s) => s.name === 'quality').map((s) => [s, { format: 'png' }] as const),
+    ...textureOptimizeFieldSpecs('png')
+      .filter((s) => s.name === 'quality')
+      .map((s) => [s, { format: 'png' }] as const),
   ]) {
     it(`validates textures/optimize ${spec.name} (${JSON.stringify(extra)})`, async () => {
       const bad = spec.kind === 'integer' ? String(spec.max + 1) : 'gif'
-      const response = await service.call('/api/v1/textures/optimize', { method: 'POST', body: await form({ ...extra, [spec.name]: bad }, [{ name: 'a.png', bytes: png }]) })
+      const response = await service.call('/api/v1/textures/optimize', {
+        method: 'POST',
+        body: await form({ ...extra, [spec.name]: bad }, [{ name: 'a.png', bytes: png }]),
+      })
       expect(response.status).toBe(400)
       const error = spec.kind === 'enum' ? ERROR_TEXTS.unsupportedFormat('gif') : ERROR_TEXTS.invalidField(spec.name, describeRule(spec))
       expect(await response.json()).toEqual({ error })
@@ -149,7 +190,10 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
   }
 
   it('names the missing format of textures/optimize', async () => {
-    const response = await service.call('/api/v1/textures/optimize', { method: 'POST', body: await form({}, [{ name: 'a.png', bytes: png }]) })
+    const response = await service.call('/api/v1/textures/optimize', {
+      method: 'POST',
+      body: await form({}, [{ name: 'a.png', bytes: png }]),
+    })
     expect(await response.json()).toEqual({ error: ERROR_TEXTS.missingField('format') })
   })
 
@@ -165,7 +209,7 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     })
 
     it('encodes a standalone image to KTX2 (ETC1S by default, UASTC on request)', async () => {
-      for (const fields of [{}, { uastc: "true", quality: 1 }] as Record<string, string | number>[]) {
+      for (const fields of [{}, { uastc: 'true', quality: 1 }] as Record<string, string | number>[]) {
         const { record, download } = await run('/api/v1/textures/ktx2', fields, { name: 'swatch.png', bytes: png })
         expect(completedTaskSchema.parse(record).output.filename).toBe('swatch.ktx2')
         expect([...download!.subarray(0, 12)]).toEqual(KTX2_IDENTIFIER)
@@ -173,9 +217,15 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     })
 
     it('validates textures/ktx2 quality per mode', async () => {
-      for (const [uastc, spec] of [[false, textureKtx2FieldSpecs(false)[1]!], [true, textureKtx2FieldSpecs(true)[1]!]] as const) {
+      for (const [uastc, spec] of [
+        [false, textureKtx2FieldSpecs(false)[1]!],
+        [true, textureKtx2FieldSpecs(true)[1]!],
+      ] as const) {
         if (spec.kind !== 'integer') throw new Error('quality is an integer field')
-        const response = await service.call('/api/v1/textures/ktx2', { method: 'POST', body: await form({ uastc: String(uastc), quality: spec.max + 1 }, [{ name: 'a.png', bytes: png }]) })
+        const response = await service.call('/api/v1/textures/ktx2', {
+          method: 'POST',
+          body: await form({ uastc: String(uastc), quality: spec.max + 1 }, [{ name: 'a.png', bytes: png }]),
+        })
         expect(response.status).toBe(400)
         expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField('quality', describeRule(spec)) })
       }

@@ -32,7 +32,9 @@ describe('contentDisposition', () => {
   it('sends only printable ASCII: accents dropped, the rest replaced, the exact name percent-encoded (RFC 5987)', () => {
     const header = contentDisposition('my "model" ü 模型 (1)*.glb')
     expect(header).toMatch(/^[\x20-\x7e]+$/)
-    expect(header).toBe(`attachment; filename="my _model_ u __ (1)*.glb"; filename*=UTF-8''my%20%22model%22%20%C3%BC%20%E6%A8%A1%E5%9E%8B%20%281%29%2A.glb`)
+    expect(header).toBe(
+      `attachment; filename="my _model_ u __ (1)*.glb"; filename*=UTF-8''my%20%22model%22%20%C3%BC%20%E6%A8%A1%E5%9E%8B%20%281%29%2A.glb`,
+    )
     expect(decodeURIComponent(/filename\*=UTF-8''(\S+)$/.exec(header)![1]!)).toBe('my "model" ü 模型 (1)*.glb')
   })
 })

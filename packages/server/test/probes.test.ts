@@ -177,7 +177,11 @@ describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes a
 
     await relay.cut()
     for (const process_ of [api, worker]) {
-      const { status, body } = await until(() => readyz(process_), (r) => r.status === 503 && r.body.failed.length >= 2, 5000)
+      const { status, body } = await until(
+        () => readyz(process_),
+        (r) => r.status === 503 && r.body.failed.length >= 2,
+        5000,
+      )
       expect(status).toBe(503)
       expect(body.status).toBe('not ready')
       expect(body.failed).toEqual(expect.arrayContaining(['storage', 'queue']))
@@ -189,7 +193,11 @@ describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes a
 
     await relay.restore()
     for (const process_ of [api, worker]) {
-      const { status, body } = await until(() => readyz(process_), (r) => r.status === 200, 30_000)
+      const { status, body } = await until(
+        () => readyz(process_),
+        (r) => r.status === 200,
+        30_000,
+      )
       expect(status, JSON.stringify(body)).toBe(200)
     }
   }, 60_000)

@@ -26,7 +26,8 @@ async function loadedModules(log: string): Promise<{ modules: string[]; threads:
 }
 
 /** A TypeScript loader or a TypeScript source among loaded modules. */
-const typescript = (modules: string[]) => modules.filter((m) => /[\\/]node_modules[\\/](tsx|esbuild|get-tsconfig)[\\/]|\.[cm]?tsx?$/.test(m))
+const typescript = (modules: string[]) =>
+  modules.filter((m) => /[\\/]node_modules[\\/](tsx|esbuild|get-tsconfig)[\\/]|\.[cm]?tsx?$/.test(m))
 
 /** A GET through node:http, to read the header bytes as they came (latin1, as Node decodes them). */
 function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; raw: string[]; body: Buffer }> {
@@ -60,7 +61,10 @@ describe.skipIf(!available)('the production process (compiled, what `npm start` 
   it('names a non-ASCII upload what was done, with an ASCII Content-Disposition and its UTF-8 form', async () => {
     const call = (path: string, init: RequestInit = {}) => fetch(`${server!.url}${path}`, { ...init, headers: { 'X-API-Key': API_KEY } })
     const bytes = new Uint8Array(await readFile(paths.box))
-    const submitted = await call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [{ name: 'my model ü.glb', bytes }]) })
+    const submitted = await call('/api/v1/compress', {
+      method: 'POST',
+      body: await form({ engine: 'draco' }, [{ name: 'my model ü.glb', bytes }]),
+    })
     expect(submitted.status, await submitted.clone().text()).toBe(200)
     const { task_id } = submitResponseSchema.parse(await submitted.json())
     const completed = completedTaskSchema.parse(await waitForTask((p) => call(p), task_id))
@@ -105,7 +109,10 @@ describe.skipIf(!available)('the production process (compiled, what `npm start` 
 
   it('the recorder sees tsx where it is loaded (the check above can fail)', async () => {
     const control = join(dir.path, 'control.log')
-    await promisify(execFile)(process.execPath, ['--import', RECORDER, '--import', 'tsx', '-e', '0'], { cwd: REPO, env: { ...process.env, MOS_TEST_MODULE_LOG: control } })
+    await promisify(execFile)(process.execPath, ['--import', RECORDER, '--import', 'tsx', '-e', '0'], {
+      cwd: REPO,
+      env: { ...process.env, MOS_TEST_MODULE_LOG: control },
+    })
     expect(typescript((await loadedModules(control)).modules).length).toBeGreaterThan(0)
   })
 })

@@ -34,7 +34,10 @@ async function socketsToRedis(pid: number): Promise<number> {
     const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1]
     if (inode) inodes.add(inode)
   }
-  const port = Number(new URL(REDIS_URL).port || 6379).toString(16).toUpperCase().padStart(4, '0')
+  const port = Number(new URL(REDIS_URL).port || 6379)
+    .toString(16)
+    .toUpperCase()
+    .padStart(4, '0')
   let count = 0
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     const lines = (await readFile(table, 'utf8').catch(() => '')).split('\n').slice(1)
@@ -110,7 +113,8 @@ describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
     }, 60_000)
 
     it('holds three connections however many components use Redis: commands, the queue, and its blocking duplicate', async () => {
-      const call = (path: string, init: RequestInit = {}) => fetch(`${mos!.url}${path}`, { ...init, headers: { 'X-API-Key': API_KEY, ...init.headers } })
+      const call = (path: string, init: RequestInit = {}) =>
+        fetch(`${mos!.url}${path}`, { ...init, headers: { 'X-API-Key': API_KEY, ...init.headers } })
       // A task touches every component: rate limit, trial counter, records, queue; the sweep's lock
       // is taken within the orphan interval.
       const submitted = await call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco', level: 10 }, [paths.box]) })

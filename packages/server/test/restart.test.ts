@@ -18,7 +18,10 @@ describe.skipIf(!available)('restart', () => {
     const first = await realServer(env)
     const ids: string[] = []
     for (let i = 0; i < 4; i++) {
-      const response = await first.call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco', level: 10 }, [paths.engine]) })
+      const response = await first.call('/api/v1/compress', {
+        method: 'POST',
+        body: await form({ engine: 'draco', level: 10 }, [paths.engine]),
+      })
       ids.push(submitResponseSchema.parse(await response.json()).task_id)
     }
     const before = await Promise.all(ids.map(async (id) => (await (await first.call(`/api/v1/tasks/${id}`)).json()).status))

@@ -38,7 +38,6 @@ describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', 
   const schemas = VARIANT_SCHEMAS[variant]
   const limitStatus = variant === 'A' ? 413 : 402
 
-
   const compress = async (fields: Record<string, string | number>, files: Parameters<typeof form>[1] = [paths.box]) =>
     service.call('/api/v1/compress', { method: 'POST', body: await form(fields, files) })
 
@@ -101,7 +100,11 @@ describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', 
   })
 
   it('refuses a body that is not multipart', async () => {
-    const response = await service.call('/api/v1/compress', { method: 'POST', body: '{"engine":"draco"}', headers: { 'content-type': 'application/json' } })
+    const response = await service.call('/api/v1/compress', {
+      method: 'POST',
+      body: '{"engine":"draco"}',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(response.status).toBe(400)
     expect((await response.json()).error).toMatch(/^malformed request: /)
   })
@@ -120,9 +123,7 @@ describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', 
   it('refuses engine-specific fields for the other engine', async () => {
     const response = await compress({ engine: 'meshopt', position_quantization_bits: 12 })
     expect(response.status).toBe(400)
-    expect((await response.json()).error).toBe(
-      ERROR_TEXTS.invalidField('position_quantization_bits', 'applies only when engine is draco'),
-    )
+    expect((await response.json()).error).toBe(ERROR_TEXTS.invalidField('position_quantization_bits', 'applies only when engine is draco'))
   })
 
   it(`accepts level ${variant === 'A' ? '1 but not 0' : '0 (raw, re-packed GLB)'}`, async () => {
@@ -170,7 +171,9 @@ describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', 
   })
 
   it('fails a broken file with a reason, without progress, and refuses its download with 409', async () => {
-    const response = await compress({ engine: 'draco' }, [{ name: 'random.glb', bytes: new Uint8Array(2048).map((_, i) => (i * 31) % 256) }])
+    const response = await compress({ engine: 'draco' }, [
+      { name: 'random.glb', bytes: new Uint8Array(2048).map((_, i) => (i * 31) % 256) },
+    ])
     const { task_id } = submitResponseSchema.parse(await response.json())
     const record = await waitForTask((p) => service.call(p), task_id)
     expect(failedTaskSchema.parse(record).error).toBe('not a GLB file (bad magic header)')

@@ -125,10 +125,12 @@ describe('s3 credentials', () => {
   const aws = { AWS_ACCESS_KEY_ID: 'env-id', AWS_SECRET_ACCESS_KEY: 'env-secret', AWS_SESSION_TOKEN: 'env-token' }
 
   it('takes the settings first, else the AWS_* environment variables, else stops start-up', () => {
-    expect(credentialsOf({ ...aws, SERVICE__STORAGE__S3__ACCESS_KEY_ID: 'id', SERVICE__STORAGE__S3__SECRET_ACCESS_KEY: 'secret' })).toEqual({
-      accessKeyId: 'id',
-      secretAccessKey: 'secret',
-    })
+    expect(credentialsOf({ ...aws, SERVICE__STORAGE__S3__ACCESS_KEY_ID: 'id', SERVICE__STORAGE__S3__SECRET_ACCESS_KEY: 'secret' })).toEqual(
+      {
+        accessKeyId: 'id',
+        secretAccessKey: 'secret',
+      },
+    )
     expect(credentialsOf(aws)).toEqual({ accessKeyId: 'env-id', secretAccessKey: 'env-secret', sessionToken: 'env-token' })
     expect(() => credentialsOf({})).toThrow(ConfigError)
     expect(() => credentialsOf({ AWS_ACCESS_KEY_ID: 'only-id' })).toThrow(/AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/)
@@ -138,7 +140,10 @@ describe('s3 credentials', () => {
     const seen: Request[] = []
     const client = createS3Client({
       ...credentialsOf({ ...aws, SERVICE__STORAGE__S3__ENDPOINT: 'http://127.0.0.1:1' }),
-      endpoint: 'http://127.0.0.1:1', bucket: 'b', region: 'us-east-1', retries: 0,
+      endpoint: 'http://127.0.0.1:1',
+      bucket: 'b',
+      region: 'us-east-1',
+      retries: 0,
       fetch: async (request) => {
         seen.push(request)
         return new Response(null, { status: 404 })
@@ -146,6 +151,8 @@ describe('s3 credentials', () => {
     })
     expect(await client.head('k')).toBeUndefined()
     expect(seen[0]?.headers.get('x-amz-security-token')).toBe('env-token')
-    expect(seen[0]?.headers.get('authorization')).toMatch(/^AWS4-HMAC-SHA256 Credential=env-id\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=[^,]*x-amz-security-token/)
+    expect(seen[0]?.headers.get('authorization')).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=env-id\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=[^,]*x-amz-security-token/,
+    )
   })
 })

@@ -66,12 +66,23 @@ describe('storage: s3 key layout', () => {
     try {
       const stores = storageOf({ SERVICE__STORAGE__DRIVER: 's3', ...server.env, SERVICE__STORAGE__S3__PREFIX: 'deployment-a' })
       await createTaskStore(stores.records).put({
-        task_id: 'layout-1', type: 'compress', status: 'pending', input_filename: 'a.glb', input_size_bytes: 1,
-        created_at: new Date().toISOString(), job: { inputKey: 'tasks/layout-1/input', format: 'glb', options: {}, attempts: 0 },
+        task_id: 'layout-1',
+        type: 'compress',
+        status: 'pending',
+        input_filename: 'a.glb',
+        input_size_bytes: 1,
+        created_at: new Date().toISOString(),
+        job: { inputKey: 'tasks/layout-1/input', format: 'glb', options: {}, attempts: 0 },
       })
       await stores.files.write('tasks/layout-1/input', new Uint8Array([1]))
       await stores.close()
-      const client = createS3Client({ endpoint: server.endpoint, bucket: server.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' })
+      const client = createS3Client({
+        endpoint: server.endpoint,
+        bucket: server.bucket,
+        region: 'us-east-1',
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+      })
       const raw = createS3FileStore(client, { prefix: '' })
       const keys: string[] = []
       for await (const file of raw.list('')) keys.push(file.key)

@@ -41,7 +41,11 @@ describe('startTask', () => {
 describe('settleTask', () => {
   it('completes with the output name, size figures, details apart from the diagnosis, and the output key', () => {
     const task = processing()
-    const settled = settleTask(task, { kind: 'result', outputKey: 'tasks/t1/output', result: { ok: true, size: 250, extension: 'glb', details: { removed: 3 } } }, { at })
+    const settled = settleTask(
+      task,
+      { kind: 'result', outputKey: 'tasks/t1/output', result: { ok: true, size: 250, extension: 'glb', details: { removed: 3 } } },
+      { at },
+    )
     expect(settled).toEqual({
       ...task,
       status: 'completed',
@@ -55,7 +59,11 @@ describe('settleTask', () => {
 
   it('puts a diagnosis in `result`, adds no size figures for a diagnosis, and sets expires_at from the retention', () => {
     const task = processing({ type: 'diagnose', job: { ...pending().job, options: {} } })
-    const settled = settleTask(task, { kind: 'result', outputKey: 'k', result: { ok: true, size: 10, extension: 'json', details: { result: { valid: true } } } }, { at, retentionMs: 3_600_000 })
+    const settled = settleTask(
+      task,
+      { kind: 'result', outputKey: 'k', result: { ok: true, size: 10, extension: 'json', details: { result: { valid: true } } } },
+      { at, retentionMs: 3_600_000 },
+    )
     expect(settled.result).toEqual({ valid: true })
     expect(settled.details).toBeUndefined()
     expect(settled.output).toEqual({ filename: 'engine.diagnosis.json', size_bytes: 10 })
@@ -63,7 +71,11 @@ describe('settleTask', () => {
   })
 
   it("fails with the engine's message, dropping progress", () => {
-    const settled = settleTask(processing(), { kind: 'result', outputKey: 'k', result: { ok: false, message: 'the file is not a model' } }, { at })
+    const settled = settleTask(
+      processing(),
+      { kind: 'result', outputKey: 'k', result: { ok: false, message: 'the file is not a model' } },
+      { at },
+    )
     expect(settled.status).toBe('failed')
     expect(settled.error).toBe('the file is not a model')
     expect(settled.failed_at).toBe(at.toISOString())
@@ -72,7 +84,11 @@ describe('settleTask', () => {
   })
 
   it("names a thread's disk-full failure as the service's state, without its path", () => {
-    const settled = settleTask(processing(), { kind: 'result', outputKey: 'k', result: { ok: false, message: "ENOSPC: no space left on device, write '/data/tasks/t1/output'" } }, { at })
+    const settled = settleTask(
+      processing(),
+      { kind: 'result', outputKey: 'k', result: { ok: false, message: "ENOSPC: no space left on device, write '/data/tasks/t1/output'" } },
+      { at },
+    )
     expect(settled.error).toBe(ERROR_TEXTS.internal(DISK_FULL_TEXT))
   })
 
@@ -81,7 +97,9 @@ describe('settleTask', () => {
   })
 
   it('fails an error around the job with the internal text, a full disk by name', () => {
-    expect(settleTask(processing(), { kind: 'error', error: new Error('bucket gone') }, { at }).error).toBe(ERROR_TEXTS.internal('bucket gone'))
+    expect(settleTask(processing(), { kind: 'error', error: new Error('bucket gone') }, { at }).error).toBe(
+      ERROR_TEXTS.internal('bucket gone'),
+    )
     const full = Object.assign(new Error('wrapped'), { cause: Object.assign(new Error('ENOSPC /x'), { code: 'ENOSPC' }) })
     expect(settleTask(processing(), { kind: 'error', error: full }, { at }).error).toBe(ERROR_TEXTS.internal(DISK_FULL_TEXT))
     expect(settleTask(processing(), { kind: 'error', error: 'plain text' }, { at }).error).toBe(ERROR_TEXTS.internal('plain text'))

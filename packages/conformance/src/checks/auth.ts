@@ -16,7 +16,14 @@ interface KeyedEndpoint {
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 
 /** A valid submission (only the key varies), so a 401 can only come from the key. */
-function submitEndpoint(name: string, path: string, fields: Record<string, string>, file: 'small' | 'png', type: (typeof IMPLEMENTED_TASK_TYPES)['A'][number], fileField = 'file'): KeyedEndpoint {
+function submitEndpoint(
+  name: string,
+  path: string,
+  fields: Record<string, string>,
+  file: 'small' | 'png',
+  type: (typeof IMPLEMENTED_TASK_TYPES)['A'][number],
+  fileField = 'file',
+): KeyedEndpoint {
   return {
     name,
     profile: 'core',
@@ -43,13 +50,34 @@ const KEYED: KeyedEndpoint[] = [
   },
   { name: 'task', profile: 'core', variants: VARIANTS, send: (ctx, key) => ctx.http.get(`/tasks/${UNKNOWN_ID}`, { key }) },
   { name: 'download', profile: 'core', variants: VARIANTS, send: (ctx, key) => ctx.http.get(`/tasks/${UNKNOWN_ID}/download`, { key }) },
-  { name: 'batch', profile: 'core', variants: VARIANTS, needs: { endpoint: 'batch' }, send: (ctx, key) => ctx.http.get(`/batch/${UNKNOWN_ID}`, { key }) },
-  { name: 'license-info', profile: 'mos', variants: VARIANTS, needs: { endpoint: 'license' }, send: (ctx, key) => ctx.http.get('/license/info', { key }) },
   {
-    name: 'license-verify', profile: 'mos', variants: VARIANTS, needs: { endpoint: 'license' },
+    name: 'batch',
+    profile: 'core',
+    variants: VARIANTS,
+    needs: { endpoint: 'batch' },
+    send: (ctx, key) => ctx.http.get(`/batch/${UNKNOWN_ID}`, { key }),
+  },
+  {
+    name: 'license-info',
+    profile: 'mos',
+    variants: VARIANTS,
+    needs: { endpoint: 'license' },
+    send: (ctx, key) => ctx.http.get('/license/info', { key }),
+  },
+  {
+    name: 'license-verify',
+    profile: 'mos',
+    variants: VARIANTS,
+    needs: { endpoint: 'license' },
     send: (ctx, key) => ctx.http.post('/license/verify', { key, json: { license_key: 'conformance-check' } }),
   },
-  { name: 'metrics', profile: 'mos', variants: VARIANTS, needs: { endpoint: 'metrics' }, send: (ctx, key) => ctx.http.get('/metrics', { key }) },
+  {
+    name: 'metrics',
+    profile: 'mos',
+    variants: VARIANTS,
+    needs: { endpoint: 'metrics' },
+    send: (ctx, key) => ctx.http.get('/metrics', { key }),
+  },
 ]
 
 const WRONG_KEY = 'conformance-wrong-key-0000'

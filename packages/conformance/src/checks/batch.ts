@@ -16,7 +16,10 @@ type BatchRecord = z.infer<typeof contractBatchSchema>
 function batchRun(ctx: RunContext) {
   return ctx.once('batch run', async () => {
     const { small } = await ctx.fixtures()
-    return followBatch(ctx, Array.from({ length: FILES }, (_, i) => ({ ...small, name: `conformance-batch-${i + 1}.glb` })))
+    return followBatch(
+      ctx,
+      Array.from({ length: FILES }, (_, i) => ({ ...small, name: `conformance-batch-${i + 1}.glb` })),
+    )
   })
 }
 
@@ -69,13 +72,16 @@ export const batchChecks: Check[] = [
       expect(new Set(submitted.tasks.map((t) => t.task_id)).size === FILES, 'task ids are not distinct')
       // The contract does not say the list keeps the upload order; only that each file has its task.
       const names = submitted.tasks.map((t) => t.filename).sort()
-      expect(JSON.stringify(names) === JSON.stringify(files.map((f) => f.name).sort()), `task filenames ${JSON.stringify(names)} are not the uploaded ones`)
+      expect(
+        JSON.stringify(names) === JSON.stringify(files.map((f) => f.name).sort()),
+        `task filenames ${JSON.stringify(names)} are not the uploaded ones`,
+      )
     },
   },
   {
     id: 'batch.record',
     group: 'batch',
-    title: 'GET /batch/{id}: the record\'s counts add up while it runs and reach total completed',
+    title: "GET /batch/{id}: the record's counts add up while it runs and reach total completed",
     profile: 'core',
     variants: VARIANTS,
     needs,
@@ -83,11 +89,17 @@ export const batchChecks: Check[] = [
       const { submitted, records, final } = await batchRun(ctx)
       for (const record of records) {
         expect(record.batch_id === submitted.batch_id, `batch_id ${record.batch_id} is not ${submitted.batch_id}`)
-        expect(record.total === FILES && record.tasks.length === FILES, `total ${record.total} / ${record.tasks.length} tasks, expected ${FILES}`)
+        expect(
+          record.total === FILES && record.tasks.length === FILES,
+          `total ${record.total} / ${record.tasks.length} tasks, expected ${FILES}`,
+        )
         expect(record.completed + record.failed <= record.total, `completed + failed exceeds total: ${JSON.stringify(record)}`)
         const done = record.tasks.filter((t) => t.status === 'completed').length
         const failed = record.tasks.filter((t) => t.status === 'failed').length
-        expect(done === record.completed && failed === record.failed, `counts ${record.completed}/${record.failed} disagree with the task list (${done}/${failed})`)
+        expect(
+          done === record.completed && failed === record.failed,
+          `counts ${record.completed}/${record.failed} disagree with the task list (${done}/${failed})`,
+        )
       }
       expect(final.completed === FILES, `the batch ended with ${final.completed} of ${FILES} completed`)
     },
@@ -108,7 +120,10 @@ export const batchChecks: Check[] = [
         const response = await download(ctx, item.task_id)
         expectStatus(response, 200)
         const size = (run.final.output as { size_bytes: number }).size_bytes
-        expect(response.bytes.byteLength === size, `sub-task ${item.task_id}: downloaded ${response.bytes.byteLength} bytes, size_bytes ${size}`)
+        expect(
+          response.bytes.byteLength === size,
+          `sub-task ${item.task_id}: downloaded ${response.bytes.byteLength} bytes, size_bytes ${size}`,
+        )
       }
     },
   },
@@ -180,4 +195,3 @@ export const batchChecks: Check[] = [
     },
   },
 ]
-

@@ -1,4 +1,13 @@
-import { ENGINES, ERROR_TEXTS, MODEL_FORMATS, OUTPUT_FORMATS, TASK_TYPES, VARIANT_SCHEMAS, VARIANTS, type TaskType } from '@mos/sdk/contract'
+import {
+  ENGINES,
+  ERROR_TEXTS,
+  MODEL_FORMATS,
+  OUTPUT_FORMATS,
+  TASK_TYPES,
+  VARIANT_SCHEMAS,
+  VARIANTS,
+  type TaskType,
+} from '@mos/sdk/contract'
 import { expect, expectErrorText, expectJson, expectSchema, expectStatus } from '../assert.ts'
 import type { Check } from '../check.ts'
 import { isServed, OPERATION_PATHS } from '../context.ts'
@@ -8,7 +17,7 @@ export const capabilitiesChecks: Check[] = [
   {
     id: 'capabilities.document',
     group: 'capabilities',
-    title: 'GET /capabilities answers the variant\'s capabilities document',
+    title: "GET /capabilities answers the variant's capabilities document",
     profile: 'core',
     variants: VARIANTS,
     async run(ctx) {
@@ -37,7 +46,10 @@ export const capabilitiesChecks: Check[] = [
       expect(Array.isArray(features), 'capabilities.features is not a list')
       for (const feature of features as TaskType[]) {
         if (!TASK_TYPES.includes(feature)) continue
-        expect(await isServed(ctx, 'POST', OPERATION_PATHS[feature]), `"${feature}" is advertised but POST /api/v1${OPERATION_PATHS[feature]} answers 404`)
+        expect(
+          await isServed(ctx, 'POST', OPERATION_PATHS[feature]),
+          `"${feature}" is advertised but POST /api/v1${OPERATION_PATHS[feature]} answers 404`,
+        )
       }
     },
   },
@@ -52,4 +64,3 @@ export const capabilitiesChecks: Check[] = [
     },
   },
 ]
-

@@ -51,7 +51,7 @@ export const compressChecks: Check[] = [
   {
     id: 'compress.output.draco',
     group: 'compress',
-    title: 'engine=draco: the result is a GLB using KHR_draco_mesh_compression that decodes to the input\'s triangles',
+    title: "engine=draco: the result is a GLB using KHR_draco_mesh_compression that decodes to the input's triangles",
     profile: 'core',
     variants: VARIANTS,
     needs,
@@ -65,7 +65,7 @@ export const compressChecks: Check[] = [
   {
     id: 'compress.output.meshopt',
     group: 'compress',
-    title: 'engine=meshopt: the result is a GLB using EXT_meshopt_compression that decodes to the input\'s triangles',
+    title: "engine=meshopt: the result is a GLB using EXT_meshopt_compression that decodes to the input's triangles",
     profile: 'core',
     variants: VARIANTS,
     needs,
@@ -84,7 +84,14 @@ export const compressChecks: Check[] = [
     variants: ['B'],
     needs,
     async run(ctx) {
-      const { output } = await completedTask(ctx, 'compress small level 0', 'compress', '/compress', { engine: 'draco', level: 0 }, async (c) => (await c.fixtures()).small)
+      const { output } = await completedTask(
+        ctx,
+        'compress small level 0',
+        'compress',
+        '/compress',
+        { engine: 'draco', level: 0 },
+        async (c) => (await c.fixtures()).small,
+      )
       const facts = await inspectGlb(output).catch((error: Error) => fail(`the result is not a readable GLB: ${error.message}`))
       const used = facts.extensionsUsed.filter((name) => name === 'KHR_draco_mesh_compression' || name === 'EXT_meshopt_compression')
       expect(used.length === 0, `level 0 means raw, but the result uses ${used.join(', ')}`)
@@ -112,8 +119,14 @@ export const compressChecks: Check[] = [
     async run(ctx) {
       const run = await heavyDraco(ctx)
       const heavy = (await ctx.fixtures()).heavy
-      expect(run.final.input_filename === heavy.name, `input_filename is ${JSON.stringify(run.final.input_filename)}, uploaded ${heavy.name}`)
-      expect(run.final.input_size_bytes === heavy.bytes.byteLength, `input_size_bytes is ${String(run.final.input_size_bytes)}, uploaded ${heavy.bytes.byteLength} bytes`)
+      expect(
+        run.final.input_filename === heavy.name,
+        `input_filename is ${JSON.stringify(run.final.input_filename)}, uploaded ${heavy.name}`,
+      )
+      expect(
+        run.final.input_size_bytes === heavy.bytes.byteLength,
+        `input_size_bytes is ${String(run.final.input_size_bytes)}, uploaded ${heavy.bytes.byteLength} bytes`,
+      )
     },
   },
   {
@@ -143,7 +156,10 @@ compressChecks.push(
       const response = await submit(ctx, '/compress', { engine: 'meshopt' }, [small])
       expectStatus(response, 200)
       const body = expectSchema(submitResponseSchema, expectJson(response), 'the compress response')
-      expect(typeof body.message === 'string' && body.message.length > 0, 'the compress response has no message (4.3: a short queued notice)')
+      expect(
+        typeof body.message === 'string' && body.message.length > 0,
+        'the compress response has no message (4.3: a short queued notice)',
+      )
     },
   },
   {
@@ -165,7 +181,11 @@ compressChecks.push(
     variants: VARIANTS,
     needs,
     async run(ctx) {
-      expectErrorText(await ctx.once('compress json body', () => ctx.http.post('/compress', { json: { engine: 'draco' } })), 400, /^malformed request: /)
+      expectErrorText(
+        await ctx.once('compress json body', () => ctx.http.post('/compress', { json: { engine: 'draco' } })),
+        400,
+        /^malformed request: /,
+      )
     },
   },
 )

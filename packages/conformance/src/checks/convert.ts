@@ -30,21 +30,27 @@ async function trianglesOf(format: ModelFormat, bytes: Uint8Array): Promise<numb
 }
 
 /** Section 4.4: every target format's result is opened and its triangles counted. */
-export const convertChecks: Check[] = MODEL_FORMATS.map((format): Check => ({
-  id: `convert.output.${format}`,
-  group: 'convert',
-  title: `target_format=${format}: the task completes and the result parses as ${format === 'gltf' ? 'a .zip bundle with .gltf and .bin' : format}, with the input's triangles`,
-  profile: 'core',
-  variants: OUTPUT_FORMATS.B.includes(format) ? ['A', 'B'] : ['A'],
-  needs: { feature: 'convert' },
-  async run(ctx) {
-    const run = await finished(ctx, `convert small ${format}`, 'convert', '/convert', { target_format: format }, 'small')
-    if (format === 'gltf') expect(run.filename.toLowerCase().endsWith('.zip'), `output.filename is ${JSON.stringify(run.filename)}; a gltf result is a .zip bundle`)
-    const triangles = await trianglesOf(format, run.output)
-    const expected = (await ctx.fixtures()).small.triangles
-    if (triangles !== undefined) expect(triangles === expected, `the ${format} result has ${triangles} triangles, the input ${expected}`)
-  },
-}))
+export const convertChecks: Check[] = MODEL_FORMATS.map(
+  (format): Check => ({
+    id: `convert.output.${format}`,
+    group: 'convert',
+    title: `target_format=${format}: the task completes and the result parses as ${format === 'gltf' ? 'a .zip bundle with .gltf and .bin' : format}, with the input's triangles`,
+    profile: 'core',
+    variants: OUTPUT_FORMATS.B.includes(format) ? ['A', 'B'] : ['A'],
+    needs: { feature: 'convert' },
+    async run(ctx) {
+      const run = await finished(ctx, `convert small ${format}`, 'convert', '/convert', { target_format: format }, 'small')
+      if (format === 'gltf')
+        expect(
+          run.filename.toLowerCase().endsWith('.zip'),
+          `output.filename is ${JSON.stringify(run.filename)}; a gltf result is a .zip bundle`,
+        )
+      const triangles = await trianglesOf(format, run.output)
+      const expected = (await ctx.fixtures()).small.triangles
+      if (triangles !== undefined) expect(triangles === expected, `the ${format} result has ${triangles} triangles, the input ${expected}`)
+    },
+  }),
+)
 
 convertChecks.push({
   id: 'convert.input.obj',

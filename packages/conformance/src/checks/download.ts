@@ -47,8 +47,14 @@ export const downloadChecks: Check[] = [
       const { id, filename } = await heavyDracoCompleted(ctx)
       const headers = (await download(ctx, id)).headers
       const disposition = headers.get('content-disposition') ?? ''
-      expect(disposition.startsWith('attachment') && disposition.includes(`filename="${filename}"`), `Content-Disposition is "${disposition}"`)
-      expect(disposition.includes(`filename*=UTF-8''${encodeURIComponent(filename)}`), `Content-Disposition "${disposition}" has no filename*=UTF-8'' form`)
+      expect(
+        disposition.startsWith('attachment') && disposition.includes(`filename="${filename}"`),
+        `Content-Disposition is "${disposition}"`,
+      )
+      expect(
+        disposition.includes(`filename*=UTF-8''${encodeURIComponent(filename)}`),
+        `Content-Disposition "${disposition}" has no filename*=UTF-8'' form`,
+      )
       expect(/no-store/.test(headers.get('cache-control') ?? ''), `Cache-Control is "${headers.get('cache-control')}"`)
     },
   },

@@ -35,19 +35,105 @@ interface FormRules {
 }
 
 const RULES: FormRules[] = [
-  { name: 'compress', path: '/compress', type: 'compress', needs: { feature: 'compress' }, fileField: 'file', file: 'small', valid: { engine: 'draco' }, specs: compressFieldSpecs },
-  { name: 'convert', path: '/convert', type: 'convert', needs: { feature: 'convert' }, fileField: 'file', file: 'small', valid: { target_format: 'glb' }, specs: () => convertFieldSpecs() },
-  { name: 'repair', path: '/repair', type: 'repair', needs: { feature: 'repair' }, fileField: 'file', file: 'small', valid: {}, specs: () => [] },
-  { name: 'diagnose', path: '/diagnose', type: 'diagnose', needs: { feature: 'diagnose' }, fileField: 'file', file: 'small', valid: {}, specs: () => [] },
-  { name: 'textures-optimize', path: '/textures/optimize', type: 'texture_optimize', needs: { feature: 'texture_optimize' }, fileField: 'file', file: 'png', valid: { format: 'webp' }, specs: () => textureOptimizeFieldSpecs('webp') },
-  { name: 'textures-optimize-png', path: '/textures/optimize', type: 'texture_optimize', needs: { feature: 'texture_optimize' }, fileField: 'file', file: 'png', valid: { format: 'png' }, specs: () => textureOptimizeFieldSpecs('png').slice(1) },
-  { name: 'textures-ktx2', path: '/textures/ktx2', type: 'texture_ktx2', needs: { feature: 'texture_ktx2' }, fileField: 'file', file: 'png', valid: {}, specs: () => textureKtx2FieldSpecs(false) },
-  { name: 'textures-ktx2-uastc', path: '/textures/ktx2', type: 'texture_ktx2', needs: { feature: 'texture_ktx2' }, fileField: 'file', file: 'png', valid: { uastc: 'true' }, specs: () => textureKtx2FieldSpecs(true).slice(1) },
-  { name: 'batch', path: '/batch/compress', type: 'compress', needs: { endpoint: 'batch' }, fileField: 'files', file: 'small', valid: { engine: 'draco' }, specs: batchCompressFieldSpecs },
+  {
+    name: 'compress',
+    path: '/compress',
+    type: 'compress',
+    needs: { feature: 'compress' },
+    fileField: 'file',
+    file: 'small',
+    valid: { engine: 'draco' },
+    specs: compressFieldSpecs,
+  },
+  {
+    name: 'convert',
+    path: '/convert',
+    type: 'convert',
+    needs: { feature: 'convert' },
+    fileField: 'file',
+    file: 'small',
+    valid: { target_format: 'glb' },
+    specs: () => convertFieldSpecs(),
+  },
+  {
+    name: 'repair',
+    path: '/repair',
+    type: 'repair',
+    needs: { feature: 'repair' },
+    fileField: 'file',
+    file: 'small',
+    valid: {},
+    specs: () => [],
+  },
+  {
+    name: 'diagnose',
+    path: '/diagnose',
+    type: 'diagnose',
+    needs: { feature: 'diagnose' },
+    fileField: 'file',
+    file: 'small',
+    valid: {},
+    specs: () => [],
+  },
+  {
+    name: 'textures-optimize',
+    path: '/textures/optimize',
+    type: 'texture_optimize',
+    needs: { feature: 'texture_optimize' },
+    fileField: 'file',
+    file: 'png',
+    valid: { format: 'webp' },
+    specs: () => textureOptimizeFieldSpecs('webp'),
+  },
+  {
+    name: 'textures-optimize-png',
+    path: '/textures/optimize',
+    type: 'texture_optimize',
+    needs: { feature: 'texture_optimize' },
+    fileField: 'file',
+    file: 'png',
+    valid: { format: 'png' },
+    specs: () => textureOptimizeFieldSpecs('png').slice(1),
+  },
+  {
+    name: 'textures-ktx2',
+    path: '/textures/ktx2',
+    type: 'texture_ktx2',
+    needs: { feature: 'texture_ktx2' },
+    fileField: 'file',
+    file: 'png',
+    valid: {},
+    specs: () => textureKtx2FieldSpecs(false),
+  },
+  {
+    name: 'textures-ktx2-uastc',
+    path: '/textures/ktx2',
+    type: 'texture_ktx2',
+    needs: { feature: 'texture_ktx2' },
+    fileField: 'file',
+    file: 'png',
+    valid: { uastc: 'true' },
+    specs: () => textureKtx2FieldSpecs(true).slice(1),
+  },
+  {
+    name: 'batch',
+    path: '/batch/compress',
+    type: 'compress',
+    needs: { endpoint: 'batch' },
+    fileField: 'files',
+    file: 'small',
+    valid: { engine: 'draco' },
+    specs: batchCompressFieldSpecs,
+  },
 ]
 
 /** Ranges the contract leaves "not shown"; the service documents its own (docs/api.md): mos profile. */
-const UNSTATED_RANGES = new Set(['normal_quantization_bits', 'texcoord_quantization_bits', 'color_quantization_bits', 'generic_quantization_bits'])
+const UNSTATED_RANGES = new Set([
+  'normal_quantization_bits',
+  'texcoord_quantization_bits',
+  'color_quantization_bits',
+  'generic_quantization_bits',
+])
 
 interface Case {
   id: string
@@ -88,14 +174,37 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
     const first = cases.length
     const base = fieldsFor(rules, spec)
     const rangeProfile: Profile = UNSTATED_RANGES.has(spec.name) ? 'mos' : 'core'
-    const refuse = (id: string, title: string, value: string | number, text = ERROR_TEXTS.invalidField(spec.name, describeRule(spec)), profile: Profile = 'core') =>
-      cases.push({ id: `field.${spec.name}.${id}`, profile, title: `${spec.name}=${value} (${title})`, fields: { ...base, [spec.name]: value }, expect: { accepted: false, text, textProfile: 'mos' } })
+    const refuse = (
+      id: string,
+      title: string,
+      value: string | number,
+      text = ERROR_TEXTS.invalidField(spec.name, describeRule(spec)),
+      profile: Profile = 'core',
+    ) =>
+      cases.push({
+        id: `field.${spec.name}.${id}`,
+        profile,
+        title: `${spec.name}=${value} (${title})`,
+        fields: { ...base, [spec.name]: value },
+        expect: { accepted: false, text, textProfile: 'mos' },
+      })
     const accept = (id: string, value: string | number, profile: Profile = 'core') =>
-      cases.push({ id: `field.${spec.name}.${id}`, profile, title: `${spec.name}=${value} is accepted`, fields: { ...base, [spec.name]: value }, expect: { accepted: true } })
+      cases.push({
+        id: `field.${spec.name}.${id}`,
+        profile,
+        title: `${spec.name}=${value} is accepted`,
+        fields: { ...base, [spec.name]: value },
+        expect: { accepted: true },
+      })
     if (spec.required) {
       const fields = { ...base }
       delete fields[spec.name]
-      cases.push({ id: `missing.${spec.name}`, title: `no ${spec.name}`, fields, expect: { accepted: false, text: ERROR_TEXTS.missingField(spec.name), textProfile: 'core' } })
+      cases.push({
+        id: `missing.${spec.name}`,
+        title: `no ${spec.name}`,
+        fields,
+        expect: { accepted: false, text: ERROR_TEXTS.missingField(spec.name), textProfile: 'core' },
+      })
     }
     switch (spec.kind) {
       case 'integer':
@@ -107,7 +216,12 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
         accept('accepts-max', spec.max, rangeProfile)
         break
       case 'enum':
-        refuse('unknown', 'not an allowed value', 'conformance-bogus', spec.unsupportedFormatError ? ERROR_TEXTS.unsupportedFormat('conformance-bogus') : undefined)
+        refuse(
+          'unknown',
+          'not an allowed value',
+          'conformance-bogus',
+          spec.unsupportedFormatError ? ERROR_TEXTS.unsupportedFormat('conformance-bogus') : undefined,
+        )
         if (!spec.unsupportedFormatError) spec.values.forEach((value) => accept(`accepts-${value}`, value))
         break
       case 'boolean':
@@ -123,7 +237,11 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
           profile: 'mos',
           title: `${spec.name} with ${spec.onlyWith.field}=${other}`,
           fields: { ...rules.valid, [spec.onlyWith.field]: other, [spec.name]: value },
-          expect: { accepted: false, text: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`), textProfile: 'mos' },
+          expect: {
+            accepted: false,
+            text: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`),
+            textProfile: 'mos',
+          },
         })
       }
     }
@@ -154,34 +272,48 @@ export const fieldChecks: Check[] = RULES.flatMap((rules) => {
       const id = `${rules.name}.${c.id}`
       const common = { group: `fields.${rules.name}`, variants: [variant], needs: rules.needs }
       if (c.expect.accepted) {
-        return [{
-          ...common, id, profile: c.profile ?? 'core', title: `${rules.path}: ${c.title} (the task completes)`,
-          async run(ctx) {
-            const response = await send(ctx, rules, c)
-            expectStatus(response, 200)
-            if (rules.fileField !== 'file') return
-            const { task_id: id } = expectSchema(submitResponseSchema, expectJson(response), `the ${rules.path} response`)
-            // Accepted must also mean done: the task completes, and a compress result is compressed.
-            const run = await waitForTask(ctx, id, rules.type)
-            expect(run.final.status === 'completed', `the task ended ${run.final.status}: ${JSON.stringify(run.final.error)}`)
-            if (rules.type === 'compress' && c.fields.level !== 0) {
-              await expectCompressedGlb((await download(ctx, id)).bytes, c.fields.engine === 'meshopt' ? 'meshopt' : 'draco')
-            }
+        return [
+          {
+            ...common,
+            id,
+            profile: c.profile ?? 'core',
+            title: `${rules.path}: ${c.title} (the task completes)`,
+            async run(ctx) {
+              const response = await send(ctx, rules, c)
+              expectStatus(response, 200)
+              if (rules.fileField !== 'file') return
+              const { task_id: id } = expectSchema(submitResponseSchema, expectJson(response), `the ${rules.path} response`)
+              // Accepted must also mean done: the task completes, and a compress result is compressed.
+              const run = await waitForTask(ctx, id, rules.type)
+              expect(run.final.status === 'completed', `the task ended ${run.final.status}: ${JSON.stringify(run.final.error)}`)
+              if (rules.type === 'compress' && c.fields.level !== 0) {
+                await expectCompressedGlb((await download(ctx, id)).bytes, c.fields.engine === 'meshopt' ? 'meshopt' : 'draco')
+              }
+            },
           },
-        }]
+        ]
       }
       const { text, textProfile } = c.expect
-      const checks: Check[] = [{
-        ...common, id, profile: c.profile ?? 'core', title: `${rules.path}: ${c.title} answers 400 with an error body`,
-        async run(ctx) {
-          expectError(await send(ctx, rules, c), 400)
+      const checks: Check[] = [
+        {
+          ...common,
+          id,
+          profile: c.profile ?? 'core',
+          title: `${rules.path}: ${c.title} answers 400 with an error body`,
+          async run(ctx) {
+            expectError(await send(ctx, rules, c), 400)
+          },
         },
-      }, {
-        ...common, id: `${id}.text`, profile: textProfile, title: `${rules.path}: ${c.title}: the text is "${text}"`,
-        async run(ctx) {
-          expectErrorText(await send(ctx, rules, c), 400, text)
+        {
+          ...common,
+          id: `${id}.text`,
+          profile: textProfile,
+          title: `${rules.path}: ${c.title}: the text is "${text}"`,
+          async run(ctx) {
+            expectErrorText(await send(ctx, rules, c), 400, text)
+          },
         },
-      }]
+      ]
       return checks
     }),
   )

@@ -7,7 +7,7 @@ export const healthChecks: Check[] = [
   {
     id: 'health.document',
     group: 'health',
-    title: 'GET /health answers 200 without a key, with the variant\'s health document',
+    title: "GET /health answers 200 without a key, with the variant's health document",
     profile: 'core',
     variants: VARIANTS,
     async run(ctx) {

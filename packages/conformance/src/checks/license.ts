@@ -10,7 +10,7 @@ export const licenseChecks: Check[] = [
   {
     id: 'license.info',
     group: 'license',
-    title: 'GET /license/info answers the variant\'s info document',
+    title: "GET /license/info answers the variant's info document",
     profile: 'core',
     variants: VARIANTS,
     needs,
@@ -19,11 +19,19 @@ export const licenseChecks: Check[] = [
       expectStatus(response, 200)
       const info = expectSchema(VARIANT_SCHEMAS[ctx.variant].licenseInfo, expectJson(response), 'the license info document')
       if ('limits' in info) {
-        for (const [name, value] of Object.entries(info.limits)) expect(value === -1 || value > 0, `limits.${name} is ${value}: a positive number or -1 (unlimited)`)
+        for (const [name, value] of Object.entries(info.limits))
+          expect(value === -1 || value > 0, `limits.${name} is ${value}: a positive number or -1 (unlimited)`)
         // Masked: only the final characters may show.
         const key = info.license_key
-        if (key !== '') expect(/^[*•#xX.\-\s]{3,}.{0,8}$/.test(key), `license_key ${JSON.stringify(key)} is not masked (at most the final 8 characters may show)`)
-        expect(info.trial.used_files <= info.trial.max_files || info.trial.max_files === -1, `trial.used_files ${info.trial.used_files} exceeds max_files ${info.trial.max_files}`)
+        if (key !== '')
+          expect(
+            /^[*•#xX.\-\s]{3,}.{0,8}$/.test(key),
+            `license_key ${JSON.stringify(key)} is not masked (at most the final 8 characters may show)`,
+          )
+        expect(
+          info.trial.used_files <= info.trial.max_files || info.trial.max_files === -1,
+          `trial.used_files ${info.trial.used_files} exceeds max_files ${info.trial.max_files}`,
+        )
         return `mode ${info.mode}, tier ${info.tier}`
       }
       return `tier ${info.tier}, status ${info.status}`
@@ -40,7 +48,10 @@ export const licenseChecks: Check[] = [
       const info = (await ctx.http.get('/license/info')).json() as Record<string, unknown> | undefined
       const license = (await ctx.capabilities())?.license as Record<string, unknown> | undefined
       for (const field of ['authorized', 'tier', 'status']) {
-        expect(license?.[field] === info?.[field], `capabilities.license.${field} is ${JSON.stringify(license?.[field])}, /license/info says ${JSON.stringify(info?.[field])}`)
+        expect(
+          license?.[field] === info?.[field],
+          `capabilities.license.${field} is ${JSON.stringify(license?.[field])}, /license/info says ${JSON.stringify(info?.[field])}`,
+        )
       }
     },
   },

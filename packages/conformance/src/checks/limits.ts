@@ -27,7 +27,9 @@ function burst(ctx: RunContext): Promise<{ accepted: number; response: HttpRespo
       }
       accepted++
     }
-    fail(`no 429 after ${limit + 2} requests in a row (last: ${describeResponse(await ctx.http.get(`/tasks/${UNKNOWN_ID}`, { waitOn429: false }))})`)
+    fail(
+      `no 429 after ${limit + 2} requests in a row (last: ${describeResponse(await ctx.http.get(`/tasks/${UNKNOWN_ID}`, { waitOn429: false }))})`,
+    )
   })
 }
 
@@ -61,8 +63,14 @@ export const limitChecks: Check[] = [
       const limit = response.headers.get('x-ratelimit-limit')
       const remaining = response.headers.get('x-ratelimit-remaining')
       const reset = response.headers.get('x-ratelimit-reset')
-      expect([limit, remaining, reset].every((value) => value !== null && /^\d+$/.test(value)), `rate-limit headers: Limit ${limit}, Remaining ${remaining}, Reset ${reset}`)
-      expect(Number(remaining) < Number(limit), `X-RateLimit-Remaining ${remaining} is not below X-RateLimit-Limit ${limit} after a request`)
+      expect(
+        [limit, remaining, reset].every((value) => value !== null && /^\d+$/.test(value)),
+        `rate-limit headers: Limit ${limit}, Remaining ${remaining}, Reset ${reset}`,
+      )
+      expect(
+        Number(remaining) < Number(limit),
+        `X-RateLimit-Remaining ${remaining} is not below X-RateLimit-Limit ${limit} after a request`,
+      )
     },
   },
   {
@@ -84,7 +92,10 @@ export const limitChecks: Check[] = [
       const reset = header('x-ratelimit-reset') ?? ''
       expect(/^\d+$/.test(reset), `X-RateLimit-Reset is ${JSON.stringify(reset)}, not an integer timestamp`)
       const resetMs = Number(reset) > 1e12 ? Number(reset) : Number(reset) * 1000
-      expect(resetMs > Date.now() - 5000 && resetMs <= Date.now() + 61_000 + 5000, `X-RateLimit-Reset ${reset} is not an instant within the next minute`)
+      expect(
+        resetMs > Date.now() - 5000 && resetMs <= Date.now() + 61_000 + 5000,
+        `X-RateLimit-Reset ${reset} is not an instant within the next minute`,
+      )
       return `429 after ${accepted} requests`
     },
   },

@@ -71,7 +71,10 @@ export const metricsChecks: Check[] = [
         }
         if (family.distribution) {
           const type = exposition.types.get(family.name)
-          expect(type === undefined || type === 'histogram' || type === 'summary', `${family.name} is declared ${type}, expected histogram or summary`)
+          expect(
+            type === undefined || type === 'histogram' || type === 'summary',
+            `${family.name} is declared ${type}, expected histogram or summary`,
+          )
         }
       }
       expect(missing.length === 0, `missing metric families: ${missing.join(', ')}`)
@@ -89,12 +92,26 @@ export const metricsChecks: Check[] = [
       expect(run.final.status === 'completed', `the compress task ended ${run.final.status}`)
       const exposition = await scrape(ctx)
       if (ctx.variant === 'A') {
-        const done = exposition.samples.filter((s) => s.name === 'service_tasks_total' && s.labels.type === 'compress' && s.labels.status === 'completed')
-        expect(done.some((s) => s.value >= 1), `no service_tasks_total{type="compress",status="completed"} ≥ 1 (${JSON.stringify(familySamples(exposition, 'service_tasks_total').slice(0, 5))})`)
-        expect(familySamples(exposition, 'service_files_processed_total').some((s) => s.value >= 1), 'service_files_processed_total is not ≥ 1')
+        const done = exposition.samples.filter(
+          (s) => s.name === 'service_tasks_total' && s.labels.type === 'compress' && s.labels.status === 'completed',
+        )
+        expect(
+          done.some((s) => s.value >= 1),
+          `no service_tasks_total{type="compress",status="completed"} ≥ 1 (${JSON.stringify(familySamples(exposition, 'service_tasks_total').slice(0, 5))})`,
+        )
+        expect(
+          familySamples(exposition, 'service_files_processed_total').some((s) => s.value >= 1),
+          'service_files_processed_total is not ≥ 1',
+        )
       } else {
-        expect(familySamples(exposition, 'service_tasks_completed_total').some((s) => s.value >= 1), 'service_tasks_completed_total is not ≥ 1')
-        expect(familySamples(exposition, 'service_requests_total').some((s) => s.value >= 1), 'service_requests_total is not ≥ 1')
+        expect(
+          familySamples(exposition, 'service_tasks_completed_total').some((s) => s.value >= 1),
+          'service_tasks_completed_total is not ≥ 1',
+        )
+        expect(
+          familySamples(exposition, 'service_requests_total').some((s) => s.value >= 1),
+          'service_requests_total is not ≥ 1',
+        )
       }
     },
   },

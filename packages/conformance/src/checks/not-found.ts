@@ -34,8 +34,15 @@ function notFound(id: string, title: string, path: string, text: string, needs?:
 /** Sections 4.9, 4.12 and 7: unknown ids answer 404. */
 export const notFoundChecks: Check[] = [
   ...notFound('not-found.task', 'GET /tasks/{unknown id}', `/tasks/${UNKNOWN_ID}`, ERROR_TEXTS.taskNotFound(UNKNOWN_ID)),
-  ...notFound('not-found.download', 'GET /tasks/{unknown id}/download', `/tasks/${UNKNOWN_ID}/download`, ERROR_TEXTS.taskNotFound(UNKNOWN_ID)),
-  ...notFound('not-found.batch', 'GET /batch/{unknown id}', `/batch/${UNKNOWN_ID}`, ERROR_TEXTS.batchNotFound(UNKNOWN_ID), { endpoint: 'batch' }),
+  ...notFound(
+    'not-found.download',
+    'GET /tasks/{unknown id}/download',
+    `/tasks/${UNKNOWN_ID}/download`,
+    ERROR_TEXTS.taskNotFound(UNKNOWN_ID),
+  ),
+  ...notFound('not-found.batch', 'GET /batch/{unknown id}', `/batch/${UNKNOWN_ID}`, ERROR_TEXTS.batchNotFound(UNKNOWN_ID), {
+    endpoint: 'batch',
+  }),
   {
     id: 'not-found.route',
     group: 'not-found',

@@ -18,7 +18,10 @@ export const repairChecks: Check[] = [
       const run = await finished(ctx, 'repair defects', 'repair', '/repair', {}, 'defects')
       const facts = await wrap('the result is not a readable GLB', inspectGlb(run.output))
       expect(facts.degenerate === 0, `the repaired mesh still has ${facts.degenerate} degenerate faces`)
-      expect(facts.vertices < defects.vertices!, `the repaired mesh has ${facts.vertices} vertices, the input ${defects.vertices} of which many are duplicates`)
+      expect(
+        facts.vertices < defects.vertices!,
+        `the repaired mesh has ${facts.vertices} vertices, the input ${defects.vertices} of which many are duplicates`,
+      )
       const valid = defects.triangles! - defects.degenerate
       expect(facts.triangles === valid, `the repaired mesh has ${facts.triangles} triangles, expected the ${valid} valid ones`)
     },
@@ -39,13 +42,22 @@ export const diagnoseChecks: Check[] = [
       const run = await finished(ctx, 'diagnose defects', 'diagnose', '/diagnose', {}, 'defects')
       expect(run.final.result !== undefined, 'the completed diagnose record has no result object')
       const result = expectSchema(diagnosisResultSchema, run.final.result, 'the diagnosis result')
-      expect(result.file_size_bytes === defects.bytes.byteLength, `file_size_bytes is ${result.file_size_bytes}, the upload ${defects.bytes.byteLength}`)
+      expect(
+        result.file_size_bytes === defects.bytes.byteLength,
+        `file_size_bytes is ${result.file_size_bytes}, the upload ${defects.bytes.byteLength}`,
+      )
       expect(result.meshes.length === 1, `${result.meshes.length} meshes reported, the file has 1`)
       const mesh = result.meshes[0]!
       const valid = defects.triangles! - defects.degenerate
-      expect(mesh.triangles >= valid && mesh.triangles <= defects.triangles!, `the mesh reports ${mesh.triangles} triangles, the file has ${defects.triangles} (${defects.degenerate} degenerate)`)
+      expect(
+        mesh.triangles >= valid && mesh.triangles <= defects.triangles!,
+        `the mesh reports ${mesh.triangles} triangles, the file has ${defects.triangles} (${defects.degenerate} degenerate)`,
+      )
       expect(mesh.vertices === defects.vertices, `the mesh reports ${mesh.vertices} vertices, the file has ${defects.vertices}`)
-      expect(mesh.has_normals && mesh.has_texcoords && !mesh.skinned, 'has_normals/has_texcoords/skinned do not describe the file (normals and texcoords, no skin)')
+      expect(
+        mesh.has_normals && mesh.has_texcoords && !mesh.skinned,
+        'has_normals/has_texcoords/skinned do not describe the file (normals and texcoords, no skin)',
+      )
       for (const type of ['duplicate_vertices', 'degenerate_faces']) {
         const issue = mesh.issues.find((i) => i.type === type)
         expect(issue && issue.count > 0, `no ${type} issue reported (issues: ${JSON.stringify(mesh.issues)})`)

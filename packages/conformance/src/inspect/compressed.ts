@@ -17,7 +17,10 @@ export async function expectCompressedGlb(bytes: Uint8Array, engine: 'draco' | '
     fail(`the result is not a GLB: ${(error as Error).message}`)
   }
   const extension = EXTENSION[engine]
-  expect(json.extensionsUsed?.includes(extension), `the result does not declare ${extension} in extensionsUsed (${json.extensionsUsed?.join(', ') || 'none'})`)
+  expect(
+    json.extensionsUsed?.includes(extension),
+    `the result does not declare ${extension} in extensionsUsed (${json.extensionsUsed?.join(', ') || 'none'})`,
+  )
   const { total, uncompressed } = uncompressedPrimitives(json, engine)
   expect(total > 0, 'the result holds no mesh primitive')
   expect(uncompressed === 0, `${uncompressed} of ${total} primitives are stored without ${extension}`)

@@ -1,4 +1,4 @@
-import { Document, Logger, NodeIO } from '@gltf-transform/core'
+import { type Document, Logger, NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
 import draco3d from 'draco3dgltf'
 import { unzipSync } from 'fflate'
@@ -95,7 +95,8 @@ export async function inspectGltfZip(bytes: Uint8Array): Promise<ModelFacts & { 
   if (!gltfName) throw new Error(`the bundle holds no .gltf (entries: ${names.join(', ') || 'none'})`)
   const dir = gltfName.includes('/') ? gltfName.slice(0, gltfName.lastIndexOf('/') + 1) : ''
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
-  for (const [name, data] of entries) if (name !== gltfName && name.startsWith(dir)) resources[name.slice(dir.length)] = new Uint8Array(data)
+  for (const [name, data] of entries)
+    if (name !== gltfName && name.startsWith(dir)) resources[name.slice(dir.length)] = new Uint8Array(data)
   const json = JSON.parse(new TextDecoder().decode(entries.get(gltfName)))
   const doc = await (await modelReader()).readJSON({ json, resources })
   return { ...documentFacts(doc), entries: names }
@@ -123,8 +124,22 @@ export function countStlTriangles(bytes: Uint8Array): number {
 }
 
 const PLY_SIZES: Record<string, number> = {
-  char: 1, int8: 1, uchar: 1, uint8: 1, short: 2, int16: 2, ushort: 2, uint16: 2,
-  int: 4, int32: 4, uint: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8,
+  char: 1,
+  int8: 1,
+  uchar: 1,
+  uint8: 1,
+  short: 2,
+  int16: 2,
+  ushort: 2,
+  uint16: 2,
+  int: 4,
+  int32: 4,
+  uint: 4,
+  uint32: 4,
+  float: 4,
+  float32: 4,
+  double: 8,
+  float64: 8,
 }
 
 interface PlyElement {
@@ -148,7 +163,9 @@ export function countPlyTriangles(bytes: Uint8Array): number {
     if (parts[0] === 'property') {
       const element = elements.at(-1)
       if (!element) throw new Error('a property before any element')
-      element.properties.push(parts[1] === 'list' ? { type: 'list', list: { countType: parts[2]!, itemType: parts[3]! } } : { type: parts[1]! })
+      element.properties.push(
+        parts[1] === 'list' ? { type: 'list', list: { countType: parts[2]!, itemType: parts[3]! } } : { type: parts[1]! },
+      )
     }
   }
   const faces = elements.find((e) => e.name === 'face')
@@ -156,7 +173,10 @@ export function countPlyTriangles(bytes: Uint8Array): number {
   const body = bytes.subarray(end.index + end[0].length)
   let triangles = 0
   if (format === 'ascii') {
-    const lines = new TextDecoder().decode(body).split(/\r?\n/).filter((line) => line.trim() !== '')
+    const lines = new TextDecoder()
+      .decode(body)
+      .split(/\r?\n/)
+      .filter((line) => line.trim() !== '')
     let offset = 0
     for (const element of elements) {
       if (element === faces) {

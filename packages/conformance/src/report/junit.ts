@@ -26,7 +26,9 @@ export function toJunitXml(report: SuiteReport): string {
     const failures = results.filter((r) => r.outcome === 'fail').length
     const skipped = results.filter((r) => r.outcome === 'skip').length
     const time = results.reduce((sum, r) => sum + r.durationMs, 0)
-    lines.push(`  <testsuite name="${escape(group)}" tests="${results.length}" failures="${failures}" skipped="${skipped}" errors="0" time="${seconds(time)}" timestamp="${report.startedAt.replace(/Z$/, '')}">`)
+    lines.push(
+      `  <testsuite name="${escape(group)}" tests="${results.length}" failures="${failures}" skipped="${skipped}" errors="0" time="${seconds(time)}" timestamp="${report.startedAt.replace(/Z$/, '')}">`,
+    )
     for (const r of results) {
       const open = `    <testcase name="${escape(r.id)}" classname="${escape(`${r.profile}.${r.group}`)}" time="${seconds(r.durationMs)}"`
       if (r.outcome === 'pass') {

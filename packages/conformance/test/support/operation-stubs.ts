@@ -61,7 +61,17 @@ function writeStl(n: number): Uint8Array {
 
 function writePly(n: number): Uint8Array {
   const { positions, indices } = meshArrays(n)
-  const lines = ['ply', 'format ascii 1.0', `element vertex ${positions.length / 3}`, 'property float x', 'property float y', 'property float z', `element face ${indices.length / 3}`, 'property list uchar int vertex_indices', 'end_header']
+  const lines = [
+    'ply',
+    'format ascii 1.0',
+    `element vertex ${positions.length / 3}`,
+    'property float x',
+    'property float y',
+    'property float z',
+    `element face ${indices.length / 3}`,
+    'property list uchar int vertex_indices',
+    'end_header',
+  ]
   for (let i = 0; i < positions.length; i += 3) lines.push(`${positions[i]} ${positions[i + 1]} ${positions[i + 2]}`)
   for (let i = 0; i < indices.length; i += 3) lines.push(`3 ${indices[i]} ${indices[i + 1]} ${indices[i + 2]}`)
   return new TextEncoder().encode(`${lines.join('\n')}\n`)
@@ -89,11 +99,20 @@ async function convert(target: string): Promise<{ bytes: Uint8Array; extension: 
     case 'fbx':
       return { bytes: new TextEncoder().encode('Kaydara FBX Binary  \0\x1a\0\xe8\x1c\0\0'), extension: 'fbx' }
     default:
-      return { bytes: new TextEncoder().encode('<?xml version="1.0"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1"></COLLADA>\n'), extension: 'dae' }
+      return {
+        bytes: new TextEncoder().encode(
+          '<?xml version="1.0"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1"></COLLADA>\n',
+        ),
+        extension: 'dae',
+      }
   }
 }
 
-async function produce(type: TaskType, fields: Record<string, string>, file: Uint8Array): Promise<{ bytes: Uint8Array; extension: string; result?: unknown }> {
+async function produce(
+  type: TaskType,
+  fields: Record<string, string>,
+  file: Uint8Array,
+): Promise<{ bytes: Uint8Array; extension: string; result?: unknown }> {
   switch (type) {
     case 'convert':
       return convert(fields.target_format ?? 'glb')
@@ -101,15 +120,37 @@ async function produce(type: TaskType, fields: Record<string, string>, file: Uin
       return { bytes: await io.writeBinary(gridMeshDocument({ n: 3 })), extension: 'glb' }
     case 'diagnose': {
       const result = {
-        format: 'glb', version: '2.0', file_size_bytes: file.byteLength,
-        meshes: [{ name: 'grid', vertices: 54, triangles: 20, has_normals: true, has_texcoords: true, has_colors: false, has_tangents: false, skinned: false, morph_targets: 0, issues: [{ type: 'duplicate_vertices', count: 38, severity: 'medium' }, { type: 'degenerate_faces', count: 2, severity: 'low' }] }],
-        textures: [], animations: [], total_issues: 2, recommendations: ['run repair'],
+        format: 'glb',
+        version: '2.0',
+        file_size_bytes: file.byteLength,
+        meshes: [
+          {
+            name: 'grid',
+            vertices: 54,
+            triangles: 20,
+            has_normals: true,
+            has_texcoords: true,
+            has_colors: false,
+            has_tangents: false,
+            skinned: false,
+            morph_targets: 0,
+            issues: [
+              { type: 'duplicate_vertices', count: 38, severity: 'medium' },
+              { type: 'degenerate_faces', count: 2, severity: 'low' },
+            ],
+          },
+        ],
+        textures: [],
+        animations: [],
+        total_issues: 2,
+        recommendations: ['run repair'],
       }
       return { bytes: new TextEncoder().encode(JSON.stringify(result)), extension: 'json', result }
     }
     case 'texture_optimize':
     case 'texture_ktx2':
-      if (new TextDecoder().decode(file.subarray(0, 4)) === 'glTF') return { bytes: await retextureGlb(type, fields, file), extension: 'glb' }
+      if (new TextDecoder().decode(file.subarray(0, 4)) === 'glTF')
+        return { bytes: await retextureGlb(type, fields, file), extension: 'glb' }
       return type === 'texture_optimize' ? optimizeImage(fields, file) : ktx2Image(fields, file)
     default:
       throw new Error(`no stand-in for ${type}`)
@@ -121,7 +162,9 @@ async function retextureGlb(type: TaskType, fields: Record<string, string>, file
   const doc = await modelIO.readBinary(file)
   for (const texture of doc.getRoot().listTextures()) {
     const made = type === 'texture_optimize' ? await optimizeImage(fields, texture.getImage()!) : ktx2Image(fields, texture.getImage()!)
-    texture.setImage(made.bytes).setMimeType(made.extension === 'ktx2' ? 'image/ktx2' : `image/${made.extension === 'jpg' ? 'jpeg' : made.extension}`)
+    texture
+      .setImage(made.bytes)
+      .setMimeType(made.extension === 'ktx2' ? 'image/ktx2' : `image/${made.extension === 'jpg' ? 'jpeg' : made.extension}`)
   }
   if (type === 'texture_ktx2') doc.createExtension(KHRTextureBasisu).setRequired(true)
   else if (fields.format === 'webp') doc.createExtension(EXTTextureWebP).setRequired(true)
@@ -151,7 +194,11 @@ export function operationsStub(variant: Variant, fault: OperationFault = (_, __,
       const type = PATHS[path]
       if (type && request.method === 'POST' && !(variant === 'B' && (type === 'diagnose' || type === 'texture_ktx2'))) {
         if (request.headers.get(API_KEY_HEADER) !== API_KEY) return json({ error: ERROR_TEXTS.unauthorized() }, 401)
-        const form = await new Request(request.url, { method: 'POST', headers: request.headers, body: body as Uint8Array<ArrayBuffer> }).formData()
+        const form = await new Request(request.url, {
+          method: 'POST',
+          headers: request.headers,
+          body: body as Uint8Array<ArrayBuffer>,
+        }).formData()
         const file = form.get('file') as File | null
         if (!file) return json({ error: ERROR_TEXTS.missingField('file') }, 400)
         const extension = file.name.includes('.') ? file.name.slice(file.name.lastIndexOf('.') + 1).toLowerCase() : ''
@@ -166,9 +213,20 @@ export function operationsStub(variant: Variant, fault: OperationFault = (_, __,
         const sized = type === 'texture_optimize' || type === 'texture_ktx2'
         const ratio = made.bytes.byteLength / input.byteLength
         const record = {
-          task_id: id, status: 'completed', progress: 100, type, input_filename: file.name, input_size_bytes: input.byteLength,
-          created_at: now, started_at: now, completed_at: now,
-          output: { filename: `${file.name.replace(/\.[^.]*$/, '')}.${made.extension}`, size_bytes: made.bytes.byteLength, ...(sized ? { compression_ratio: ratio, savings_percent: (1 - ratio) * 100 } : {}) },
+          task_id: id,
+          status: 'completed',
+          progress: 100,
+          type,
+          input_filename: file.name,
+          input_size_bytes: input.byteLength,
+          created_at: now,
+          started_at: now,
+          completed_at: now,
+          output: {
+            filename: `${file.name.replace(/\.[^.]*$/, '')}.${made.extension}`,
+            size_bytes: made.bytes.byteLength,
+            ...(sized ? { compression_ratio: ratio, savings_percent: (1 - ratio) * 100 } : {}),
+          },
           ...(made.result ? { result: made.result } : {}),
         }
         const result = fault(type, fields, { bytes: made.bytes, extension: made.extension, record })
@@ -178,13 +236,16 @@ export function operationsStub(variant: Variant, fault: OperationFault = (_, __,
       const match = /^\/api\/v1\/tasks\/(stub-[^/]+)(\/download)?$/.exec(path)
       if (match) {
         const task = tasks.get(match[1]!)!
-        if (match[2]) return new Response(task.bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } })
+        if (match[2])
+          return new Response(task.bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } })
         return json(task.record)
       }
       return undefined
     },
     // Variant A advertises what the stand-in serves.
     response: (request, response) =>
-      pathOf(request) === '/api/v1/capabilities' && variant === 'A' && response.status === 200 ? mapJson(response, (doc) => ({ ...doc, features: [...TASK_TYPES] })) : response,
+      pathOf(request) === '/api/v1/capabilities' && variant === 'A' && response.status === 200
+        ? mapJson(response, (doc) => ({ ...doc, features: [...TASK_TYPES] }))
+        : response,
   }
 }

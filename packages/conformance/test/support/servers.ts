@@ -23,7 +23,11 @@ const testLicenseEnv = () => throwAwayLicenceEnv('lic_conformance')
  * Our real service on a free port, in a fresh data folder (env as in the server's own harness),
  * licensed unless `licensed` is false (then the trial applies).
  */
-export async function startRealServer(variant: Variant, extra: Record<string, string> = {}, licensed = true): Promise<RunningServer & { stop(): Promise<void> }> {
+export async function startRealServer(
+  variant: Variant,
+  extra: Record<string, string> = {},
+  licensed = true,
+): Promise<RunningServer & { stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'mos-conformance-'))
   const server = await startServer({
     env: localServiceEnv({

@@ -31,7 +31,13 @@ function metricsExposition(variant: Variant): string {
   const lines: string[] = []
   for (const family of METRIC_FAMILIES[variant]) {
     if (family.distribution) {
-      lines.push(`# TYPE ${family.name} histogram`, `${family.name}_bucket{le="1"} 1`, `${family.name}_bucket{le="+Inf"} 1`, `${family.name}_sum 0.4`, `${family.name}_count 1`)
+      lines.push(
+        `# TYPE ${family.name} histogram`,
+        `${family.name}_bucket{le="1"} 1`,
+        `${family.name}_bucket{le="+Inf"} 1`,
+        `${family.name}_sum 0.4`,
+        `${family.name}_count 1`,
+      )
     } else if (family.name === 'service_tasks_total') {
       lines.push(`# TYPE ${family.name} counter`, `${family.name}{type="compress",status="completed"} 3`)
     } else {
@@ -41,7 +47,11 @@ function metricsExposition(variant: Variant): string {
   return `${lines.join('\n')}\n`
 }
 
-export function metricsStub(variant: Variant, fault: (text: string) => string = (t) => t, contentType = 'text/plain; version=0.0.4'): Deviation {
+export function metricsStub(
+  variant: Variant,
+  fault: (text: string) => string = (t) => t,
+  contentType = 'text/plain; version=0.0.4',
+): Deviation {
   return {
     request(request) {
       if (pathOf(request) !== '/api/v1/metrics') return undefined
@@ -53,16 +63,39 @@ export function metricsStub(variant: Variant, fault: (text: string) => string = 
 
 const LICENSE_DOCS = {
   A: {
-    info: { mode: 'licensed', tier: 'pro', license_key: '****-****-****-C0DE', expires_at: '2027-01-01T00:00:00.000Z', trial: { enabled: false, used_files: 0, max_files: 100 }, limits: { max_file_size_mb: 500, max_batch_count: -1, max_texture_size_mb: 50 } },
-    verifyInvalid: { valid: false, tier: 'none', expires_at: '1970-01-01T00:00:00.000Z', limits: { max_file_size_mb: 50, max_batch_count: 10 } },
+    info: {
+      mode: 'licensed',
+      tier: 'pro',
+      license_key: '****-****-****-C0DE',
+      expires_at: '2027-01-01T00:00:00.000Z',
+      trial: { enabled: false, used_files: 0, max_files: 100 },
+      limits: { max_file_size_mb: 500, max_batch_count: -1, max_texture_size_mb: 50 },
+    },
+    verifyInvalid: {
+      valid: false,
+      tier: 'none',
+      expires_at: '1970-01-01T00:00:00.000Z',
+      limits: { max_file_size_mb: 50, max_batch_count: 10 },
+    },
   },
   B: {
-    info: { authorized: true, server_fingerprint: 'fp-1', status: 'active', license_expires_at: 1798761600, tier: 2, days_until_expiry: 400, machine_id: 'machine-1' },
+    info: {
+      authorized: true,
+      server_fingerprint: 'fp-1',
+      status: 'active',
+      license_expires_at: 1798761600,
+      tier: 2,
+      days_until_expiry: 400,
+      machine_id: 'machine-1',
+    },
     verifyInvalid: { success: false, message: 'license key not recognised', expires_at: 0 },
   },
 } as const
 
-export function licenseStub(variant: Variant, fault: { info?: (doc: Record<string, unknown>) => unknown; verify?: (doc: Record<string, unknown>) => unknown } = {}): Deviation {
+export function licenseStub(
+  variant: Variant,
+  fault: { info?: (doc: Record<string, unknown>) => unknown; verify?: (doc: Record<string, unknown>) => unknown } = {},
+): Deviation {
   return {
     async request(request) {
       const path = pathOf(request)
@@ -75,7 +108,8 @@ export function licenseStub(variant: Variant, fault: { info?: (doc: Record<strin
       } catch {
         return json({ error: ERROR_TEXTS.malformedBody('the body is not JSON') }, 400)
       }
-      if (typeof body.license_key !== 'string' || body.license_key === '') return json({ error: ERROR_TEXTS.missingField('license_key') }, 400)
+      if (typeof body.license_key !== 'string' || body.license_key === '')
+        return json({ error: ERROR_TEXTS.missingField('license_key') }, 400)
       return json((fault.verify ?? ((d) => d))({ ...LICENSE_DOCS[variant].verifyInvalid }))
     },
   }
@@ -93,39 +127,58 @@ export function batchStub(
       const path = pathOf(request)
       if (path === '/api/v1/batch/compress' && request.method === 'POST') {
         if (!keyed(request)) return unauthorized()
-        const form = await new Request(request.url, { method: 'POST', headers: request.headers, body: body as Uint8Array<ArrayBuffer> }).formData()
+        const form = await new Request(request.url, {
+          method: 'POST',
+          headers: request.headers,
+          body: body as Uint8Array<ArrayBuffer>,
+        }).formData()
         const files = form.getAll('files') as File[]
         if (files.length === 0) return json({ error: ERROR_TEXTS.missingField('files') }, 400)
         const raw: Record<string, string> = {}
         for (const [name, value] of form.entries()) if (typeof value === 'string') raw[name] = value
         const parsed = parseBatchCompressFields(raw)
         if (!parsed.ok) return json({ error: parsed.error }, 400)
-        if (limit && files.length > limit.maxCount) return json({ error: `batch of ${files.length} files exceeds limit of ${limit.maxCount} files for current license tier` }, limit.status)
+        if (limit && files.length > limit.maxCount)
+          return json(
+            { error: `batch of ${files.length} files exceeds limit of ${limit.maxCount} files for current license tier` },
+            limit.status,
+          )
         const tasks: { task_id: string; filename: string }[] = []
         for (const file of files) {
           const single = new FormData()
           single.append('file', file, file.name)
           for (const [name, value] of form.entries()) if (name !== 'files') single.append(name, value)
-          const answer = await fetch(`${target()}/api/v1/compress`, { method: 'POST', headers: { [API_KEY_HEADER]: API_KEY }, body: single })
+          const answer = await fetch(`${target()}/api/v1/compress`, {
+            method: 'POST',
+            headers: { [API_KEY_HEADER]: API_KEY },
+            body: single,
+          })
           if (answer.status !== 200) return answer
           tasks.push({ task_id: ((await answer.json()) as { task_id: string }).task_id, filename: file.name })
         }
         const id = crypto.randomUUID()
         batches.set(id, tasks)
-        return json((fault.submit ?? ((a) => a))({ batch_id: id, total: tasks.length, tasks: tasks.map((t) => ({ ...t, status: 'pending' })) }))
+        return json(
+          (fault.submit ?? ((a) => a))({ batch_id: id, total: tasks.length, tasks: tasks.map((t) => ({ ...t, status: 'pending' })) }),
+        )
       }
       const match = /^\/api\/v1\/batch\/([^/]+)$/.exec(path)
       if (match && request.method === 'GET') {
         if (!keyed(request)) return unauthorized()
         const tasks = batches.get(match[1]!)
         if (!tasks) return json({ error: ERROR_TEXTS.batchNotFound(match[1]!) }, 404)
-        const items = await Promise.all(tasks.map(async (t) => {
-          const record = (await (await fetch(`${target()}/api/v1/tasks/${t.task_id}`, { headers: { [API_KEY_HEADER]: API_KEY } })).json()) as { status: string }
-          return { ...t, status: record.status }
-        }))
+        const items = await Promise.all(
+          tasks.map(async (t) => {
+            const record = (await (
+              await fetch(`${target()}/api/v1/tasks/${t.task_id}`, { headers: { [API_KEY_HEADER]: API_KEY } })
+            ).json()) as { status: string }
+            return { ...t, status: record.status }
+          }),
+        )
         const completed = items.filter((t) => t.status === 'completed').length
         const failed = items.filter((t) => t.status === 'failed').length
-        const status = completed + failed < items.length ? 'processing' : failed === 0 ? 'completed' : completed === 0 ? 'failed' : 'partially_failed'
+        const status =
+          completed + failed < items.length ? 'processing' : failed === 0 ? 'completed' : completed === 0 ? 'failed' : 'partially_failed'
         return json((fault.record ?? ((r) => r))({ batch_id: match[1], status, total: items.length, completed, failed, tasks: items }))
       }
       return undefined
@@ -141,7 +194,12 @@ export function rateLimitStub(limit: number, fault: (headers: Record<string, str
     request(request) {
       if (!keyed(request) || pathOf(request) === '/api/v1/health') return undefined
       if (++count <= limit) return undefined
-      const headers = fault({ 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetAt), 'Retry-After': String(Math.max(0, resetAt - Math.floor(Date.now() / 1000))) })
+      const headers = fault({
+        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(resetAt),
+        'Retry-After': String(Math.max(0, resetAt - Math.floor(Date.now() / 1000))),
+      })
       return json({ error: ERROR_TEXTS.rateLimited(limit) }, 429, headers)
     },
   }

@@ -15,7 +15,9 @@ export function dropDegenerateTriangles(doc: Document): number {
       const kept = new (src.constructor as new (n: number) => typeof src)(src.length)
       let n = 0
       for (let i = 0; i + 2 < src.length; i += 3) {
-        const a = src[i]!, b = src[i + 1]!, c = src[i + 2]!
+        const a = src[i]!,
+          b = src[i + 1]!,
+          c = src[i + 2]!
         if (a === b || b === c || a === c) continue
         kept[n++] = a
         kept[n++] = b

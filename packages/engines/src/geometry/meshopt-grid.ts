@@ -1,4 +1,4 @@
-import { Accessor, Mesh, Node, Primitive, PrimitiveTarget, type Document, type Transform } from '@gltf-transform/core'
+import { type Accessor, Mesh, Node, Primitive, PrimitiveTarget, type Document, type Transform } from '@gltf-transform/core'
 import { OCTAHEDRAL_BITS, snapNormalsToOctahedralGrid, type OctahedralEncoder } from './octahedral-normals.ts'
 import { quantizeOtherTexcoords, quantizeTexcoordsPerMaterial } from './texcoord-grid.ts'
 import { quantizeStatic } from './quantize-static.ts'

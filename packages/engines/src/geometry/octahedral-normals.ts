@@ -97,7 +97,9 @@ function vec4Into(a: Accessor, out: Float32Array, first: number): number {
  * on the xyz at `at` (left as they are when they have no direction).
  */
 function octahedralRoundTrip(xyz: Float32Array, at: number, max: number): void {
-  const x = xyz[at]!, y = xyz[at + 1]!, z = xyz[at + 2]!
+  const x = xyz[at]!,
+    y = xyz[at + 1]!,
+    z = xyz[at + 2]!
   const l1 = Math.abs(x) + Math.abs(y) + Math.abs(z)
   if (!(l1 > 0) || !Number.isFinite(l1)) return
   const nx = x / l1

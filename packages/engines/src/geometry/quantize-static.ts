@@ -1,4 +1,15 @@
-import { AnimationChannel, Node, PrimitiveTarget, PropertyType, type Document, type ILogger, type Mesh, type Primitive, type Skin, type Transform } from '@gltf-transform/core'
+import {
+  AnimationChannel,
+  Node,
+  PrimitiveTarget,
+  PropertyType,
+  type Document,
+  type ILogger,
+  type Mesh,
+  type Primitive,
+  type Skin,
+  type Transform,
+} from '@gltf-transform/core'
 import { KHRMeshQuantization } from '@gltf-transform/extensions'
 import { QUANTIZE_DEFAULTS, dedup, prune, quantize, sortPrimitiveWeights } from '@gltf-transform/functions'
 import { firstUseNumbering } from './vertex-rows.ts'
@@ -48,7 +59,8 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
         for (const prim of mesh.listPrimitives()) {
           const position = prim.getAttribute('POSITION')
           const indices = prim.getIndices()?.getArray()
-          if (position && indices && indices.length < position.getCount() / 2) compactPrimitiveRows(prim, ...firstUseNumbering(indices, position.getCount()))
+          if (position && indices && indices.length < position.getCount() / 2)
+            compactPrimitiveRows(prim, ...firstUseNumbering(indices, position.getCount()))
           quantizePrimitive(prim, toGrid, options, doc.getLogger())
           for (const target of prim.listTargets()) quantizePrimitive(target, deltaScale, options, doc.getLogger())
         }
@@ -195,8 +207,10 @@ type IntArrayConstructor = Int8ArrayConstructor | Int16ArrayConstructor | Uint8A
 
 function settings(semantic: string, options: QuantizeStaticOptions): { bits: number; ctor: IntArrayConstructor } {
   if (semantic === 'POSITION') return { bits: options.quantizePosition, ctor: options.quantizePosition <= 8 ? Int8Array : Int16Array }
-  if (semantic === 'NORMAL' || semantic === 'TANGENT') return { bits: options.quantizeNormal, ctor: options.quantizeNormal <= 8 ? Int8Array : Int16Array }
-  if (semantic.startsWith('WEIGHTS_')) return { bits: QUANTIZE_DEFAULTS.quantizeWeight, ctor: QUANTIZE_DEFAULTS.quantizeWeight <= 8 ? Uint8Array : Uint16Array }
+  if (semantic === 'NORMAL' || semantic === 'TANGENT')
+    return { bits: options.quantizeNormal, ctor: options.quantizeNormal <= 8 ? Int8Array : Int16Array }
+  if (semantic.startsWith('WEIGHTS_'))
+    return { bits: QUANTIZE_DEFAULTS.quantizeWeight, ctor: QUANTIZE_DEFAULTS.quantizeWeight <= 8 ? Uint8Array : Uint16Array }
   return { bits: options.quantizeColor, ctor: options.quantizeColor <= 8 ? Uint8Array : Uint16Array }
 }
 
@@ -205,7 +219,7 @@ function encoding(ctor: IntArrayConstructor, bits: number) {
   const signed = ctor === Int8Array || ctor === Int16Array
   const quantBits = bits - (signed ? 1 : 0)
   const storageBits = ctor.BYTES_PER_ELEMENT * 8 - (signed ? 1 : 0)
-  return { floor: signed ? -1 : 0, scale: Math.pow(2, quantBits) - 1, lo: storageBits - quantBits, hi: 2 * quantBits - storageBits }
+  return { floor: signed ? -1 : 0, scale: 2 ** quantBits - 1, lo: storageBits - quantBits, hi: 2 * quantBits - storageBits }
 }
 
 function quantizedValues(values: Float32Array, ctor: IntArrayConstructor, bits: number) {
@@ -223,7 +237,24 @@ function quantizedValues(values: Float32Array, ctor: IntArrayConstructor, bits: 
 function quantizedPositions(values: Float32Array, m: number[], ctor: IntArrayConstructor, bits: number) {
   const { floor, scale, lo, hi } = encoding(ctor, bits)
   const out = new ctor(values.length)
-  const [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15] = m as [number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number]
+  const [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15] = m as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
   const count = Math.floor(values.length / 3)
   for (let e = 0; e < count; e++) {
     const i = e * 3
@@ -232,7 +263,12 @@ function quantizedPositions(values: Float32Array, m: number[], ctor: IntArrayCon
     const z = values[i + 2]!
     const w = m3 * x + m7 * y + m11 * z + m15 || 1
     for (let k = 0; k < 3; k++) {
-      const t = k === 0 ? (m0 * x + m4 * y + m8 * z + m12) / w : k === 1 ? (m1 * x + m5 * y + m9 * z + m13) / w : (m2 * x + m6 * y + m10 * z + m14) / w
+      const t =
+        k === 0
+          ? (m0 * x + m4 * y + m8 * z + m12) / w
+          : k === 1
+            ? (m1 * x + m5 * y + m9 * z + m13) / w
+            : (m2 * x + m6 * y + m10 * z + m14) / w
       const v = Math.fround(t)
       const q = Math.round(Math.abs(Math.min(Math.max(v, floor), 1)) * scale)
       out[i + k] = ((q << lo) | (q >> hi)) * Math.sign(v)
@@ -266,7 +302,24 @@ function scaleThenMove(s: number, v: number[]): number[] {
 }
 
 function invert(a: number[]): number[] {
-  const [a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33] = a as [number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number]
+  const [a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33] = a as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
   const b00 = a00 * a11 - a01 * a10
   const b01 = a00 * a12 - a02 * a10
   const b02 = a00 * a13 - a03 * a10
@@ -310,4 +363,3 @@ function multiply(a: number[], b: number[]): number[] {
   }
   return out
 }
-

@@ -1,4 +1,4 @@
-import { Accessor, Material, Primitive, PrimitiveTarget, TextureInfo, type Document, type Property } from '@gltf-transform/core'
+import { Accessor, type Material, Primitive, PrimitiveTarget, TextureInfo, type Document, type Property } from '@gltf-transform/core'
 import { KHRTextureTransform, type Transform as UvTransform } from '@gltf-transform/extensions'
 import { shortestFloat32 } from './float32.ts'
 
@@ -113,7 +113,10 @@ export function quantizeOtherTexcoords(doc: Document, bits: number): void {
 /** Each float TEXCOORD accessor of the document once, and whether it holds morph-target offsets. */
 function floatTexcoords(doc: Document): { accessor: Accessor; semantic: string; morphed: boolean }[] {
   const found = new Map<Accessor, { accessor: Accessor; semantic: string; morphed: boolean }>()
-  const prims = doc.getRoot().listMeshes().flatMap((mesh) => mesh.listPrimitives())
+  const prims = doc
+    .getRoot()
+    .listMeshes()
+    .flatMap((mesh) => mesh.listPrimitives())
   for (const holder of prims.flatMap((prim) => [prim, ...prim.listTargets()])) {
     for (const semantic of holder.listSemantics().filter((s) => s.startsWith('TEXCOORD_'))) {
       const accessor = holder.getAttribute(semantic)!
@@ -137,7 +140,8 @@ function textureInfos(doc: Document, material: Property): TextureInfo[] {
   for (const edge of edges) {
     const child = edge.getChild()
     if (child instanceof TextureInfo && withTexture.has(edge.getName().replace(/Info$/, ''))) infos.push(child)
-    else if (child.propertyType !== 'Texture' && !(child instanceof TextureInfo) && edge.getName() === 'extensions') infos.push(...textureInfos(doc, child))
+    else if (child.propertyType !== 'Texture' && !(child instanceof TextureInfo) && edge.getName() === 'extensions')
+      infos.push(...textureInfos(doc, child))
   }
   return infos
 }

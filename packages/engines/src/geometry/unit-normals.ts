@@ -34,7 +34,9 @@ function fixNormals(doc: Document): number {
       const count = normal.getCount()
       const broken: number[] = []
       for (let i = 0; i < count; i++) {
-        const x = array[i * 3]!, y = array[i * 3 + 1]!, z = array[i * 3 + 2]!
+        const x = array[i * 3]!,
+          y = array[i * 3 + 1]!,
+          z = array[i * 3 + 2]!
         const length = Math.hypot(x, y, z)
         if (Math.abs(length - 1) <= 5e-4) continue
         changed++
@@ -57,13 +59,21 @@ function fillFromFaces(prim: Primitive, normals: Float32Array, broken: number[])
   if (position && prim.getMode() === 4) {
     const indices = prim.getIndices()?.getArray()
     const n = indices ? indices.length : position.getCount()
-    const a: number[] = [], b: number[] = [], c: number[] = []
+    const a: number[] = [],
+      b: number[] = [],
+      c: number[] = []
     for (let t = 0; t + 2 < n; t += 3) {
-      const ia = indices ? indices[t]! : t, ib = indices ? indices[t + 1]! : t + 1, ic = indices ? indices[t + 2]! : t + 2
+      const ia = indices ? indices[t]! : t,
+        ib = indices ? indices[t + 1]! : t + 1,
+        ic = indices ? indices[t + 2]! : t + 2
       if (!sums.has(ia) && !sums.has(ib) && !sums.has(ic)) continue
       position.getElement(ia, a), position.getElement(ib, b), position.getElement(ic, c)
-      const ux = b[0]! - a[0]!, uy = b[1]! - a[1]!, uz = b[2]! - a[2]!
-      const vx = c[0]! - a[0]!, vy = c[1]! - a[1]!, vz = c[2]! - a[2]!
+      const ux = b[0]! - a[0]!,
+        uy = b[1]! - a[1]!,
+        uz = b[2]! - a[2]!
+      const vx = c[0]! - a[0]!,
+        vy = c[1]! - a[1]!,
+        vz = c[2]! - a[2]!
       const face = [uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx]
       for (const i of [ia, ib, ic]) {
         const sum = sums.get(i)

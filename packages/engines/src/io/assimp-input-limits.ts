@@ -95,7 +95,9 @@ export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
           const stored = view.getUint32(p + 8, true)
           const decoded = length * ARRAY_ELEMENT_BYTES[type]!
           if (decoded > limits.maxArrayBytes) {
-            throw new ModelInputError(`FBX array of ${length} elements (${decoded} bytes) exceeds the limit of ${limits.maxArrayBytes} bytes`)
+            throw new ModelInputError(
+              `FBX array of ${length} elements (${decoded} bytes) exceeds the limit of ${limits.maxArrayBytes} bytes`,
+            )
           }
           total += decoded
           if (total > limits.maxTotalArrayBytes) {
@@ -123,7 +125,10 @@ export function checkDaeInput(bytes: Uint8Array, limits: AssimpInputLimits = ASS
   checkSize(bytes, limits, 'COLLADA')
   const text = decodeXmlText(bytes)
   // COLLADA never needs entity declarations; they are how "billion laughs" turns 1 KB into gigabytes.
-  if (/<!ENTITY/i.test(text)) throw new ModelInputError('COLLADA file declares XML entities (<!ENTITY ...>), which COLLADA does not use and which can expand a small file without bound')
+  if (/<!ENTITY/i.test(text))
+    throw new ModelInputError(
+      'COLLADA file declares XML entities (<!ENTITY ...>), which COLLADA does not use and which can expand a small file without bound',
+    )
   checkXmlElements(text, limits.maxXmlElements ?? MAX_XML_ELEMENTS)
   checkDaeArrays(text)
   checkDeclaredCounts(text, /\bcount\s*=\s*["'](\d+)["']/g, 4, limits, 'COLLADA')
@@ -143,14 +148,19 @@ function checkDaeArrays(text: string): void {
     const [, element, content] = match as unknown as [string, string, string]
     if (element === 'float_array') {
       // Some exporters write the decimal separator of their locale ("21,920870", teapots.DAE): assimp reads it.
-      if (!/^[\s0-9eE+.,-]*$/.test(content)) throw new ModelInputError(`COLLADA <float_array> holds something that is not a number: ${firstBadToken(content, /^[+-]?[0-9.,eE+-]+$/)}`)
+      if (!/^[\s0-9eE+.,-]*$/.test(content))
+        throw new ModelInputError(
+          `COLLADA <float_array> holds something that is not a number: ${firstBadToken(content, /^[+-]?[0-9.,eE+-]+$/)}`,
+        )
       for (const token of content.split(/\s+/)) {
         if (token === '') continue
         const value = Number(token.replace(',', '.'))
-        if (!(Math.abs(value) <= FLOAT32_MAX)) throw new ModelInputError(`COLLADA <float_array> holds ${JSON.stringify(token)}, not a finite 32-bit number`)
+        if (!(Math.abs(value) <= FLOAT32_MAX))
+          throw new ModelInputError(`COLLADA <float_array> holds ${JSON.stringify(token)}, not a finite 32-bit number`)
       }
     } else if (element === 'int_array') {
-      if (!/^[\s0-9-]*$/.test(content)) throw new ModelInputError(`COLLADA <int_array> holds something that is not an integer: ${firstBadToken(content, /^-?[0-9]+$/)}`)
+      if (!/^[\s0-9-]*$/.test(content))
+        throw new ModelInputError(`COLLADA <int_array> holds something that is not an integer: ${firstBadToken(content, /^-?[0-9]+$/)}`)
     } else if (!/^[\s0-9]*$/.test(content)) {
       throw new ModelInputError(`COLLADA <${element}> holds something that is not an index: ${firstBadToken(content, /^[0-9]+$/)}`)
     }
@@ -191,7 +201,9 @@ function checkDeclaredCounts(text: string, pattern: RegExp, elementBytes: number
   for (const match of text.matchAll(pattern)) {
     const count = Number(match[1])
     if (count * elementBytes > limits.maxArrayBytes) {
-      throw new ModelInputError(`${name} file declares ${count} elements (${count * elementBytes} bytes), over the limit of ${limits.maxArrayBytes} bytes`)
+      throw new ModelInputError(
+        `${name} file declares ${count} elements (${count * elementBytes} bytes), over the limit of ${limits.maxArrayBytes} bytes`,
+      )
     }
     total += count * elementBytes
     if (total > limits.maxTotalArrayBytes) {

@@ -29,7 +29,12 @@ const MAIN_FILE: Record<'fbx' | 'dae', string> = { fbx: 'model.fbx', dae: 'model
  * glTF cannot hold are converted (TGA → PNG) or dropped, and vertices are welded (assimp's export
  * unwelds them).
  */
-export async function readWithAssimp(platform: Platform, bytes: Uint8Array, format: 'fbx' | 'dae', options: AssimpReadOptions = {}): Promise<Document> {
+export async function readWithAssimp(
+  platform: Platform,
+  bytes: Uint8Array,
+  format: 'fbx' | 'dae',
+  options: AssimpReadOptions = {},
+): Promise<Document> {
   const limits = options.limits ?? ASSIMP_INPUT_LIMITS
   if (format === 'fbx') checkFbxInput(bytes, limits)
   else checkDaeInput(bytes, limits)
@@ -146,7 +151,9 @@ function attachImages(jsonDoc: JSONDocument, resources: Record<string, Uint8Arra
 function utf16ToUtf8(bytes: Uint8Array): Uint8Array {
   const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)
   if (!utf16) return bytes
-  const text = decodeXmlText(bytes).replace(/^\uFEFF/, '').replace(/^(<\?xml[^>]*encoding\s*=\s*["'])utf-16(?:le|be)?(["'])/i, '$1UTF-8$2')
+  const text = decodeXmlText(bytes)
+    .replace(/^\uFEFF/, '')
+    .replace(/^(<\?xml[^>]*encoding\s*=\s*["'])utf-16(?:le|be)?(["'])/i, '$1UTF-8$2')
   return new TextEncoder().encode(text)
 }
 

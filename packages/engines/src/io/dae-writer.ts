@@ -26,7 +26,11 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
   }
   scene.roots.forEach(nameNodes)
   const geometryIds = new Map(scene.meshes.map((mesh) => [mesh, ids(mesh.name, 'mesh')]))
-  const images = [...new Map(scene.materials.flatMap((m) => (m.baseColorTexture ? [[m.baseColorTexture.fileName, m.baseColorTexture] as const] : []))).values()]
+  const images = [
+    ...new Map(
+      scene.materials.flatMap((m) => (m.baseColorTexture ? [[m.baseColorTexture.fileName, m.baseColorTexture] as const] : [])),
+    ).values(),
+  ]
   let xml: string
   try {
     xml = [
@@ -36,13 +40,23 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
       `    <created>${new Date(0).toISOString()}</created><modified>${new Date(0).toISOString()}</modified>`,
       '    <unit name="meter" meter="1"/><up_axis>Y_UP</up_axis></asset>',
       '  <library_images>',
-      ...images.map((image, i) => `    <image id="image-${i}" name="${attr(image.fileName)}"><init_from>${text(encodeURI(image.fileName))}</init_from></image>`),
+      ...images.map(
+        (image, i) =>
+          `    <image id="image-${i}" name="${attr(image.fileName)}"><init_from>${text(encodeURI(image.fileName))}</init_from></image>`,
+      ),
       '  </library_images>',
       '  <library_effects>',
-      ...scene.materials.map((material) => effect(material, images.findIndex((image) => image === material.baseColorTexture))),
+      ...scene.materials.map((material) =>
+        effect(
+          material,
+          images.findIndex((image) => image === material.baseColorTexture),
+        ),
+      ),
       '  </library_effects>',
       '  <library_materials>',
-      ...scene.materials.map((m) => `    <material id="material-${m.index}" name="${attr(m.name)}"><instance_effect url="#effect-${m.index}"/></material>`),
+      ...scene.materials.map(
+        (m) => `    <material id="material-${m.index}" name="${attr(m.name)}"><instance_effect url="#effect-${m.index}"/></material>`,
+      ),
       '  </library_materials>',
       '  <library_geometries>',
       ...scene.meshes.map((mesh) => geometry(mesh, geometryIds.get(mesh)!)),
@@ -116,9 +130,15 @@ function geometry(mesh: ExportMesh, id: string): string {
   ].join('')
   const primitives = mesh.groups.flatMap((group) => [
     ...(group.triangles.length > 0
-      ? [`        <triangles material="material-${group.material.index}" count="${group.triangles.length / 3}">${inputs}<p>${join(group.triangles)}</p></triangles>`]
+      ? [
+          `        <triangles material="material-${group.material.index}" count="${group.triangles.length / 3}">${inputs}<p>${join(group.triangles)}</p></triangles>`,
+        ]
       : []),
-    ...(group.lines.length > 0 ? [`        <lines material="material-${group.material.index}" count="${group.lines.length / 2}">${inputs}<p>${join(group.lines)}</p></lines>`] : []),
+    ...(group.lines.length > 0
+      ? [
+          `        <lines material="material-${group.material.index}" count="${group.lines.length / 2}">${inputs}<p>${join(group.lines)}</p></lines>`,
+        ]
+      : []),
   ])
   return [
     `    <geometry id="${id}" name="${attr(mesh.name)}"><mesh>`,
@@ -136,7 +156,10 @@ function geometry(mesh: ExportMesh, id: string): string {
 
 function visualNode(node: ExportNode, indent: string, nodeIds: Map<ExportNode, string>, geometryIds: Map<ExportMesh, string>): string {
   const id = nodeIds.get(node)!
-  const lines = [`${indent}<node id="${id}" name="${attr(node.name || id)}" type="NODE">`, `${indent}  <matrix sid="transform">${join(localMatrix(node))}</matrix>`]
+  const lines = [
+    `${indent}<node id="${id}" name="${attr(node.name || id)}" type="NODE">`,
+    `${indent}  <matrix sid="transform">${join(localMatrix(node))}</matrix>`,
+  ]
   if (node.mesh && node.mesh.groups.length > 0) {
     const materials = [...new Set(node.mesh.groups.map((g) => g.material))]
     lines.push(
@@ -181,10 +204,22 @@ function localMatrix(node: ExportNode): number[] {
   const [sx, sy, sz] = node.scale
   const [tx, ty, tz] = node.translation
   return [
-    r[0]![0]! * sx, r[0]![1]! * sy, r[0]![2]! * sz, tx,
-    r[1]![0]! * sx, r[1]![1]! * sy, r[1]![2]! * sz, ty,
-    r[2]![0]! * sx, r[2]![1]! * sy, r[2]![2]! * sz, tz,
-    0, 0, 0, 1,
+    r[0]![0]! * sx,
+    r[0]![1]! * sy,
+    r[0]![2]! * sz,
+    tx,
+    r[1]![0]! * sx,
+    r[1]![1]! * sy,
+    r[1]![2]! * sz,
+    ty,
+    r[2]![0]! * sx,
+    r[2]![1]! * sy,
+    r[2]![2]! * sz,
+    tz,
+    0,
+    0,
+    0,
+    1,
   ]
 }
 

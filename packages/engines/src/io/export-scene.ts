@@ -78,7 +78,14 @@ export function collectExportScene(doc: Document, format: string, options: { lin
     let image = images.get(texture)
     if (!image) {
       const extension = MIME_EXTENSION[texture.getMimeType()] ?? 'png'
-      const stem = (texture.getName() || texture.getURI().replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') || 'texture').replace(/[^\w.-]+/g, '_')
+      const stem = (
+        texture.getName() ||
+        texture
+          .getURI()
+          .replace(/^.*[\\/]/, '')
+          .replace(/\.[^.]*$/, '') ||
+        'texture'
+      ).replace(/[^\w.-]+/g, '_')
       let fileName = `${stem}.${extension}`
       for (let n = 1; usedNames.has(fileName.toLowerCase()); n++) fileName = `${stem}_${n}.${extension}`
       usedNames.add(fileName.toLowerCase())
@@ -109,7 +116,8 @@ export function collectExportScene(doc: Document, format: string, options: { lin
     let out = meshes.get(mesh)
     if (!out) {
       out = flattenMesh(mesh, meshes.size, exportMaterial, options, counts)
-      if (mesh.listPrimitives().some((prim) => prim.listTargets().length > 0)) notes.push(`morph targets of mesh "${mesh.getName()}" dropped`)
+      if (mesh.listPrimitives().some((prim) => prim.listTargets().length > 0))
+        notes.push(`morph targets of mesh "${mesh.getName()}" dropped`)
       meshes.set(mesh, out)
     }
     return out

@@ -83,19 +83,28 @@ export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8
     fbxNode('CreationTime', [fbx.string(CREATION_TIME)]),
     fbxNode('Creator', [fbx.string('Mos')]),
     globalSettings(),
-    fbxNode('Documents', [], [
-      fbxNode('Count', [fbx.int(1)]),
-      fbxNode('Document', [fbx.long(id()), fbx.string('Scene'), fbx.string('Scene')], [
-        fbxNode('Properties70'),
-        fbxNode('RootNode', [fbx.long(0)]),
-      ]),
-    ]),
+    fbxNode(
+      'Documents',
+      [],
+      [
+        fbxNode('Count', [fbx.int(1)]),
+        fbxNode(
+          'Document',
+          [fbx.long(id()), fbx.string('Scene'), fbx.string('Scene')],
+          [fbxNode('Properties70'), fbxNode('RootNode', [fbx.long(0)])],
+        ),
+      ],
+    ),
     fbxNode('References'),
-    fbxNode('Definitions', [], [
-      fbxNode('Version', [fbx.int(100)]),
-      fbxNode('Count', [fbx.int(counts.reduce((n, [, c]) => n + c, 0))]),
-      ...counts.filter(([, c]) => c > 0).map(([type, c]) => fbxNode('ObjectType', [fbx.string(type)], [fbxNode('Count', [fbx.int(c)])])),
-    ]),
+    fbxNode(
+      'Definitions',
+      [],
+      [
+        fbxNode('Version', [fbx.int(100)]),
+        fbxNode('Count', [fbx.int(counts.reduce((n, [, c]) => n + c, 0))]),
+        ...counts.filter(([, c]) => c > 0).map(([type, c]) => fbxNode('ObjectType', [fbx.string(type)], [fbxNode('Count', [fbx.int(c)])])),
+      ],
+    ),
     fbxNode('Objects', [], objects),
     fbxNode('Connections', [], connections),
   ])
@@ -107,32 +116,57 @@ const FILE_ID = Uint8Array.of(0x28, 0xb3, 0x2a, 0xeb, 0xb6, 0x24, 0xcc, 0xc2, 0x
 const CREATION_TIME = '1970-01-01 10:00:00:000'
 
 function headerExtension(): FbxNode {
-  const stamp: [string, number][] = [['Version', 1000], ['Year', 1970], ['Month', 1], ['Day', 1], ['Hour', 10], ['Minute', 0], ['Second', 0], ['Millisecond', 0]]
-  return fbxNode('FBXHeaderExtension', [], [
-    fbxNode('FBXHeaderVersion', [fbx.int(1003)]),
-    fbxNode('FBXVersion', [fbx.int(FBX_VERSION)]),
-    fbxNode('EncryptionType', [fbx.int(0)]),
-    fbxNode('CreationTimeStamp', [], stamp.map(([name, value]) => fbxNode(name, [fbx.int(value)]))),
-    fbxNode('Creator', [fbx.string('Mos')]),
-  ])
+  const stamp: [string, number][] = [
+    ['Version', 1000],
+    ['Year', 1970],
+    ['Month', 1],
+    ['Day', 1],
+    ['Hour', 10],
+    ['Minute', 0],
+    ['Second', 0],
+    ['Millisecond', 0],
+  ]
+  return fbxNode(
+    'FBXHeaderExtension',
+    [],
+    [
+      fbxNode('FBXHeaderVersion', [fbx.int(1003)]),
+      fbxNode('FBXVersion', [fbx.int(FBX_VERSION)]),
+      fbxNode('EncryptionType', [fbx.int(0)]),
+      fbxNode(
+        'CreationTimeStamp',
+        [],
+        stamp.map(([name, value]) => fbxNode(name, [fbx.int(value)])),
+      ),
+      fbxNode('Creator', [fbx.string('Mos')]),
+    ],
+  )
 }
 
 function globalSettings(): FbxNode {
-  return fbxNode('GlobalSettings', [], [
-    fbxNode('Version', [fbx.int(1000)]),
-    fbxNode('Properties70', [], [
-      p('UpAxis', 'int', 'Integer', '', fbx.int(1)),
-      p('UpAxisSign', 'int', 'Integer', '', fbx.int(1)),
-      p('FrontAxis', 'int', 'Integer', '', fbx.int(2)),
-      p('FrontAxisSign', 'int', 'Integer', '', fbx.int(1)),
-      p('CoordAxis', 'int', 'Integer', '', fbx.int(0)),
-      p('CoordAxisSign', 'int', 'Integer', '', fbx.int(1)),
-      p('OriginalUpAxis', 'int', 'Integer', '', fbx.int(1)),
-      p('OriginalUpAxisSign', 'int', 'Integer', '', fbx.int(1)),
-      p('UnitScaleFactor', 'double', 'Number', '', fbx.double(100)),
-      p('OriginalUnitScaleFactor', 'double', 'Number', '', fbx.double(100)),
-    ]),
-  ])
+  return fbxNode(
+    'GlobalSettings',
+    [],
+    [
+      fbxNode('Version', [fbx.int(1000)]),
+      fbxNode(
+        'Properties70',
+        [],
+        [
+          p('UpAxis', 'int', 'Integer', '', fbx.int(1)),
+          p('UpAxisSign', 'int', 'Integer', '', fbx.int(1)),
+          p('FrontAxis', 'int', 'Integer', '', fbx.int(2)),
+          p('FrontAxisSign', 'int', 'Integer', '', fbx.int(1)),
+          p('CoordAxis', 'int', 'Integer', '', fbx.int(0)),
+          p('CoordAxisSign', 'int', 'Integer', '', fbx.int(1)),
+          p('OriginalUpAxis', 'int', 'Integer', '', fbx.int(1)),
+          p('OriginalUpAxisSign', 'int', 'Integer', '', fbx.int(1)),
+          p('UnitScaleFactor', 'double', 'Number', '', fbx.double(100)),
+          p('OriginalUnitScaleFactor', 'double', 'Number', '', fbx.double(100)),
+        ],
+      ),
+    ],
+  )
 }
 
 /** One Properties70 entry: name, type, label, flags, values. */
@@ -147,18 +181,26 @@ function objectName(name: string, kind: string): FbxProperty {
 
 function modelNode(modelId: bigint, node: ExportNode, hasMesh: boolean): FbxNode {
   const [rx, ry, rz] = quaternionToEulerXyz(node.rotation)
-  return fbxNode('Model', [fbx.long(modelId), objectName(node.name, 'Model'), fbx.string(hasMesh ? 'Mesh' : 'Null')], [
-    fbxNode('Version', [fbx.int(232)]),
-    fbxNode('Properties70', [], [
-      p('RotationOrder', 'enum', '', '', fbx.int(0)),
-      p('InheritType', 'enum', '', '', fbx.int(1)),
-      p('Lcl Translation', 'Lcl Translation', '', 'A', ...node.translation.map(fbx.double)),
-      p('Lcl Rotation', 'Lcl Rotation', '', 'A', fbx.double(rx), fbx.double(ry), fbx.double(rz)),
-      p('Lcl Scaling', 'Lcl Scaling', '', 'A', ...node.scale.map(fbx.double)),
-    ]),
-    fbxNode('Shading', [fbx.bool(true)]),
-    fbxNode('Culling', [fbx.string('CullingOff')]),
-  ])
+  return fbxNode(
+    'Model',
+    [fbx.long(modelId), objectName(node.name, 'Model'), fbx.string(hasMesh ? 'Mesh' : 'Null')],
+    [
+      fbxNode('Version', [fbx.int(232)]),
+      fbxNode(
+        'Properties70',
+        [],
+        [
+          p('RotationOrder', 'enum', '', '', fbx.int(0)),
+          p('InheritType', 'enum', '', '', fbx.int(1)),
+          p('Lcl Translation', 'Lcl Translation', '', 'A', ...node.translation.map(fbx.double)),
+          p('Lcl Rotation', 'Lcl Rotation', '', 'A', fbx.double(rx), fbx.double(ry), fbx.double(rz)),
+          p('Lcl Scaling', 'Lcl Scaling', '', 'A', ...node.scale.map(fbx.double)),
+        ],
+      ),
+      fbxNode('Shading', [fbx.bool(true)]),
+      fbxNode('Culling', [fbx.string('CullingOff')]),
+    ],
+  )
 }
 
 function geometryNode(geometryId: bigint, mesh: ExportMesh): FbxNode {
@@ -198,59 +240,79 @@ function geometryNode(geometryId: bigint, mesh: ExportMesh): FbxNode {
     fbxNode('ReferenceInformationType', [fbx.string('IndexToDirect')]),
     fbxNode('Materials', [fbx.ints(materials.length === 1 ? [0] : polygonMaterials)]),
   ])
-  return fbxNode('Geometry', [fbx.long(geometryId), objectName(mesh.name, 'Geometry'), fbx.string('Mesh')], [
-    fbxNode('GeometryVersion', [fbx.int(124)]),
-    fbxNode('Vertices', [fbx.doubles(mesh.positions)]),
-    fbxNode('PolygonVertexIndex', [{ type: 'i', value: polygonVertexIndex }]),
-    ...elements,
-    fbxNode('Layer', [fbx.int(0)], [fbxNode('Version', [fbx.int(100)]), ...layers]),
-  ])
+  return fbxNode(
+    'Geometry',
+    [fbx.long(geometryId), objectName(mesh.name, 'Geometry'), fbx.string('Mesh')],
+    [
+      fbxNode('GeometryVersion', [fbx.int(124)]),
+      fbxNode('Vertices', [fbx.doubles(mesh.positions)]),
+      fbxNode('PolygonVertexIndex', [{ type: 'i', value: polygonVertexIndex }]),
+      ...elements,
+      fbxNode('Layer', [fbx.int(0)], [fbxNode('Version', [fbx.int(100)]), ...layers]),
+    ],
+  )
 }
 
 function materialNode(materialId: bigint, material: ExportMaterial): FbxNode {
   const [r, g, b, a] = material.baseColor
   const color = (name: string, values: number[]) => p(name, 'Color', '', 'A', ...values.map(fbx.double))
-  return fbxNode('Material', [fbx.long(materialId), objectName(material.name, 'Material'), fbx.string('')], [
-    fbxNode('Version', [fbx.int(102)]),
-    fbxNode('ShadingModel', [fbx.string('phong')]),
-    fbxNode('MultiLayer', [fbx.int(0)]),
-    fbxNode('Properties70', [], [
-      color('DiffuseColor', [r, g, b]),
-      p('DiffuseFactor', 'Number', '', 'A', fbx.double(1)),
-      color('TransparentColor', [1, 1, 1]),
-      p('TransparencyFactor', 'Number', '', 'A', fbx.double(1 - a)),
-      p('Opacity', 'double', 'Number', '', fbx.double(a)),
-      color('SpecularColor', [0.2, 0.2, 0.2]),
-      p('Shininess', 'double', 'Number', '', fbx.double(20)),
-    ]),
-  ])
+  return fbxNode(
+    'Material',
+    [fbx.long(materialId), objectName(material.name, 'Material'), fbx.string('')],
+    [
+      fbxNode('Version', [fbx.int(102)]),
+      fbxNode('ShadingModel', [fbx.string('phong')]),
+      fbxNode('MultiLayer', [fbx.int(0)]),
+      fbxNode(
+        'Properties70',
+        [],
+        [
+          color('DiffuseColor', [r, g, b]),
+          p('DiffuseFactor', 'Number', '', 'A', fbx.double(1)),
+          color('TransparentColor', [1, 1, 1]),
+          p('TransparencyFactor', 'Number', '', 'A', fbx.double(1 - a)),
+          p('Opacity', 'double', 'Number', '', fbx.double(a)),
+          color('SpecularColor', [0.2, 0.2, 0.2]),
+          p('Shininess', 'double', 'Number', '', fbx.double(20)),
+        ],
+      ),
+    ],
+  )
 }
 
 function textureNode(textureId: bigint, fileName: string): FbxNode {
-  return fbxNode('Texture', [fbx.long(textureId), objectName(fileName, 'Texture'), fbx.string('')], [
-    fbxNode('Type', [fbx.string('TextureVideoClip')]),
-    fbxNode('Version', [fbx.int(202)]),
-    fbxNode('TextureName', [objectName(fileName, 'Texture')]),
-    fbxNode('Properties70', [], [p('UseMaterial', 'bool', '', '', fbx.int(1))]),
-    fbxNode('Media', [objectName(fileName, 'Video')]),
-    fbxNode('FileName', [fbx.string(fileName)]),
-    fbxNode('RelativeFilename', [fbx.string(fileName)]),
-    fbxNode('ModelUVTranslation', [fbx.double(0), fbx.double(0)]),
-    fbxNode('ModelUVScaling', [fbx.double(1), fbx.double(1)]),
-    fbxNode('Texture_Alpha_Source', [fbx.string('None')]),
-    fbxNode('Cropping', [fbx.int(0), fbx.int(0), fbx.int(0), fbx.int(0)]),
-  ])
+  return fbxNode(
+    'Texture',
+    [fbx.long(textureId), objectName(fileName, 'Texture'), fbx.string('')],
+    [
+      fbxNode('Type', [fbx.string('TextureVideoClip')]),
+      fbxNode('Version', [fbx.int(202)]),
+      fbxNode('TextureName', [objectName(fileName, 'Texture')]),
+      fbxNode('Properties70', [], [p('UseMaterial', 'bool', '', '', fbx.int(1))]),
+      fbxNode('Media', [objectName(fileName, 'Video')]),
+      fbxNode('FileName', [fbx.string(fileName)]),
+      fbxNode('RelativeFilename', [fbx.string(fileName)]),
+      fbxNode('ModelUVTranslation', [fbx.double(0), fbx.double(0)]),
+      fbxNode('ModelUVScaling', [fbx.double(1), fbx.double(1)]),
+      fbxNode('Texture_Alpha_Source', [fbx.string('None')]),
+      fbxNode('Cropping', [fbx.int(0), fbx.int(0), fbx.int(0), fbx.int(0)]),
+    ],
+  )
 }
 
 function videoNode(videoId: bigint, fileName: string, bytes: Uint8Array): FbxNode {
-  return fbxNode('Video', [fbx.long(videoId), objectName(fileName, 'Video'), fbx.string('Clip')], [
-    fbxNode('Type', [fbx.string('Clip')]),
-    fbxNode('Properties70', [], [p('Path', 'KString', 'XRefUrl', '', fbx.string(fileName))]),
-    fbxNode('UseMipMap', [fbx.int(0)]),
-    fbxNode('Filename', [fbx.string(fileName)]),
-    fbxNode('RelativeFilename', [fbx.string(fileName)]),
-    fbxNode('Content', [fbx.raw(bytes)]),
-  ])
+  return fbxNode(
+    'Video',
+    [fbx.long(videoId), objectName(fileName, 'Video'), fbx.string('Clip')],
+    [
+      fbxNode('Type', [fbx.string('Clip')]),
+      fbxNode('Properties70', [], [p('Path', 'KString', 'XRefUrl', '', fbx.string(fileName))]),
+      fbxNode('UseMipMap', [fbx.int(0)]),
+      fbxNode('Filename', [fbx.string(fileName)]),
+      fbxNode('RelativeFilename', [fbx.string(fileName)]),
+      fbxNode('Content', [fbx.raw(bytes)]),
+    ],
+  )
 }
 
 function uniqueMaterials(mesh: ExportMesh): ExportMaterial[] {

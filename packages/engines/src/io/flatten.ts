@@ -28,7 +28,11 @@ export function flattenDocument(doc: Document): FlatPrimitive[] {
     if (mesh) {
       const world = node.getWorldMatrix() as number[]
       mesh.listPrimitives().forEach((prim, i) => {
-        const flat = flattenPrimitive(prim, world, `${node.getName() || mesh.getName() || 'mesh'}${mesh.listPrimitives().length > 1 ? `_${i}` : ''}`)
+        const flat = flattenPrimitive(
+          prim,
+          world,
+          `${node.getName() || mesh.getName() || 'mesh'}${mesh.listPrimitives().length > 1 ? `_${i}` : ''}`,
+        )
         if (flat) out.push(flat)
       })
     }
@@ -59,7 +63,9 @@ function flattenPrimitive(prim: Primitive, m: number[], name: string): FlatPrimi
   const src = readFloats(position)
   const positions = new Float32Array(count * 3)
   for (let i = 0; i < count; i++) {
-    const x = src[i * 3]!, y = src[i * 3 + 1]!, z = src[i * 3 + 2]!
+    const x = src[i * 3]!,
+      y = src[i * 3 + 1]!,
+      z = src[i * 3 + 2]!
     positions[i * 3] = m[0]! * x + m[4]! * y + m[8]! * z + m[12]!
     positions[i * 3 + 1] = m[1]! * x + m[5]! * y + m[9]! * z + m[13]!
     positions[i * 3 + 2] = m[2]! * x + m[6]! * y + m[10]! * z + m[14]!
@@ -71,7 +77,9 @@ function flattenPrimitive(prim: Primitive, m: number[], name: string): FlatPrimi
     const nm = normalMatrix(m)
     normals = new Float32Array(count * 3)
     for (let i = 0; i < count; i++) {
-      const x = n[i * 3]!, y = n[i * 3 + 1]!, z = n[i * 3 + 2]!
+      const x = n[i * 3]!,
+        y = n[i * 3 + 1]!,
+        z = n[i * 3 + 2]!
       const a = nm[0]! * x + nm[3]! * y + nm[6]! * z
       const b = nm[1]! * x + nm[4]! * y + nm[7]! * z
       const c = nm[2]! * x + nm[5]! * y + nm[8]! * z
@@ -162,8 +170,28 @@ function flattenPrimitive(prim: Primitive, m: number[], name: string): FlatPrimi
     }
   }
   // Out-of-range indices would make writers emit references to vertices that do not exist.
-  for (let i = 0; i < indices.length; i++) if (indices[i]! >= count) return { name, mode, positions, indices: filterInRange(indices, mode, count), material: prim.getMaterial(), ...(normals ? { normals } : {}), ...(uvs ? { uvs } : {}), ...(colors ? { colors } : {}) }
-  return { name, mode, positions, indices, material: prim.getMaterial(), ...(normals ? { normals } : {}), ...(uvs ? { uvs } : {}), ...(colors ? { colors } : {}) }
+  for (let i = 0; i < indices.length; i++)
+    if (indices[i]! >= count)
+      return {
+        name,
+        mode,
+        positions,
+        indices: filterInRange(indices, mode, count),
+        material: prim.getMaterial(),
+        ...(normals ? { normals } : {}),
+        ...(uvs ? { uvs } : {}),
+        ...(colors ? { colors } : {}),
+      }
+  return {
+    name,
+    mode,
+    positions,
+    indices,
+    material: prim.getMaterial(),
+    ...(normals ? { normals } : {}),
+    ...(uvs ? { uvs } : {}),
+    ...(colors ? { colors } : {}),
+  }
 }
 
 function filterInRange(indices: Uint32Array, mode: 0 | 1 | 4, count: number): Uint32Array {
@@ -178,24 +206,34 @@ function filterInRange(indices: Uint32Array, mode: 0 | 1 | 4, count: number): Ui
 }
 
 function determinant3(m: number[]): number {
-  return (
-    m[0]! * (m[5]! * m[10]! - m[6]! * m[9]!) - m[4]! * (m[1]! * m[10]! - m[2]! * m[9]!) + m[8]! * (m[1]! * m[6]! - m[2]! * m[5]!)
-  )
+  return m[0]! * (m[5]! * m[10]! - m[6]! * m[9]!) - m[4]! * (m[1]! * m[10]! - m[2]! * m[9]!) + m[8]! * (m[1]! * m[6]! - m[2]! * m[5]!)
 }
 
 /** Inverse transpose of the upper 3×3 (column-major), for transforming normals. */
 function normalMatrix(m: number[]): number[] {
-  const a00 = m[0]!, a01 = m[1]!, a02 = m[2]!
-  const a10 = m[4]!, a11 = m[5]!, a12 = m[6]!
-  const a20 = m[8]!, a21 = m[9]!, a22 = m[10]!
+  const a00 = m[0]!,
+    a01 = m[1]!,
+    a02 = m[2]!
+  const a10 = m[4]!,
+    a11 = m[5]!,
+    a12 = m[6]!
+  const a20 = m[8]!,
+    a21 = m[9]!,
+    a22 = m[10]!
   const b01 = a22 * a11 - a12 * a21
   const b11 = -a22 * a10 + a12 * a20
   const b21 = a21 * a10 - a11 * a20
   const det = a00 * b01 + a01 * b11 + a02 * b21 || 1
   const inv = [
-    b01 / det, (-a22 * a01 + a02 * a21) / det, (a12 * a01 - a02 * a11) / det,
-    b11 / det, (a22 * a00 - a02 * a20) / det, (-a12 * a00 + a02 * a10) / det,
-    b21 / det, (-a21 * a00 + a01 * a20) / det, (a11 * a00 - a01 * a10) / det,
+    b01 / det,
+    (-a22 * a01 + a02 * a21) / det,
+    (a12 * a01 - a02 * a11) / det,
+    b11 / det,
+    (a22 * a00 - a02 * a20) / det,
+    (-a12 * a00 + a02 * a10) / det,
+    b21 / det,
+    (-a21 * a00 + a01 * a20) / det,
+    (a11 * a00 - a01 * a10) / det,
   ]
   // transpose
   return [inv[0]!, inv[3]!, inv[6]!, inv[1]!, inv[4]!, inv[7]!, inv[2]!, inv[5]!, inv[8]!]

@@ -54,7 +54,9 @@ function meshoptBytes(json: LimitsJson): number {
       const decoded = (typeof ext.count === 'number' ? ext.count : 0) * (typeof ext.byteStride === 'number' ? ext.byteStride : 0)
       const compressed = typeof ext.byteLength === 'number' ? ext.byteLength : 0
       if (!(decoded <= MESHOPT_MAX_RATIO * compressed + 65_536)) {
-        throw new ModelInputError(`invalid glTF: bufferView ${i} declares ${decoded} bytes of ${name} data in ${compressed} compressed bytes, more than the codec can hold`)
+        throw new ModelInputError(
+          `invalid glTF: bufferView ${i} declares ${decoded} bytes of ${name} data in ${compressed} compressed bytes, more than the codec can hold`,
+        )
       }
       total += decoded
     }
@@ -87,7 +89,9 @@ export function checkGltfAllocation(json: LimitsJson, options: ReadOptions = {})
     if (typeof sparse !== 'object' || sparse === null) continue
     const entries = typeof sparse.count === 'number' ? sparse.count : 0
     if (!(entries >= 0 && entries <= count)) {
-      throw new ModelInputError(`invalid glTF: accessor ${i} declares ${String(sparse.count)} sparse entries, more than its ${count} elements`)
+      throw new ModelInputError(
+        `invalid glTF: accessor ${i} declares ${String(sparse.count)} sparse entries, more than its ${count} elements`,
+      )
     }
     const indexSize = COMPONENT_SIZES[sparse.indices?.componentType as number] ?? 4
     checkSparsePart(views, sparse.indices, entries * indexSize, `accessor ${i}'s sparse indices`)
@@ -105,7 +109,8 @@ function checkSparsePart(views: unknown[], part: SparsePartJson | undefined, byt
   const length = typeof view === 'object' && view !== null && typeof view.byteLength === 'number' ? view.byteLength : undefined
   if (length === undefined) throw new ModelInputError(`invalid glTF: ${what} point at bufferView ${part.bufferView}, which does not exist`)
   const end = (typeof part.byteOffset === 'number' ? part.byteOffset : 0) + bytes
-  if (!(end <= length)) throw new ModelInputError(`invalid glTF: ${what} need ${end} bytes, past the ${length} bytes of bufferView ${part.bufferView}`)
+  if (!(end <= length))
+    throw new ModelInputError(`invalid glTF: ${what} need ${end} bytes, past the ${length} bytes of bufferView ${part.bufferView}`)
 }
 
 /**

@@ -64,7 +64,9 @@ export function assertGltfRanges(json: RangeJson, resources: Record<string, Uint
     const element = (COMPONENT_BYTES[accessor.componentType] ?? 0) * (TYPE_COMPONENTS[accessor.type] ?? 0)
     const end = (accessor.byteOffset ?? 0) + (view.byteStride ?? element) * (accessor.count - 1) + element
     if (!(end <= view.byteLength)) {
-      throw new ModelInputError(`invalid glTF: accessor ${i} ends at byte ${end}, past the ${view.byteLength} bytes of bufferView ${accessor.bufferView}`)
+      throw new ModelInputError(
+        `invalid glTF: accessor ${i} ends at byte ${end}, past the ${view.byteLength} bytes of bufferView ${accessor.bufferView}`,
+      )
     }
   })
 }

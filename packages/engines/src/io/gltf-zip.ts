@@ -27,7 +27,9 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
   if (!model) throw new ModelInputError(`zip holds no model file (looked for ${MODEL_EXTENSIONS.map((e) => `.${e}`).join(', ')})`)
   const rivals = models.filter((path) => extensionOf(path) === extensionOf(model) && depth(path) === depth(model))
   if (rivals.length > 1) {
-    throw new ModelInputError(`zip holds ${rivals.length} .${extensionOf(model)} models (${rivals.slice(0, 3).join(', ')}${rivals.length > 3 ? ', ...' : ''}): upload one model per zip`)
+    throw new ModelInputError(
+      `zip holds ${rivals.length} .${extensionOf(model)} models (${rivals.slice(0, 3).join(', ')}${rivals.length > 3 ? ', ...' : ''}): upload one model per zip`,
+    )
   }
   const resolve = resolver(files, model)
   const format = extensionOf(model)
@@ -60,9 +62,7 @@ function resolver(files: Map<string, Uint8Array>, model: string) {
     const name = safeDecode(reference.replace(/\\/g, '/').replace(/^(\.\/)+/, ''))
     const joined = normalize(folder + name)
     return (
-      files.get(joined) ??
-      byLowerPath.get(joined.toLowerCase()) ??
-      byLowerName.get(name.slice(name.lastIndexOf('/') + 1).toLowerCase())
+      files.get(joined) ?? byLowerPath.get(joined.toLowerCase()) ?? byLowerName.get(name.slice(name.lastIndexOf('/') + 1).toLowerCase())
     )
   }
 }

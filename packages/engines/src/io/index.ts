@@ -57,7 +57,8 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
     write: async (_platform, doc) => ({ ...writePly(doc), extension: 'ply' }),
   },
   zip: {
-    read: (platform, bytes, options = {}) => readZip(platform.io, bytes, options, (format, inner) => readModel(platform, inner, format, options)),
+    read: (platform, bytes, options = {}) =>
+      readZip(platform.io, bytes, options, (format, inner) => readModel(platform, inner, format, options)),
   },
   fbx: {
     read: (platform, bytes) => readFbx(platform, bytes),

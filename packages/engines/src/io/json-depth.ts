@@ -22,7 +22,8 @@ export function assertJsonDepth(text: string, what: string, maxDepth = MAX_JSON_
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
-      if (c === 0x5c) i++ // backslash: the next character is escaped, whatever it is
+      if (c === 0x5c)
+        i++ // backslash: the next character is escaped, whatever it is
       else if (c === 0x22) inString = false
     } else if (c === 0x22) {
       inString = true

@@ -59,7 +59,10 @@ export function buildDocument(doc: Document, meshes: MeshData[]): Document {
 export class GrowableArray<T extends Float32Array | Uint32Array> {
   length = 0
   private data: T
-  constructor(private readonly Ctor: new (n: number) => T, capacity = 1024) {
+  constructor(
+    private readonly Ctor: new (n: number) => T,
+    capacity = 1024,
+  ) {
     this.data = new Ctor(capacity)
   }
   push(value: number): void {

@@ -2,7 +2,6 @@ import type { Document, Material } from '@gltf-transform/core'
 import type { ResolveFile } from './obj.ts'
 import { finiteOrZero, imageMimeType } from './text.ts'
 
-
 const MAP_OPTION_ARGS: Record<string, number> = { '-o': 3, '-s': 3, '-t': 3, '-mm': 2 }
 
 /** The file name of a `map_*` statement, after its options (-s 1 1 1, -bm 0.5, ...). */
@@ -26,7 +25,14 @@ export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: 
     if (textures.has(file)) return textures.get(file) ?? undefined
     const bytes = resolve(file)
     const mimeType = bytes && imageMimeType(bytes)
-    const made = bytes && mimeType ? doc.createTexture(file).setImage(bytes).setMimeType(mimeType).setURI(file.replace(/^.*[\\/]/, '')) : null
+    const made =
+      bytes && mimeType
+        ? doc
+            .createTexture(file)
+            .setImage(bytes)
+            .setMimeType(mimeType)
+            .setURI(file.replace(/^.*[\\/]/, ''))
+        : null
     textures.set(file, made)
     return made ?? undefined
   }
@@ -78,4 +84,3 @@ export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: 
     }
   }
 }
-

@@ -200,7 +200,9 @@ class ObjParser {
     if (rest === '') throw new ModelInputError(`invalid OBJ: line ${lineNo} is a face without vertices`)
     const count = this.readCorners(rest, lineNo)
     if (count > MAX_FACE_CORNERS) {
-      throw new ModelInputError(`invalid OBJ: line ${lineNo} is a face of ${count} corners, more than the ${MAX_FACE_CORNERS} a face may have`)
+      throw new ModelInputError(
+        `invalid OBJ: line ${lineNo} is a face of ${count} corners, more than the ${MAX_FACE_CORNERS} a face may have`,
+      )
     }
     if (count < 3) return
     const { corners, data } = this
@@ -330,7 +332,9 @@ export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } 
     out.write(`o ${p.name.replace(/\s+/g, '_') || 'mesh'}\n`)
     const count = p.positions.length / 3
     for (let v = 0; v < count; v++) {
-      const x = p.positions[v * 3]!, y = p.positions[v * 3 + 1]!, z = p.positions[v * 3 + 2]!
+      const x = p.positions[v * 3]!,
+        y = p.positions[v * 3 + 1]!,
+        z = p.positions[v * 3 + 2]!
       if (p.colors) out.write(`v ${f(x)} ${f(y)} ${f(z)} ${f(p.colors[v * 4]!)} ${f(p.colors[v * 4 + 1]!)} ${f(p.colors[v * 4 + 2]!)}\n`)
       else out.write(`v ${f(x)} ${f(y)} ${f(z)}\n`)
     }
@@ -348,13 +352,15 @@ export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } 
     // Each vertex's corner text is built once, not once per triangle using it.
     const corners: string[] = p.mode === 4 ? Array.from({ length: count }, (_, i) => cornerText(i)) : []
     const idx = p.indices
-    if (p.mode === 4) for (let t = 0; t < idx.length; t += 3) out.write(`f ${corners[idx[t]!]} ${corners[idx[t + 1]!]} ${corners[idx[t + 2]!]}\n`)
+    if (p.mode === 4)
+      for (let t = 0; t < idx.length; t += 3) out.write(`f ${corners[idx[t]!]} ${corners[idx[t + 1]!]} ${corners[idx[t + 2]!]}\n`)
     else if (p.mode === 1) for (let t = 0; t < idx.length; t += 2) out.write(`l ${idx[t]! + base} ${idx[t + 1]! + base}\n`)
     else for (let t = 0; t < idx.length; t++) out.write(`p ${idx[t]! + base}\n`)
     base += count
     if (uvs) baseUv += count
     if (normals) baseNormal += count
   }
-  const notes = materials > 0 ? [`OBJ output carries no .mtl: ${materials} material(s) dropped (geometry, UVs and vertex colours kept)`] : []
+  const notes =
+    materials > 0 ? [`OBJ output carries no .mtl: ${materials} material(s) dropped (geometry, UVs and vertex colours kept)`] : []
   return { bytes: out.bytes(), notes }
 }

@@ -6,8 +6,22 @@ import { buildDocument, GrowableArray, type PrimitiveData } from './mesh-builder
 import { triangulatePolygon } from './triangulate.ts'
 
 const TYPE_SIZES: Record<string, number> = {
-  char: 1, int8: 1, uchar: 1, uint8: 1, short: 2, int16: 2, ushort: 2, uint16: 2,
-  int: 4, int32: 4, uint: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8,
+  char: 1,
+  int8: 1,
+  uchar: 1,
+  uint8: 1,
+  short: 2,
+  int16: 2,
+  ushort: 2,
+  uint16: 2,
+  int: 4,
+  int32: 4,
+  uint: 4,
+  uint32: 4,
+  float: 4,
+  float32: 4,
+  double: 8,
+  float64: 8,
 }
 
 interface PlyProperty {
@@ -39,7 +53,10 @@ function parseHeader(bytes: Uint8Array): PlyHeader {
   const bodyStart = match.index + match[0].length
   let format: PlyHeader['format'] | undefined
   const elements: PlyElement[] = []
-  for (const raw of probe.slice(0, match.index).split(/\r?\n|\r/).slice(1)) {
+  for (const raw of probe
+    .slice(0, match.index)
+    .split(/\r?\n|\r/)
+    .slice(1)) {
     const tokens = raw.trim().split(/\s+/)
     switch (tokens[0]) {
       case 'format':
@@ -58,7 +75,8 @@ function parseHeader(bytes: Uint8Array): PlyHeader {
         const element = elements.at(-1)
         if (!element) throw new ModelInputError('invalid PLY: property before any element')
         if (tokens[1] === 'list') {
-          if (!(tokens[2]! in TYPE_SIZES) || !(tokens[3]! in TYPE_SIZES)) throw new ModelInputError(`invalid PLY: unknown list types in "${raw.trim()}"`)
+          if (!(tokens[2]! in TYPE_SIZES) || !(tokens[3]! in TYPE_SIZES))
+            throw new ModelInputError(`invalid PLY: unknown list types in "${raw.trim()}"`)
           element.properties.push({ name: tokens[4] ?? '', type: tokens[3]!, countType: tokens[2]! })
         } else {
           if (!(tokens[1]! in TYPE_SIZES)) throw new ModelInputError(`invalid PLY: unknown property type "${tokens[1]}"`)
@@ -94,14 +112,36 @@ function binaryReader(bytes: Uint8Array, start: number, little: boolean): ValueR
       need(size)
       let value: number
       switch (type) {
-        case 'char': case 'int8': value = view.getInt8(at); break
-        case 'uchar': case 'uint8': value = view.getUint8(at); break
-        case 'short': case 'int16': value = view.getInt16(at, little); break
-        case 'ushort': case 'uint16': value = view.getUint16(at, little); break
-        case 'int': case 'int32': value = view.getInt32(at, little); break
-        case 'uint': case 'uint32': value = view.getUint32(at, little); break
-        case 'float': case 'float32': value = view.getFloat32(at, little); break
-        default: value = view.getFloat64(at, little)
+        case 'char':
+        case 'int8':
+          value = view.getInt8(at)
+          break
+        case 'uchar':
+        case 'uint8':
+          value = view.getUint8(at)
+          break
+        case 'short':
+        case 'int16':
+          value = view.getInt16(at, little)
+          break
+        case 'ushort':
+        case 'uint16':
+          value = view.getUint16(at, little)
+          break
+        case 'int':
+        case 'int32':
+          value = view.getInt32(at, little)
+          break
+        case 'uint':
+        case 'uint32':
+          value = view.getUint32(at, little)
+          break
+        case 'float':
+        case 'float32':
+          value = view.getFloat32(at, little)
+          break
+        default:
+          value = view.getFloat64(at, little)
       }
       at += size
       return value
@@ -118,7 +158,8 @@ function asciiReader(bytes: Uint8Array, start: number): ValueReader {
       const match = token.exec(text)
       if (!match) throw new ModelInputError('truncated PLY: body ends before the declared elements')
       const value = Number(match[0])
-      if (Number.isNaN(value) && match[0].toLowerCase() !== 'nan') throw new ModelInputError(`invalid PLY: "${match[0].slice(0, 40)}" is not a number`)
+      if (Number.isNaN(value) && match[0].toLowerCase() !== 'nan')
+        throw new ModelInputError(`invalid PLY: "${match[0].slice(0, 40)}" is not a number`)
       return value
     },
   }
@@ -131,7 +172,8 @@ function asciiReader(bytes: Uint8Array, start: number): ValueReader {
 function readList(reader: ValueReader, prop: PlyProperty & { countType: string }, element: string): number[] {
   const n = reader.read(prop.countType)
   if (!(n >= 0) || !Number.isInteger(n)) throw new ModelInputError(`invalid PLY: list length ${n}`)
-  if (n > reader.room(prop.type)) throw new ModelInputError(`truncated PLY: a ${element} list declares ${n} values, more than the rest of the file holds`)
+  if (n > reader.room(prop.type))
+    throw new ModelInputError(`truncated PLY: a ${element} list declares ${n} values, more than the rest of the file holds`)
   const values: number[] = new Array(n)
   for (let k = 0; k < n; k++) values[k] = reader.read(prop.type)
   return values
@@ -147,8 +189,16 @@ function readScalar(reader: ValueReader, prop: PlyProperty, element: string): nu
 }
 
 const TRIANGLE = [0, 1, 2]
-const COLOR_NAMES = [['red', 'r', 'diffuse_red'], ['green', 'g', 'diffuse_green'], ['blue', 'b', 'diffuse_blue'], ['alpha', 'a', 'diffuse_alpha']]
-const UV_NAMES = [['s', 'u', 'texture_u', 'texture_s'], ['t', 'v', 'texture_v', 'texture_t']]
+const COLOR_NAMES = [
+  ['red', 'r', 'diffuse_red'],
+  ['green', 'g', 'diffuse_green'],
+  ['blue', 'b', 'diffuse_blue'],
+  ['alpha', 'a', 'diffuse_alpha'],
+]
+const UV_NAMES = [
+  ['s', 'u', 'texture_u', 'texture_s'],
+  ['t', 'v', 'texture_v', 'texture_t'],
+]
 
 function colorScale(type: string): number {
   if (type === 'uchar' || type === 'uint8' || type === 'char' || type === 'int8') return 1 / 255
@@ -166,7 +216,10 @@ function colorScale(type: string): number {
 export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document {
   const header = parseHeader(bytes)
   checkDeclaredCounts(header, bytes.byteLength - header.bodyStart, options)
-  const reader = header.format === 'ascii' ? asciiReader(bytes, header.bodyStart) : binaryReader(bytes, header.bodyStart, header.format === 'binary_little_endian')
+  const reader =
+    header.format === 'ascii'
+      ? asciiReader(bytes, header.bodyStart)
+      : binaryReader(bytes, header.bodyStart, header.format === 'binary_little_endian')
   const geometry: PlyGeometry = {
     colorSize: 3,
     vertexCount: 0,
@@ -207,10 +260,7 @@ function checkDeclaredCounts(header: PlyHeader, body: number, options: ReadOptio
   let minimum = 0
   let estimate = 0
   for (const element of header.elements) {
-    const perElement = element.properties.reduce(
-      (sum, p) => sum + (header.format === 'ascii' ? 2 : TYPE_SIZES[p.countType ?? p.type]!),
-      0,
-    )
+    const perElement = element.properties.reduce((sum, p) => sum + (header.format === 'ascii' ? 2 : TYPE_SIZES[p.countType ?? p.type]!), 0)
     minimum += element.count * perElement
     estimate += element.count * (element.name === 'vertex' ? 12 * 4 : 8 * 4)
   }
@@ -224,7 +274,8 @@ function checkDeclaredCounts(header: PlyHeader, body: number, options: ReadOptio
 
 /** A face's vertex index, checked against the vertices read. */
 function checkIndex(geometry: PlyGeometry, i: number): number {
-  if (!(i >= 0 && i < geometry.vertexCount && Number.isInteger(i))) throw new ModelInputError(`invalid PLY: a face references vertex ${i}, file has ${geometry.vertexCount}`)
+  if (!(i >= 0 && i < geometry.vertexCount && Number.isInteger(i)))
+    throw new ModelInputError(`invalid PLY: a face references vertex ${i}, file has ${geometry.vertexCount}`)
   return i
 }
 
@@ -233,7 +284,11 @@ function readVertices(reader: ValueReader, element: PlyElement, geometry: PlyGeo
   geometry.vertexCount = element.count
   const slot = (names: string[]) => props.findIndex((p) => !p.countType && names.includes(p.name))
   const xyz = ['x', 'y', 'z'].map((n) => slot([n]))
-  const nxyz = [['nx', 'normal_x'], ['ny', 'normal_y'], ['nz', 'normal_z']].map(slot)
+  const nxyz = [
+    ['nx', 'normal_x'],
+    ['ny', 'normal_y'],
+    ['nz', 'normal_z'],
+  ].map(slot)
   const rgba = COLOR_NAMES.map(slot)
   const st = UV_NAMES.map(slot)
   if (xyz.some((i) => i < 0)) throw new ModelInputError('invalid PLY: vertex element without x, y, z')
@@ -252,10 +307,11 @@ function readVertices(reader: ValueReader, element: PlyElement, geometry: PlyGeo
   xyz.forEach((p, k) => (target[p] = k))
   if (normals) nxyz.forEach((p, k) => (target[p] = 3 + k))
   if (uvs) st.forEach((p, k) => (target[p] = 6 + k))
-  if (colors) rgba.slice(0, colorSize).forEach((p, k) => {
-    target[p] = 8 + k
-    scale[p] = colorScale(props[p]!.type)
-  })
+  if (colors)
+    rgba.slice(0, colorSize).forEach((p, k) => {
+      target[p] = 8 + k
+      scale[p] = colorScale(props[p]!.type)
+    })
   for (let v = 0; v < element.count; v++) {
     for (let p = 0; p < props.length; p++) {
       const value = readScalar(reader, props[p]!, element.name)
@@ -336,7 +392,8 @@ function primitivesOf(geometry: PlyGeometry): PrimitiveData[] {
   if (!positions || geometry.vertexCount === 0) throw new ModelInputError('PLY file holds no vertices')
   const base = { positions, ...(normals ? { normals } : {}), ...(uvs ? { uvs } : {}), ...(colors ? { colors, colorSize } : {}) }
   const primitives: PrimitiveData[] = []
-  if (triangles.length > 0 && geometry.hasCornerUvs && cornerUvs.length > 0) primitives.push(unweld(base, triangles.toArray(), cornerUvs.toArray()))
+  if (triangles.length > 0 && geometry.hasCornerUvs && cornerUvs.length > 0)
+    primitives.push(unweld(base, triangles.toArray(), cornerUvs.toArray()))
   else if (triangles.length > 0) primitives.push({ ...base, indices: triangles.toArray(), mode: 4 })
   if (lines.length > 0) primitives.push({ ...base, indices: lines.toArray(), mode: 1 })
   if (!geometry.sawFaces && lines.length === 0) primitives.push({ ...base, mode: 0 })
@@ -350,7 +407,9 @@ function addStrip(strip: number[], out: GrowableArray<Uint32Array>, check: (i: n
     if (i < strip.length && strip[i] !== -1) continue
     for (let k = start; k + 2 < i; k++) {
       const even = (k - start) % 2 === 0
-      const a = check(strip[k]!), b = check(strip[k + 1]!), c = check(strip[k + 2]!)
+      const a = check(strip[k]!),
+        b = check(strip[k + 1]!),
+        c = check(strip[k + 2]!)
       if (a === b || b === c || a === c) continue
       if (even) out.push3(a, b, c)
       else out.push3(b, a, c)

@@ -37,7 +37,10 @@ export function readStl(bytes: Uint8Array, options: ReadOptions = {}): Document 
 }
 
 function looksAscii(bytes: Uint8Array): boolean {
-  const head = new TextDecoder('latin1').decode(bytes.subarray(0, Math.min(bytes.byteLength, 512))).trimStart().toLowerCase()
+  const head = new TextDecoder('latin1')
+    .decode(bytes.subarray(0, Math.min(bytes.byteLength, 512)))
+    .trimStart()
+    .toLowerCase()
   return head.startsWith('solid') && (head.includes('facet') || head.includes('endsolid') || bytes.byteLength < HEADER + 4)
 }
 
@@ -59,7 +62,11 @@ function readAscii(bytes: Uint8Array, options: ReadOptions): Document {
   let corner = 0
   let sawSolid = false
   const finish = () => {
-    if (positions.length > 0) solids.push({ name: name || `solid_${solids.length + 1}`, primitives: [{ positions: positions.toArray(), normals: normals.toArray(), mode: 4 }] })
+    if (positions.length > 0)
+      solids.push({
+        name: name || `solid_${solids.length + 1}`,
+        primitives: [{ positions: positions.toArray(), normals: normals.toArray(), mode: 4 }],
+      })
     positions = new GrowableArray(Float32Array)
     normals = new GrowableArray(Float32Array)
   }
@@ -76,7 +83,9 @@ function readAscii(bytes: Uint8Array, options: ReadOptions): Document {
       facet = [Number(tokens[2]), Number(tokens[3]), Number(tokens[4])].map((v) => (Number.isFinite(v) ? v : 0))
       corner = 0
     } else if (keyword === 'vertex') {
-      const x = Number(tokens[1]), y = Number(tokens[2]), z = Number(tokens[3])
+      const x = Number(tokens[1]),
+        y = Number(tokens[2]),
+        z = Number(tokens[3])
       if (tokens.length < 4 || !Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
         throw new ModelInputError(`invalid ASCII STL: bad vertex line "${line.slice(0, 80)}"`)
       }
@@ -118,9 +127,15 @@ function fixFacetNormal(normals: GrowableArray<Float32Array>, positions: Growabl
 
 /** Unit normal of the triangle at `base` (9 floats), or +Z for a degenerate one. */
 function faceNormal(p: ArrayLike<number>, base: number): number[] {
-  const ux = p[base + 3]! - p[base]!, uy = p[base + 4]! - p[base + 1]!, uz = p[base + 5]! - p[base + 2]!
-  const vx = p[base + 6]! - p[base]!, vy = p[base + 7]! - p[base + 1]!, vz = p[base + 8]! - p[base + 2]!
-  const x = uy * vz - uz * vy, y = uz * vx - ux * vz, z = ux * vy - uy * vx
+  const ux = p[base + 3]! - p[base]!,
+    uy = p[base + 4]! - p[base + 1]!,
+    uz = p[base + 5]! - p[base + 2]!
+  const vx = p[base + 6]! - p[base]!,
+    vy = p[base + 7]! - p[base + 1]!,
+    vz = p[base + 8]! - p[base + 2]!
+  const x = uy * vz - uz * vy,
+    y = uz * vx - ux * vz,
+    z = ux * vy - uy * vx
   const len = Math.hypot(x, y, z)
   return len > 0 ? [x / len, y / len, z / len] : [0, 0, 1]
 }

@@ -16,16 +16,24 @@ export function triangulatePolygon(n: number, coordinate: (corner: number, axis:
   }
   if (n <= 3) return n === 3 ? [0, 1, 2] : []
   // Newell's normal of the polygon, to pick the plane to work in.
-  let nx = 0, ny = 0, nz = 0
+  let nx = 0,
+    ny = 0,
+    nz = 0
   for (let i = 0; i < n; i++) {
     const j = (i + 1) % n
-    const xi = coordinate(i, 0), yi = coordinate(i, 1), zi = coordinate(i, 2)
-    const xj = coordinate(j, 0), yj = coordinate(j, 1), zj = coordinate(j, 2)
+    const xi = coordinate(i, 0),
+      yi = coordinate(i, 1),
+      zi = coordinate(i, 2)
+    const xj = coordinate(j, 0),
+      yj = coordinate(j, 1),
+      zj = coordinate(j, 2)
     nx += (yi - yj) * (zi + zj)
     ny += (zi - zj) * (xi + xj)
     nz += (xi - xj) * (yi + yj)
   }
-  const ax = Math.abs(nx), ay = Math.abs(ny), az = Math.abs(nz)
+  const ax = Math.abs(nx),
+    ay = Math.abs(ny),
+    az = Math.abs(nz)
   if (ax + ay + az === 0) return fan()
   // Project: drop the dominant axis; keep orientation so that the polygon winds counter-clockwise.
   const [u, v, flip] = az >= ax && az >= ay ? [0, 1, nz < 0] : ax >= ay ? [1, 2, nx < 0] : [2, 0, ny < 0]

@@ -63,7 +63,8 @@ export function unzipSafely(bytes: Uint8Array, limits: ZipLimits): Map<string, U
   let total = 0
   let at = cdOffset
   for (let e = 0; e < entries; e++) {
-    if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== 0x02014b50) throw new ModelInputError('invalid zip: corrupt central directory')
+    if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== 0x02014b50)
+      throw new ModelInputError('invalid zip: corrupt central directory')
     const flags = view.getUint16(at + 8, true)
     const method = view.getUint16(at + 10, true)
     const compressedSize = view.getUint32(at + 20, true)
@@ -79,9 +80,11 @@ export function unzipSafely(bytes: Uint8Array, limits: ZipLimits): Map<string, U
     if (path === null) continue
     if (flags & 1) throw new ModelInputError(`zip entry "${name}" is encrypted`)
     if (compressedSize === 0xffffffff || declaredSize === 0xffffffff) throw new ModelInputError('ZIP64 archives are not supported')
-    if (declaredSize > limits.maxEntryBytes) throw new ModelInputError(`zip entry "${name}" declares ${declaredSize} bytes, more than the ${limits.maxEntryBytes} limit per file`)
+    if (declaredSize > limits.maxEntryBytes)
+      throw new ModelInputError(`zip entry "${name}" declares ${declaredSize} bytes, more than the ${limits.maxEntryBytes} limit per file`)
     if (total + declaredSize > limits.maxTotalBytes) throw new ModelInputError(`zip contents exceed the ${limits.maxTotalBytes}-byte limit`)
-    if (localOffset + 30 > bytes.byteLength || view.getUint32(localOffset, true) !== 0x04034b50) throw new ModelInputError(`invalid zip: bad local header for "${name}"`)
+    if (localOffset + 30 > bytes.byteLength || view.getUint32(localOffset, true) !== 0x04034b50)
+      throw new ModelInputError(`invalid zip: bad local header for "${name}"`)
     const dataStart = localOffset + 30 + view.getUint16(localOffset + 26, true) + view.getUint16(localOffset + 28, true)
     if (dataStart + compressedSize > bytes.byteLength) throw new ModelInputError(`truncated zip: entry "${name}" runs past the end`)
     const data = bytes.subarray(dataStart, dataStart + compressedSize)

@@ -65,7 +65,9 @@ export interface Operation<Name extends string = string, Schema extends z.ZodTyp
  * export const repairOperation = defineOperation({ name: 'repair', options: z.object({}), defaults: {}, inputs: 'models', run })
  * ```
  */
-export function defineOperation<Name extends string, Schema extends z.ZodType<object>>(operation: Operation<Name, Schema>): Operation<Name, Schema> {
+export function defineOperation<Name extends string, Schema extends z.ZodType<object>>(
+  operation: Operation<Name, Schema>,
+): Operation<Name, Schema> {
   return operation
 }
 

@@ -24,7 +24,8 @@ export const repairOperation = defineOperation({
     const format = FORMAT_CODECS[input.format]?.write ? input.format : 'glb'
     const written = await writeModel(context.platform, doc, format)
     context.report(95)
-    const note = format === input.format ? {} : { output_format: format, output_format_note: `no ${input.format} writer: written as ${format}` }
+    const note =
+      format === input.format ? {} : { output_format: format, output_format_note: `no ${input.format} writer: written as ${format}` }
     return { ...written, details: { repairs, ...note } }
   },
 })

@@ -82,19 +82,22 @@ export function compress(options: CompressOptions): Transform {
     if (o.engine === 'draco') {
       // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
       const speed = dracoSpeedForLevel(o.level)
-      doc.createExtension(KHRDracoMeshCompression).setRequired(true).setEncoderOptions({
-        method: KHRDracoMeshCompression.EncoderMethod.EDGEBREAKER,
-        encodeSpeed: speed,
-        decodeSpeed: speed,
-        quantizationBits: {
-          POSITION: o.position_quantization_bits,
-          NORMAL: o.normal_quantization_bits,
-          TEX_COORD: o.texcoord_quantization_bits,
-          COLOR: o.color_quantization_bits,
-          GENERIC: o.generic_quantization_bits,
-        },
-        quantizationVolume: 'mesh',
-      })
+      doc
+        .createExtension(KHRDracoMeshCompression)
+        .setRequired(true)
+        .setEncoderOptions({
+          method: KHRDracoMeshCompression.EncoderMethod.EDGEBREAKER,
+          encodeSpeed: speed,
+          decodeSpeed: speed,
+          quantizationBits: {
+            POSITION: o.position_quantization_bits,
+            NORMAL: o.normal_quantization_bits,
+            TEX_COORD: o.texcoord_quantization_bits,
+            COLOR: o.color_quantization_bits,
+            GENERIC: o.generic_quantization_bits,
+          },
+          quantizationVolume: 'mesh',
+        })
       return
     }
     if (!o.meshoptEncoder) throw new Error('meshopt compression needs the meshopt encoder')
@@ -110,7 +113,8 @@ export function compress(options: CompressOptions): Transform {
     }
     // Filters pay on most files; for normals, only where the octahedral codes compress better
     // than xyz (measured), and always where animations are (their quaternion/exponential filters).
-    const filters = o.meshopt_compression_level === 'high' && (doc.getRoot().listAnimations().length > 0 || octahedralPays(doc, OCTAHEDRAL_BITS, encoder))
+    const filters =
+      o.meshopt_compression_level === 'high' && (doc.getRoot().listAnimations().length > 0 || octahedralPays(doc, OCTAHEDRAL_BITS, encoder))
     // Welding after quantizing merges the vertices that became identical on the grid (gltfpack's
     // order; glTF-Transform's meshopt() welds before): chr_knight 22.4 → 16.8 KB.
     await doc.transform(

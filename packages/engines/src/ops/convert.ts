@@ -71,7 +71,9 @@ function checkSomethingToWrite(doc: Document, target: string): void {
   if (found.triangles + found.lines + found.points === 0) throw new ModelInputError('the model has no geometry in any scene')
   const holds = TARGET_HOLDS[target]
   if (holds && holds.every((kind) => found[kind] === 0)) {
-    throw new ModelInputError(`${target.toUpperCase()} holds only ${holds.join(' and ')}; this model has only ${found.lines > 0 ? 'lines' : 'points'}${found.lines > 0 && found.points > 0 ? ' and points' : ''}`)
+    throw new ModelInputError(
+      `${target.toUpperCase()} holds only ${holds.join(' and ')}; this model has only ${found.lines > 0 ? 'lines' : 'points'}${found.lines > 0 && found.points > 0 ? ' and points' : ''}`,
+    )
   }
 }
 
@@ -88,7 +90,9 @@ function checkGeometry(doc: Document): void {
       let max = 0
       for (let i = 0; i < indices.length; i++) if (indices[i]! > max) max = indices[i]!
       if (indices.length > 0 && max >= vertices) {
-        throw new ModelInputError(`invalid input: ${where} references vertex ${max} of ${vertices} (out-of-range indices; repair drops them)`)
+        throw new ModelInputError(
+          `invalid input: ${where} references vertex ${max} of ${vertices} (out-of-range indices; repair drops them)`,
+        )
       }
     }
   }
@@ -114,8 +118,11 @@ function renumberAttributeSets(doc: Document): void {
         const material = prim.getMaterial()
         if (prefix !== 'TEXCOORD_' || !material) continue
         const infos = [
-          material.getBaseColorTextureInfo(), material.getNormalTextureInfo(), material.getOcclusionTextureInfo(),
-          material.getEmissiveTextureInfo(), material.getMetallicRoughnessTextureInfo(),
+          material.getBaseColorTextureInfo(),
+          material.getNormalTextureInfo(),
+          material.getOcclusionTextureInfo(),
+          material.getEmissiveTextureInfo(),
+          material.getMetallicRoughnessTextureInfo(),
         ]
         for (const info of infos) {
           const index = info ? sets.indexOf(info.getTexCoord()) : -1
@@ -129,8 +136,16 @@ function renumberAttributeSets(doc: Document): void {
 function stringifyNames(doc: Document): void {
   const root = doc.getRoot()
   const properties: Property[] = [
-    ...root.listScenes(), ...root.listNodes(), ...root.listMeshes(), ...root.listMaterials(), ...root.listTextures(),
-    ...root.listAccessors(), ...root.listBuffers(), ...root.listAnimations(), ...root.listSkins(), ...root.listCameras(),
+    ...root.listScenes(),
+    ...root.listNodes(),
+    ...root.listMeshes(),
+    ...root.listMaterials(),
+    ...root.listTextures(),
+    ...root.listAccessors(),
+    ...root.listBuffers(),
+    ...root.listAnimations(),
+    ...root.listSkins(),
+    ...root.listCameras(),
   ]
   for (const property of properties) {
     const name = property.getName() as unknown

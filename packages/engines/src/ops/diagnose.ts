@@ -1,6 +1,13 @@
 import { type Accessor, type Animation, type Document, type Mesh, Node, type Texture } from '@gltf-transform/core'
 import { primitiveTriangles } from '../geometry-stats.ts'
-import type { AnimationDiagnosis, DiagnosisIssue, DiagnosisResult, IssueSeverity, MeshDiagnosis, TextureDiagnosis } from './diagnosis-types.ts'
+import type {
+  AnimationDiagnosis,
+  DiagnosisIssue,
+  DiagnosisResult,
+  IssueSeverity,
+  MeshDiagnosis,
+  TextureDiagnosis,
+} from './diagnosis-types.ts'
 import { type GltfValidation, validatorIssues } from './gltf-validation.ts'
 import { readImageHeader } from '../io/image-header.ts'
 import { countPrimitiveDefects, type PrimitiveDefects } from '../geometry/mesh-defects.ts'

@@ -34,7 +34,8 @@ function assertFinitePositions(mesh: Mesh, prim: Primitive, p: number): void {
     const values = holder.getAttribute('POSITION')?.getArray()
     if (!values) continue
     for (let i = 0; i < values.length; i++) {
-      if (!Number.isFinite(values[i]!)) refuse(mesh, p, `vertex ${Math.floor(i / 3)} has a position that is not a finite number (${values[i]})`)
+      if (!Number.isFinite(values[i]!))
+        refuse(mesh, p, `vertex ${Math.floor(i / 3)} has a position that is not a finite number (${values[i]})`)
     }
   }
 }

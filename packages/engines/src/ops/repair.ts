@@ -171,7 +171,13 @@ function repairPrimitive(doc: Document, prim: Primitive, report: RepairReport, r
   assertEqualCounts(prim, vertexCount)
   const elementCount = indices.length / size
   const work: PrimitiveRepair = {
-    doc, prim, report, size, indices, vertexCount, elementCount,
+    doc,
+    prim,
+    report,
+    size,
+    indices,
+    vertexCount,
+    elementCount,
     position: readElements(positionAccessor),
     keep: new Uint8Array(elementCount).fill(1),
     attributes: new Map(),
@@ -194,7 +200,11 @@ function repairPrimitive(doc: Document, prim: Primitive, report: RepairReport, r
 function assertEqualCounts(prim: Primitive, vertexCount: number): void {
   for (const accessor of vertexAccessors(prim)) {
     if (accessor.getCount() !== vertexCount || !accessor.getArray()) {
-      const mesh = prim.listParents().find((parent) => parent.propertyType === PropertyType.MESH)?.getName() ?? ''
+      const mesh =
+        prim
+          .listParents()
+          .find((parent) => parent.propertyType === PropertyType.MESH)
+          ?.getName() ?? ''
       throw new ModelInputError(
         `cannot repair mesh "${mesh}": its vertex attributes have different counts (POSITION ${vertexCount}, another ${accessor.getCount()})`,
       )
@@ -267,7 +277,11 @@ function recomputeBrokenNormals(work: PrimitiveRepair, positionAccessor: Accesso
   // Vertices of the kept faces; a vertex only dropped faces use is removed below anyway.
   const computed = computeNormals(work.position, work.indices, work.keep, vertexCount)
   if (!normalAccessor) {
-    const created = doc.createAccessor().setType('VEC3').setArray(new Float32Array(vertexCount * 3)).setBuffer(positionAccessor.getBuffer())
+    const created = doc
+      .createAccessor()
+      .setType('VEC3')
+      .setArray(new Float32Array(vertexCount * 3))
+      .setBuffer(positionAccessor.getBuffer())
     prim.setAttribute('NORMAL', created)
     work.attributes.set(created, computed)
   } else {
@@ -330,7 +344,13 @@ function compact(work: PrimitiveRepair, remapped: Uint32Array): Compaction {
 }
 
 /** Writes the kept elements and vertices as new accessors (or disposes a primitive left empty). */
-function writeRepaired(work: PrimitiveRepair, positionAccessor: Accessor, remapped: Uint32Array, compaction: Compaction, replaced: Set<Accessor>): void {
+function writeRepaired(
+  work: PrimitiveRepair,
+  positionAccessor: Accessor,
+  remapped: Uint32Array,
+  compaction: Compaction,
+  replaced: Set<Accessor>,
+): void {
   const { doc, prim, size, keep } = work
   const { newIndex, used } = compaction
   const kept: number[] = []

@@ -114,7 +114,13 @@ async function encodeKtx2(
     normalMap: role.normalMap,
     mipmaps: true,
   })
-  return { bytes, mode: uastc ? 'uastc' : 'etc1s', width: pixels.width, height: pixels.height, ...(pixels.resizedFrom ? { resizedFrom: pixels.resizedFrom } : {}) }
+  return {
+    bytes,
+    mode: uastc ? 'uastc' : 'etc1s',
+    width: pixels.width,
+    height: pixels.height,
+    ...(pixels.resizedFrom ? { resizedFrom: pixels.resizedFrom } : {}),
+  }
 }
 
 /**
@@ -185,6 +191,8 @@ function checkKtx2Options(options: TextureKtx2Options): void {
   if (options.quality === undefined) return
   const [min, max] = options.uastc ? [0, 4] : [1, 255]
   if (!Number.isInteger(options.quality) || options.quality < min || options.quality > max) {
-    throw new ModelInputError(`${options.uastc ? 'UASTC' : 'ETC1S'} quality must be an integer from ${min} to ${max}, not ${options.quality}`)
+    throw new ModelInputError(
+      `${options.uastc ? 'UASTC' : 'ETC1S'} quality must be an integer from ${min} to ${max}, not ${options.quality}`,
+    )
   }
 }

@@ -34,7 +34,8 @@ export function checkTextureLimits(bytes: Uint8Array, limits: TextureLimits, lab
       `${label} declares ${header.width}×${header.height} pixels, over the limit of ${maxPixels} pixels (refused before decoding)`,
     )
   }
-  if (header && (header.width === 0 || header.height === 0)) throw new ModelInputError(`${label} declares an empty image (${header.width}×${header.height})`)
+  if (header && (header.width === 0 || header.height === 0))
+    throw new ModelInputError(`${label} declares an empty image (${header.width}×${header.height})`)
   // KTX2 and TGA headers are checked above but are not re-encoded by sharp.
   return header && isRasterFormat(header.format) ? { ...header, format: header.format } : undefined
 }

@@ -97,10 +97,12 @@ async function optimizeTexture(doc: Document, texture: Texture, options: Texture
  * would otherwise surface as sharp's error about the image.
  */
 function resolveQuality(options: TextureOptimizeOptions): number {
-  if (!(options.format in IMAGE_MIME_TYPES)) throw new ModelInputError(`texture format must be jpeg, webp or png, not ${String(options.format)}`)
+  if (!(options.format in IMAGE_MIME_TYPES))
+    throw new ModelInputError(`texture format must be jpeg, webp or png, not ${String(options.format)}`)
   const quality = options.quality ?? TEXTURE_OPTIMIZE_DEFAULTS.quality[options.format]
   const max = options.format === 'png' ? 9 : 100
-  if (!Number.isInteger(quality) || quality < 1 || quality > max) throw new ModelInputError(`${options.format} quality must be an integer from 1 to ${max}, not ${quality}`)
+  if (!Number.isInteger(quality) || quality < 1 || quality > max)
+    throw new ModelInputError(`${options.format} quality must be an integer from 1 to ${max}, not ${quality}`)
   return quality
 }
 
@@ -114,7 +116,13 @@ interface EncodeSettings {
   flatten: boolean
 }
 
-async function encodeImage(encoder: SharpEncoder, bytes: Uint8Array, settings: EncodeSettings, limits: TextureLimits, label: string): Promise<Uint8Array> {
+async function encodeImage(
+  encoder: SharpEncoder,
+  bytes: Uint8Array,
+  settings: EncodeSettings,
+  limits: TextureLimits,
+  label: string,
+): Promise<Uint8Array> {
   try {
     let pipeline = encoder(bytes, sharpInputOptions(limits))
     if (settings.autoOrient) pipeline = pipeline.autoOrient()
@@ -124,7 +132,9 @@ async function encodeImage(encoder: SharpEncoder, bytes: Uint8Array, settings: E
         pipeline = pipeline.jpeg({ quality: settings.quality, mozjpeg: true })
         break
       case 'webp':
-        pipeline = settings.lossless ? pipeline.webp({ lossless: true, effort: 4 }) : pipeline.webp({ quality: settings.quality, effort: 4 })
+        pipeline = settings.lossless
+          ? pipeline.webp({ lossless: true, effort: 4 })
+          : pipeline.webp({ quality: settings.quality, effort: 4 })
         break
       case 'png':
         pipeline = pipeline.png({ compressionLevel: settings.quality, adaptiveFiltering: true })
@@ -148,8 +158,14 @@ async function hasVisibleAlpha(encoder: SharpEncoder, bytes: Uint8Array, limits:
 
 /** EXT_texture_webp is required while any texture is WebP, and removed once none is. */
 export function syncWebpExtension(doc: Document): void {
-  const webp = doc.getRoot().listTextures().some((t) => t.getMimeType() === 'image/webp')
-  const existing = doc.getRoot().listExtensionsUsed().find((e) => e.extensionName === EXTTextureWebP.EXTENSION_NAME)
+  const webp = doc
+    .getRoot()
+    .listTextures()
+    .some((t) => t.getMimeType() === 'image/webp')
+  const existing = doc
+    .getRoot()
+    .listExtensionsUsed()
+    .find((e) => e.extensionName === EXTTextureWebP.EXTENSION_NAME)
   if (webp) doc.createExtension(EXTTextureWebP).setRequired(true)
   else existing?.dispose()
 }
@@ -175,7 +191,15 @@ export async function optimizeImage(bytes: Uint8Array, options: TextureOptimizeO
     details: {
       width: header?.width,
       height: header?.height,
-      textures: [{ name: 'image', from: header ? IMAGE_MIME_TYPES[header.format] : '', to: IMAGE_MIME_TYPES[options.format], before: bytes.byteLength, after: output.byteLength }],
+      textures: [
+        {
+          name: 'image',
+          from: header ? IMAGE_MIME_TYPES[header.format] : '',
+          to: IMAGE_MIME_TYPES[options.format],
+          before: bytes.byteLength,
+          after: output.byteLength,
+        },
+      ],
     },
   }
 }

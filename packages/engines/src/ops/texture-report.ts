@@ -19,7 +19,11 @@ export interface TextureReport {
 }
 
 /** Totals over the texture reports: the bytes the job's compression ratio is about. */
-export function summarizeTextures(reports: TextureReport[]): { textures: TextureReport[]; texture_bytes_before: number; texture_bytes_after: number } {
+export function summarizeTextures(reports: TextureReport[]): {
+  textures: TextureReport[]
+  texture_bytes_before: number
+  texture_bytes_after: number
+} {
   return {
     textures: reports,
     texture_bytes_before: reports.reduce((sum, r) => sum + r.before, 0),

@@ -40,7 +40,9 @@ export function countUnusedData(doc: Document): { emptyNodes: number; unusedData
   for (const node of inScene) if (isPrunable(node)) emptyNodes++
   for (const node of root.listNodes()) {
     if (inScene.has(node)) continue
-    const parents = node.listParents().filter((p) => p.propertyType !== PropertyType.ROOT && p.propertyType !== PropertyType.ANIMATION_CHANNEL)
+    const parents = node
+      .listParents()
+      .filter((p) => p.propertyType !== PropertyType.ROOT && p.propertyType !== PropertyType.ANIMATION_CHANNEL)
     if (parents.length === 0) emptyNodes++
   }
 

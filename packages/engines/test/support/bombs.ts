@@ -125,12 +125,16 @@ export function daeWithArrays(floats = '0 0 0 1 0 0 0 1 0', indices = '0 1 2'): 
 
 /** An ASCII FBX whose vertex array declares `count` values and holds three. */
 export function hugeCountFbx(count = 2_000_000_000): Uint8Array {
-  return strToU8(`; FBX 7.3.0 project file\nFBXHeaderExtension:  {\n FBXVersion: 7300\n}\nObjects:  {\n Geometry: 1, "Geometry::", "Mesh" {\n  Vertices: *${count} {\n   a: 0,0,0\n  }\n }\n}\n`)
+  return strToU8(
+    `; FBX 7.3.0 project file\nFBXHeaderExtension:  {\n FBXVersion: 7300\n}\nObjects:  {\n Geometry: 1, "Geometry::", "Mesh" {\n  Vertices: *${count} {\n   a: 0,0,0\n  }\n }\n}\n`,
+  )
 }
 
 /** A binary PLY header declaring `count` vertices, with no body. */
 export function hugeCountPly(count = 4_000_000_000): Uint8Array {
-  return strToU8(`ply\nformat binary_little_endian 1.0\nelement vertex ${count}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`)
+  return strToU8(
+    `ply\nformat binary_little_endian 1.0\nelement vertex ${count}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`,
+  )
 }
 
 /** A binary STL of 134 bytes whose header declares `count` triangles. */
@@ -157,13 +161,59 @@ export function pngDeclaring(width = 100_000, height = 100_000): Uint8Array {
   ihdr[8] = 8
   ihdr[9] = 2
   const idat = deflateSync(Buffer.alloc(1 << 16), { level: 9 }).subarray(0, 19)
-  return new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', idat)]))
+  return new Uint8Array(
+    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', idat)]),
+  )
 }
 
 /** A baseline JPEG whose frame header declares width × height (JPEG's largest is 65535²), cut after its header. */
 export function jpegDeclaring(width = 65_535, height = 65_535): Uint8Array {
-  const sof = [0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 0xff, width >> 8, width & 0xff, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]
-  return new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, ...sof, 0xff, 0xd9])
+  const sof = [
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    height >> 8,
+    height & 0xff,
+    width >> 8,
+    width & 0xff,
+    0x03,
+    0x01,
+    0x22,
+    0x00,
+    0x02,
+    0x11,
+    0x01,
+    0x03,
+    0x11,
+    0x01,
+  ]
+  return new Uint8Array([
+    0xff,
+    0xd8,
+    0xff,
+    0xe0,
+    0x00,
+    0x10,
+    0x4a,
+    0x46,
+    0x49,
+    0x46,
+    0x00,
+    0x01,
+    0x01,
+    0x00,
+    0x00,
+    0x01,
+    0x00,
+    0x01,
+    0x00,
+    0x00,
+    ...sof,
+    0xff,
+    0xd9,
+  ])
 }
 
 /** An extended WebP (VP8X) whose canvas declares width × height (WebP's largest is 16384²), with no image data. */

@@ -10,7 +10,8 @@ if (process.argv.includes('--skip-unheard') && !skipUnheardGraphEvents()) throw 
 const doc = new Document()
 const seen: string[] = []
 const graph = doc.getGraph() as unknown as Listening
-for (const type of ['node:create', 'node:change', 'node:dispose']) graph.addEventListener(type, (e) => seen.push(`graph ${e.type} ${name(e.target)} ${e.attribute ?? ''}`))
+for (const type of ['node:create', 'node:change', 'node:dispose'])
+  graph.addEventListener(type, (e) => seen.push(`graph ${e.type} ${name(e.target)} ${e.attribute ?? ''}`))
 const node = doc.createNode('a')
 ;(node as unknown as Listening).addEventListener('change', (e) => seen.push(`node ${e.type} ${e.target === node} ${e.attribute ?? ''}`))
 node.setTranslation([1, 2, 3])

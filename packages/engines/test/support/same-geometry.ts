@@ -8,14 +8,19 @@ import { expect } from 'vitest'
  */
 export function expectSameGeometry(actual: Document, expected: Document): void {
   const layout = (doc: Document) =>
-    doc.getRoot().listMeshes().map((mesh) =>
-      mesh.listPrimitives().map((prim) => ({
-        mode: prim.getMode(),
-        indices: digest(prim.getIndices()?.getArray()),
-        attributes: Object.fromEntries(prim.listSemantics().map((s) => [s, digest(prim.getAttribute(s)!.getArray())])),
-        targets: prim.listTargets().map((t) => Object.fromEntries(t.listSemantics().map((s) => [s, digest(t.getAttribute(s)!.getArray())]))),
-      })),
-    )
+    doc
+      .getRoot()
+      .listMeshes()
+      .map((mesh) =>
+        mesh.listPrimitives().map((prim) => ({
+          mode: prim.getMode(),
+          indices: digest(prim.getIndices()?.getArray()),
+          attributes: Object.fromEntries(prim.listSemantics().map((s) => [s, digest(prim.getAttribute(s)!.getArray())])),
+          targets: prim
+            .listTargets()
+            .map((t) => Object.fromEntries(t.listSemantics().map((s) => [s, digest(t.getAttribute(s)!.getArray())]))),
+        })),
+      )
   const a = layout(actual)
   const b = layout(expected)
   expect(a.flat().length).toBeGreaterThan(0)

@@ -87,10 +87,32 @@ function oneOf<T extends string>(name: string, value: string | undefined, values
 export function parseCliArgs(argv: string[], env: Record<string, string | undefined>): CliArgs {
   const [command = 'help', ...tail] = argv
   if (command === 'serve') {
-    return { command, files: [], baseURL: '', apiKey: undefined, outDir: undefined, json: false, engine: 'draco', bits: {}, uastc: false, rest: tail }
+    return {
+      command,
+      files: [],
+      baseURL: '',
+      apiKey: undefined,
+      outDir: undefined,
+      json: false,
+      engine: 'draco',
+      bits: {},
+      uastc: false,
+      rest: tail,
+    }
   }
   if (command === 'help' || command === '--help' || command === '-h') {
-    return { command: 'help', files: [], baseURL: '', apiKey: undefined, outDir: undefined, json: false, engine: 'draco', bits: {}, uastc: false, rest: [] }
+    return {
+      command: 'help',
+      files: [],
+      baseURL: '',
+      apiKey: undefined,
+      outDir: undefined,
+      json: false,
+      engine: 'draco',
+      bits: {},
+      uastc: false,
+      rest: [],
+    }
   }
   if (!(TASK_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`)
   let parsed

@@ -70,7 +70,12 @@ function submitOne(client: NodeClient, args: CliArgs, file: string, signal: Abor
 
 /** A batch only carries engine and level (4.11); anything else needs one request per file. */
 function canBatch(args: CliArgs): boolean {
-  return args.command === 'compress' && args.files.length > 1 && !args.meshoptLevel && Object.values(args.bits).every((bits) => bits === undefined)
+  return (
+    args.command === 'compress' &&
+    args.files.length > 1 &&
+    !args.meshoptLevel &&
+    Object.values(args.bits).every((bits) => bits === undefined)
+  )
 }
 
 /** Runs at most `limit` of the jobs at a time. */
@@ -97,7 +102,13 @@ function describeDiagnosis(result: DiagnosisResult | undefined): string {
  * Submits every file, waits with a progress line per task, downloads each result beside its input
  * (or into `--out`) and finishes each line with a summary. Never throws for one file's failure.
  */
-export async function runTasks(client: NodeClient, args: CliArgs, display: ProgressDisplay, signal: AbortSignal, concurrency: number): Promise<FileResult[]> {
+export async function runTasks(
+  client: NodeClient,
+  args: CliArgs,
+  display: ProgressDisplay,
+  signal: AbortSignal,
+  concurrency: number,
+): Promise<FileResult[]> {
   if (args.outDir) await mkdir(args.outDir, { recursive: true })
   const run: TaskRun = { client, args, signal, suffix: suffixOf(args) }
   const lines = new Map<string, ProgressLine>()
@@ -112,7 +123,9 @@ export async function runTasks(client: NodeClient, args: CliArgs, display: Progr
     return Promise.all(args.files.map((file, index) => runOne(run, file, lineOf(file, index), () => taskIdOf(file, index))))
   }
   return inParallel(
-    args.files.map((file, index) => () => runOne(run, file, lineOf(file, index), async () => (await submitOne(client, args, file, signal)).task_id)),
+    args.files.map(
+      (file, index) => () => runOne(run, file, lineOf(file, index), async () => (await submitOne(client, args, file, signal)).task_id),
+    ),
     concurrency,
   )
 }
@@ -164,12 +177,10 @@ async function runOne(run: TaskRun, file: string, line: ProgressLine, submit: ()
 function batchTaskIds(run: TaskRun): (file: string, index: number) => Promise<string> {
   const { client, args, signal } = run
   // A deployment without the batch endpoint (404) gets one request per file instead.
-  const batch = client
-    .batchCompress({ files: args.files, engine: args.engine, level: args.level }, { signal })
-    .catch((error: unknown) => {
-      if (error instanceof NotFoundError) return undefined
-      throw error
-    })
+  const batch = client.batchCompress({ files: args.files, engine: args.engine, level: args.level }, { signal }).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return undefined
+    throw error
+  })
   // Marks a failed batch as handled at once; each file's line reports it when it gets there.
   batch.catch(() => undefined)
   // Sub-tasks come back in upload order; match by name too in case a server reorders them.

@@ -18,18 +18,15 @@ export const ERROR_TEXTS = {
   /** 401 */
   unauthorized: () => 'unauthorized: missing or invalid X-API-Key header',
   /** 413 in variant A, 402 in variant B. */
-  fileTooLarge: (sizeMb: number, limitMb: number) =>
-    `file size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
+  fileTooLarge: (sizeMb: number, limitMb: number) => `file size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
   /** 413 in variant A, 402 in variant B: more files in one batch than the tier allows. */
   batchTooLarge: (limit: number) => `batch exceeds limit of ${limit} files for current license tier`,
   /** 413 in variant A, 402 in variant B: a texture input over the tier's texture limit. */
-  textureTooLarge: (sizeMb: number, limitMb: number) =>
-    `texture size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
+  textureTooLarge: (sizeMb: number, limitMb: number) => `texture size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
   /** 413 in both variants: a request body over the service's own bound (a batch's total, a JSON body). */
   requestTooLarge: (bytes: number, limitBytes: number) => `request body of ${bytes} bytes exceeds limit of ${limitBytes} bytes`,
   /** 402 in both variants: the unlicensed trial has processed all the files it allows. */
-  trialExhausted: (maxFiles: number) =>
-    `trial limit reached: ${maxFiles} files processed; a license key is required to continue`,
+  trialExhausted: (maxFiles: number) => `trial limit reached: ${maxFiles} files processed; a license key is required to continue`,
   /** 402 in both variants: the licence expired, trial limits apply again and they are used up. */
   licenseExpiredTrialExhausted: (expiredAt: string, maxFiles: number) =>
     `license expired at ${expiredAt}; trial limits apply and all ${maxFiles} trial files are used`,
@@ -38,8 +35,7 @@ export const ERROR_TEXTS = {
   /** 429, variant A. */
   rateLimited: (perMinute: number) => `rate limit exceeded: max ${perMinute} requests per minute per API key`,
   /** 429, both variants: too many wrong or missing keys from one client address. */
-  authThrottled: (perMinute: number) =>
-    `too many failed authentication attempts: max ${perMinute} per minute per client address`,
+  authThrottled: (perMinute: number) => `too many failed authentication attempts: max ${perMinute} per minute per client address`,
   /** 404 */
   taskNotFound: (id: string) => `task not found: ${id}`,
   batchNotFound: (id: string) => `batch not found: ${id}`,

@@ -19,7 +19,15 @@ import {
  */
 export type FieldSpec = (
   | { name: string; kind: 'integer'; required?: boolean; min: number; max: number; default?: number; onlyWith?: FieldCondition }
-  | { name: string; kind: 'enum'; required?: boolean; values: readonly string[]; default?: string; unsupportedFormatError?: boolean; onlyWith?: FieldCondition }
+  | {
+      name: string
+      kind: 'enum'
+      required?: boolean
+      values: readonly string[]
+      default?: string
+      unsupportedFormatError?: boolean
+      onlyWith?: FieldCondition
+    }
   | { name: string; kind: 'boolean'; required?: boolean; default?: boolean }
 ) & {
   /**
@@ -198,7 +206,10 @@ export function parseFields(specs: FieldSpec[], raw: Record<string, string | und
     const present = given !== undefined && given.trim() !== ''
     if (spec.kind !== 'boolean' && spec.onlyWith && raw[spec.onlyWith.field]?.trim().toLowerCase() !== spec.onlyWith.equals) {
       if (present) {
-        return { ok: false, error: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`) }
+        return {
+          ok: false,
+          error: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`),
+        }
       }
       continue
     }

@@ -37,7 +37,12 @@ export const OPERATION_ENDPOINTS = [
   { type: 'convert', path: '/convert', method: 'convert', parseFields: (variant, raw) => parseConvertFields(OUTPUT_FORMATS[variant], raw) },
   { type: 'repair', path: '/repair', method: 'repair', parseFields: noFields },
   { type: 'diagnose', path: '/diagnose', method: 'diagnose', parseFields: noFields },
-  { type: 'texture_optimize', path: '/textures/optimize', method: 'optimizeTextures', parseFields: (_variant, raw) => parseTextureOptimizeFields(raw) },
+  {
+    type: 'texture_optimize',
+    path: '/textures/optimize',
+    method: 'optimizeTextures',
+    parseFields: (_variant, raw) => parseTextureOptimizeFields(raw),
+  },
   { type: 'texture_ktx2', path: '/textures/ktx2', method: 'encodeKtx2', parseFields: (_variant, raw) => parseTextureKtx2Fields(raw) },
 ] as const satisfies readonly OperationEndpoint[]
 

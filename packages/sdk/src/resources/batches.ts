@@ -31,14 +31,20 @@ function isUploadParams<U>(entry: U | UploadParams<U>): entry is UploadParams<U>
 /** Creates the batch calls on a transport. */
 export function createBatches<U>(transport: Transport, resolveUpload: UploadResolver<U>): BatchesResource<U> {
   const getBatch = async (batchId: string, options?: RequestOptions) =>
-    (await transport.request({ method: 'GET', path: `/batch/${encodeURIComponent(batchId)}`, responseType: 'json' }, options)) as BatchRecord
+    (await transport.request(
+      { method: 'GET', path: `/batch/${encodeURIComponent(batchId)}`, responseType: 'json' },
+      options,
+    )) as BatchRecord
   return {
     async batchCompress({ files, ...fields }, options) {
       const parts = await Promise.all(
         files.map((entry) => (isUploadParams(entry) ? resolveUpload(entry.file, entry.filename) : resolveUpload(entry, undefined))),
       )
       const body = toFormData('files', parts, fields)
-      return (await transport.request({ method: 'POST', path: '/batch/compress', body, responseType: 'json' }, options)) as BatchSubmitResponse
+      return (await transport.request(
+        { method: 'POST', path: '/batch/compress', body, responseType: 'json' },
+        options,
+      )) as BatchSubmitResponse
     },
     getBatch,
     waitForBatch: (batchId, options = {}) => {

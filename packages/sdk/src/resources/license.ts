@@ -13,7 +13,10 @@ export interface LicenseResource<V extends Variant> {
 export function createLicense<V extends Variant>(transport: Transport): LicenseResource<V> {
   return {
     licenseInfo: async (options) =>
-      (await transport.request({ method: 'GET', path: '/license/info', responseType: 'json' }, options)) as VariantDocuments[V]['licenseInfo'],
+      (await transport.request(
+        { method: 'GET', path: '/license/info', responseType: 'json' },
+        options,
+      )) as VariantDocuments[V]['licenseInfo'],
     licenseVerify: async (licenseKey, options) =>
       (await transport.request(
         { method: 'POST', path: '/license/verify', body: { license_key: licenseKey }, responseType: 'json' },

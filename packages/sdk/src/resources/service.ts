@@ -14,9 +14,13 @@ export interface ServiceResource<V extends Variant> {
 /** Creates the service calls on a transport. */
 export function createService<V extends Variant>(transport: Transport): ServiceResource<V> {
   return {
-    health: async (options) => (await transport.request({ method: 'GET', path: '/health', responseType: 'json' }, options)) as VariantDocuments[V]['health'],
+    health: async (options) =>
+      (await transport.request({ method: 'GET', path: '/health', responseType: 'json' }, options)) as VariantDocuments[V]['health'],
     capabilities: async (options) =>
-      (await transport.request({ method: 'GET', path: '/capabilities', responseType: 'json' }, options)) as VariantDocuments[V]['capabilities'],
+      (await transport.request(
+        { method: 'GET', path: '/capabilities', responseType: 'json' },
+        options,
+      )) as VariantDocuments[V]['capabilities'],
     metrics: (options) => transport.request({ method: 'GET', path: '/metrics', responseType: 'text' }, options),
   }
 }

@@ -4,16 +4,41 @@ import { parseCliArgs, UsageError } from '../../src/cli/args.ts'
 describe('parseCliArgs', () => {
   it('takes the address and key from flags, else from MOS_BASE_URL / MOS_API_KEY, else the default', () => {
     const env = { MOS_BASE_URL: 'http://env:1', MOS_API_KEY: 'env-key' }
-    expect(parseCliArgs(['compress', 'a.glb'], env)).toMatchObject({ baseURL: 'http://env:1', apiKey: 'env-key', engine: 'draco', files: ['a.glb'] })
-    expect(parseCliArgs(['compress', 'a.glb', '--base-url', 'http://flag:2', '--api-key', 'k'], env)).toMatchObject({ baseURL: 'http://flag:2', apiKey: 'k' })
+    expect(parseCliArgs(['compress', 'a.glb'], env)).toMatchObject({
+      baseURL: 'http://env:1',
+      apiKey: 'env-key',
+      engine: 'draco',
+      files: ['a.glb'],
+    })
+    expect(parseCliArgs(['compress', 'a.glb', '--base-url', 'http://flag:2', '--api-key', 'k'], env)).toMatchObject({
+      baseURL: 'http://flag:2',
+      apiKey: 'k',
+    })
     expect(parseCliArgs(['repair', 'a.glb'], {})).toMatchObject({ baseURL: 'http://localhost:8080', apiKey: undefined })
   })
 
   it('parses the operation options', () => {
-    expect(parseCliArgs(['compress', 'a.glb', 'b.glb', '-e', 'MESHOPT', '-l', '3', '--meshopt-level', 'low', '-o', 'out', '--json', '--timeout', '30'], {})).toMatchObject({
-      engine: 'meshopt', level: 3, meshoptLevel: 'low', outDir: 'out', json: true, timeoutMs: 30_000, files: ['a.glb', 'b.glb'],
+    expect(
+      parseCliArgs(
+        ['compress', 'a.glb', 'b.glb', '-e', 'MESHOPT', '-l', '3', '--meshopt-level', 'low', '-o', 'out', '--json', '--timeout', '30'],
+        {},
+      ),
+    ).toMatchObject({
+      engine: 'meshopt',
+      level: 3,
+      meshoptLevel: 'low',
+      outDir: 'out',
+      json: true,
+      timeoutMs: 30_000,
+      files: ['a.glb', 'b.glb'],
     })
-    expect(parseCliArgs(['compress', 'a.glb', '--position-bits', '16'], {}).bits).toEqual({ position: 16, normal: undefined, texcoord: undefined, color: undefined, generic: undefined })
+    expect(parseCliArgs(['compress', 'a.glb', '--position-bits', '16'], {}).bits).toEqual({
+      position: 16,
+      normal: undefined,
+      texcoord: undefined,
+      color: undefined,
+      generic: undefined,
+    })
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj'], {}).to).toBe('obj')
     expect(parseCliArgs(['textures', 'a.png', '-f', 'webp', '-q', '80'], {})).toMatchObject({ format: 'webp', quality: 80 })
     expect(parseCliArgs(['ktx2', 'a.png', '--uastc'], {}).uastc).toBe(true)

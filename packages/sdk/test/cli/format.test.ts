@@ -18,7 +18,9 @@ describe('outputPath', () => {
 
 describe('summaryLine', () => {
   it('sizes before → after, ratio, change and time', () => {
-    expect(summaryLine('box.glb', 'box.draco.glb', 10_240, 4_096, 1_234)).toBe('box.glb → box.draco.glb  10.0 KiB → 4.0 KiB  (ratio 0.40, −60.0 %)  1.2 s')
+    expect(summaryLine('box.glb', 'box.draco.glb', 10_240, 4_096, 1_234)).toBe(
+      'box.glb → box.draco.glb  10.0 KiB → 4.0 KiB  (ratio 0.40, −60.0 %)  1.2 s',
+    )
     expect(summaryLine('a.obj', 'a.glb', 1_000, 1_500, 50)).toBe('a.obj → a.glb  1000 B → 1.5 KiB  (ratio 1.50, +50.0 %)  0.1 s')
     expect(summaryLine('a.glb', undefined, 2 * 1024 * 1024, undefined, 900)).toBe('a.glb  2.0 MiB  0.9 s')
   })

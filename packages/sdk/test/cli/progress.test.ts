@@ -23,10 +23,7 @@ describe('terminal progress', () => {
     const b = display.add('b.glb')
     a.update('processing', 50)
     b.update('pending', 0)
-    expect(screen(written)).toEqual([
-      'a.glb  [████████████░░░░░░░░░░░░]  50% processing',
-      'b.glb  [░░░░░░░░░░░░░░░░░░░░░░░░]   0% pending',
-    ])
+    expect(screen(written)).toEqual(['a.glb  [████████████░░░░░░░░░░░░]  50% processing', 'b.glb  [░░░░░░░░░░░░░░░░░░░░░░░░]   0% pending'])
     a.finish('a.glb → a.draco.glb  1.0 KiB → 0.5 KiB', true)
     b.finish('b.glb: unsupported format: txt', false)
     expect(screen(written)).toEqual(['✔ a.glb → a.draco.glb  1.0 KiB → 0.5 KiB', '✖ b.glb: unsupported format: txt'])
@@ -38,7 +35,14 @@ describe('plain progress', () => {
     let log = ''
     let results = ''
     const line = createPlainProgress({ write: (t: string) => (log += t) }, { write: (t: string) => (results += t) }).add('a.glb')
-    for (const [status, percent] of [['pending', 0], ['processing', 3], ['processing', 7], ['processing', 42], ['completed', 100]] as const) line.update(status, percent)
+    for (const [status, percent] of [
+      ['pending', 0],
+      ['processing', 3],
+      ['processing', 7],
+      ['processing', 42],
+      ['completed', 100],
+    ] as const)
+      line.update(status, percent)
     line.finish('a.glb → a.draco.glb', true)
     expect(log).toBe('a.glb: pending 0%\na.glb: processing 0%\na.glb: processing 40%\na.glb: completed 100%\n')
     expect(results).toBe('ok: a.glb → a.draco.glb\n')

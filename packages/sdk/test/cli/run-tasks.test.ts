@@ -54,7 +54,18 @@ function serveAll(outputName: (input: string) => string) {
         ...task,
         output: { ...task.output, filename: outputName(input) },
         ...(submits.some((s) => s.path === '/diagnose')
-          ? { result: { format: 'glb', version: '2.0', file_size_bytes: 1000, meshes: [], textures: [], animations: [], total_issues: 0, recommendations: [] } }
+          ? {
+              result: {
+                format: 'glb',
+                version: '2.0',
+                file_size_bytes: 1000,
+                meshes: [],
+                textures: [],
+                animations: [],
+                total_issues: 0,
+                recommendations: [],
+              },
+            }
           : {}),
       })
     }),
@@ -100,7 +111,10 @@ describe('mos commands send their fields and save their results', () => {
     const run = await cli(['compress', a(), b(), '-e', 'meshopt', '--out', join(dir, 'batch'), '--json'])
     expect(run.code).toBe(0)
     expect(submits).toEqual([{ path: '/batch/compress', files: ['a.glb', 'b.glb'], fields: { engine: 'meshopt' } }])
-    expect(JSON.parse(run.stdout).results.map((r: { output: string }) => r.output)).toEqual([join(dir, 'batch', 'a.meshopt.glb'), join(dir, 'batch', 'b.meshopt.glb')])
+    expect(JSON.parse(run.stdout).results.map((r: { output: string }) => r.output)).toEqual([
+      join(dir, 'batch', 'a.meshopt.glb'),
+      join(dir, 'batch', 'b.meshopt.glb'),
+    ])
   })
 
   it('convert, textures, ktx2 and repair', async () => {
@@ -132,7 +146,15 @@ describe('mos commands send their fields and save their results', () => {
   it('a failed task is reported and the exit status is 1', async () => {
     server.use(
       http.post(`${API}/repair`, () => HttpResponse.json({ task_id: 'f1', status: 'pending' })),
-      http.get(`${API}/tasks/f1`, () => HttpResponse.json({ task_id: 'f1', status: 'failed', error: 'internal error: no geometry', created_at: completedTask().created_at, failed_at: completedTask().created_at })),
+      http.get(`${API}/tasks/f1`, () =>
+        HttpResponse.json({
+          task_id: 'f1',
+          status: 'failed',
+          error: 'internal error: no geometry',
+          created_at: completedTask().created_at,
+          failed_at: completedTask().created_at,
+        }),
+      ),
     )
     const run = await cli(['repair', a()])
     expect(run.code).toBe(1)

@@ -10,7 +10,9 @@ let io: Promise<NodeIO> | undefined
 export function gltfReader(): Promise<NodeIO> {
   io ??= (async () => {
     const [decoder] = await Promise.all([draco3d.createDecoderModule(), MeshoptDecoder.ready])
-    return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'draco3d.decoder': decoder, 'meshopt.decoder': MeshoptDecoder })
+    return new NodeIO()
+      .registerExtensions(ALL_EXTENSIONS)
+      .registerDependencies({ 'draco3d.decoder': decoder, 'meshopt.decoder': MeshoptDecoder })
   })()
   return io
 }
@@ -30,5 +32,8 @@ export function countTriangles(doc: Document): number {
 
 /** The extensions a document declares as used. */
 export function extensionsUsed(doc: Document): string[] {
-  return doc.getRoot().listExtensionsUsed().map((extension) => extension.extensionName)
+  return doc
+    .getRoot()
+    .listExtensionsUsed()
+    .map((extension) => extension.extensionName)
 }

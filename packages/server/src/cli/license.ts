@@ -44,7 +44,8 @@ function parseExpiry(value: string | undefined, now: number): number {
 
 function parseLimit(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
-  if (!/^-?\d+$/.test(value) || Number(value) < -1) throw new UsageError(`--${name}: expected an integer ≥ -1 (-1 = unlimited), got "${value}"`)
+  if (!/^-?\d+$/.test(value) || Number(value) < -1)
+    throw new UsageError(`--${name}: expected an integer ≥ -1 (-1 = unlimited), got "${value}"`)
   return Number(value)
 }
 
@@ -103,7 +104,10 @@ export function runLicenseCli(argv: string[], now = Date.now()): string {
     case 'keygen': {
       if (!values.out) throw new UsageError('--out DIR is required')
       const { publicKey, privateKey } = generateKeyPairSync('ed25519')
-      writeFileSync(join(values.out, 'vendor-private-key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' })
+      writeFileSync(join(values.out, 'vendor-private-key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), {
+        mode: 0o600,
+        flag: 'wx',
+      })
       writeFileSync(join(values.out, 'vendor-public-key.pem'), publicKey.export({ type: 'spki', format: 'pem' }), { flag: 'wx' })
       return `wrote ${join(values.out, 'vendor-private-key.pem')} and vendor-public-key.pem\nSERVICE__LICENSE__PUBLIC_KEY=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`
     }

@@ -57,7 +57,12 @@ function parseValue(name: string, spec: SettingSpec, raw: string): unknown {
       throw new ConfigError(`${name}: expected true or false, got "${raw}"`)
     }
     case 'list':
-      return text === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean)
+      return text === ''
+        ? []
+        : text
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
     case 'string':
       if (text === '') throw new ConfigError(`${name}: must not be empty`)
       return text

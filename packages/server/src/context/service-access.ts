@@ -22,10 +22,16 @@ export interface ServiceAccess {
 }
 
 /** Creates the access part. A bad licence setting throws here, before any worker thread exists. */
-export function createServiceAccess(config: Config, parts: { storage: ServiceStorage; redis: RedisConnections; logger: Logger }): ServiceAccess {
+export function createServiceAccess(
+  config: Config,
+  parts: { storage: ServiceStorage; redis: RedisConnections; logger: Logger },
+): ServiceAccess {
   const { stores } = parts.storage
   // Several processes share one trial count only through Redis; wherever the deployment has one.
-  const trial = config.queue.driver === 'bullmq' ? createRedisTrialCounter(parts.redis.commands(queueRedisUrl(config)), config.queue.prefix, stores.records) : undefined
+  const trial =
+    config.queue.driver === 'bullmq'
+      ? createRedisTrialCounter(parts.redis.commands(queueRedisUrl(config)), config.queue.prefix, stores.records)
+      : undefined
   const licensing = createLicensing({ config: config.license, records: stores.records, logger: parts.logger, ...(trial ? { trial } : {}) })
   // Variant A only: the contract rate limits per key there, and B does not rate limit.
   const rateLimit =

@@ -1,10 +1,4 @@
-import {
-  TIER_NUMBER,
-  type LicenseInfoA,
-  type LicenseInfoB,
-  type LicenseVerifyA,
-  type LicenseVerifyB,
-} from '@mos/sdk/contract'
+import { TIER_NUMBER, type LicenseInfoA, type LicenseInfoB, type LicenseVerifyA, type LicenseVerifyB } from '@mos/sdk/contract'
 import type { LicenseCheck } from './license-key.ts'
 import type { Licensing } from './licensing.ts'
 import { TIER_LIMITS } from './tiers.ts'
@@ -45,7 +39,11 @@ export function verifyDocumentA(check: LicenseCheck): LicenseVerifyA & { message
 /** The B verify document; the caller answers 402 when `success` is false. */
 export function verifyDocumentB(check: LicenseCheck): LicenseVerifyB {
   if (check.ok) {
-    return { success: true, message: `license key is valid (tier ${TIER_NUMBER[check.payload.tier]})`, expires_at: check.payload.expires_at }
+    return {
+      success: true,
+      message: `license key is valid (tier ${TIER_NUMBER[check.payload.tier]})`,
+      expires_at: check.payload.expires_at,
+    }
   }
   return { success: false, message: `license key refused: ${check.message}`, expires_at: check.payload?.expires_at ?? NO_EXPIRY }
 }

@@ -66,7 +66,8 @@ export function checkLicenseKey(
     return malformed('not a Mos licence key')
   }
   const [, body] = parts as [string, string, string]
-  if (!signatureMatches(publicKey, key.trim(), context.verified)) return { ok: false, reason: 'signature', message: 'signature does not match (tampered key or another vendor key)' }
+  if (!signatureMatches(publicKey, key.trim(), context.verified))
+    return { ok: false, reason: 'signature', message: 'signature does not match (tampered key or another vendor key)' }
   const payload = readPayload(body)
   if (!payload) return malformed('payload is not a valid licence')
   const now = context.now ?? Date.now()

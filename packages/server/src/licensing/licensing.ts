@@ -67,12 +67,21 @@ function loadConfiguredKey(config: Config['license']): string | undefined {
   }
 }
 
-export function createLicensing(options: { config: Config['license']; records: Storage; now?: () => number; trial?: TrialCounter; logger?: Logger }): Licensing {
+export function createLicensing(options: {
+  config: Config['license']
+  records: Storage
+  now?: () => number
+  trial?: TrialCounter
+  logger?: Logger
+}): Licensing {
   const { config, records } = options
   const clock = options.now ?? Date.now
   const publicKey = loadPublicKey(config.publicKey)
   const machineId = readMachineId()
-  const fingerprint = createHash('sha256').update(publicKey.export({ format: 'der', type: 'spki' })).digest('hex').slice(0, 16)
+  const fingerprint = createHash('sha256')
+    .update(publicKey.export({ format: 'der', type: 'spki' }))
+    .digest('hex')
+    .slice(0, 16)
   const trial = options.trial ?? createTrialCounter(records)
   const verified = new Set<string>()
   const check = (key: string) => checkLicenseKey(publicKey, key, { machineId, now: clock(), verified })

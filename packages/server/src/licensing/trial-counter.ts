@@ -21,7 +21,8 @@ async function readRecordCount(records: Storage): Promise<number> {
   return Number.isInteger(used) && used > 0 ? used : 0
 }
 
-const writeRecordCount = (records: Storage, used: number) => records.setItem(KEY, { used_files: used, updated_at: new Date().toISOString() })
+const writeRecordCount = (records: Storage, used: number) =>
+  records.setItem(KEY, { used_files: used, updated_at: new Date().toISOString() })
 
 export function createTrialCounter(records: Storage): TrialCounter {
   let chain: Promise<unknown> = Promise.resolve()

@@ -39,18 +39,31 @@ export function createMetrics(options: MetricsOptions): Metrics {
   collectDefaultMetrics({ register: registry })
 
   if (options.variant === 'A') {
-    const tasks = new Counter({ name: 'service_tasks_total', help: 'Total tasks, labelled by type and status.', labelNames: ['type', 'status'], registers })
+    const tasks = new Counter({
+      name: 'service_tasks_total',
+      help: 'Total tasks, labelled by type and status.',
+      labelNames: ['type', 'status'],
+      registers,
+    })
     const duration = new Histogram({
-      name: 'service_task_duration_seconds', help: 'Task duration distribution (processing time).',
-      labelNames: ['type'], buckets: DURATION_BUCKETS, registers,
+      name: 'service_task_duration_seconds',
+      help: 'Task duration distribution (processing time).',
+      labelNames: ['type'],
+      buckets: DURATION_BUCKETS,
+      registers,
     })
     const files = new Counter({ name: 'service_files_processed_total', help: 'Total files processed (tasks completed).', registers })
     const ratio = new Histogram({
-      name: 'service_compression_ratio', help: 'Compression ratio distribution (output size / input size).',
-      labelNames: ['type'], buckets: RATIO_BUCKETS, registers,
+      name: 'service_compression_ratio',
+      help: 'Compression ratio distribution (output size / input size).',
+      labelNames: ['type'],
+      buckets: RATIO_BUCKETS,
+      registers,
     })
     new Gauge({
-      name: 'service_active_tasks_gauge', help: 'Current concurrent tasks.', registers,
+      name: 'service_active_tasks_gauge',
+      help: 'Current concurrent tasks.',
+      registers,
       collect() {
         this.set(options.queue().running)
       },
@@ -70,24 +83,36 @@ export function createMetrics(options: MetricsOptions): Metrics {
 
   const requests = new Counter({ name: 'service_requests_total', help: 'Total requests.', labelNames: ['method', 'status'], registers })
   new Gauge({
-    name: 'service_active_tasks', help: 'Current concurrent tasks.', registers,
+    name: 'service_active_tasks',
+    help: 'Current concurrent tasks.',
+    registers,
     collect() {
       this.set(options.queue().running)
     },
   })
   new Gauge({
-    name: 'service_queue_length', help: 'Tasks waiting in the queue.', registers,
+    name: 'service_queue_length',
+    help: 'Tasks waiting in the queue.',
+    registers,
     collect() {
       this.set(options.queue().waiting)
     },
   })
   const duration = new Histogram({
-    name: 'service_task_processing_duration_seconds', help: 'Task processing duration distribution.',
-    labelNames: ['type'], buckets: DURATION_BUCKETS, registers,
+    name: 'service_task_processing_duration_seconds',
+    help: 'Task processing duration distribution.',
+    labelNames: ['type'],
+    buckets: DURATION_BUCKETS,
+    registers,
   })
   const completed = new Counter({ name: 'service_tasks_completed_total', help: 'Total completed tasks.', labelNames: ['type'], registers })
   const failed = new Counter({ name: 'service_tasks_failed_total', help: 'Total failed tasks.', labelNames: ['type'], registers })
-  const errors = new Counter({ name: 'service_errors_total', help: 'Total error responses (HTTP status 400 and above).', labelNames: ['status'], registers })
+  const errors = new Counter({
+    name: 'service_errors_total',
+    help: 'Total error responses (HTTP status 400 and above).',
+    labelNames: ['status'],
+    registers,
+  })
   return {
     registry,
     taskSettled(task) {

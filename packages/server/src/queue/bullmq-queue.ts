@@ -115,15 +115,23 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`cannot reach the queue's Redis at ${connection.options.host}:${connection.options.port} (waited ${READY_TIMEOUT_MS / 1000} s)`)),
+          () =>
+            reject(
+              new Error(
+                `cannot reach the queue's Redis at ${connection.options.host}:${connection.options.port} (waited ${READY_TIMEOUT_MS / 1000} s)`,
+              ),
+            ),
           READY_TIMEOUT_MS,
         )
       })
       try {
-        await Promise.race([(async () => {
-          await queue.waitUntilReady()
-          if (worker) await worker.waitUntilReady()
-        })(), timeout])
+        await Promise.race([
+          (async () => {
+            await queue.waitUntilReady()
+            if (worker) await worker.waitUntilReady()
+          })(),
+          timeout,
+        ])
       } finally {
         clearTimeout(timer)
       }

@@ -27,7 +27,9 @@ export function checkDeployment(config: Config): void {
     throw new ConfigError(`SERVICE__SERVER__ROLE=${role} needs SERVICE__QUEUE__DRIVER=bullmq (the local queue lives inside one process)`)
   }
   if (config.queue.driver === 'bullmq' && (config.storage.driver === 'memory' || config.storage.filesDriver === 'memory')) {
-    throw new ConfigError('SERVICE__QUEUE__DRIVER=bullmq needs storage that other processes see (fs on a shared folder, redis or s3), not memory')
+    throw new ConfigError(
+      'SERVICE__QUEUE__DRIVER=bullmq needs storage that other processes see (fs on a shared folder, redis or s3), not memory',
+    )
   }
 }
 

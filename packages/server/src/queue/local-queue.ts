@@ -23,13 +23,16 @@ export function createLocalQueue(options: LocalQueueOptions): TaskQueue {
   const pump = () => {
     while (!closed && running.size < options.concurrency && waiting.length > 0) {
       const { taskId: id, requestId } = waiting.shift()!
-      const run = options.handler(id, requestId ? { requestId } : {}).catch((error: unknown) => {
-        options.logger?.error({ taskId: id, ...(requestId ? { requestId } : {}), error: (error as Error).message }, 'task run failed')
-      }).finally(() => {
-        running.delete(run)
-        queued.delete(id)
-        pump()
-      })
+      const run = options
+        .handler(id, requestId ? { requestId } : {})
+        .catch((error: unknown) => {
+          options.logger?.error({ taskId: id, ...(requestId ? { requestId } : {}), error: (error as Error).message }, 'task run failed')
+        })
+        .finally(() => {
+          running.delete(run)
+          queued.delete(id)
+          pump()
+        })
       running.add(run)
     }
   }

@@ -65,7 +65,14 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
       if (closed) return
       closed = true
       await Promise.all(
-        [...open.values()].map((client) => (client.status === 'wait' || client.status === 'end' ? client.disconnect() : client.quit().then(() => undefined, () => client.disconnect()))),
+        [...open.values()].map((client) =>
+          client.status === 'wait' || client.status === 'end'
+            ? client.disconnect()
+            : client.quit().then(
+                () => undefined,
+                () => client.disconnect(),
+              ),
+        ),
       )
       open.clear()
     },

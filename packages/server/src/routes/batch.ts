@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import {
-  ERROR_TEXTS,
-  LIMIT_EXCEEDED_STATUS,
-  parseBatchCompressFields,
-  type BatchRecord,
-  type BatchSubmitResponse,
-} from '@mos/sdk/contract'
+import { ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, parseBatchCompressFields, type BatchRecord, type BatchSubmitResponse } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { toBatchRecord } from '../batches/batch-status.ts'
 import type { ServiceContext } from '../context.ts'
@@ -29,7 +23,9 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
   await assertTrialLeft(ctx.access.licensing)
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
-  const formats = submitRoutes(ctx.variant).find((route) => route.type === 'compress')!.formats()
+  const formats = submitRoutes(ctx.variant)
+    .find((route) => route.type === 'compress')!
+    .formats()
   const placed: { task_id: string; filename: string }[] = []
   const upload = await readUploadStream(event, {
     files: ctx.storage.files,
@@ -90,5 +86,8 @@ export async function getBatchRecord(ctx: ServiceContext, id: string): Promise<B
   const batch = await ctx.storage.batches.get(id)
   if (!batch) throw new ApiError(404, ERROR_TEXTS.batchNotFound(id))
   const tasks = await Promise.all(batch.tasks.map((task) => ctx.processing.tasks.get(task.task_id)))
-  return toBatchRecord(batch, tasks.map((task) => task?.status))
+  return toBatchRecord(
+    batch,
+    tasks.map((task) => task?.status),
+  )
 }

@@ -1,11 +1,4 @@
-import {
-  ENGINES,
-  MODEL_FORMATS,
-  OUTPUT_FORMATS,
-  TIER_NUMBER,
-  type CapabilitiesA,
-  type CapabilitiesB,
-} from '@mos/sdk/contract'
+import { ENGINES, MODEL_FORMATS, OUTPUT_FORMATS, TIER_NUMBER, type CapabilitiesA, type CapabilitiesB } from '@mos/sdk/contract'
 import type { ServiceContext } from '../context.ts'
 import { submitRoutes } from './operations.ts'
 

@@ -36,7 +36,10 @@ export async function verifyLicense(event: H3Event, ctx: ServiceContext, apiKey:
   if (ctx.variant === 'A') return { ...verifyDocumentA(check), activated }
   const document = verifyDocumentB(check)
   if (!document.success) {
-    return Response.json({ error: ERROR_TEXTS.licenseRefused(check.ok ? '' : check.message), ...document }, { status: LICENSE_REQUIRED_STATUS })
+    return Response.json(
+      { error: ERROR_TEXTS.licenseRefused(check.ok ? '' : check.message), ...document },
+      { status: LICENSE_REQUIRED_STATUS },
+    )
   }
   return { ...document, activated }
 }

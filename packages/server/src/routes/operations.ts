@@ -1,5 +1,12 @@
 import { findOperation, operationFormats } from '@mos/engines'
-import { IMPLEMENTED_TASK_TYPES, OPERATION_ENDPOINTS, implementedEndpoints, type ParseResult, type TaskType, type Variant } from '@mos/sdk/contract'
+import {
+  IMPLEMENTED_TASK_TYPES,
+  OPERATION_ENDPOINTS,
+  implementedEndpoints,
+  type ParseResult,
+  type TaskType,
+  type Variant,
+} from '@mos/sdk/contract'
 import type { ServiceContext } from '../context.ts'
 import type { SubmitRoute } from './submit.ts'
 
@@ -8,7 +15,9 @@ import type { SubmitRoute } from './submit.ts'
  * every operation whose engine options take it, so a new texture operation gets it by declaring it.
  */
 function withTextureLimit(type: TaskType, parsed: ParseResult<object>, ctx: ServiceContext): ParseResult<object> {
-  return parsed.ok && acceptsOption(type, 'maxTextureBytes') ? { ok: true, value: { ...parsed.value, maxTextureBytes: ctx.limits().maxTextureBytes } } : parsed
+  return parsed.ok && acceptsOption(type, 'maxTextureBytes')
+    ? { ok: true, value: { ...parsed.value, maxTextureBytes: ctx.limits().maxTextureBytes } }
+    : parsed
 }
 
 /** Whether an engine operation's option schema has a key (its zod object's shape). */

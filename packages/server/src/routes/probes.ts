@@ -63,32 +63,49 @@ export async function readiness(ctx: ServiceContext): Promise<Readiness> {
   const { config } = ctx
   const timeoutMs = config.health.checkTimeoutMs
   const usesFs = config.storage.driver === 'fs' || filesDriverOf(config.storage) === 'fs'
-  const entries = await Promise.all([
-    ['storage', timed(timeoutMs, async () => {
-      await ctx.storage.stores.records.hasItem(PROBE_KEY)
-      await ctx.storage.files.size(PROBE_KEY)
-      return { records: config.storage.driver, files: filesDriverOf(config.storage) }
-    })] as const,
-    ['queue', timed(timeoutMs, async () => {
-      await ctx.processing.queue.ping?.()
-      return { driver: config.queue.driver }
-    })] as const,
-    ['engines', timed(timeoutMs, async () => {
-      if (ctx.role === 'api') return { used: false }
-      const status = ctx.processing.pool.status()
-      if (status.destroyed) throw new Error('engine pool is stopped')
-      if (config.engines.prestart && status.liveThreads === 0) throw new Error('no engine thread is running')
-      return { threads: ctx.processing.pool.threads, liveThreads: status.liveThreads, recycledThreads: status.recycledThreads }
-    })] as const,
-    ...(usesFs && config.health.minFreeDiskMb > 0
-      ? [['disk', timed(timeoutMs, async () => {
-          const stats = await statfsOfNearest(resolve(config.storage.fs.base))
-          const freeMb = Math.floor((stats.bavail * stats.bsize) / 2 ** 20)
-          if (freeMb < config.health.minFreeDiskMb) throw new Error(`${freeMb} MB free under ${config.storage.fs.base}, below ${config.health.minFreeDiskMb} MB`)
-          return { freeMb, minFreeMb: config.health.minFreeDiskMb }
-        })] as const]
-      : []),
-  ].map(async ([name, check]) => [name, await check] as const))
+  const entries = await Promise.all(
+    [
+      [
+        'storage',
+        timed(timeoutMs, async () => {
+          await ctx.storage.stores.records.hasItem(PROBE_KEY)
+          await ctx.storage.files.size(PROBE_KEY)
+          return { records: config.storage.driver, files: filesDriverOf(config.storage) }
+        }),
+      ] as const,
+      [
+        'queue',
+        timed(timeoutMs, async () => {
+          await ctx.processing.queue.ping?.()
+          return { driver: config.queue.driver }
+        }),
+      ] as const,
+      [
+        'engines',
+        timed(timeoutMs, async () => {
+          if (ctx.role === 'api') return { used: false }
+          const status = ctx.processing.pool.status()
+          if (status.destroyed) throw new Error('engine pool is stopped')
+          if (config.engines.prestart && status.liveThreads === 0) throw new Error('no engine thread is running')
+          return { threads: ctx.processing.pool.threads, liveThreads: status.liveThreads, recycledThreads: status.recycledThreads }
+        }),
+      ] as const,
+      ...(usesFs && config.health.minFreeDiskMb > 0
+        ? [
+            [
+              'disk',
+              timed(timeoutMs, async () => {
+                const stats = await statfsOfNearest(resolve(config.storage.fs.base))
+                const freeMb = Math.floor((stats.bavail * stats.bsize) / 2 ** 20)
+                if (freeMb < config.health.minFreeDiskMb)
+                  throw new Error(`${freeMb} MB free under ${config.storage.fs.base}, below ${config.health.minFreeDiskMb} MB`)
+                return { freeMb, minFreeMb: config.health.minFreeDiskMb }
+              }),
+            ] as const,
+          ]
+        : []),
+    ].map(async ([name, check]) => [name, await check] as const),
+  )
   const checks = Object.fromEntries(entries)
   const failed = entries.filter(([, check]) => !check.ok).map(([name]) => name)
   return { status: failed.length === 0 ? 'ready' : 'not ready', failed, checks }
@@ -103,7 +120,8 @@ export function mountProbes(app: H3, ctx: ServiceContext): void {
   app.get('/livez', () => ({ status: 'alive', uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000) }))
   app.get('/readyz', async (event) => {
     const result = await readiness(ctx)
-    if (result.failed.length > 0) requestFacts(event).error = `not ready: ${result.failed.map((name) => `${name} (${result.checks[name]?.error})`).join(', ')}`
+    if (result.failed.length > 0)
+      requestFacts(event).error = `not ready: ${result.failed.map((name) => `${name} (${result.checks[name]?.error})`).join(', ')}`
     return Response.json(result, { status: result.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } })
   })
 }

@@ -1,4 +1,11 @@
-import { ERROR_TEXTS, IMAGE_EXTENSIONS, LIMIT_EXCEEDED_STATUS, type ParseResult, type SubmitResponse, type TaskType } from '@mos/sdk/contract'
+import {
+  ERROR_TEXTS,
+  IMAGE_EXTENSIONS,
+  LIMIT_EXCEEDED_STATUS,
+  type ParseResult,
+  type SubmitResponse,
+  type TaskType,
+} from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'

@@ -58,7 +58,9 @@ function createRecordStorage(config: StorageConfig, clients: { redis: RedisConne
     case 'fs':
       return createStorage({ driver: fsAtomicDriver({ base: join(resolve(config.fs.base), 'records') }) })
     case 'redis':
-      return createStorage({ driver: redisRecordsDriver({ client: clients.redis.commands(config.redis.url), base: `${config.redis.prefix}:records` }) })
+      return createStorage({
+        driver: redisRecordsDriver({ client: clients.redis.commands(config.redis.url), base: `${config.redis.prefix}:records` }),
+      })
     case 's3':
       return createStorage({ driver: s3RecordsDriver({ client: clients.s3(), base: `${s3Settings(config).prefix}records` }) })
   }

@@ -86,4 +86,3 @@ async function* walk(folder: string): AsyncGenerator<{ path: string; modifiedAt:
     }
   }
 }
-

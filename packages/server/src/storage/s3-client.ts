@@ -230,7 +230,7 @@ export function createS3Client(options: S3ClientOptions): S3Client {
 
   async function startMultipart(key: string): Promise<Multipart> {
     const created = await send('create multipart upload', key, urlOf(key, 'uploads'), { method: 'POST' })
-    const uploadId = tag((await created!.text()), 'UploadId')
+    const uploadId = tag(await created!.text(), 'UploadId')
     if (!uploadId) throw new S3Error('create multipart upload', key, created!.status, 'no UploadId in the answer')
     const etags: string[] = []
     const inFlight = new Set<Promise<void>>()
@@ -241,7 +241,10 @@ export function createS3Client(options: S3ClientOptions): S3Client {
         if (failure) throw failure
         const number = etags.length + 1
         etags.push('')
-        const sent: Promise<void> = send('upload part', key, urlOf(key, query(`&partNumber=${number}`)), { method: 'PUT', body: part as Uint8Array<ArrayBuffer> })
+        const sent: Promise<void> = send('upload part', key, urlOf(key, query(`&partNumber=${number}`)), {
+          method: 'PUT',
+          body: part as Uint8Array<ArrayBuffer>,
+        })
           .then((response) => {
             etags[number - 1] = response!.headers.get('etag') ?? ''
           })
@@ -324,14 +327,21 @@ export function createS3Client(options: S3ClientOptions): S3Client {
           const modified = tag(item, 'LastModified')
           if (key === undefined) continue
           last = key
-          yield { key, size: Number(tag(item, 'Size') ?? 0), modifiedAt: modified ? Date.parse(modified) : 0, etag: unquote(tag(item, 'ETag') ?? '') }
+          yield {
+            key,
+            size: Number(tag(item, 'Size') ?? 0),
+            modifiedAt: modified ? Date.parse(modified) : 0,
+            etag: unquote(tag(item, 'ETag') ?? ''),
+          }
         }
         marker = tag(text, 'IsTruncated') === 'true' ? (tag(text, 'NextMarker') ?? last) : undefined
       } while (marker)
     },
     async listUploads(prefix) {
       try {
-        const response = await send('list multipart uploads', prefix, `${bucketUrl}/?uploads&prefix=${encodeURIComponent(prefix)}`, { method: 'GET' })
+        const response = await send('list multipart uploads', prefix, `${bucketUrl}/?uploads&prefix=${encodeURIComponent(prefix)}`, {
+          method: 'GET',
+        })
         return tags(await response!.text(), 'Upload').flatMap((item) => {
           const key = tag(item, 'Key')
           const uploadId = tag(item, 'UploadId')
@@ -345,7 +355,13 @@ export function createS3Client(options: S3ClientOptions): S3Client {
       }
     },
     async abortUpload(upload) {
-      await send('abort multipart upload', upload.key, urlOf(upload.key, `uploadId=${encodeURIComponent(upload.uploadId)}`), { method: 'DELETE' }, true)
+      await send(
+        'abort multipart upload',
+        upload.key,
+        urlOf(upload.key, `uploadId=${encodeURIComponent(upload.uploadId)}`),
+        { method: 'DELETE' },
+        true,
+      )
     },
   }
 }

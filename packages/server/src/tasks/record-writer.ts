@@ -45,7 +45,9 @@ export function createRecordWriter(options: RecordWriterOptions): RecordWriter {
         return await tasks.put(record)
       } catch (error) {
         if (Date.now() + wait > giveUpAt || options.stopping?.()) throw error
-        warn(`[mos] task ${record.task_id}: writing its record failed (${isDiskFull(error) ? DISK_FULL_TEXT : (error as Error).message}); retrying in ${wait} ms`)
+        warn(
+          `[mos] task ${record.task_id}: writing its record failed (${isDiskFull(error) ? DISK_FULL_TEXT : (error as Error).message}); retrying in ${wait} ms`,
+        )
         await new Promise((resolve) => setTimeout(resolve, wait))
       }
     }

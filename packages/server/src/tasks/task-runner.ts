@@ -81,7 +81,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
    * Runs the job and stores its result file: how the run ended, or undefined when there is nothing
    * to record (the task was handed back, or finished elsewhere meanwhile).
    */
-  async function runJob(task: TaskState, writer: RecordWriter, progress: ProgressWriter, runSignal: RunSignal): Promise<RunOutcome | undefined> {
+  async function runJob(
+    task: TaskState,
+    writer: RecordWriter,
+    progress: ProgressWriter,
+    runSignal: RunSignal,
+  ): Promise<RunOutcome | undefined> {
     const outputKey = taskFileKey(task.task_id, 'output')
     try {
       const budgetMs = options.workBudget ? workBudgetMs(task.input_size_bytes, options.workBudget) : undefined
@@ -115,7 +120,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const stored = await tasks.get(taskId)
     if (!stored || TERMINAL_TASK_STATUSES.includes(stored.status)) return
     const writer = createRecordWriter(writerOptions)
-    if (options.maxAttempts && stored.job.attempts >= options.maxAttempts) return finish(writer, settleTask(stored, { kind: 'gave-up' }, transition()))
+    if (options.maxAttempts && stored.job.attempts >= options.maxAttempts)
+      return finish(writer, settleTask(stored, { kind: 'gave-up' }, transition()))
 
     let task = startTask(stored, new Date(), runOptions.requestId)
     await writer.put(task)
@@ -130,7 +136,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
         return true
       },
     })
-    const runSignal = createRunSignal({ ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(runOptions.signal ? { handBack: runOptions.signal } : {}) })
+    const runSignal = createRunSignal({
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(runOptions.signal ? { handBack: runOptions.signal } : {}),
+    })
     const outcome = await runJob(task, writer, progress, runSignal)
     if (!outcome) return
     task = settleTask(task, outcome, transition())

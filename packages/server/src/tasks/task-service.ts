@@ -41,7 +41,13 @@ export function createTaskService(options: { tasks: TaskStore; queue: TaskQueue;
         input_size_bytes: input.size,
         created_at: now(),
         ...(input.batchId ? { batch_id: input.batchId } : {}),
-        job: { inputKey, format: input.format, options: input.options, attempts: 0, ...(input.requestId ? { requestId: input.requestId } : {}) },
+        job: {
+          inputKey,
+          format: input.format,
+          options: input.options,
+          attempts: 0,
+          ...(input.requestId ? { requestId: input.requestId } : {}),
+        },
       }
       await tasks.put(task)
       await queue.enqueue(id, input.requestId ? { requestId: input.requestId } : {})

@@ -48,14 +48,20 @@ export function startTask(stored: TaskState, at: Date, requestId?: string): Task
 export function settleTask(task: TaskState, outcome: RunOutcome, options: TransitionOptions): TaskState {
   switch (outcome.kind) {
     case 'gave-up':
-      return failed(task, ERROR_TEXTS.internal(`task stopped ${task.job.attempts} times without finishing (its worker process ended each time)`), options)
+      return failed(
+        task,
+        ERROR_TEXTS.internal(`task stopped ${task.job.attempts} times without finishing (its worker process ended each time)`),
+        options,
+      )
     case 'timed-out':
       return failed(task, ERROR_TEXTS.taskTimeout(Math.round(outcome.timeoutMs / 1000)), options)
     case 'error':
       // A full disk (the result write) is named as the service's state, without our paths.
       return failed(task, ERROR_TEXTS.internal(isDiskFull(outcome.error) ? DISK_FULL_TEXT : errorText(outcome.error)), options)
     case 'result':
-      return outcome.result.ok ? completed(task, outcome.result, outcome.outputKey, options) : failed(task, failureText(outcome.result.message), options)
+      return outcome.result.ok
+        ? completed(task, outcome.result, outcome.outputKey, options)
+        : failed(task, failureText(outcome.result.message), options)
   }
 }
 

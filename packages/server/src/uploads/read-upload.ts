@@ -94,7 +94,10 @@ function uploadBounds(declared: number, options: UploadOptions): UploadBounds {
   const bounds: UploadBounds = {
     maxBodyBytes,
     tooLarge: (bytes) =>
-      new ApiError(options.limitStatus, (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(sizeOf(bytes)), formatMb(options.maxFileBytes))),
+      new ApiError(
+        options.limitStatus,
+        (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(sizeOf(bytes)), formatMb(options.maxFileBytes)),
+      ),
     bodyTooLarge: (bytes) => new ApiError(413, ERROR_TEXTS.requestTooLarge(bytes, maxBodyBytes)),
   }
   if (options.maxFiles === 1 && declared > options.maxFileBytes + FORM_OVERHEAD_BYTES) throw bounds.tooLarge(declared)
@@ -173,7 +176,8 @@ function startRead(body: Readable, parser: busboy.Busboy, options: UploadOptions
   }
   const fail = read.fail
   parser.on('field', (name, value, info) => {
-    if (info.nameTruncated || info.valueTruncated) return fail(new ApiError(400, ERROR_TEXTS.malformedBody(`form field ${name} is longer than ${MAX_FIELD_BYTES} bytes`)))
+    if (info.nameTruncated || info.valueTruncated)
+      return fail(new ApiError(400, ERROR_TEXTS.malformedBody(`form field ${name} is longer than ${MAX_FIELD_BYTES} bytes`)))
     if (!(name in read.fields)) read.fields[name] = value
   })
   parser.on('fieldsLimit', () => fail(new ApiError(400, ERROR_TEXTS.malformedBody(`more than ${MAX_FIELDS} form fields`))))

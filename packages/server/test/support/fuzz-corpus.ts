@@ -85,7 +85,23 @@ const int = (random: Random, n: number) => Math.floor(random() * n)
 const FIELD_VALUES = [0, 1, 0x7fffffff, 0xffffffff, 0x80000000, 0x3b9aca00, 0xffff, 0x7f7fffff, 0xff800000, 0x7fc00000]
 
 /** Replacements for a number in a text format. */
-const NUMBER_TEXTS = ['1e308', '-1e308', 'NaN', 'inf', '-0', '4294967296', '99999999999999999999', '-1', '0', '1e-45', '2147483648', '0x10', '', '1.2.3', '١٢']
+const NUMBER_TEXTS = [
+  '1e308',
+  '-1e308',
+  'NaN',
+  'inf',
+  '-0',
+  '4294967296',
+  '99999999999999999999',
+  '-1',
+  '0',
+  '1e-45',
+  '2147483648',
+  '0x10',
+  '',
+  '1.2.3',
+  '١٢',
+]
 
 const TEXT_FORMATS = new Set(['obj', 'gltf', 'dae'])
 
@@ -212,10 +228,15 @@ export function generateFuzzCorpus(seed: number, count: number, seeds: string[] 
       bytes = mutate(bytes, random)
     }
     let operation = FUZZ_OPERATIONS[operationIndex]!
-    if (operation.name === 'convert') operation = { ...operation, fields: { target_format: CONVERT_TARGETS[index % CONVERT_TARGETS.length]! } }
+    if (operation.name === 'convert')
+      operation = { ...operation, fields: { target_format: CONVERT_TARGETS[index % CONVERT_TARGETS.length]! } }
     cases.push({
       index,
-      label: `#${index} ${operation.name} ${operation.fields.target_format ?? ''} on ${file.name} (${names.join(' + ')}, ${bytes.length} bytes)`.replace('  ', ' '),
+      label:
+        `#${index} ${operation.name} ${operation.fields.target_format ?? ''} on ${file.name} (${names.join(' + ')}, ${bytes.length} bytes)`.replace(
+          '  ',
+          ' ',
+        ),
       filename: file.name,
       bytes,
       operation,

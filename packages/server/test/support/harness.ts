@@ -75,7 +75,11 @@ export async function realServer(env: Record<string, string>): Promise<RunningSe
 }
 
 /** A multipart body with the given fields and files (path on disk, or bytes with a name). */
-export async function form(fields: Record<string, string | number>, files: (string | { name: string; bytes: Uint8Array })[] = [], fileField = 'file'): Promise<FormData> {
+export async function form(
+  fields: Record<string, string | number>,
+  files: (string | { name: string; bytes: Uint8Array })[] = [],
+  fileField = 'file',
+): Promise<FormData> {
   const data = new FormData()
   for (const file of files) {
     const { name, bytes } = typeof file === 'string' ? { name: basename(file), bytes: new Uint8Array(await readFile(file)) } : file

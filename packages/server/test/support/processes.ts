@@ -34,7 +34,12 @@ export interface StartMosOptions {
  * `npm start` runs, built by the vitest global setup) with `env`, and resolves once it prints the
  * port it listens on.
  */
-export async function startMos(name: string, env: Record<string, string>, timeoutMs = 60_000, options: StartMosOptions = {}): Promise<MosProcess> {
+export async function startMos(
+  name: string,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  options: StartMosOptions = {},
+): Promise<MosProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE__')))
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(REPO, MAIN)], {
     cwd: options.cwd ?? tmpdir(),

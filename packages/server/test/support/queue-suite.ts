@@ -36,7 +36,17 @@ function recorder(holdMs = 0) {
       inFlight--
     }
   }
-  return { handler, runs, finished, get most() { return most }, get inFlight() { return inFlight } }
+  return {
+    handler,
+    runs,
+    finished,
+    get most() {
+      return most
+    },
+    get inFlight() {
+      return inFlight
+    },
+  }
 }
 
 /**

@@ -115,10 +115,14 @@ function dechunk(text: string): string {
 }
 
 /** A multipart body with one file part, and its boundary. */
-export function multipart(file: { field?: string; name: string; bytes: Uint8Array }, fields: Record<string, string> = {}): { boundary: string; head: Buffer; tail: Buffer; file: Uint8Array } {
+export function multipart(
+  file: { field?: string; name: string; bytes: Uint8Array },
+  fields: Record<string, string> = {},
+): { boundary: string; head: Buffer; tail: Buffer; file: Uint8Array } {
   const boundary = `----mos${Math.random().toString(16).slice(2)}`
   let head = ''
-  for (const [name, value] of Object.entries(fields)) head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+  for (const [name, value] of Object.entries(fields))
+    head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
   head += `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`
   return { boundary, head: Buffer.from(head), tail: Buffer.from(`\r\n--${boundary}--\r\n`), file: file.bytes }
 }
