@@ -9,7 +9,7 @@ import { createS3FileStore } from '../src/storage/s3-file-store.ts'
 import type { TaskState } from '../src/tasks/task-state.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
 import { API_KEY, form, tempDir } from './support/harness.ts'
-import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
 
@@ -38,30 +38,17 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     bigMesh = join(dir.path, 'big-mesh.glb')
     await writeBigMesh(bigMesh, 800)
     env = {
-      SERVICE__AUTH__API_KEYS: API_KEY,
-      SERVICE__SERVER__HOST: '127.0.0.1',
-      // The polling below is far above the contract's 60 requests a minute.
-      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
-      SERVICE__SERVER__PORT: '0',
-      SERVICE__STORAGE__DRIVER: 'redis',
-      SERVICE__STORAGE__FILES_DRIVER: 's3',
-      SERVICE__STORAGE__REDIS__URL: REDIS_URL,
-      SERVICE__STORAGE__REDIS__PREFIX: prefix,
-      SERVICE__STORAGE__FS__BASE: join(dir.path, 'local'),
-      ...s3.env,
-      SERVICE__QUEUE__DRIVER: 'bullmq',
-      SERVICE__QUEUE__PREFIX: prefix,
+      ...sharedRedisEnv({ redisUrl: REDIS_URL, prefix, dataDir: dir.path, s3: s3.env, apiKeys: API_KEY }),
       // A dead worker's task is free again after ~4 s and found within 2 s more.
       SERVICE__QUEUE__LOCK_SECONDS: '4',
       SERVICE__QUEUE__STALLED_CHECK_SECONDS: '2',
-      SERVICE__ENGINES__THREADS: '1',
     }
-    const started = await Promise.all([
-      startMos('api-1', { ...env, SERVICE__SERVER__ROLE: 'api' }),
-      startMos('api-2', { ...env, SERVICE__SERVER__ROLE: 'api' }),
-      startMos('worker-1', { ...env, SERVICE__SERVER__ROLE: 'worker' }),
-      startMos('worker-2', { ...env, SERVICE__SERVER__ROLE: 'worker' }),
-    ])
+    const started = (await startMosGroup([
+      ['api-1', { ...env, SERVICE__SERVER__ROLE: 'api' }],
+      ['api-2', { ...env, SERVICE__SERVER__ROLE: 'api' }],
+      ['worker-1', { ...env, SERVICE__SERVER__ROLE: 'worker' }],
+      ['worker-2', { ...env, SERVICE__SERVER__ROLE: 'worker' }],
+    ])) as [MosProcess, MosProcess, MosProcess, MosProcess]
     apis.push(started[0], started[1])
     workers.push(started[2], started[3])
   }, 120_000)

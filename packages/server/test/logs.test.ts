@@ -7,7 +7,7 @@ import { untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { localServiceEnv } from '../../../test/support/service-env.ts'
 import { API_KEY, form, tempDir, waitForTask } from './support/harness.ts'
-import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const hasRedis = await redisAvailable()
@@ -184,28 +184,11 @@ describe.skipIf(!available || !hasRedis)('logs: API and worker processes on Bull
 
   beforeAll(async () => {
     dir = await tempDir()
-    const env = {
-      SERVICE__AUTH__API_KEYS: API_KEY,
-      SERVICE__SERVER__HOST: '127.0.0.1',
-      SERVICE__SERVER__PORT: '0',
-      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
-      SERVICE__STORAGE__DRIVER: 'redis',
-      SERVICE__STORAGE__FILES_DRIVER: 'fs',
-      SERVICE__STORAGE__REDIS__URL: REDIS_URL,
-      SERVICE__STORAGE__REDIS__PREFIX: prefix,
-      SERVICE__STORAGE__FS__BASE: join(dir.path, 'shared'),
-      SERVICE__QUEUE__DRIVER: 'bullmq',
-      SERVICE__QUEUE__PREFIX: prefix,
-      SERVICE__ENGINES__THREADS: '1',
-      SERVICE__LOG__FORMAT: 'json',
-    }
-    // Settled one by one: a process that started is stopped by afterAll even when the other did not.
-    const started = await Promise.allSettled([
-      startMos('api', { ...env, SERVICE__SERVER__ROLE: 'api' }),
-      startMos('worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }),
-    ])
-    ;[api, worker] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined!)) as [MosProcess, MosProcess]
-    for (const result of started) if (result.status === 'rejected') throw result.reason
+    const env = { ...sharedRedisEnv({ redisUrl: REDIS_URL, prefix, dataDir: dir.path, apiKeys: API_KEY }), SERVICE__LOG__FORMAT: 'json' }
+    ;[api, worker] = (await startMosGroup([
+      ['api', { ...env, SERVICE__SERVER__ROLE: 'api' }],
+      ['worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }],
+    ])) as [MosProcess, MosProcess]
   }, 120_000)
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { API_KEY, inProcessApp, tempDir, testEnv } from './support/harness.ts'
-import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
 
 const hasRedis = await redisAvailable()
 
@@ -134,27 +134,14 @@ describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes a
     dir = await tempDir()
     relay = await redisRelay()
     const env = {
-      SERVICE__AUTH__API_KEYS: API_KEY,
-      SERVICE__SERVER__HOST: '127.0.0.1',
-      SERVICE__SERVER__PORT: '0',
-      SERVICE__STORAGE__DRIVER: 'redis',
-      SERVICE__STORAGE__FILES_DRIVER: 'fs',
-      SERVICE__STORAGE__REDIS__URL: relay.url,
-      SERVICE__STORAGE__REDIS__PREFIX: prefix,
-      SERVICE__STORAGE__FS__BASE: join(dir.path, 'shared'),
-      SERVICE__QUEUE__DRIVER: 'bullmq',
-      SERVICE__QUEUE__PREFIX: prefix,
-      SERVICE__ENGINES__THREADS: '1',
+      ...sharedRedisEnv({ redisUrl: relay.url, prefix, dataDir: dir.path, apiKeys: API_KEY }),
       SERVICE__HEALTH__CHECK_TIMEOUT_MS: '500',
       SERVICE__LOG__LEVEL: 'warn',
     }
-    // Settled one by one: a process that started is stopped by afterAll even when the other did not.
-    const started = await Promise.allSettled([
-      startMos('api', { ...env, SERVICE__SERVER__ROLE: 'api' }),
-      startMos('worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }),
-    ])
-    ;[api, worker] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined!)) as [MosProcess, MosProcess]
-    for (const result of started) if (result.status === 'rejected') throw result.reason
+    ;[api, worker] = (await startMosGroup([
+      ['api', { ...env, SERVICE__SERVER__ROLE: 'api' }],
+      ['worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }],
+    ])) as [MosProcess, MosProcess]
   }, 120_000)
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
 import { createRedisConnections } from '../src/redis/redis-connections.ts'
 import { API_KEY, form, tempDir } from './support/harness.ts'
-import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { sharedRedisEnv, startMos, stopMos, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const hasRedis = await redisAvailable()
@@ -85,22 +85,11 @@ describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
       dir = await tempDir()
       s3 = await startTestS3()
       mos = await startMos('all-in-one', {
-        SERVICE__AUTH__API_KEYS: API_KEY,
-        SERVICE__SERVER__HOST: '127.0.0.1',
-        SERVICE__SERVER__PORT: '0',
+        ...sharedRedisEnv({ redisUrl: REDIS_URL, prefix, dataDir: dir.path, s3: s3.env, apiKeys: API_KEY }),
         SERVICE__SERVER__VARIANT: 'A',
-        SERVICE__STORAGE__DRIVER: 'redis',
-        SERVICE__STORAGE__FILES_DRIVER: 's3',
-        SERVICE__STORAGE__REDIS__URL: REDIS_URL,
-        SERVICE__STORAGE__REDIS__PREFIX: prefix,
-        SERVICE__STORAGE__FS__BASE: join(dir.path, 'local'),
-        ...s3.env,
         SERVICE__STORAGE__S3__PREFIX: prefix,
-        SERVICE__QUEUE__DRIVER: 'bullmq',
-        SERVICE__QUEUE__PREFIX: prefix,
         SERVICE__RATE_LIMIT__REDIS_URL: REDIS_URL,
         SERVICE__RATE_LIMIT__PREFIX: `${prefix}:ratelimit`,
-        SERVICE__ENGINES__THREADS: '1',
         // The sweep (and its Redis lock) runs within the test.
         SERVICE__STORAGE__ORPHAN_UPLOAD_MINUTES: '0.02',
       })

@@ -77,3 +77,47 @@ export async function stopMos(process_: MosProcess | undefined, graceMs = 30_000
   await process_.exited
   clearTimeout(timer)
 }
+
+/**
+ * Starts several processes at once. If one does not start, those that did are stopped before the
+ * error is thrown, so a failed `beforeAll` leaves no server running.
+ */
+export async function startMosGroup(specs: [name: string, env: Record<string, string>][]): Promise<MosProcess[]> {
+  const started = await Promise.allSettled(specs.map(([name, env]) => startMos(name, env)))
+  const failure = started.find((result) => result.status === 'rejected')
+  const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
+  if (failure) {
+    await Promise.allSettled(running.map((process_) => stopMos(process_, 5000)))
+    throw failure.reason
+  }
+  return running
+}
+
+/**
+ * SERVICE__* settings of processes sharing one deployment through Redis: records in Redis, the
+ * BullMQ queue, one engine thread each, loopback on a free port, no practical rate limit. Files go
+ * to S3 when `s3` (a test S3 server's settings) is given, else to `<dataDir>/shared`.
+ */
+export function sharedRedisEnv(options: {
+  redisUrl: string
+  prefix: string
+  dataDir: string
+  s3?: Record<string, string>
+  apiKeys: string
+}): Record<string, string> {
+  return {
+    SERVICE__AUTH__API_KEYS: options.apiKeys,
+    SERVICE__SERVER__HOST: '127.0.0.1',
+    SERVICE__SERVER__PORT: '0',
+    SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
+    SERVICE__STORAGE__DRIVER: 'redis',
+    SERVICE__STORAGE__REDIS__URL: options.redisUrl,
+    SERVICE__STORAGE__REDIS__PREFIX: options.prefix,
+    ...(options.s3
+      ? { SERVICE__STORAGE__FILES_DRIVER: 's3', SERVICE__STORAGE__FS__BASE: join(options.dataDir, 'local'), ...options.s3 }
+      : { SERVICE__STORAGE__FILES_DRIVER: 'fs', SERVICE__STORAGE__FS__BASE: join(options.dataDir, 'shared') }),
+    SERVICE__QUEUE__DRIVER: 'bullmq',
+    SERVICE__QUEUE__PREFIX: options.prefix,
+    SERVICE__ENGINES__THREADS: '1',
+  }
+}
