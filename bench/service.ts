@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,11 +19,20 @@ export interface BenchService {
   stop(): Promise<void>
 }
 
-/** Starts the real service (`npm start`'s entry) as a child process on a free port. */
-export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'mos-bench-'))
-  const port = 20000 + Math.floor(Math.random() * 20000)
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
+/**
+ * The node arguments of `npm start` (root package.json): every section measures the compiled
+ * service operators run (`npm run bench` builds what is stale first, as `npm start` does).
+ */
+export function startCommand(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts?: Record<string, string> }
+  const start = pkg.scripts?.start ?? ''
+  if (!/^node\s/.test(start) || /[&|;]/.test(start)) throw new Error(`npm start is not a plain node command: ${start}`)
+  return start.split(/\s+/).slice(1)
+}
+
+/** Spawns the service (`npm start`'s command) on `port` over the data folder `dataDir`, with `env` on top. */
+export function spawnService(port: number, dataDir: string, env: Record<string, string>, stdio: StdioOptions): ChildProcess {
+  return spawn(process.execPath, startCommand(), {
     cwd: new URL('..', import.meta.url).pathname,
     env: {
       ...process.env,
@@ -30,13 +40,27 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
       SERVICE__SERVER__HOST: '127.0.0.1',
       SERVICE__AUTH__API_KEYS: BENCH_KEY,
       SERVICE__STORAGE__FS__BASE: dataDir,
+      ...env,
+    },
+    stdio,
+  })
+}
+
+/** Starts the real service (`npm start`'s command) as a child process on a free port. */
+export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mos-bench-'))
+  const port = 20000 + Math.floor(Math.random() * 20000)
+  const child = spawnService(
+    port,
+    dataDir,
+    {
       // The benchmark measures the engine path, not the trial's file count or the per-key limit.
       ...throwAwayLicenceEnv('lic_bench'),
       SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+    ['ignore', 'pipe', 'pipe'],
+  )
   let log = ''
   child.stdout!.on('data', (d) => (log += d))
   child.stderr!.on('data', (d) => (log += d))
