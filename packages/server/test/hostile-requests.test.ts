@@ -418,6 +418,10 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       method: 'OPTIONS',
       headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' },
     })
+    // With CORS off a preflight is just another method the route does not take.
     expect(preflight.status).toBe(405)
+    expect(preflight.headers.get('allow')).toBe('POST')
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
+    expect(await preflight.json()).toEqual({ error: ERROR_TEXTS.methodNotAllowed('OPTIONS', '/api/v1/compress') })
   })
 })

@@ -1,5 +1,5 @@
-import { OPERATION_NAMES, findOperation, operationFormats } from '@mos/engines'
-import { IMPLEMENTED_TASK_TYPES, OPERATION_ENDPOINTS, TASK_TYPES, VARIANTS } from '@mos/sdk/contract'
+import { OPERATION_NAMES, findOperation } from '@mos/engines'
+import { OPERATION_ENDPOINTS, TASK_TYPES, VARIANTS } from '@mos/sdk/contract'
 import { describe, expect, it } from 'vitest'
 import type { ServiceContext } from '../src/context.ts'
 import { RESERVED_ROUTES, submitRoutes } from '../src/routes/operations.ts'
@@ -42,16 +42,25 @@ describe('the contract table and the engines registry', () => {
   })
 
   it('routes are served or reserved per variant, with the engines formats', () => {
-    for (const variant of VARIANTS) {
-      const served = submitRoutes(variant).map((route) => route.type)
-      expect(served).toEqual(TASK_TYPES.filter((type) => IMPLEMENTED_TASK_TYPES[variant].includes(type)))
-      const reserved = RESERVED_ROUTES[variant].map((route) => route.what)
-      expect([...served, ...reserved].sort()).toEqual([...TASK_TYPES].sort())
-    }
+    // The paths of the published interface (sections 4.3-4.8): B reserves diagnose and ktx2.
+    expect(submitRoutes('A').map((route) => route.path)).toEqual([
+      '/compress',
+      '/convert',
+      '/repair',
+      '/diagnose',
+      '/textures/optimize',
+      '/textures/ktx2',
+    ])
+    expect(submitRoutes('B').map((route) => route.path)).toEqual(['/compress', '/convert', '/repair', '/textures/optimize'])
+    expect(RESERVED_ROUTES.A).toEqual([])
     expect(RESERVED_ROUTES.B.map((route) => route.path)).toEqual(['/diagnose', '/textures/ktx2'])
-    const routes = submitRoutes('A')
-    for (const route of routes) expect(route.formats()).toEqual(operationFormats(route.type))
-    expect(routes.find((route) => route.type === 'texture_optimize')!.formats()).toContain('jpg')
+    const formats = (type: string) =>
+      submitRoutes('A')
+        .find((route) => route.type === type)!
+        .formats()
+    expect(formats('compress')).toEqual(expect.arrayContaining(['glb', 'gltf', 'obj', 'fbx', 'dae', 'stl', 'ply']))
+    expect(formats('compress')).not.toContain('jpg')
+    expect(formats('texture_optimize')).toEqual(expect.arrayContaining(['glb', 'jpg', 'png', 'webp']))
   })
 
   it('texture jobs carry the tier texture limit, other jobs do not', () => {

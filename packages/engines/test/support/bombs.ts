@@ -263,12 +263,8 @@ export function glbWithImage(image: Uint8Array, mimeType: string): Uint8Array {
   )
 }
 
-/**
- * A zip whose central directory declares `declared` bytes for its one entry (an OBJ of a few
- * bytes): a reader that allocates by the declared size is exhausted before it inflates anything.
- */
-export function zipDeclaring(declared = 0xfffffff0): Uint8Array {
-  const zip = zipSync({ 'model.obj': [strToU8('v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n'), { level: 6 }] })
+/** `zip` (one entry) with its headers patched to declare `declared` uncompressed bytes, as a hostile archive would. */
+function declaringSize(zip: Uint8Array, declared: number): Uint8Array {
   const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength)
   let eocd = zip.byteLength - 22
   while (view.getUint32(eocd, true) !== 0x06054b50) eocd--
@@ -278,7 +274,18 @@ export function zipDeclaring(declared = 0xfffffff0): Uint8Array {
   return zip
 }
 
-/** A zip of one entry that inflates to `bytes` zero bytes (1000:1 and more), whatever its headers say. */
+/**
+ * A zip whose headers declare `declared` bytes for its one entry (an OBJ of a few bytes): a reader
+ * that allocates by the declared size is exhausted before it inflates anything.
+ */
+export function zipDeclaring(declared = 0xfffffff0): Uint8Array {
+  return declaringSize(zipSync({ 'model.obj': [strToU8('v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n'), { level: 6 }] }), declared)
+}
+
+/**
+ * A zip of one entry that inflates to `bytes` zero bytes (1000:1 and more) while its headers
+ * declare 10: only a bound on what inflating produces stops it.
+ */
 export function zipInflatingTo(bytes = 64 * 1024 * 1024): Uint8Array {
-  return zipSync({ 'model.obj': [new Uint8Array(bytes), { level: 9 }] })
+  return declaringSize(zipSync({ 'model.obj': [new Uint8Array(bytes), { level: 9 }] }), 10)
 }
