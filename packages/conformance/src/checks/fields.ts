@@ -31,7 +31,7 @@ interface FormRules {
   file: keyof Pick<Fixtures, 'small' | 'png'>
   /** Fields that make the request valid; each case changes one of them. */
   valid: Fields
-  specs: (variant: Variant) => FieldSpec[]
+  specs: (variant: Variant) => readonly FieldSpec[]
 }
 
 const RULES: FormRules[] = [
