@@ -1,11 +1,10 @@
 import { API_PREFIX, ERROR_TEXTS } from '@mos/sdk/contract'
 import { defineHandler, getRouterParam, H3, type H3Event } from 'h3'
-import { requireApiKey } from './auth.ts'
+import { createKeyCheck } from './auth.ts'
 import type { ServiceContext } from './context.ts'
 import { ApiError, renderError } from './errors.ts'
 import { createRequestLog } from './logging/request-log.ts'
 import { applyHttpPolicy } from './http-policy.ts'
-import { createAuthThrottle } from './limits/auth-throttle.ts'
 import { getBatchRecord, submitBatch } from './routes/batch.ts'
 import { capabilitiesDocument } from './routes/capabilities.ts'
 import { healthDocument } from './routes/health.ts'
@@ -34,19 +33,11 @@ export function createApp(ctx: ServiceContext): H3 {
   })
   mountProbes(app, ctx)
 
-  const throttle = createAuthThrottle({
-    failuresPerMinute: ctx.config.server.authFailuresPerMinute,
-    windowSeconds: ctx.config.rateLimit.windowSeconds,
-  })
+  const checkKey = createKeyCheck(ctx.access.keys, ctx.config)
   // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
   const keyed = (handler: KeyedHandler) =>
     defineHandler(async (event) => {
-      let apiKey: string
-      try {
-        apiKey = requireApiKey(event, ctx.access.keys)
-      } catch (error) {
-        throw error instanceof ApiError ? await throttle.refuse(event, error) : error
-      }
+      const apiKey = await checkKey(event)
       for (const guard of ctx.access.guards) await guard(event, apiKey)
       return handler(event, apiKey)
     })

@@ -1,8 +1,9 @@
 import { API_PREFIX } from '@mos/sdk/contract'
 import { defineHandler, H3 } from 'h3'
-import { requireApiKey } from './auth.ts'
+import { createKeyCheck } from './auth.ts'
 import type { ServiceContext } from './context.ts'
 import { renderError } from './errors.ts'
+import { applyHttpPolicy } from './http-policy.ts'
 import { createRequestLog } from './logging/request-log.ts'
 import { healthDocument } from './routes/health.ts'
 import { metricsResponse } from './routes/metrics.ts'
@@ -20,14 +21,17 @@ export function createWorkerApp(ctx: ServiceContext): H3 {
     onError: (error, event) => renderError(error, event),
   })
   mountProbes(app, ctx)
+  const checkKey = createKeyCheck(ctx.access.keys, ctx.config)
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
   app.get(
     `${API_PREFIX}/metrics`,
-    defineHandler((event) => {
-      // Same rule as on API processes (SERVICE__METRICS__REQUIRE_KEY).
-      if (ctx.config.metrics.requireKey) requireApiKey(event, ctx.access.keys)
+    defineHandler(async (event) => {
+      // Same rule as on API processes (SERVICE__METRICS__REQUIRE_KEY), wrong keys throttled alike.
+      if (ctx.config.metrics.requireKey) await checkKey(event)
       return metricsResponse(ctx)
     }),
   )
+  // The same security headers, 405s and CORS as the API (derived from the routes above).
+  applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })
   return app
 }

@@ -1,5 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
+import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { API_KEY, inProcessApp, tempDir, testEnv } from './support/harness.ts'
@@ -137,6 +138,7 @@ describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes a
       ...sharedRedisEnv({ redisUrl: relay.url, prefix, dataDir: dir.path, apiKeys: API_KEY }),
       SERVICE__HEALTH__CHECK_TIMEOUT_MS: '500',
       SERVICE__LOG__LEVEL: 'warn',
+      SERVICE__SERVER__AUTH_FAILURES_PER_MINUTE: '3',
     }
     ;[api, worker] = (await startMosGroup([
       ['api', { ...env, SERVICE__SERVER__ROLE: 'api' }],
@@ -188,4 +190,20 @@ describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes a
       expect(status, JSON.stringify(body)).toBe(200)
     }
   }, 60_000)
+
+  it('the worker port answers as the API port does: security headers, 405 with Allow, wrong keys throttled', async () => {
+    const metrics = (key: string) => fetch(`${worker.url}/api/v1/metrics`, { headers: { 'X-API-Key': key } })
+    const right = await metrics(API_KEY)
+    expect(right.status).toBe(200)
+    expect(await right.text()).toContain('service_tasks_total')
+    expect(right.headers.get('x-content-type-options')).toBe('nosniff')
+    const wrongMethod = await fetch(`${worker.url}/api/v1/metrics`, { method: 'POST', headers: { 'X-API-Key': API_KEY } })
+    expect(wrongMethod.headers.get('allow')).toContain('GET')
+    expect(await wrongMethod.json()).toEqual({ error: ERROR_TEXTS.methodNotAllowed('POST', '/api/v1/metrics') })
+    const answers = []
+    for (let attempt = 0; attempt < 4; attempt++) answers.push(await (await metrics('wrong-key')).json())
+    expect(answers).toEqual([...Array(3).fill({ error: ERROR_TEXTS.unauthorized() }), { error: ERROR_TEXTS.authThrottled(3) }])
+    // A right key is never throttled.
+    expect((await metrics(API_KEY)).status).toBe(200)
+  })
 })
