@@ -12,18 +12,16 @@ export interface NodeListenerOptions {
    * connection: a close from our side races a request the balancer is sending on it (a 502 there).
    */
   keepAliveTimeoutMs: number
-  /** After a refusal, body bytes read and dropped before the connection is cut (lingering close). */
-  lingerBytes?: number
-  /** After a refusal, the longest time spent draining the body before the connection is cut. */
-  lingerMs?: number
+  /** Told of a handler that threw past h3's own error handling (a bug): logged by the caller. */
+  onHandlerError?: (error: unknown) => void
 }
 
-export const NODE_LISTENER_DEFAULTS = {
-  // Enough for a client to finish sending a refused upload of a few times the common limits on a
-  // LAN, small enough that a refused request costs the service a bounded amount of reading.
-  lingerBytes: 64 * 1024 * 1024,
-  lingerMs: 10_000,
-} as const
+/**
+ * After a refusal, body bytes read and dropped, and the longest time spent draining, before the
+ * connection is cut (lingering close): enough for a client to finish sending a refused upload of a
+ * few times the common limits on a LAN, small enough that a refused request costs a bounded read.
+ */
+const LINGER = { bytes: 64 * 1024 * 1024, ms: 10_000 } as const
 
 const CLOSE_GRACE_MS = 2_000
 
@@ -31,11 +29,6 @@ export interface NodeListener {
   server: Server
   port: number
   close(): Promise<void>
-}
-
-/** Raised when the port is taken: start-up stops with this message instead of moving elsewhere. */
-export class PortInUseError extends Error {
-  override name = 'PortInUseError'
 }
 
 /**
@@ -50,8 +43,10 @@ export class PortInUseError extends Error {
  *   the socket under a client that is still sending, and it sees EPIPE instead of our answer.
  */
 export async function listenNode(handler: NodeHandler, options: NodeListenerOptions): Promise<NodeListener> {
-  const lingerBytes = options.lingerBytes ?? NODE_LISTENER_DEFAULTS.lingerBytes
-  const lingerMs = options.lingerMs ?? NODE_LISTENER_DEFAULTS.lingerMs
+  const fail = (res: ServerResponse, error: unknown) => {
+    options.onHandlerError?.(error)
+    failResponse(res)
+  }
   // Node's own requestTimeout (300 s for a whole request) stays: it is what bounds a body sent a byte a minute.
   const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs })
   // Node requires headersTimeout above keepAliveTimeout, else a slow second request on a reused
@@ -60,16 +55,16 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
 
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     if (expectsContinue) sendContinueOnRead(req, res)
-    closeAfterEarlyAnswer(req, res, { lingerBytes, lingerMs })
+    closeAfterEarlyAnswer(req, res)
     // Errors on the request and socket stream (a reset mid-body) are the handler's to see through
     // its reads; without a listener here an 'error' nobody reads would take the process down.
     req.on('error', () => undefined)
     res.on('error', () => undefined)
     try {
       const result = handler(req, res)
-      if (result instanceof Promise) result.catch((error: unknown) => failResponse(res, error))
+      if (result instanceof Promise) result.catch((error: unknown) => fail(res, error))
     } catch (error) {
-      failResponse(res, error)
+      fail(res, error)
     }
   }
   server.on('request', (req, res) => serve(req, res, false))
@@ -95,7 +90,7 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening)
-      reject(error.code === 'EADDRINUSE' ? new PortInUseError(`port ${options.port} on ${options.host} is already in use`) : error)
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${options.port} on ${options.host} is already in use`) : error)
     }
     const onListening = () => {
       server.off('error', onError)
@@ -120,8 +115,7 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   }
 }
 
-function failResponse(res: ServerResponse, error: unknown): void {
-  console.error(`[mos] request handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+function failResponse(res: ServerResponse): void {
   if (res.headersSent) {
     res.destroy()
     return
@@ -150,9 +144,9 @@ function sendContinueOnRead(req: IncomingMessage, res: ServerResponse): void {
  * A response whose request body is not fully read ends the connection (else Node would read the
  * whole body to reuse it, 2 GiB if that is what the client sends), and the socket lingers: the
  * response is flushed, our side is shut for writing, the rest of the body is read and dropped
- * until the client is done, `lingerBytes` were dropped or `lingerMs` passed; then it is closed.
+ * until the client is done, `LINGER.bytes` were dropped or `LINGER.ms` passed; then it is closed.
  */
-function closeAfterEarlyAnswer(req: IncomingMessage, res: ServerResponse, bounds: { lingerBytes: number; lingerMs: number }): void {
+function closeAfterEarlyAnswer(req: IncomingMessage, res: ServerResponse): void {
   const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse
   res.writeHead = ((...args: unknown[]) => {
     if (!req.complete) res.shouldKeepAlive = false
@@ -166,10 +160,10 @@ function closeAfterEarlyAnswer(req: IncomingMessage, res: ServerResponse, bounds
   socket.destroySoon = () => {
     if (req.complete || socket.destroyed) return destroySoon()
     const start = socket.bytesRead
-    const deadline = Date.now() + bounds.lingerMs
+    const deadline = Date.now() + LINGER.ms
     // Polled: the HTTP parser reads this socket natively, so no 'data' event reports its bytes.
     const watch = setInterval(() => {
-      if (socket.bytesRead - start > bounds.lingerBytes || Date.now() > deadline) socket.destroy()
+      if (socket.bytesRead - start > LINGER.bytes || Date.now() > deadline) socket.destroy()
     }, 50)
     watch.unref()
     socket.once('close', () => clearInterval(watch))

@@ -56,6 +56,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       port: config.server.port,
       host: config.server.host,
       keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
+      onHandlerError: (error) =>
+        context.observability.logger.error(
+          { error: error instanceof Error ? error.message : String(error), stack: (error as Error)?.stack },
+          'request handler failed',
+        ),
     })
   } catch (error) {
     await abandon(context)

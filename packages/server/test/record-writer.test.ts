@@ -34,6 +34,10 @@ async function brokenFsStore() {
   return { tasks: createTaskStore(createStorage({ driver: fsAtomicDriver({ base }) })), heal: () => rm(base) }
 }
 
+/** Collects each retry the writer reports as one line. */
+const report = (lines: string[]) => (record: TaskState, reason: string, waitMs: number) =>
+  lines.push(`task ${record.task_id}: writing its record failed (${reason}); retrying in ${waitMs} ms`)
+
 describe('record writer', () => {
   it('keeps the order of its writes: a best-effort write queued first cannot land last', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'mos-record-writer-'))
@@ -49,21 +53,21 @@ describe('record writer', () => {
   it('retries a failing required write with doubling waits until the store takes it, saying why each time', async () => {
     const { tasks, heal } = await brokenFsStore()
     const lines: string[] = []
-    const writer = createRecordWriter({ tasks, firstWaitMs: 20, maxWaitMs: 80, warn: (line) => lines.push(line) })
+    const writer = createRecordWriter({ tasks, firstWaitMs: 20, maxWaitMs: 80, onRetry: report(lines) })
     const put = writer.put(record(0))
     await sleep(300)
     await heal()
     await put
     expect(await tasks.get('t1')).toMatchObject({ status: 'processing' })
     expect(lines.length).toBeGreaterThanOrEqual(3)
-    expect(lines[0]).toMatch(/^\[mos\] task t1: writing its record failed \(.+\); retrying in 20 ms$/)
+    expect(lines[0]).toMatch(/^task t1: writing its record failed \(.+\); retrying in 20 ms$/)
     expect(lines[1]).toMatch(/retrying in 40 ms$/)
     expect(lines.slice(2).every((line) => line.endsWith('retrying in 80 ms'))).toBe(true)
   })
 
   it('gives up after its retry time, and a failed write does not block the next one', async () => {
     const { tasks, heal } = await brokenFsStore()
-    const writer = createRecordWriter({ tasks, retryMs: 100, firstWaitMs: 20, warn: () => {} })
+    const writer = createRecordWriter({ tasks, retryMs: 100, firstWaitMs: 20 })
     const started = Date.now()
     await expect(writer.put(record(0))).rejects.toThrow()
     expect(Date.now() - started).toBeLessThan(1000)
@@ -75,8 +79,8 @@ describe('record writer', () => {
   it('tries a best-effort write once, and does not retry while the process stops', async () => {
     const { tasks } = await brokenFsStore()
     const lines: string[] = []
-    await expect(createRecordWriter({ tasks, warn: (line) => lines.push(line) }).offer(record(3))).rejects.toThrow()
-    await expect(createRecordWriter({ tasks, stopping: () => true, warn: (line) => lines.push(line) }).put(record(3))).rejects.toThrow()
+    await expect(createRecordWriter({ tasks, onRetry: report(lines) }).offer(record(3))).rejects.toThrow()
+    await expect(createRecordWriter({ tasks, stopping: () => true, onRetry: report(lines) }).put(record(3))).rejects.toThrow()
     expect(lines).toEqual([])
   })
 })

@@ -11,8 +11,8 @@ export interface RecordWriterOptions {
   maxWaitMs?: number
   /** True while the process is stopping: a failed write is not retried then. */
   stopping?: () => boolean
-  /** Where the line about each retry goes. */
-  warn?: (line: string) => void
+  /** Told of each retry: the record, why its write failed (without paths), the wait before the next attempt. */
+  onRetry?: (record: TaskState, reason: string, waitMs: number) => void
 }
 
 export const RECORD_WRITER_DEFAULTS = { retryMs: 5 * 60_000, firstWaitMs: 250, maxWaitMs: 15_000 }
@@ -35,7 +35,6 @@ export function createRecordWriter(options: RecordWriterOptions): RecordWriter {
   const retryMs = options.retryMs ?? RECORD_WRITER_DEFAULTS.retryMs
   const firstWait = options.firstWaitMs ?? RECORD_WRITER_DEFAULTS.firstWaitMs
   const maxWait = options.maxWaitMs ?? RECORD_WRITER_DEFAULTS.maxWaitMs
-  const warn = options.warn ?? ((line: string) => console.error(line))
   let chain = Promise.resolve()
 
   async function putWithRetries(record: TaskState): Promise<void> {
@@ -45,9 +44,7 @@ export function createRecordWriter(options: RecordWriterOptions): RecordWriter {
         return await tasks.put(record)
       } catch (error) {
         if (Date.now() + wait > giveUpAt || options.stopping?.()) throw error
-        warn(
-          `[mos] task ${record.task_id}: writing its record failed (${isDiskFull(error) ? DISK_FULL_TEXT : (error as Error).message}); retrying in ${wait} ms`,
-        )
+        options.onRetry?.(record, isDiskFull(error) ? DISK_FULL_TEXT : (error as Error).message, wait)
         await new Promise((resolve) => setTimeout(resolve, wait))
       }
     }

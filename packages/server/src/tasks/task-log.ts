@@ -14,6 +14,8 @@ export interface TaskLog {
   settled(task: TaskState, runMs?: number): void
   /** A line an engine thread wrote while running the task (a warning, its retirement). */
   engine(task: TaskState, entry: EngineLogEntry): void
+  /** Writing the task's record failed (disk full, storage away) and is retried after `waitMs`. */
+  recordRetry(task: TaskState, reason: string, waitMs: number): void
 }
 
 /** The fields every line of a task carries. */
@@ -55,6 +57,9 @@ export function createTaskLog(logger: Logger): TaskLog {
       } else {
         logger.warn({ ...fields, error: task.error }, 'task failed')
       }
+    },
+    recordRetry(task, reason, waitMs) {
+      logger.warn({ ...taskFields(task), error: reason, waitMs }, `writing its record failed (${reason}); retrying in ${waitMs} ms`)
     },
     engine(task, entry) {
       logger[entry.level]({ ...taskFields(task), ...entry.fields, thread: 'engine' }, entry.message)

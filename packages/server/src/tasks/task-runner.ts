@@ -65,6 +65,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const writerOptions = {
     tasks,
     stopping: () => stopping,
+    onRetry: (record: TaskState, reason: string, waitMs: number) => options.log?.recordRetry(record, reason, waitMs),
     ...(options.recordRetryMs !== undefined ? { retryMs: options.recordRetryMs } : {}),
   }
   const transition = () => ({ at: new Date(), ...(options.retentionMs ? { retentionMs: options.retentionMs } : {}) })
