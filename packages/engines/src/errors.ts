@@ -26,12 +26,22 @@ export const stackOverflowMessage = 'the input is nested too deeply to process'
 export function failureMessage(error: unknown): string {
   if (error instanceof ModelInputError) return error.message
   if (error instanceof RangeError && /call stack/i.test(error.message)) return stackOverflowMessage
-  const code = (error as { code?: unknown } | null)?.code
+  const code = systemErrorCode(error)
   // Errors of the system (disk full, a file gone) are about the service's state, not the input.
-  if (code === 'ENOSPC') return 'internal error: insufficient disk space'
-  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `internal error: ${code}`
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'internal error: insufficient disk space'
+  if (code) return `internal error: ${code}`
   const text = error instanceof Error ? error.message || error.name : String(error)
   return `the input could not be processed: ${withoutPaths(text.split('\n')[0]!.trim())}`
+}
+
+/** The system error code (`ENOSPC`, …) of `error` or of an error it wraps (streams and fetch wrap theirs in `cause`). */
+function systemErrorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 8; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
 }
 
 /** Absolute paths (POSIX, Windows, file URLs) cut to their base name. */

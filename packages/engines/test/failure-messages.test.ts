@@ -40,6 +40,11 @@ describe('failure messages name the input, not our internals', () => {
       code: 'ENOSPC',
     })
     expect(failureMessage(enospc)).toBe('internal error: insufficient disk space')
+    // A full quota, and a full disk wrapped by a stream or fetch, are the same state.
+    expect(failureMessage(Object.assign(new Error('EDQUOT: disk quota exceeded'), { code: 'EDQUOT' }))).toBe(
+      'internal error: insufficient disk space',
+    )
+    expect(failureMessage(new Error('write failed', { cause: enospc }))).toBe('internal error: insufficient disk space')
     const enoent = Object.assign(new Error("ENOENT: no such file or directory, open '/var/lib/mos/files/tasks/t1/input'"), {
       code: 'ENOENT',
     })

@@ -83,15 +83,6 @@ describe('settleTask', () => {
     expect(settled.expires_at).toBeUndefined()
   })
 
-  it("names a thread's disk-full failure as the service's state, without its path", () => {
-    const settled = settleTask(
-      processing(),
-      { kind: 'result', outputKey: 'k', result: { ok: false, message: "ENOSPC: no space left on device, write '/data/tasks/t1/output'" } },
-      { at },
-    )
-    expect(settled.error).toBe(ERROR_TEXTS.internal(DISK_FULL_TEXT))
-  })
-
   it('fails a timed-out run with the time-out text in whole seconds', () => {
     expect(settleTask(processing(), { kind: 'timed-out', timeoutMs: 2_400 }, { at }).error).toBe(ERROR_TEXTS.taskTimeout(2))
   })

@@ -59,15 +59,8 @@ export function settleTask(task: TaskState, outcome: RunOutcome, options: Transi
       // A full disk (the result write) is named as the service's state, without our paths.
       return failed(task, ERROR_TEXTS.internal(isDiskFull(outcome.error) ? DISK_FULL_TEXT : errorText(outcome.error)), options)
     case 'result':
-      return outcome.result.ok
-        ? completed(task, outcome.result, outcome.outputKey, options)
-        : failed(task, failureText(outcome.result.message), options)
+      return outcome.result.ok ? completed(task, outcome.result, outcome.outputKey, options) : failed(task, outcome.result.message, options)
   }
-}
-
-/** The engine thread writes the result itself (fs store): its disk-full failure comes back as text. */
-function failureText(message: string): string {
-  return /\bENOSPC\b|\bEDQUOT\b|no space left on device/i.test(message) ? ERROR_TEXTS.internal(DISK_FULL_TEXT) : message
 }
 
 function errorText(error: unknown): string {
