@@ -4,6 +4,7 @@ import { shared } from '../../../test/support/corpus.ts'
 import { createEnginePool, type JobName } from '../src/index.ts'
 import { ASSIMP_INPUT_LIMITS, checkFbxInput } from '../src/io/assimp-input-limits.ts'
 import { encodeFbxBinary, fbxNode } from '../src/io/fbx-binary.ts'
+import { bombPng } from './texture-fixtures.ts'
 import {
   billionLaughsDae,
   daeWithArrays,
@@ -17,7 +18,6 @@ import {
   hugeCountStl,
   jpegDeclaring,
   manyElementsDae,
-  pngDeclaring,
   sparseAccessorGlb,
   webpDeclaring,
   zipDeclaring,
@@ -185,7 +185,7 @@ describe('bombs in every input format fail fast through the pool, and the thread
   })
 
   it('images: PNG, JPEG and WebP headers declaring 100000², 65535² and 16384² pixels, alone and inside a GLB (diagnose reads only the header)', async () => {
-    const png = pngDeclaring()
+    const png = bombPng()
     const jpeg = jpegDeclaring()
     await expectRefused('texture_optimize', png, 'png', /declares 100000×100000 pixels, over the limit/, { format: 'webp' })
     await expectRefused('texture_ktx2', jpeg, 'jpg', /declares 65535×65535 pixels, over the limit/)

@@ -144,28 +144,6 @@ export function hugeCountStl(count = 2_000_000_000): Uint8Array {
   return stl
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-  const out = Buffer.alloc(body.length + 8)
-  out.writeUInt32BE(data.length, 0)
-  body.copy(out, 4)
-  out.writeUInt32BE(crc32(body), body.length + 4)
-  return out
-}
-
-/** A small PNG whose header declares width × height pixels (the start of a deflate stream follows). */
-export function pngDeclaring(width = 100_000, height = 100_000): Uint8Array {
-  const ihdr = Buffer.alloc(13)
-  ihdr.writeUInt32BE(width, 0)
-  ihdr.writeUInt32BE(height, 4)
-  ihdr[8] = 8
-  ihdr[9] = 2
-  const idat = deflateSync(Buffer.alloc(1 << 16), { level: 9 }).subarray(0, 19)
-  return new Uint8Array(
-    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', idat)]),
-  )
-}
-
 /** A baseline JPEG whose frame header declares width × height (JPEG's largest is 65535²), cut after its header. */
 export function jpegDeclaring(width = 65_535, height = 65_535): Uint8Array {
   const sof = [
