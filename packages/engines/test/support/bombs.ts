@@ -1,6 +1,5 @@
 // Small inputs that declare huge work: each is a few bytes to a few MB on the wire and would cost
 // gigabytes or minutes if a reader believed it. Built in code so the suite needs no corpus.
-import { crc32, deflateSync } from 'node:zlib'
 import { strToU8, zipSync } from 'fflate'
 
 /** A GLB of the given JSON and binary chunk (each padded to 4 bytes as the format wants). */
