@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { strToU8, unzipSync, zipSync } from 'fflate'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ModelInputError } from '../src/errors.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLimits } from '../src/io/zip.ts'
 
@@ -46,6 +46,19 @@ describe('zip: one reader and writer on fflate', () => {
     const methods: Record<string, number> = {}
     unzipSync(zip, { filter: (entry) => ((methods[entry.name] = entry.compression), false) })
     expect(methods).toEqual({ 'model.gltf': 8, 'textures/albedo map.png': 0, 'bin/model.bin': 8, 'empty.txt': 8, 'zürich.obj': 8 })
+  })
+
+  it('writes the same bytes for the same files whenever it runs (entries carry a fixed time)', () => {
+    const files = { 'model.gltf': { bytes: strToU8('{"asset":{"version":"2.0"}}'), level: 6 as const } }
+    vi.useFakeTimers({ now: new Date('2026-01-01T10:00:00Z') })
+    const first = zipFiles(files)
+    vi.setSystemTime(new Date('2027-06-30T23:59:58Z'))
+    const second = zipFiles(files)
+    expect(Buffer.from(second).equals(Buffer.from(first))).toBe(true)
+  })
+
+  afterEach(() => {
+    vi.useRealTimers()
   })
 
   it('skips folders and macOS resource forks, and strips leading ./', () => {

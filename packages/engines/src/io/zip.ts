@@ -34,7 +34,14 @@ const INFLATE_STEP = 16 * 1024
 export type ZipLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9
 
 /**
- * Packs `path → { bytes, level }` into a zip (entries in the order given).
+ * The time every written entry carries. fflate stamps the current time otherwise, and then the same
+ * input and options give different bytes on every run (caches, checksums and byte-for-byte
+ * comparisons of outputs all miss).
+ */
+const ENTRY_TIME = new Date(2000, 0, 1)
+
+/**
+ * Packs `path → { bytes, level }` into a zip (entries in the order given, each dated `ENTRY_TIME`).
  *
  * @example
  * zipFiles({ 'model.gltf': { bytes: json, level: 6 }, 'texture.png': { bytes: png, level: 0 } })
@@ -42,7 +49,7 @@ export type ZipLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9
 export function zipFiles(entries: Record<string, { bytes: Uint8Array; level: ZipLevel }>): Uint8Array {
   const zippable: Zippable = {}
   for (const [path, { bytes, level }] of Object.entries(entries)) zippable[path] = [bytes, { level }]
-  return zipSync(zippable)
+  return zipSync(zippable, { mtime: ENTRY_TIME })
 }
 
 /**
