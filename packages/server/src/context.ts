@@ -8,7 +8,7 @@ import { createServiceStorage, type ServiceStorage } from './context/service-sto
 import { activeLimits, type ActiveLimits } from './limits/active-limits.ts'
 import type { Logger } from './logging/create-logger.ts'
 import { checkDeployment, type Role } from './queue/create-queue.ts'
-import { createRedisConnections, type RedisConnections } from './redis/redis-connections.ts'
+import { createRedisConnections } from './redis/redis-connections.ts'
 import { SERVICE_VERSION } from './version.ts'
 
 /** Runs before a keyed handler, after the key was checked (rate limits, licence checks). */
@@ -29,8 +29,6 @@ export interface ServiceContext {
   startedAt: number
   /** What this process does (SERVICE__SERVER__ROLE). */
   role: Role
-  /** The process's Redis connections (one set, shared by every component; opened on first use). */
-  redis: RedisConnections
   storage: ServiceStorage
   processing: ServiceProcessing
   access: ServiceAccess
@@ -71,7 +69,6 @@ export function createServiceContext(config: Config, options: ServiceContextOpti
     version: SERVICE_VERSION,
     startedAt: Date.now(),
     role: config.server.role,
-    redis,
     storage,
     processing,
     access,

@@ -90,7 +90,6 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     const store = files()
     const keys: string[] = []
     for await (const file of store.list(`tasks/${id}/`)) keys.push(file.key)
-    await store.close?.()
     return keys.sort()
   }
 
@@ -230,7 +229,6 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     const store = files()
     const orphans: string[] = []
     for await (const file of store.list('tasks/')) if (!before.has(file.key.split('/')[1])) orphans.push(file.key)
-    await store.close?.()
     expect(orphans).toEqual([])
     // The other API process still answers.
     expect((await fetch(`${apis[1]!.url}/api/v1/health`)).status).toBe(200)

@@ -86,7 +86,6 @@ describe('storage: s3 key layout', () => {
       const raw = createS3FileStore(client, { prefix: '' })
       const keys: string[] = []
       for await (const file of raw.list('')) keys.push(file.key)
-      await raw.close?.()
       expect(keys.sort()).toEqual(['deployment-a/files/tasks/layout-1/input', 'deployment-a/records/tasks/layout-1'])
     } finally {
       await server.close()

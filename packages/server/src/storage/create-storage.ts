@@ -91,7 +91,7 @@ export function createStores(config: StorageConfig, clients: StoreClients = {}):
     files,
     shared: config.driver !== 'memory' && filesDriverOf(config) !== 'memory',
     async close() {
-      await Promise.allSettled([records.dispose(), files.close?.()])
+      await records.dispose().catch(() => undefined)
       await ownRedis?.close()
     },
   }

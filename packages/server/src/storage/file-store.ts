@@ -22,8 +22,6 @@ export interface FileStore {
   list(prefix: string): AsyncIterable<StoredFile>
   /** Local filesystem path of `key`, when the driver has one. */
   localPath?(key: string): string
-  /** Releases connections. */
-  close?(): Promise<void>
 }
 
 export interface StoredFile {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { defineDriver } from 'unstorage'
+import { defineDriver, joinKeys, normalizeKey } from 'unstorage'
 
 export interface RedisRecordsDriverOptions {
   /** The process's shared Redis command connection. */
@@ -8,8 +8,6 @@ export interface RedisRecordsDriverOptions {
   base: string
 }
 
-/** unstorage's key form: `:`, `/` and `\` all separate, no separator at either end. */
-const normalizeKey = (key: string) => key.replace(/[:/\\]/g, ':').replace(/^:+|:+$/g, '')
 const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&')
 
 /**
@@ -19,7 +17,7 @@ const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&')
 export const redisRecordsDriver = defineDriver((options: RedisRecordsDriverOptions) => {
   const { client } = options
   const base = normalizeKey(options.base)
-  const full = (key: string) => [base, normalizeKey(key)].filter(Boolean).join(':')
+  const full = (key: string) => joinKeys(base, key)
   const pattern = (prefix: string) => `${escapeGlob(full(prefix))}:*`
 
   async function scan(match: string): Promise<string[]> {
