@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './logging/create-logger.ts'
 import { listenNode, type NodeListener } from './node-listener.ts'
 import { servesApi } from './queue/create-queue.ts'
 import { createWorkerApp } from './worker-app.ts'
+import { withTimeout } from './with-timeout.ts'
 
 export interface StartServerOptions {
   /** SERVICE__* variables; defaults to process.env. */
@@ -80,5 +81,5 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
 /** Closes a context whose start failed. Closing may itself wait on the connection that failed: give it a moment, not forever. */
 async function abandon(context: ServiceContext): Promise<void> {
-  await Promise.race([context.close({ drain: false }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
+  await withTimeout(context.close({ drain: false }), 2000, 'closing took too long').catch(() => undefined)
 }

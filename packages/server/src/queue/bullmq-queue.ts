@@ -3,6 +3,7 @@ import { loadBullMQ } from '../lazy-modules.ts'
 import type { Redis } from 'ioredis'
 import type { Logger } from '../logging/create-logger.ts'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
+import { withTimeout } from '../with-timeout.ts'
 
 export interface BullQueueOptions {
   /** The process's BullMQ connection (`maxRetriesPerRequest: null`); the worker duplicates it for its blocking reads. */
@@ -112,29 +113,14 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
 
   return {
     async ready() {
-      let timer: NodeJS.Timeout | undefined
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new Error(
-                `cannot reach the queue's Redis at ${connection.options.host}:${connection.options.port} (waited ${READY_TIMEOUT_MS / 1000} s)`,
-              ),
-            ),
-          READY_TIMEOUT_MS,
-        )
-      })
-      try {
-        await Promise.race([
-          (async () => {
-            await queue.waitUntilReady()
-            if (worker) await worker.waitUntilReady()
-          })(),
-          timeout,
-        ])
-      } finally {
-        clearTimeout(timer)
-      }
+      await withTimeout(
+        (async () => {
+          await queue.waitUntilReady()
+          if (worker) await worker.waitUntilReady()
+        })(),
+        READY_TIMEOUT_MS,
+        `cannot reach the queue's Redis at ${connection.options.host}:${connection.options.port} (waited ${READY_TIMEOUT_MS / 1000} s)`,
+      )
       await refresh()
     },
     async enqueue(taskId, meta = {}) {

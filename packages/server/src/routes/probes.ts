@@ -5,6 +5,7 @@ import type { H3 } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { filesDriverOf } from '../storage/create-storage.ts'
+import { withTimeout } from '../with-timeout.ts'
 
 /** One readiness check: whether it passed, how long it took, and why not. */
 export interface ProbeCheck {
@@ -29,17 +30,11 @@ const PROBE_KEY = 'readyz-probe'
 
 async function timed(timeoutMs: number, work: () => Promise<Record<string, unknown> | void>): Promise<ProbeCheck> {
   const start = performance.now()
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs)
-  })
   try {
-    const facts = await Promise.race([work(), late])
+    const facts = await withTimeout(work(), timeoutMs, `no answer in ${timeoutMs} ms`)
     return { ok: true, ms: Math.round(performance.now() - start), ...facts }
   } catch (error) {
     return { ok: false, ms: Math.round(performance.now() - start), error: error instanceof Error ? error.message : String(error) }
-  } finally {
-    clearTimeout(timer)
   }
 }
 

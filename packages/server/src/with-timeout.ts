@@ -1,0 +1,19 @@
+/**
+ * Waits for `work`, or rejects with `message` once `ms` have passed; the timer is cleared either
+ * way. For waits on something outside the process (Redis, storage) that may never answer.
+ *
+ * ```ts
+ * await withTimeout(queue.waitUntilReady(), 10_000, 'cannot reach the queue')
+ * ```
+ */
+export async function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
