@@ -70,10 +70,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   }
   const transition = () => ({ at: new Date(), ...(options.retentionMs ? { retentionMs: options.retentionMs } : {}) })
 
-  /** Stores the final record, then tells the log and the listeners. */
+  /** Stores the final record (after every write queued before it: one chain), then tells the log and the listeners. */
   async function finish(writer: RecordWriter, task: TaskState, runMs?: number): Promise<void> {
     await writer.put(task)
-    await writer.settled()
     options.log?.settled(task, runMs)
     options.onSettled?.(task)
   }
@@ -89,17 +88,22 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     runSignal: RunSignal,
   ): Promise<RunOutcome | undefined> {
     const outputKey = taskFileKey(task.task_id, 'output')
+    const handedBack = () => stopping || runSignal.handedBack()
     try {
       const budgetMs = options.workBudget ? workBudgetMs(task.input_size_bytes, options.workBudget) : undefined
-      const result = await pool.run(await engineJob(task, files, outputKey, options.maxAllocationBytes), {
-        onProgress: progress.report,
-        signal: runSignal.signal,
-        onLog: (entry) => options.log?.engine(task, entry),
-        ...(budgetMs !== undefined ? { budgetMs } : {}),
-      })
-      runSignal.clear()
-      progress.stop()
-      if (stopping || runSignal.handedBack()) return undefined
+      const job = await engineJob(task, files, outputKey, options.maxAllocationBytes)
+      const result = await pool
+        .run(job, {
+          onProgress: progress.report,
+          signal: runSignal.signal,
+          onLog: (entry) => options.log?.engine(task, entry),
+          ...(budgetMs !== undefined ? { budgetMs } : {}),
+        })
+        .finally(() => {
+          runSignal.clear()
+          progress.stop()
+        })
+      if (handedBack()) return undefined
       await writer.settled()
       // Another worker may have finished this task while we ran (at-least-once): never record twice.
       if (await finishedElsewhere(tasks, task.task_id)) return undefined
@@ -111,7 +115,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     } catch (error) {
       runSignal.clear()
       progress.stop()
-      if (stopping || runSignal.handedBack()) return undefined
+      if (handedBack()) return undefined
       await files.remove(outputKey).catch(() => undefined)
       return { kind: 'error', error }
     }
