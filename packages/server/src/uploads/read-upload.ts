@@ -216,9 +216,9 @@ function takeFilePart(read: UploadRead, name: string, stream: Readable, rawFilen
   }
   const counter = countBytes(options.maxFileBytes, read.bounds.tooLarge, fail)
   read.open.add(counter)
-  // Destroyed with the request's error when it fails; the store sees that through its own read.
+  // Destroyed with the request's error when it fails (a part's own error fails the read above,
+  // which destroys every open counter); the store sees that through its own read.
   counter.on('error', () => undefined)
-  stream.on('error', (error: Error) => counter.destroy(malformed(error)))
   read.writes.push(
     options.files.write(key, stream.pipe(counter)).then(
       (size) => {
