@@ -29,12 +29,11 @@ const counterName = (apiKey: string) => createHash('sha256').update(apiKey).dige
  */
 export function createRateLimit(options: RateLimitOptions): RateLimit {
   const base = { points: options.perMinute, duration: options.windowSeconds, keyPrefix: options.prefix }
-  const memory = new RateLimiterMemory(base)
   // The connection is lazy: it connects on the first counted request; its failed commands fall
   // through to the insurance limiter.
   const limiter: RateLimiterAbstract = options.redis
     ? new RateLimiterRedis({ ...base, storeClient: options.redis, insuranceLimiter: new RateLimiterMemory(base) })
-    : memory
+    : new RateLimiterMemory(base)
 
   const headers = (res: RateLimiterRes) => ({
     [RATE_LIMIT_HEADERS.limit]: String(options.perMinute),

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { Logger } from './create-logger.ts'
+import { API_KEY_HEADER } from '@mos/sdk/contract'
 
 const REQUEST_ID_HEADER = 'x-request-id'
 
@@ -69,7 +70,7 @@ export function createRequestLog(options: RequestLogOptions) {
       } catch {
         // A response with immutable headers (none of ours today): the line below still carries the id.
       }
-      const key = event.req.headers.get('x-api-key')
+      const key = event.req.headers.get(API_KEY_HEADER)
       const fields = {
         requestId: facts.requestId,
         method: event.req.method,

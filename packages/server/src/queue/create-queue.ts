@@ -34,9 +34,9 @@ export function checkDeployment(config: Config): void {
 }
 
 /** The queue the configuration names, consuming with `handler` when this role runs tasks. */
-export function createTaskQueue(config: Config, handler: TaskHandler, redis: RedisConnections, logger?: Logger): TaskQueue {
+export function createTaskQueue(config: Config, handler: TaskHandler, redis: RedisConnections, logger: Logger): TaskQueue {
   const concurrency = config.engines.threads
-  if (config.queue.driver === 'local') return createLocalQueue({ concurrency, handler, ...(logger ? { logger } : {}) })
+  if (config.queue.driver === 'local') return createLocalQueue({ concurrency, handler, logger })
   return createBullQueue({
     connection: redis.queue(queueRedisUrl(config)),
     prefix: config.queue.prefix,
@@ -44,7 +44,7 @@ export function createTaskQueue(config: Config, handler: TaskHandler, redis: Red
     stalledCheckMs: config.queue.stalledCheckSeconds * 1000,
     maxStalls: config.tasks.maxAttempts,
     name: `${hostname()}:${process.pid}`,
-    ...(logger ? { logger } : {}),
+    logger,
     ...(runsTasks(config.server.role) ? { consume: { concurrency, handler } } : {}),
   })
 }

@@ -1,13 +1,13 @@
-/**
- * Hands task ids to whoever runs them. The local queue runs them in this process; a shared queue
- * (BullMQ on Redis) lets several worker processes take them.
- */
 /** What travels with a queued task besides its id (a shared queue's job data). */
 export interface EnqueueMeta {
   /** The upload's X-Request-Id, for the log lines of whichever process runs the task. */
   requestId?: string
 }
 
+/**
+ * Hands task ids to whoever runs them. The local queue runs them in this process; a shared queue
+ * (BullMQ on Redis) lets several worker processes take them.
+ */
 export interface TaskQueue {
   enqueue(taskId: string, meta?: EnqueueMeta): Promise<void>
   /** Tasks waiting (not yet started). */
