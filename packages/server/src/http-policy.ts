@@ -68,14 +68,13 @@ export function applyHttpPolicy(app: H3, options: HttpPolicyOptions): void {
     set('Access-Control-Allow-Origin', anyOrigin ? '*' : origin)
     set('Access-Control-Expose-Headers', EXPOSED_HEADERS)
     if (event.req.method === 'OPTIONS' && event.req.headers.get('access-control-request-method')) {
-      const methods = allowedMethods(methodsByPath, event.url.pathname)
+      // The router has matched the path already (the 405 route of each path takes any method).
+      const methods = methodsByPath.get(event.context.matchedRoute?.route ?? '')
       if (!methods) return // unknown path: the 404 of the router
+      // h3 adds the headers set above (security, Vary, origin) to this answer.
       return new Response(null, {
         status: 204,
         headers: {
-          ...fixed,
-          Vary: 'Origin',
-          'Access-Control-Allow-Origin': anyOrigin ? '*' : origin,
           'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '),
           'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS,
           'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS,
@@ -91,12 +90,4 @@ export function applyHttpPolicy(app: H3, options: HttpPolicyOptions): void {
       throw new ApiError(405, ERROR_TEXTS.methodNotAllowed(event.req.method, event.url.pathname), { Allow: allow })
     })
   }
-}
-
-function allowedMethods(methodsByPath: Map<string, Set<string>>, pathname: string): Set<string> | undefined {
-  for (const [route, methods] of methodsByPath) {
-    const pattern = new RegExp(`^${route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`)
-    if (pattern.test(pathname)) return methods
-  }
-  return undefined
 }

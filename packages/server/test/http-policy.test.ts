@@ -21,6 +21,7 @@ describe('CORS when SERVICE__SERVER__CORS_ORIGINS lists origins', () => {
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS')
     expect(response.headers.get('access-control-allow-headers')).toContain('X-API-Key')
     expect(response.headers.get('vary')).toBe('Origin')
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff')
   })
 
   it('lets a listed origin read the rate-limit headers and Content-Disposition, on answers and errors', async () => {
