@@ -122,10 +122,14 @@ const tag = (xml: string, name: string) => {
 
 /** Creates the S3 client for a bucket: path-style addressing on an endpoint (every S3-compatible server has it). */
 export function createS3Client(options: S3ClientOptions): S3Client {
-  const { partBytes, queueSize, retries, pageSize } = { ...S3_CLIENT_DEFAULTS, ...definedOnly(options) }
+  const partBytes = options.partBytes ?? S3_CLIENT_DEFAULTS.partBytes
+  const queueSize = options.queueSize ?? S3_CLIENT_DEFAULTS.queueSize
+  const retries = options.retries ?? S3_CLIENT_DEFAULTS.retries
+  const pageSize = options.pageSize ?? S3_CLIENT_DEFAULTS.pageSize
   const aws = new AwsClient({
     accessKeyId: options.accessKeyId,
     secretAccessKey: options.secretAccessKey,
+    // An empty token is none (aws4fetch would sign an empty security-token header).
     ...(options.sessionToken ? { sessionToken: options.sessionToken } : {}),
     service: 's3',
     region: options.region,
@@ -173,54 +177,45 @@ export function createS3Client(options: S3ClientOptions): S3Client {
   }
 
   /**
-   * Parts of `partBytes` from the stream: the first part decides between one PUT (the stream ended
-   * within it) and a multipart upload, so small files cost one request.
+   * The stream in parts of `partBytes` (the last one shorter, none empty): the first two decide
+   * between one PUT (the stream ended within a part) and a multipart upload, so small files cost
+   * one request.
    */
   async function putStream(key: string, source: Readable): Promise<number> {
     let bytes = 0
-    let pending: Buffer[] = []
-    let pendingBytes = 0
-    let upload: Multipart | undefined
-    try {
-      for await (const chunk of source as AsyncIterable<Buffer | string>) {
-        const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
-        bytes += buffer.length
-        pending.push(buffer)
-        pendingBytes += buffer.length
-        while (pendingBytes >= partBytes) {
-          const all = Buffer.concat(pending)
-          pending = [all.subarray(partBytes)]
-          pendingBytes = all.length - partBytes
-          upload ??= await startMultipart(key)
-          await upload.add(all.subarray(0, partBytes))
-        }
-      }
-      const rest = Buffer.concat(pending)
-      if (!upload) {
-        await putWhole(key, rest)
-        return bytes
-      }
-      if (rest.length > 0) await upload.add(rest)
-      await upload.complete()
+    const parts = partsOf(source, partBytes, (length) => (bytes += length))
+    const first = await parts.next()
+    const second = first.done ? first : await parts.next()
+    if (second.done) {
+      await putWhole(key, first.done ? new Uint8Array(0) : first.value)
       return bytes
-    } catch (error) {
-      // No half object, and no parts left to pay for.
-      await upload?.abort().catch(() => undefined)
-      throw error
     }
+    await putMultipart(
+      key,
+      (async function* () {
+        yield first.value as Uint8Array
+        yield second.value
+        yield* parts
+      })(),
+    )
+    return bytes
   }
 
-  /** Bytes already in memory, longer than a part: sent in parts (views, no copies), as a stream would be. */
-  async function putParts(key: string, bytes: Uint8Array): Promise<void> {
+  /** Sends `parts` as one multipart upload; on any failure aborts it: no half object, and no parts left to pay for. */
+  async function putMultipart(key: string, parts: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
     const upload = await startMultipart(key)
     try {
-      for (let at = 0; at < bytes.byteLength; at += partBytes) await upload.add(bytes.subarray(at, at + partBytes))
+      for await (const part of parts) await upload.add(part)
       await upload.complete()
     } catch (error) {
       await upload.abort().catch(() => undefined)
       throw error
     }
   }
+
+  /** The multipart upload's DELETE: removes its parts (an absent upload is no error). */
+  const abortMultipart = (key: string, uploadId: string) =>
+    send('abort multipart upload', key, urlOf(key, `uploadId=${encodeURIComponent(uploadId)}`), { method: 'DELETE' }, true)
 
   interface Multipart {
     add(part: Uint8Array): Promise<void>
@@ -268,7 +263,7 @@ export function createS3Client(options: S3ClientOptions): S3Client {
       },
       async abort() {
         await Promise.allSettled(inFlight)
-        await send('abort multipart upload', key, urlOf(key, query()), { method: 'DELETE' }, true)
+        await abortMultipart(key, uploadId)
       },
     }
   }
@@ -284,7 +279,8 @@ export function createS3Client(options: S3ClientOptions): S3Client {
         return Buffer.byteLength(body)
       }
       if (body instanceof Uint8Array) {
-        if (body.byteLength > partBytes) await putParts(key, body)
+        // Bytes already in memory go in parts too (views, no copies), as a stream would.
+        if (body.byteLength > partBytes) await putMultipart(key, viewsOf(body, partBytes))
         else await putWhole(key, body)
         return body.byteLength
       }
@@ -355,18 +351,31 @@ export function createS3Client(options: S3ClientOptions): S3Client {
       }
     },
     async abortUpload(upload) {
-      await send(
-        'abort multipart upload',
-        upload.key,
-        urlOf(upload.key, `uploadId=${encodeURIComponent(upload.uploadId)}`),
-        { method: 'DELETE' },
-        true,
-      )
+      await abortMultipart(upload.key, upload.uploadId)
     },
   }
 }
 
-/** The options without undefined members, so they do not hide the defaults. */
-function definedOnly<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>
+/** `bytes` as views of `size` bytes (the last one shorter). */
+function* viewsOf(bytes: Uint8Array, size: number): Generator<Uint8Array> {
+  for (let at = 0; at < bytes.byteLength; at += size) yield bytes.subarray(at, at + size)
+}
+
+/** The stream cut into parts of `size` bytes (the last one shorter, none empty), counting what it reads. */
+async function* partsOf(source: Readable, size: number, onRead: (length: number) => void): AsyncGenerator<Uint8Array> {
+  let pending: Buffer[] = []
+  let pendingBytes = 0
+  for await (const chunk of source as AsyncIterable<Buffer | string>) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    onRead(buffer.length)
+    pending.push(buffer)
+    pendingBytes += buffer.length
+    while (pendingBytes >= size) {
+      const all = Buffer.concat(pending)
+      pending = [all.subarray(size)]
+      pendingBytes = all.length - size
+      yield all.subarray(0, size)
+    }
+  }
+  if (pendingBytes > 0) yield Buffer.concat(pending)
 }
