@@ -8,7 +8,7 @@ import { createS3Client } from '../src/storage/s3-client.ts'
 import { createS3FileStore } from '../src/storage/s3-file-store.ts'
 import type { TaskState } from '../src/tasks/task-state.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
-import { API_KEY, form, tempDir } from './support/harness.ts'
+import { API_KEY, fetchMos, form, tempDir, waitForTask } from './support/harness.ts'
 import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
@@ -61,8 +61,7 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     await dir?.remove()
   }, 60_000)
 
-  const call = (to: MosProcess, path: string, init: RequestInit = {}) =>
-    fetch(`${to.url}${path}`, { ...init, headers: { 'X-API-Key': API_KEY, ...init.headers } })
+  const call = (to: MosProcess, path: string, init: RequestInit = {}) => fetchMos(to, path, init)
   const submit = async (to: MosProcess, file: string) => {
     const response = await call(to, '/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco', level: 10 }, [file]) })
     expect(response.status).toBe(200)

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
-import { API_KEY, tempDir } from './support/harness.ts'
+import { API_KEY, fetchMos, tempDir, waitForTask } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
@@ -64,19 +64,10 @@ describe.skipIf(!available)('a full disk (fs storage on a 24 MB tmpfs)', () => {
     const form = new FormData()
     for (const [key, value] of Object.entries(fields)) form.set(key, value)
     form.set('file', new Blob([new Uint8Array(file)]), name)
-    const response = await fetch(`${server.url}/api/v1${path}`, { method: 'POST', body: form, headers: { 'X-API-Key': API_KEY } })
+    const response = await fetchMos(server, `/api/v1${path}`, { method: 'POST', body: form })
     return { status: response.status, body: (await response.json()) as { error?: string; task_id?: string } }
   }
-  const record = async (id: string) =>
-    (await (await fetch(`${server.url}/api/v1/tasks/${id}`, { headers: { 'X-API-Key': API_KEY } })).json()) as TaskRecord
-  const settled = async (id: string, timeoutMs = 60_000) => {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const task = await record(id)
-      if (task.status === 'completed' || task.status === 'failed' || Date.now() > deadline) return task
-      await sleep(200)
-    }
-  }
+  const settled = (id: string, timeoutMs = 60_000) => waitForTask((path) => fetchMos(server, path), id, timeoutMs)
   const taskFiles = async () => (await readdir(join(disk, 'files', 'tasks'), { recursive: true }).catch(() => [] as string[])).map(String)
 
   beforeAll(async () => {

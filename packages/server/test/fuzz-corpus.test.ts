@@ -7,6 +7,7 @@ import { corpusFiles } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { FUZZ_OPERATIONS, FUZZ_SEEDS, generateFuzzCorpus, seedPaths, type FuzzCase } from './support/fuzz-corpus.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { API_KEY, fetchMos, waitForTask } from './support/harness.ts'
 import { deepJsonGltf, sparseAccessorGlb } from '../../engines/test/support/bombs.ts'
 
 const { available } = corpusFiles(Object.fromEntries(FUZZ_SEEDS.flatMap(seedPaths).map((path, i) => [String(i), path])))
@@ -18,7 +19,6 @@ const CASES = Number(process.env.FUZZ_CASES ?? 560)
 const CONCURRENCY = 6
 /** A case whose task is not over by then is counted as hung (its budget is 20 s plus 10 s per MB). */
 const HUNG_AFTER_MS = 60_000
-const API_KEY = 'fuzz-key-0123456789'
 
 /** What an answer must not carry: stacks, our thread's internals, paths on the server. */
 const LEAK =
@@ -50,7 +50,7 @@ describe.skipIf(!available)('fuzz corpus through the real server: every mutated 
     await rm(dataDir, { recursive: true, force: true })
   })
 
-  const call = (path: string, init: RequestInit = {}) => fetch(`${mos!.url}${path}`, { ...init, headers: { 'X-API-Key': API_KEY } })
+  const call = (path: string, init: RequestInit = {}) => fetchMos(mos!, path, init)
 
   /** The error text of a contract error body, or undefined when the body is anything else. */
   const contractError = (body: unknown): string | undefined => {
@@ -131,11 +131,7 @@ describe.skipIf(!available)('fuzz corpus through the real server: every mutated 
       const response = await call(path, { method: 'POST', body: form })
       expect(response.status).toBe(200)
       const { task_id: id } = (await response.json()) as { task_id: string }
-      let record: { status?: string; error?: string } = {}
-      while (record.status !== 'completed' && record.status !== 'failed') {
-        await new Promise((resolve) => setTimeout(resolve, 100))
-        record = (await (await call(`/api/v1/tasks/${id}`)).json()) as typeof record
-      }
+      const record = await waitForTask(call, id, 15_000)
       expect(record).toMatchObject({ status: 'failed', error: expect.stringMatching(message) })
       expect(Date.now() - started, `${name} on ${path}`).toBeLessThan(15_000)
     }

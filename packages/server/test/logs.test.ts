@@ -6,7 +6,7 @@ import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { localServiceEnv } from '../../../test/support/service-env.ts'
-import { API_KEY, form, tempDir, waitForTask } from './support/harness.ts'
+import { API_KEY, fetchMos, form, tempDir, waitForTask } from './support/harness.ts'
 import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
@@ -44,11 +44,7 @@ async function wideUvsGlb(): Promise<Uint8Array> {
 describe.skipIf(!available)('logs: one process', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>
   let mos: MosProcess
-  const call = (path: string, init: RequestInit = {}, key: string | null = API_KEY) => {
-    const headers = new Headers(init.headers)
-    if (key) headers.set('X-API-Key', key)
-    return fetch(`${mos.url}${path}`, { ...init, headers })
-  }
+  const call = (path: string, init: RequestInit = {}, key: string | null = API_KEY) => fetchMos(mos, path, init, key)
 
   beforeAll(async () => {
     dir = await tempDir()

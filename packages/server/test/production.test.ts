@@ -8,7 +8,7 @@ import { completedTaskSchema, submitResponseSchema } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { localServiceEnv } from '../../../test/support/service-env.ts'
-import { API_KEY, form, tempDir, waitForTask } from './support/harness.ts'
+import { API_KEY, fetchMos, form, tempDir, waitForTask } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 
 const RECORDER = fileURLToPath(new URL('./support/record-modules.mjs', import.meta.url))
@@ -59,7 +59,7 @@ describe.skipIf(!available)('the production process (compiled, what `npm start` 
   })
 
   it('names a non-ASCII upload what was done, with an ASCII Content-Disposition and its UTF-8 form', async () => {
-    const call = (path: string, init: RequestInit = {}) => fetch(`${server!.url}${path}`, { ...init, headers: { 'X-API-Key': API_KEY } })
+    const call = (path: string, init: RequestInit = {}) => fetchMos(server!, path, init)
     const bytes = new Uint8Array(await readFile(paths.box))
     const submitted = await call('/api/v1/compress', {
       method: 'POST',

@@ -7,7 +7,7 @@ import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
 import { createRedisConnections } from '../src/redis/redis-connections.ts'
-import { API_KEY, form, tempDir } from './support/harness.ts'
+import { API_KEY, fetchMos, form, tempDir, waitForTask } from './support/harness.ts'
 import { sharedRedisEnv, startMos, stopMos, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
@@ -102,21 +102,14 @@ describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
     }, 60_000)
 
     it('holds three connections however many components use Redis: commands, the queue, and its blocking duplicate', async () => {
-      const call = (path: string, init: RequestInit = {}) =>
-        fetch(`${mos!.url}${path}`, { ...init, headers: { 'X-API-Key': API_KEY, ...init.headers } })
+      const call = (path: string, init: RequestInit = {}) => fetchMos(mos!, path, init)
       // A task touches every component: rate limit, trial counter, records, queue; the sweep's lock
       // is taken within the orphan interval.
       const submitted = await call('/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco', level: 10 }, [paths.box]) })
       expect(submitted.status).toBe(200)
       expect(submitted.headers.get('x-ratelimit-remaining')).not.toBeNull()
       const { task_id } = submitResponseSchema.parse(await submitted.json())
-      let status = ''
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline && status !== 'completed'; ) {
-        status = ((await (await call(`/api/v1/tasks/${task_id}`)).json()) as { status: string }).status
-        if (status === 'failed') throw new Error(`task failed`)
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
-      expect(status).toBe('completed')
+      expect(await waitForTask(call, task_id)).toMatchObject({ status: 'completed' })
       // A sweep round takes its lock (held for about one interval, so looked for while it lives).
       let locks: string[] = []
       for (const deadline = Date.now() + 10_000; Date.now() < deadline && locks.length === 0; ) {

@@ -19,15 +19,24 @@ export function testEnv(variant: Variant, base: string, extra: Record<string, st
   return localServiceEnv({ variant, dataDir: base, apiKeys: `${API_KEY},second-key`, extra })
 }
 
+/** `headers` with X-API-Key set to `key` (none when null). */
+function withKey(headers: HeadersInit | undefined, key: string | null): Headers {
+  const merged = new Headers(headers)
+  if (key) merged.set('X-API-Key', key)
+  return merged
+}
+
+/** A request to a running service (`startMos`, `realServer`) at `path`, with the key (none when null) over `init`'s headers. */
+export function fetchMos(mos: { url: string }, path: string, init: RequestInit = {}, key: string | null = API_KEY): Promise<Response> {
+  return fetch(`${mos.url}${path}`, { ...init, headers: withKey(init.headers, key) })
+}
+
 /** The app in-process: requests go through `app.fetch`, no port. */
 export function inProcessApp(env: Record<string, string>) {
   const context = createServiceContext(loadConfig(env))
   const app = createApp(context)
-  const call = (path: string, init: RequestInit = {}, key: string | null = API_KEY) => {
-    const headers = new Headers(init.headers)
-    if (key) headers.set('X-API-Key', key)
-    return app.fetch(new Request(`http://mos.test${path}`, { ...init, headers }))
-  }
+  const call = (path: string, init: RequestInit = {}, key: string | null = API_KEY) =>
+    app.fetch(new Request(`http://mos.test${path}`, { ...init, headers: withKey(init.headers, key) }))
   return { app, context, call, close: () => context.close({ drain: false }) }
 }
 
