@@ -1,5 +1,6 @@
 import { batchRecordSchema, batchSubmitResponseSchema, ERROR_TEXTS, type BatchRecord } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { form, useInProcessApp, inProcessApp, realServer, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
 
@@ -11,13 +12,10 @@ const { available, paths } = corpusFiles({
 const broken = { name: 'broken.glb', bytes: new Uint8Array(20_000).map((_, i) => (i * 7919 + 13) % 251) }
 
 async function waitForBatch(get: (path: string) => Response | Promise<Response>, id: string, timeoutMs = 120_000): Promise<BatchRecord> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const record = batchRecordSchema.parse(await (await get(`/api/v1/batch/${id}`)).json())
-    if (record.status !== 'processing') return record
-    if (Date.now() > deadline) throw new Error(`batch ${id} still processing after ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const read = async () => batchRecordSchema.parse(await (await get(`/api/v1/batch/${id}`)).json())
+  const record = await until(read, (r) => r.status !== 'processing', timeoutMs)
+  if (record.status === 'processing') throw new Error(`batch ${id} still processing after ${timeoutMs} ms`)
+  return record
 }
 
 describe.skipIf(!available)('batch compress on a real server (variant A)', () => {

@@ -1,11 +1,12 @@
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { accessSync, constants, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { localServiceEnv } from '../../../test/support/service-env.ts'
 import { tempDir } from './support/harness.ts'
+import { startMos, stopMos } from './support/processes.ts'
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 const PACKAGES = ['sdk', 'engines', 'server', 'conformance']
@@ -38,26 +39,14 @@ describe('the bins', () => {
   it('mos-server starts the compiled service and stops on SIGTERM', async () => {
     const dir = await tempDir()
     const { file } = bins.find((b) => b.command === 'mos-server')!
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE__')))
-    const child = spawn(process.execPath, [file], {
-      cwd: dir.path,
-      env: { ...inherited, ...localServiceEnv({ variant: 'B', dataDir: dir.path, apiKeys: 'bin-key' }) },
-    })
+    const env = localServiceEnv({ variant: 'B', dataDir: dir.path, apiKeys: 'bin-key' })
+    const server = await startMos('mos-server', env, 30_000, { entry: relative(REPO, file), cwd: dir.path })
     try {
-      let output = ''
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-      const started = Date.now()
-      while (!/listening on http:\/\/\S+:(\d+)/.test(output) && child.exitCode === null && Date.now() - started < 30_000)
-        await new Promise((r) => setTimeout(r, 50))
-      const port = /listening on http:\/\/\S+:(\d+)/.exec(output)?.[1]
-      expect(port, output).toBeDefined()
-      expect(((await (await fetch(`http://127.0.0.1:${port}/api/v1/health`)).json()) as { status: string }).status).toBe('healthy')
-      child.kill('SIGTERM')
-      expect(await exited).toBe(0)
+      expect(((await (await fetch(`${server.url}/api/v1/health`)).json()) as { status: string }).status).toBe('healthy')
+      server.child.kill('SIGTERM')
+      expect(await server.exited).toBe(0)
     } finally {
-      child.kill('SIGKILL')
+      await stopMos(server, 1000)
       await dir.remove()
     }
   })

@@ -3,19 +3,19 @@ import { join } from 'node:path'
 import { completedTaskSchema, submitResponseSchema, type TaskRecord } from '@mos/sdk/contract'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sleep } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { createS3Client } from '../src/storage/s3-client.ts'
 import { createS3FileStore } from '../src/storage/s3-file-store.ts'
 import type { TaskState } from '../src/tasks/task-state.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
-import { API_KEY, fetchMos, form, tempDir, waitForTask } from './support/harness.ts'
-import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
+import { API_KEY, fetchMos, form, tempDir } from './support/harness.ts'
+import { sharedRedisEnv, startMos, startMosGroup, stopMosGroup, type MosProcess } from './support/processes.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const hasRedis = await redisAvailable()
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * A real cluster on this machine: two API processes and two worker processes, each started from the
@@ -54,7 +54,7 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
   }, 120_000)
 
   afterAll(async () => {
-    await Promise.allSettled([...apis, ...workers].map((p) => stopMos(p, 5000)))
+    await stopMosGroup([...apis, ...workers])
     redis?.disconnect()
     await s3?.close()
     await removeRedisKeys(prefix)

@@ -2,11 +2,10 @@ import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sleep } from '../../../test/support/poll.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
 import { API_KEY, tempDir } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Files and folders under `folder`, relative, recursively. */
 async function tree(folder: string): Promise<string[]> {

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process'
 import { open, readdir, readFile, rm, statfs } from 'node:fs/promises'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { ERROR_TEXTS, type TaskRecord } from '@mos/sdk/contract'
+import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sleep } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
@@ -13,7 +14,6 @@ import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const MB = 1024 * 1024
 const DISK_FULL = ERROR_TEXTS.internal('insufficient disk space')
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Mounts a 24 MB tmpfs at `dir` (we run as root in CI); false, with the reason printed, where we cannot. */
 function mountSmallDisk(dir: string): boolean {

@@ -4,10 +4,11 @@ import { join } from 'node:path'
 import { APIError, createClient } from '@mos/sdk'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sleep, until } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { API_KEY, tempDir } from './support/harness.ts'
-import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { startMos, stopMosGroup, type MosProcess } from './support/processes.ts'
 import { multipart, pieces, rawRequest } from './support/raw-http.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
@@ -17,7 +18,6 @@ const LIMIT_MB = 1
 const BATCH_LIMIT_MB = 2
 const JSON_LIMIT = 8 * 1024
 const AUTH_FAILURES = 6
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** What is left under the data folder: task folders, inputs, `.part` files, task records. */
 async function leftovers(base: string): Promise<string[]> {
@@ -30,16 +30,6 @@ async function leftovers(base: string): Promise<string[]> {
 async function descriptors(pid: number): Promise<string[]> {
   const fds = await readdir(`/proc/${pid}/fd`)
   return Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => 'gone')))
-}
-
-async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let value = await read()
-  while (!ok(value) && Date.now() < deadline) {
-    await sleep(100)
-    value = await read()
-  }
-  return value
 }
 
 describe.skipIf(!available)('hostile requests against the real server (fs storage)', () => {
@@ -75,7 +65,7 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     ])
   }, 120_000)
   afterAll(async () => {
-    await Promise.all([stopMos(server, 5000), stopMos(serverB, 5000)])
+    await stopMosGroup([server, serverB])
     // The last-resort handlers in main.ts are never reached by anything this suite sends.
     expect(server.output()).not.toMatch(/uncaught exception|unhandled rejection/)
     await dir?.remove()
@@ -86,9 +76,10 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     expect(server.child.exitCode).toBeNull()
     expect((await fetch(`${server.url}/api/v1/health`)).status).toBe(200)
     expect(
-      await waitFor(
+      await until(
         () => leftovers(base),
         (files) => files.length === 0,
+        15_000,
       ),
     ).toEqual([])
   }
@@ -181,9 +172,10 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
         }),
       )
     }
-    const after = await waitFor(
+    const after = await until(
       () => descriptors(server.pid),
       (fds) => fds.length <= before.length + 2,
+      15_000,
     )
     expect(after.length, `before: ${before.length}, after: ${after.length}`).toBeLessThanOrEqual(before.length + 2)
     expect(after.filter((target) => target.includes('.part'))).toEqual([])

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { completedTaskSchema, ERROR_TEXTS, failedTaskSchema, submitResponseSchema } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sleep } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { ConfigError, createServiceContext, loadConfig, startServer } from '../src/index.ts'
 import { createTaskRunner } from '../src/tasks/task-runner.ts'
@@ -13,7 +14,6 @@ import { REDIS_URL, redisAvailable, redisKeys, removeRedisKeys, uniquePrefix } f
 import { startTestS3 } from '../../../test/support/s3-server.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.skipIf(!available)('task time-outs, retention and orphan uploads', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>

@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { join } from 'node:path'
 import { NodeIO } from '@gltf-transform/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { localServiceEnv } from '../../../test/support/service-env.ts'
 import { API_KEY, fetchMos, form, tempDir, waitForTask } from './support/harness.ts'
-import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
+import { sharedRedisEnv, startApiAndWorker, startMos, stopMos, stopMosGroup, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const hasRedis = await redisAvailable()
@@ -25,13 +25,9 @@ function jsonLines(process_: MosProcess): Line[] {
 
 /** Waits for a line matching `match` (lines can trail the response that caused them by a moment). */
 async function lineOf(processes: MosProcess[], match: (line: Line) => boolean, timeoutMs = 10_000): Promise<Line> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = processes.flatMap(jsonLines).find(match)
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`no matching log line in:\n${processes.map((p) => p.output()).join('\n')}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  const found = await until(() => processes.flatMap(jsonLines).find(match), Boolean, timeoutMs, 50)
+  if (!found) throw new Error(`no matching log line in:\n${processes.map((p) => p.output()).join('\n')}`)
+  return found
 }
 
 const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 12)
@@ -181,14 +177,11 @@ describe.skipIf(!available || !hasRedis)('logs: API and worker processes on Bull
   beforeAll(async () => {
     dir = await tempDir()
     const env = { ...sharedRedisEnv({ redisUrl: REDIS_URL, prefix, dataDir: dir.path, apiKeys: API_KEY }), SERVICE__LOG__FORMAT: 'json' }
-    ;[api, worker] = (await startMosGroup([
-      ['api', { ...env, SERVICE__SERVER__ROLE: 'api' }],
-      ['worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }],
-    ])) as [MosProcess, MosProcess]
+    ;[api, worker] = await startApiAndWorker(env)
   }, 120_000)
 
   afterAll(async () => {
-    await Promise.allSettled([stopMos(api, 5000), stopMos(worker, 5000)])
+    await stopMosGroup([api, worker])
     await removeRedisKeys(prefix)
     await dir?.remove()
   }, 60_000)

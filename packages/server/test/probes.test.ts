@@ -1,10 +1,10 @@
 import { createServer, connect, type Server, type Socket } from 'node:net'
-import { join } from 'node:path'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '../../../test/support/poll.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { API_KEY, inProcessApp, tempDir, testEnv } from './support/harness.ts'
-import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
+import { sharedRedisEnv, startApiAndWorker, stopMosGroup, type MosProcess } from './support/processes.ts'
 
 const hasRedis = await redisAvailable()
 
@@ -115,15 +115,6 @@ async function readyz(process_: MosProcess): Promise<{ status: number; body: Rea
   return { status: response.status, body: (await response.json()) as ReadyBody }
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (done(value) || Date.now() > deadline) return value
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-}
-
 describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes away', () => {
   const prefix = uniquePrefix('probes')
   let dir: Awaited<ReturnType<typeof tempDir>>
@@ -140,15 +131,12 @@ describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes a
       SERVICE__LOG__LEVEL: 'warn',
       SERVICE__SERVER__AUTH_FAILURES_PER_MINUTE: '3',
     }
-    ;[api, worker] = (await startMosGroup([
-      ['api', { ...env, SERVICE__SERVER__ROLE: 'api' }],
-      ['worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }],
-    ])) as [MosProcess, MosProcess]
+    ;[api, worker] = await startApiAndWorker(env)
   }, 120_000)
 
   afterAll(async () => {
     await relay?.restore().catch(() => undefined)
-    await Promise.allSettled([stopMos(api, 5000), stopMos(worker, 5000)])
+    await stopMosGroup([api, worker])
     await relay?.close()
     await removeRedisKeys(prefix)
     await dir?.remove()

@@ -1,8 +1,8 @@
 import { readdir, readFile, readlink } from 'node:fs/promises'
-import { join } from 'node:path'
 import { submitResponseSchema } from '@mos/sdk/contract'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
@@ -111,11 +111,12 @@ describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
       const { task_id } = submitResponseSchema.parse(await submitted.json())
       expect(await waitForTask(call, task_id)).toMatchObject({ status: 'completed' })
       // A sweep round takes its lock (held for about one interval, so looked for while it lives).
-      let locks: string[] = []
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline && locks.length === 0; ) {
-        locks = await admin.keys(`${prefix}:lock:*`)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
+      const locks = await until(
+        () => admin.keys(`${prefix}:lock:*`),
+        (keys) => keys.length > 0,
+        10_000,
+        50,
+      )
       expect(locks).not.toEqual([])
       expect(await admin.keys(`${prefix}:license:trial`)).toEqual([`${prefix}:license:trial`])
 

@@ -9,9 +9,9 @@ import {
   submitResponseSchema,
   type FieldSpec,
 } from '@mos/sdk/contract'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { form, useInProcessApp, inProcessApp, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+import { form, useInProcessApp, VARIANTS, waitForTask } from './support/harness.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 

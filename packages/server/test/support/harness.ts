@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import type { TaskRecord, Variant } from '@mos/sdk/contract'
 import { createApp, createServiceContext, loadConfig, startServer, type RunningServer } from '../../src/index.ts'
+import { until } from '../../../../test/support/poll.ts'
 
 export const API_KEY = 'test-key-0123456789'
 export const VARIANTS: Variant[] = ['A', 'B']
@@ -104,11 +105,9 @@ export async function waitForTask(
   id: string,
   timeoutMs = 60_000,
 ): Promise<TaskRecord & Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const record = (await (await get(`/api/v1/tasks/${id}`)).json()) as TaskRecord & Record<string, unknown>
-    if (record.status === 'completed' || record.status === 'failed') return record
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${record.status} after ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  const read = async () => (await (await get(`/api/v1/tasks/${id}`)).json()) as TaskRecord & Record<string, unknown>
+  const record = await until(read, (r) => r.status === 'completed' || r.status === 'failed', timeoutMs, 50)
+  if (record.status !== 'completed' && record.status !== 'failed')
+    throw new Error(`task ${id} still ${record.status} after ${timeoutMs} ms`)
+  return record
 }

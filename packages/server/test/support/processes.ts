@@ -27,6 +27,8 @@ export interface StartMosOptions {
    * not the repository: a developer's own `.env` there must not change what the tests run.
    */
   cwd?: string
+  /** The file Node runs, from the repository's root: `npm start`'s entry unless a test starts another (a bin). */
+  entry?: string
 }
 
 /**
@@ -41,7 +43,7 @@ export async function startMos(
   options: StartMosOptions = {},
 ): Promise<MosProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE__')))
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(REPO, MAIN)], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(REPO, options.entry ?? MAIN)], {
     cwd: options.cwd ?? tmpdir(),
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -78,6 +80,11 @@ export async function stopMos(process_: MosProcess | undefined, graceMs = 30_000
   clearTimeout(timer)
 }
 
+/** Stops every process of a group, each with `graceMs` before SIGKILL, whether or not the others stop. */
+export async function stopMosGroup(processes: (MosProcess | undefined)[], graceMs = 5000): Promise<void> {
+  await Promise.allSettled(processes.map((process_) => stopMos(process_, graceMs)))
+}
+
 /**
  * Starts several processes at once. If one does not start, those that did are stopped before the
  * error is thrown, so a failed `beforeAll` leaves no server running.
@@ -87,10 +94,18 @@ export async function startMosGroup(specs: [name: string, env: Record<string, st
   const failure = started.find((result) => result.status === 'rejected')
   const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
   if (failure) {
-    await Promise.allSettled(running.map((process_) => stopMos(process_, 5000)))
+    await stopMosGroup(running)
     throw failure.reason
   }
   return running
+}
+
+/** An API process and a worker process of one deployment (`env`, e.g. `sharedRedisEnv`'s), started together. */
+export async function startApiAndWorker(env: Record<string, string>): Promise<[api: MosProcess, worker: MosProcess]> {
+  return (await startMosGroup([
+    ['api', { ...env, SERVICE__SERVER__ROLE: 'api' }],
+    ['worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }],
+  ])) as [MosProcess, MosProcess]
 }
 
 /**

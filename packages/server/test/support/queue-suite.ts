@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { TaskHandler, TaskQueue } from '../../src/queue/task-queue.ts'
+import { sleep, until } from '../../../../test/support/poll.ts'
 
 export interface QueueSuiteOptions {
   /** A queue consuming with `handler` at `concurrency`; several calls share one backlog when the backend is shared. */
@@ -9,14 +10,8 @@ export interface QueueSuiteOptions {
   cleanup?(): Promise<void>
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function until(check: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(20)
-  }
+async function untilTrue(check: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+  if (!(await until(check, Boolean, timeoutMs, 20))) throw new Error(`timed out waiting for ${what}`)
 }
 
 /** A handler that records each run and holds it until released. */
@@ -72,7 +67,7 @@ export function describeQueue(name: string, options: QueueSuiteOptions): void {
       const queue = await make(r.handler, 3)
       const ids = Array.from({ length: 20 }, (_, i) => `run-once-${i}`)
       for (const id of ids) await queue.enqueue(id)
-      await until(() => r.finished.length === ids.length, 20_000, 'all tasks')
+      await untilTrue(() => r.finished.length === ids.length, 20_000, 'all tasks')
       expect([...r.runs].sort()).toEqual([...ids].sort())
       expect(r.most).toBeLessThanOrEqual(3)
       expect(r.most).toBeGreaterThan(1)
@@ -85,7 +80,7 @@ export function describeQueue(name: string, options: QueueSuiteOptions): void {
       await queue.enqueue('twice-b')
       await queue.enqueue('twice-b')
       await queue.enqueue('twice-a')
-      await until(() => r.finished.length === 2, 20_000, 'both tasks')
+      await untilTrue(() => r.finished.length === 2, 20_000, 'both tasks')
       await sleep(300)
       expect([...r.runs].sort()).toEqual(['twice-a', 'twice-b'])
     })
@@ -95,7 +90,7 @@ export function describeQueue(name: string, options: QueueSuiteOptions): void {
       const queue = await make(r.handler, 1)
       await queue.enqueue('drain-1')
       await queue.enqueue('drain-2')
-      await until(() => r.runs.length === 1, 20_000, 'first start')
+      await untilTrue(() => r.runs.length === 1, 20_000, 'first start')
       await queue.close({ drain: true })
       expect(r.finished).toEqual(['drain-1'])
       await sleep(300)
@@ -109,7 +104,7 @@ export function describeQueue(name: string, options: QueueSuiteOptions): void {
       await make(b.handler, 2)
       const ids = Array.from({ length: 40 }, (_, i) => `shared-${i}`)
       await Promise.all(ids.map((id) => first.enqueue(id)))
-      await until(() => a.finished.length + b.finished.length === ids.length, 30_000, 'all tasks')
+      await untilTrue(() => a.finished.length + b.finished.length === ids.length, 30_000, 'all tasks')
       await sleep(200)
       expect([...a.runs, ...b.runs].sort()).toEqual([...ids].sort())
       expect(a.runs.length).toBeGreaterThan(0)
@@ -120,14 +115,14 @@ export function describeQueue(name: string, options: QueueSuiteOptions): void {
       const a = recorder(60_000)
       const first = await make(a.handler, 1)
       await first.enqueue('handed-back')
-      await until(() => a.runs.length === 1, 20_000, 'first start')
+      await untilTrue(() => a.runs.length === 1, 20_000, 'first start')
       const started = Date.now()
       await first.close({ drain: false })
       expect(a.finished).toEqual([])
 
       const b = recorder(10)
       await make(b.handler, 1)
-      await until(() => b.finished.length === 1, 20_000, 'the second consumer')
+      await untilTrue(() => b.finished.length === 1, 20_000, 'the second consumer')
       expect(b.finished).toEqual(['handed-back'])
       // Handed back at once, not after the lock ran out.
       expect(Date.now() - started).toBeLessThan(10_000)

@@ -1,4 +1,5 @@
-import { connect, type Socket } from 'node:net'
+import { connect } from 'node:net'
+import { sleep } from '../../../../test/support/poll.ts'
 
 export interface RawAnswer {
   /** Status of the final answer (a `100 Continue` before it is not counted). */
@@ -29,8 +30,6 @@ export interface RawRequest {
   expectContinue?: boolean
   timeoutMs?: number
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * One HTTP/1.1 request over a raw socket, for what fetch cannot send: bodies cut off, framing that
