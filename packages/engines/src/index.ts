@@ -5,7 +5,6 @@ export { createEnginePool, ENGINE_POOL_DEFAULTS } from './pool.ts'
 export type { EnginePool, EnginePoolOptions, RunOptions } from './pool.ts'
 export { WORK_BUDGET_DEFAULTS, workBudgetMessage, workBudgetMs } from './work-budget.ts'
 export type { WorkBudget } from './work-budget.ts'
-export { THREAD_RECYCLING_DEFAULTS } from './thread-recycling.ts'
 export type { ThreadRecyclingOptions } from './thread-recycling.ts'
 
 // Jobs: what crosses into the worker and back

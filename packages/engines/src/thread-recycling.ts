@@ -10,7 +10,8 @@ export interface ThreadRecyclingOptions {
   aboveMb?: number
 }
 
-export const THREAD_RECYCLING_DEFAULTS: Required<ThreadRecyclingOptions> = {
+/** The library's own default is never to retire; the service sets its own (SERVICE__ENGINES__RECYCLE_*). */
+const THREAD_RECYCLING_DEFAULTS: Required<ThreadRecyclingOptions> = {
   afterJobs: 0,
   aboveMb: 0,
 }

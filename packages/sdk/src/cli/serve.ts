@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { constants } from 'node:os'
 import { dirname, join, parse } from 'node:path'
 
 /** Where the server's compiled entry was found. */
@@ -41,7 +42,8 @@ export function serve(location: ServerLocation, args: string[], env: NodeJS.Proc
     child.on('exit', (code, signal) => {
       process.off('SIGINT', forward)
       process.off('SIGTERM', forward)
-      resolve(code ?? (signal ? 128 + 2 : 1))
+      // A shell's convention for a child ended by a signal: 128 + the signal's number (SIGTERM: 143).
+      resolve(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1))
     })
     child.on('error', (error) => {
       process.stderr.write(`mos serve: ${error.message}\n`)
