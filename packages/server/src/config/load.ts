@@ -1,4 +1,6 @@
-import { CONFIG_SCHEMA, type Config, type SettingSpec } from './schema.ts'
+import { z } from 'zod'
+import { CONFIG_SCHEMA, type Config, type ConfigSchema } from './schema.ts'
+import { type Setting, type SettingMeta, settingMeta } from './setting.ts'
 
 const PREFIX = 'SERVICE__'
 
@@ -7,66 +9,23 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
-function isSpec(node: unknown): node is SettingSpec {
-  return typeof node === 'object' && node !== null && 'kind' in node && 'doc' in node
-}
-
 /** `rateLimitPerMinute` → `RATE_LIMIT_PER_MINUTE`. */
 function toEnvWord(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()
 }
 
 /** Every setting with its variable name, in schema order (for docs, .env.example and validation). */
-export function listSettings(): { name: string; path: string[]; spec: SettingSpec }[] {
-  const out: { name: string; path: string[]; spec: SettingSpec }[] = []
-  const walk = (node: Record<string, unknown>, path: string[]) => {
+export function listSettings(): { name: string; path: string[]; schema: Setting<unknown>; meta: SettingMeta }[] {
+  const out: ReturnType<typeof listSettings> = []
+  const walk = (node: ConfigSchema, path: string[]) => {
     for (const [key, child] of Object.entries(node)) {
-      if (isSpec(child)) out.push({ name: PREFIX + [...path, key].map(toEnvWord).join('__'), path: [...path, key], spec: child })
-      else walk(child as Record<string, unknown>, [...path, key])
+      if (child instanceof z.ZodType) {
+        out.push({ name: PREFIX + [...path, key].map(toEnvWord).join('__'), path: [...path, key], schema: child, meta: settingMeta(child) })
+      } else walk(child, [...path, key])
     }
   }
   walk(CONFIG_SCHEMA, [])
   return out
-}
-
-function parseValue(name: string, spec: SettingSpec, raw: string): unknown {
-  const text = raw.trim()
-  switch (spec.kind) {
-    case 'integer': {
-      const n = Number(text)
-      if (!/^[+-]?\d+$/.test(text) || n < spec.min || n > spec.max) {
-        throw new ConfigError(`${name}: expected an integer from ${spec.min} to ${spec.max}, got "${raw}"`)
-      }
-      return n
-    }
-    case 'number': {
-      const n = Number(text)
-      if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) || n < spec.min || n > spec.max) {
-        throw new ConfigError(`${name}: expected a number from ${spec.min} to ${spec.max}, got "${raw}"`)
-      }
-      return n
-    }
-    case 'enum': {
-      const match = spec.values.find((v) => v.toLowerCase() === text.toLowerCase())
-      if (!match) throw new ConfigError(`${name}: expected one of ${spec.values.join(', ')}, got "${raw}"`)
-      return match
-    }
-    case 'boolean': {
-      if (/^(true|1|yes|on)$/i.test(text)) return true
-      if (/^(false|0|no|off)$/i.test(text)) return false
-      throw new ConfigError(`${name}: expected true or false, got "${raw}"`)
-    }
-    case 'list':
-      return text === ''
-        ? []
-        : text
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-    case 'string':
-      if (text === '') throw new ConfigError(`${name}: must not be empty`)
-      return text
-  }
 }
 
 /**
@@ -81,9 +40,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`unknown setting${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (see docs/configuration.md)`)
   }
   const config: Record<string, unknown> = {}
-  for (const { name, path, spec } of settings) {
-    const raw = env[name]
-    const value = raw === undefined ? structuredClone(spec.default) : parseValue(name, spec, raw)
+  for (const { name, path, schema } of settings) {
+    const parsed = schema.safeParse(env[name])
+    if (!parsed.success) throw new ConfigError(`${name}: ${parsed.error.issues[0]!.message}`)
+    const value = parsed.data
     let node = config
     for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>
     node[path.at(-1)!] = value

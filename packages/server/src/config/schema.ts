@@ -1,343 +1,287 @@
 import { availableParallelism } from 'node:os'
+import type { z } from 'zod'
+import * as setting from './setting.ts'
 
 /**
  * Every setting, its environment variable and its default, in one place. A variable is named
  * `SERVICE__<SECTION>__<KEY>` (`__` = next level, `_` = next word), e.g.
  * `SERVICE__SERVER__RATE_LIMIT_PER_MINUTE` → `server.rateLimitPerMinute`.
  */
-export type SettingSpec =
-  | { kind: 'integer'; default: number; min: number; max: number; doc: string }
-  | { kind: 'number'; default: number; min: number; max: number; doc: string }
-  | { kind: 'string'; default: string; doc: string; secret?: boolean }
-  | { kind: 'enum'; default: string; values: readonly string[]; doc: string }
-  | { kind: 'list'; default: readonly string[]; doc: string; secret?: boolean }
-  | { kind: 'boolean'; default: boolean; doc: string }
-
 export const CONFIG_SCHEMA = {
   server: {
-    port: { kind: 'integer', default: 8080, min: 0, max: 65535, doc: 'TCP port to listen on (0 picks a free port).' },
-    host: { kind: 'string', default: '0.0.0.0', doc: 'Interface to listen on.' },
-    variant: { kind: 'enum', default: 'A', values: ['A', 'B'], doc: 'Which variant of the HTTP interface to serve.' },
-    rateLimitPerMinute: {
-      kind: 'integer',
+    port: setting.integer({ default: 8080, min: 0, max: 65535, doc: 'TCP port to listen on (0 picks a free port).' }),
+    host: setting.string({ default: '0.0.0.0', doc: 'Interface to listen on.' }),
+    variant: setting.choice({ default: 'A', values: ['A', 'B'], doc: 'Which variant of the HTTP interface to serve.' }),
+    rateLimitPerMinute: setting.integer({
       default: 60,
       min: 1,
       max: 1_000_000,
       doc: 'Variant A: requests per minute per API key on keyed endpoints.',
-    },
-    role: {
-      kind: 'enum',
+    }),
+    role: setting.choice({
       default: 'all',
       values: ['all', 'api', 'worker'],
       doc: 'What this process does: `all` (HTTP API and worker), `api` (HTTP API, only queues tasks), `worker` (runs queued tasks; serves only health on its port). `api` and `worker` need SERVICE__QUEUE__DRIVER=bullmq.',
-    },
-    keepAliveTimeoutMs: {
-      kind: 'integer',
+    }),
+    keepAliveTimeoutMs: setting.integer({
       default: 65_000,
       min: 1_000,
       max: 3_600_000,
       doc: 'How long an idle keep-alive connection stays open, in ms. Keep it above the idle time-out of the load balancer in front (60 s on AWS ALB and nginx), so the balancer closes idle connections, never the service under a request in flight. Headers must arrive within this plus 1 s.',
-    },
-    corsOrigins: {
-      kind: 'list',
+    }),
+    corsOrigins: setting.list({
       default: [],
       doc: 'Comma-separated origins allowed to call the API from a browser (CORS), e.g. `https://app.example.com`; `*` allows any origin. Empty: no CORS headers, preflights are refused.',
-    },
-    authFailuresPerMinute: {
-      kind: 'integer',
+    }),
+    authFailuresPerMinute: setting.integer({
       default: 30,
       min: 0,
       max: 1_000_000,
       doc: 'Requests with a missing or wrong API key accepted per client address per minute; past it the address gets 429 with Retry-After until the minute is over. 0 turns the throttle off.',
-    },
+    }),
   },
   auth: {
-    apiKeys: {
-      kind: 'list',
+    apiKeys: setting.list({
       default: [],
       secret: true,
       doc: 'Comma-separated API keys. When empty, `npm start` creates a development key, keeps it in the data folder and prints it.',
-    },
-    adminKeys: {
-      kind: 'list',
+    }),
+    adminKeys: setting.list({
       default: [],
       secret: true,
       doc: 'Comma-separated admin keys: valid wherever an API key is, and a licence verified with one becomes the active licence.',
-    },
+    }),
   },
   storage: {
-    driver: {
-      kind: 'enum',
+    driver: setting.choice({
       default: 'fs',
       values: ['fs', 'redis', 's3', 'memory'],
       doc: 'Where task records live: `fs` (a folder), `redis`, `s3`, or `memory` (this process only; for tests).',
-    },
-    filesDriver: {
-      kind: 'enum',
+    }),
+    filesDriver: setting.choice({
       default: 'auto',
       values: ['auto', 'fs', 's3', 'memory'],
       doc: 'Where uploads and results live: `fs` or `s3`; `auto`: `s3` when SERVICE__STORAGE__DRIVER is s3, `memory` when it is memory, else `fs`.',
-    },
-    orphanUploadMinutes: {
-      kind: 'number',
+    }),
+    orphanUploadMinutes: setting.number({
       default: 60,
       min: 0.01,
       max: 100_000,
       doc: 'An uploaded file with no task record that is older than this (left by a process killed mid-request) is removed by the sweep (fractions allowed). Keep it above the longest upload.',
-    },
+    }),
     fs: {
-      base: { kind: 'string', default: './data', doc: 'Folder of the fs driver (records and files).' },
+      base: setting.string({ default: './data', doc: 'Folder of the fs driver (records and files).' }),
     },
     redis: {
-      url: {
-        kind: 'string',
+      url: setting.string({
         default: 'redis://127.0.0.1:6379',
         secret: true,
         doc: 'Redis of the redis records driver (redis://[user:password@]host:port[/db]).',
-      },
-      prefix: {
-        kind: 'string',
+      }),
+      prefix: setting.string({
         default: 'mos',
         doc: 'Key prefix in Redis for records and locks (several deployments can share one Redis).',
-      },
+      }),
     },
     s3: {
-      endpoint: {
-        kind: 'string',
+      endpoint: setting.string({
         default: '',
         doc: 'S3-compatible endpoint URL (e.g. http://minio:9000); empty means AWS S3 of the region.',
-      },
-      bucket: { kind: 'string', default: 'mos', doc: 'Bucket (must exist). Records go under `records/`, files under `files/`.' },
-      region: { kind: 'string', default: 'us-east-1', doc: 'Region of the bucket.' },
-      accessKeyId: {
-        kind: 'string',
+      }),
+      bucket: setting.string({ default: 'mos', doc: 'Bucket (must exist). Records go under `records/`, files under `files/`.' }),
+      region: setting.string({ default: 'us-east-1', doc: 'Region of the bucket.' }),
+      accessKeyId: setting.string({
         default: '',
         secret: true,
         doc: 'Access key id (empty: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN of the environment).',
-      },
-      secretAccessKey: { kind: 'string', default: '', secret: true, doc: 'Secret access key.' },
-      sessionToken: {
-        kind: 'string',
+      }),
+      secretAccessKey: setting.string({ default: '', secret: true, doc: 'Secret access key.' }),
+      sessionToken: setting.string({
         default: '',
         secret: true,
         doc: 'Session token of temporary credentials (empty: AWS_SESSION_TOKEN when the keys come from the environment).',
-      },
-      prefix: { kind: 'string', default: '', doc: 'Folder inside the bucket, e.g. `prod` (several deployments can share one bucket).' },
+      }),
+      prefix: setting.string({ default: '', doc: 'Folder inside the bucket, e.g. `prod` (several deployments can share one bucket).' }),
     },
   },
   queue: {
-    driver: {
-      kind: 'enum',
+    driver: setting.choice({
       default: 'local',
       values: ['local', 'bullmq'],
       doc: '`local`: tasks run in this process. `bullmq`: tasks go through BullMQ on Redis, and every worker process shares them.',
-    },
+    }),
     redis: {
-      url: { kind: 'string', default: '', secret: true, doc: 'Redis of the bullmq queue (empty: SERVICE__STORAGE__REDIS__URL).' },
+      url: setting.string({ default: '', secret: true, doc: 'Redis of the bullmq queue (empty: SERVICE__STORAGE__REDIS__URL).' }),
     },
-    prefix: { kind: 'string', default: 'mos', doc: 'BullMQ key prefix in Redis.' },
-    lockSeconds: {
-      kind: 'integer',
+    prefix: setting.string({ default: 'mos', doc: 'BullMQ key prefix in Redis.' }),
+    lockSeconds: setting.integer({
       default: 30,
       min: 2,
       max: 3600,
       doc: 'BullMQ job lock: a worker renews it every half of this while the task runs; when a worker dies, its task is given to another worker once the lock has expired and a stalled check has run.',
-    },
-    stalledCheckSeconds: {
-      kind: 'integer',
+    }),
+    stalledCheckSeconds: setting.integer({
       default: 15,
       min: 1,
       max: 3600,
       doc: "How often each worker looks for tasks whose worker died (BullMQ stalled check). A dead worker's task restarts within about lockSeconds + stalledCheckSeconds.",
-    },
+    }),
   },
   tasks: {
-    retentionHours: {
-      kind: 'number',
+    retentionHours: setting.number({
       default: 24,
       min: 0.0001,
       max: 100_000,
       doc: 'Records and files of completed or failed tasks are removed this long after they ended (fractions allowed: 0.5 = 30 minutes). Ended tasks show the time as `expires_at`.',
-    },
-    timeoutSeconds: {
-      kind: 'integer',
+    }),
+    timeoutSeconds: setting.integer({
       default: 900,
       min: 1,
       max: 1_000_000,
       doc: 'A task running longer fails with a `timeout: ...` error and its engine thread is stopped and replaced. The last bound of every task, past the work budget (SERVICE__ENGINES__BUDGET_*).',
-    },
-    maxAttempts: {
-      kind: 'integer',
+    }),
+    maxAttempts: setting.integer({
       default: 3,
       min: 1,
       max: 100,
       doc: 'How often a task is started before it is failed: a task whose worker died that often (crash, out of memory) fails instead of taking down every worker in turn.',
-    },
+    }),
   },
   engines: {
-    threads: {
-      kind: 'integer',
+    threads: setting.integer({
       default: availableParallelism(),
       min: 1,
       max: 256,
       doc: 'Worker threads running engine jobs (default: the number of cores).',
-    },
-    maxHeapMb: { kind: 'integer', default: 4096, min: 64, max: 65536, doc: 'Heap limit of each worker thread, in MB.' },
-    prestart: {
-      kind: 'boolean',
+    }),
+    maxHeapMb: setting.integer({ default: 4096, min: 64, max: 65536, doc: 'Heap limit of each worker thread, in MB.' }),
+    prestart: setting.boolean({
       default: true,
       doc: 'Start every engine thread at boot, so the first tasks do not wait for a thread to load its codecs.',
-    },
-    maxAllocationMb: {
-      kind: 'integer',
+    }),
+    maxAllocationMb: setting.integer({
       default: 1024,
       min: 16,
       max: 65536,
       doc: 'Most memory a reader may allocate for what an input declares (accessor counts, PLY/STL headers, zip contents), in MB; inputs declaring more fail before allocating.',
-    },
-    budgetBaseSeconds: {
-      kind: 'number',
+    }),
+    budgetBaseSeconds: setting.number({
       default: 60,
       min: 0.1,
       max: 1_000_000,
       doc: 'Work budget of one engine job: seconds it may hold its thread whatever the input size. Past its budget (this plus BUDGET_SECONDS_PER_MB per MB of input) a job is stopped and its task fails with `the input needed more work than its budget allows ...`.',
-    },
-    budgetSecondsPerMb: {
-      kind: 'number',
+    }),
+    budgetSecondsPerMb: setting.number({
       default: 10,
       min: 0,
       max: 1_000_000,
       doc: 'Work budget seconds added per MB of input (see BUDGET_BASE_SECONDS). Raise it for texture_ktx2 on well-compressed 4K textures (about 27 s each).',
-    },
-    recycleAfterJobs: {
-      kind: 'integer',
+    }),
+    recycleAfterJobs: setting.integer({
       default: 100,
       min: 0,
       max: 1_000_000,
       doc: 'An engine thread is replaced by a fresh one after this many jobs (0: never). Codec WASM memories and the V8 heap grow to the largest input a thread has seen and never shrink; replacing the thread returns that memory.',
-    },
-    recycleAboveMb: {
-      kind: 'integer',
+    }),
+    recycleAboveMb: setting.integer({
       default: 512,
       min: 0,
       max: 65536,
       doc: 'An engine thread whose own memory (V8 heap + external and WASM memory) is above this after a job is replaced by a fresh one (0: never). See docs/deployment.md for the expected memory per thread.',
-    },
-    idleRecycleSeconds: {
-      kind: 'integer',
+    }),
+    idleRecycleSeconds: setting.integer({
       default: 60,
       min: 0,
       max: 86_400,
       doc: 'When no job has run for this long, engine threads that have run jobs are replaced by fresh ones (prestart) or stopped, so an idle service returns to its start-up memory (0: never).',
-    },
+    }),
   },
   limits: {
-    maxFileSizeMb: {
-      kind: 'integer',
+    maxFileSizeMb: setting.integer({
       default: 500,
       min: 1,
       max: 1_000_000,
       doc: 'Largest accepted upload, in MB (the licence tier may lower it).',
-    },
-    maxBatchSizeMb: {
-      kind: 'integer',
+    }),
+    maxBatchSizeMb: setting.integer({
       default: 2048,
       min: 1,
       max: 1_000_000,
       doc: 'Largest batch request (all its files together), in MB; each file still obeys the single-upload limit.',
-    },
+    }),
   },
   license: {
-    key: {
-      kind: 'string',
+    key: setting.string({
       default: '',
       secret: true,
       doc: 'Licence key to run with (see docs/licensing.md). Empty: the trial, or the key last activated through the API.',
-    },
-    keyFile: { kind: 'string', default: '', doc: 'File holding the licence key (used when SERVICE__LICENSE__KEY is empty).' },
-    publicKey: {
-      kind: 'string',
+    }),
+    keyFile: setting.string({ default: '', doc: 'File holding the licence key (used when SERVICE__LICENSE__KEY is empty).' }),
+    publicKey: setting.string({
       default: '',
       doc: "Vendor public key that verifies licence keys: PEM or base64 SPKI DER, or a path to a PEM file. Empty: Mos's own vendor key.",
-    },
-    trialMaxFiles: {
-      kind: 'integer',
+    }),
+    trialMaxFiles: setting.integer({
       default: 100,
       min: 0,
       max: 100,
       doc: 'Files the unlicensed trial may process (counted across restarts). Can only be lowered.',
-    },
+    }),
   },
   rateLimit: {
-    redisUrl: {
-      kind: 'string',
+    redisUrl: setting.string({
       default: '',
       secret: true,
       doc: 'Redis URL for the variant A rate-limit counters, shared by every process (e.g. redis://127.0.0.1:6379). Empty: counted in this process.',
-    },
-    prefix: { kind: 'string', default: 'mos:ratelimit', doc: 'Key prefix of the rate-limit counters in Redis.' },
-    windowSeconds: {
-      kind: 'integer',
+    }),
+    prefix: setting.string({ default: 'mos:ratelimit', doc: 'Key prefix of the rate-limit counters in Redis.' }),
+    windowSeconds: setting.integer({
       default: 60,
       min: 1,
       max: 3600,
       doc: 'Length of the rate-limit window. The contract says per minute: change it only for tests.',
-    },
+    }),
   },
   log: {
-    level: {
-      kind: 'enum',
+    level: setting.choice({
       default: 'info',
       values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       doc: 'Least level written to standard output: `info` gives one line per request and per task transition; `debug` adds probe requests.',
-    },
-    format: {
-      kind: 'enum',
+    }),
+    format: setting.choice({
       default: 'auto',
       values: ['auto', 'json', 'pretty'],
       doc: '`json`: one JSON object per line (for log collectors); `pretty`: short coloured lines for people; `auto`: pretty when standard output is a terminal, else json.',
-    },
+    }),
   },
   health: {
-    minFreeDiskMb: {
-      kind: 'integer',
+    minFreeDiskMb: setting.integer({
       default: 1024,
       min: 0,
       max: 100_000_000,
       doc: 'GET /readyz fails while the disk holding SERVICE__STORAGE__FS__BASE has less free space than this, in MB (checked when records or files are on fs; 0: not checked).',
-    },
-    checkTimeoutMs: {
-      kind: 'integer',
+    }),
+    checkTimeoutMs: setting.integer({
       default: 2000,
       min: 50,
       max: 60_000,
       doc: 'Longest wait of each GET /readyz check (storage, queue); a check that takes longer fails.',
-    },
+    }),
   },
   metrics: {
-    requireKey: {
-      kind: 'boolean',
+    requireKey: setting.boolean({
       default: true,
       doc: 'Whether GET /api/v1/metrics needs X-API-Key (false: open to any scraper that reaches the port).',
-    },
+    }),
   },
-} as const satisfies ConfigSchema
+} satisfies ConfigSchema
 
-interface ConfigSchema {
-  [key: string]: SettingSpec | ConfigSchema
+/** The settings, by section: each leaf a setting's zod schema. */
+export interface ConfigSchema {
+  [key: string]: setting.Setting<unknown> | ConfigSchema
 }
 
-type ValueOf<S> = S extends { kind: 'integer' | 'number' }
-  ? number
-  : S extends { kind: 'boolean' }
-    ? boolean
-    : S extends { kind: 'list' }
-      ? string[]
-      : S extends { kind: 'enum'; values: readonly (infer V)[] }
-        ? V
-        : S extends { kind: 'string' }
-          ? string
-          : { -readonly [K in keyof S]: ValueOf<S[K]> }
+type ValueOf<S> = S extends z.ZodType ? z.output<S> : { -readonly [K in keyof S]: ValueOf<S[K]> }
 
 /** The loaded configuration: the schema's shape with values. */
 export type Config = ValueOf<typeof CONFIG_SCHEMA>
