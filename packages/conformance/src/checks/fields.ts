@@ -5,6 +5,7 @@ import {
   describeRule,
   ERROR_TEXTS,
   IMPLEMENTED_TASK_TYPES,
+  OPERATION_ENDPOINTS,
   submitResponseSchema,
   textureKtx2FieldSpecs,
   textureOptimizeFieldSpecs,
@@ -34,87 +35,36 @@ interface FormRules {
   specs: (variant: Variant) => readonly FieldSpec[]
 }
 
+/**
+ * A task operation's form rules: its path and type come from the contract's endpoint list, so a
+ * rule names only what it checks (which fixture, which valid fields, which specs).
+ */
+function operationRules(type: TaskType, name: string, rest: Pick<FormRules, 'file' | 'valid' | 'specs'>): FormRules {
+  const endpoint = OPERATION_ENDPOINTS.find((e) => e.type === type)!
+  return { name, path: endpoint.path, type, needs: { feature: type }, fileField: 'file', ...rest }
+}
+
 const RULES: FormRules[] = [
-  {
-    name: 'compress',
-    path: '/compress',
-    type: 'compress',
-    needs: { feature: 'compress' },
-    fileField: 'file',
-    file: 'small',
-    valid: { engine: 'draco' },
-    specs: compressFieldSpecs,
-  },
-  {
-    name: 'convert',
-    path: '/convert',
-    type: 'convert',
-    needs: { feature: 'convert' },
-    fileField: 'file',
-    file: 'small',
-    valid: { target_format: 'glb' },
-    specs: () => convertFieldSpecs(),
-  },
-  {
-    name: 'repair',
-    path: '/repair',
-    type: 'repair',
-    needs: { feature: 'repair' },
-    fileField: 'file',
-    file: 'small',
-    valid: {},
-    specs: () => [],
-  },
-  {
-    name: 'diagnose',
-    path: '/diagnose',
-    type: 'diagnose',
-    needs: { feature: 'diagnose' },
-    fileField: 'file',
-    file: 'small',
-    valid: {},
-    specs: () => [],
-  },
-  {
-    name: 'textures-optimize',
-    path: '/textures/optimize',
-    type: 'texture_optimize',
-    needs: { feature: 'texture_optimize' },
-    fileField: 'file',
+  operationRules('compress', 'compress', { file: 'small', valid: { engine: 'draco' }, specs: compressFieldSpecs }),
+  operationRules('convert', 'convert', { file: 'small', valid: { target_format: 'glb' }, specs: () => convertFieldSpecs() }),
+  operationRules('repair', 'repair', { file: 'small', valid: {}, specs: () => [] }),
+  operationRules('diagnose', 'diagnose', { file: 'small', valid: {}, specs: () => [] }),
+  operationRules('texture_optimize', 'textures-optimize', {
     file: 'png',
     valid: { format: 'webp' },
     specs: () => textureOptimizeFieldSpecs('webp'),
-  },
-  {
-    name: 'textures-optimize-png',
-    path: '/textures/optimize',
-    type: 'texture_optimize',
-    needs: { feature: 'texture_optimize' },
-    fileField: 'file',
+  }),
+  operationRules('texture_optimize', 'textures-optimize-png', {
     file: 'png',
     valid: { format: 'png' },
     specs: () => textureOptimizeFieldSpecs('png').slice(1),
-  },
-  {
-    name: 'textures-ktx2',
-    path: '/textures/ktx2',
-    type: 'texture_ktx2',
-    needs: { feature: 'texture_ktx2' },
-    fileField: 'file',
-    file: 'png',
-    valid: {},
-    specs: () => textureKtx2FieldSpecs(false),
-  },
-  {
-    name: 'textures-ktx2-uastc',
-    path: '/textures/ktx2',
-    type: 'texture_ktx2',
-    needs: { feature: 'texture_ktx2' },
-    fileField: 'file',
+  }),
+  operationRules('texture_ktx2', 'textures-ktx2', { file: 'png', valid: {}, specs: () => textureKtx2FieldSpecs(false) }),
+  operationRules('texture_ktx2', 'textures-ktx2-uastc', {
     file: 'png',
     valid: { uastc: 'true' },
     specs: () => textureKtx2FieldSpecs(true).slice(1),
-  },
+  }),
   {
     name: 'batch',
     path: '/batch/compress',
