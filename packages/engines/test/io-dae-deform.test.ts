@@ -6,7 +6,7 @@ import { KHRTextureTransform } from '@gltf-transform/extensions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimpInfo, unzipTo } from '../../../test/support/assimp-info.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { loadPlatform, readDae, readModel, writeModel } from '../src/index.ts'
+import { documentBounds, loadPlatform, readDae, readModel, writeModel } from '../src/index.ts'
 
 const { available, paths } = corpusFiles({
   skeleton: assimp('FBX', 'animation_with_skeleton.fbx'),
@@ -17,7 +17,7 @@ const { available, paths } = corpusFiles({
   twoUvs: assimp('Collada', 'cube_with_2UVs.DAE'),
 })
 
-describe.skipIf(!available)('COLLADA output keeps skins, animations, maps and UV sets', async () => {
+describe.skipIf(!available)('COLLADA (and FBX) output keeps skins, animations, maps and UV sets', async () => {
   const platform = await loadPlatform()
   const dir = await mkdtemp(join(tmpdir(), 'mos-dae-deform-'))
   afterAll(() => rm(dir, { recursive: true, force: true }))
@@ -62,6 +62,11 @@ describe.skipIf(!available)('COLLADA output keeps skins, animations, maps and UV
           .listSkins()
           .map((skin) => skin.listJoints().length),
       ).toEqual([weighting])
+      // The bind pose is where it was.
+      const [a, b] = [documentBounds(source), documentBounds(back)]
+      const size = Math.max(...a.max.map((v, i) => v - a.min[i]!))
+      const corners = [...a.min.map((v, i) => [v, b.min[i]!]), ...a.max.map((v, i) => [v, b.max[i]!])]
+      for (const [x, y] of corners) expect(Math.abs(x! - y!)).toBeLessThan(size * 1e-4)
       const summary = (doc: Document) =>
         doc
           .getRoot()
@@ -182,6 +187,19 @@ describe.skipIf(!available)('COLLADA output keeps skins, animations, maps and UV
     const [{ back }, { notes }] = await Promise.all([writeDae(source, 'two-uvs'), writeDae(box, 'occlusion')])
     expect(sets(back)).toEqual(['TEXCOORD_0', 'TEXCOORD_1'])
     expect(notes).toEqual(['[dae] 1 occlusion map(s) dropped: COLLADA has no place for them'])
+  })
+
+  it('FBX connects emissive and normal maps (read back by assimp and our reader) and notes the occlusion map', async () => {
+    const source = await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb')
+    const material = source.getRoot().listMaterials()[0]!
+    const texture = material.getBaseColorTexture()!
+    material.setEmissiveTexture(texture).setEmissiveFactor([1, 1, 1]).setNormalTexture(texture).setOcclusionTexture(texture)
+    const notes = captureWarnings(source)
+    const written = await writeModel(platform, source, 'fbx')
+    expect(notes).toEqual(['[fbx] 1 occlusion map(s) dropped: FBX has no place for them'])
+    const back = (await readModel(platform, written.bytes, 'fbx')).getRoot().listMaterials()[0]!
+    expect([back.getBaseColorTexture(), back.getEmissiveTexture(), back.getNormalTexture()].every((t) => t !== null)).toBe(true)
+    expect(back.getOcclusionTexture()).toBeNull()
   })
 })
 
