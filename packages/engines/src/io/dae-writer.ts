@@ -4,16 +4,8 @@ import type { Platform } from '../platform.ts'
 import { daeAnimations, type NodeController, nodeSkin } from './dae-deform.ts'
 import { attr, daeSource, join, num, text } from './dae-xml.ts'
 import { trsMatrix } from './export-animation.ts'
-import {
-  collectExportScene,
-  type ExportImage,
-  type ExportMaterial,
-  type ExportMesh,
-  type ExportNode,
-  flippedV,
-  type MapSlot,
-  mapNotes,
-} from './export-scene.ts'
+import { collectExportScene, type ExportImage, type ExportMaterial, type ExportMesh, type ExportNode, flippedV } from './export-scene.ts'
+import { type MapSlot, mapNotes } from './export-maps.ts'
 import type { WrittenModel } from './index.ts'
 import { zipFiles } from './zip.ts'
 

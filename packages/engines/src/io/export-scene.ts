@@ -1,6 +1,6 @@
-import type { Accessor, Document, Material, Mesh, Node, Primitive, Texture, TextureInfo } from '@gltf-transform/core'
-import type { Transform as UvTransform } from '@gltf-transform/extensions'
+import type { Accessor, Document, Material, Mesh, Node, Primitive, Texture } from '@gltf-transform/core'
 import { type ExportAnimation, type ExportTrack, sampleAnimation } from './export-animation.ts'
+import { bakeTransform, type MapSlot, materialTextures, transformsBySet, uvTransform } from './export-maps.ts'
 
 /**
  * What the FBX and COLLADA writers need from a Document, flattened once: per mesh one vertex list
@@ -65,10 +65,6 @@ export interface ExportGroup {
   triangles: Uint32Array
   lines: Uint32Array
 }
-
-/** The texture maps a writer may place, by glTF slot. */
-export const MAP_SLOTS = ['baseColor', 'emissive', 'normal', 'occlusion', 'metallicRoughness'] as const
-export type MapSlot = (typeof MAP_SLOTS)[number]
 
 /** One texture map of a material and the UV set it reads. */
 export interface ExportMap {
@@ -201,9 +197,15 @@ export function collectExportScene(doc: Document, format: string, options: Expor
 /** Gives skinned nodes their skins and resamples the animations of the scene's nodes. */
 function attachDeformations(doc: Document, nodes: Map<Node, ExportNode>, notes: string[]): ExportAnimation<ExportNode>[] {
   const skins = new Map<object, ExportSkin | null>()
+  const parents = new Map<ExportNode, ExportNode>()
+  for (const parent of nodes.values()) for (const child of parent.children) parents.set(child, parent)
   for (const [node, out] of nodes) {
     const skin = node.getSkin()
     if (!skin || !out.mesh) continue
+    if (!out.mesh.skinning) {
+      notes.push(`skin of node "${node.getName()}" dropped: its mesh has no joint weights (written in its bind pose)`)
+      continue
+    }
     if (!skins.has(skin)) {
       const joints = skin.listJoints().map((joint) => nodes.get(joint))
       if (joints.some((joint) => !joint)) {
@@ -212,8 +214,6 @@ function attachDeformations(doc: Document, nodes: Map<Node, ExportNode>, notes: 
       } else {
         const found = joints as ExportNode[]
         for (const joint of found) joint.joint = true
-        const parents = new Map<ExportNode, ExportNode>()
-        for (const parent of nodes.values()) for (const child of parent.children) parents.set(child, parent)
         skins.set(skin, {
           index: skins.size,
           name: skin.getName(),
@@ -251,57 +251,6 @@ function inverseBindMatrices(accessor: Accessor | null, count: number): Float32A
     for (let row = 0; row < 4; row++) for (let col = 0; col < 4; col++) out[j * 16 + row * 4 + col] = element[col * 4 + row]!
   }
   return out
-}
-
-/** The material's textures by slot, with their texture infos. */
-function materialTextures(material: Material): [MapSlot, Texture, TextureInfo][] {
-  const slots: [MapSlot, Texture | null, TextureInfo | null][] = [
-    ['baseColor', material.getBaseColorTexture(), material.getBaseColorTextureInfo()],
-    ['emissive', material.getEmissiveTexture(), material.getEmissiveTextureInfo()],
-    ['normal', material.getNormalTexture(), material.getNormalTextureInfo()],
-    ['occlusion', material.getOcclusionTexture(), material.getOcclusionTextureInfo()],
-    ['metallicRoughness', material.getMetallicRoughnessTexture(), material.getMetallicRoughnessTextureInfo()],
-  ]
-  return slots.filter((slot): slot is [MapSlot, Texture, TextureInfo] => slot[1] !== null && slot[2] !== null)
-}
-
-function uvTransform(info: TextureInfo): UvTransform | null {
-  return info.getExtension<UvTransform>('KHR_texture_transform')
-}
-
-/**
- * Per UV set of a material, the one `KHR_texture_transform` to bake into it: the first map's in
- * slot order (base colour first); `dropped` counts maps on the same set whose transform differs.
- */
-function transformsBySet(material: Material | null): { bySet: Map<number, UvTransform>; dropped: number } {
-  const bySet = new Map<number, UvTransform>()
-  const seen = new Map<number, string>()
-  let dropped = 0
-  if (!material) return { bySet, dropped }
-  for (const [, , info] of materialTextures(material)) {
-    const transform = uvTransform(info)
-    const set = transform?.getTexCoord() ?? info.getTexCoord()
-    const key = transform ? JSON.stringify([transform.getOffset(), transform.getRotation(), transform.getScale()]) : ''
-    if (!seen.has(set)) {
-      seen.set(set, key)
-      if (transform) bySet.set(set, transform)
-    } else if (seen.get(set) !== key) dropped++
-  }
-  return { bySet, dropped }
-}
-
-/** Applies a texture transform to UVs in place: offset + rotation · scale · uv, as KHR_texture_transform defines. */
-function bakeTransform(uvs: Float32Array, from: number, to: number, transform: UvTransform): void {
-  const [ox, oy] = transform.getOffset()
-  const [sx, sy] = transform.getScale()
-  const cos = Math.cos(transform.getRotation())
-  const sin = Math.sin(transform.getRotation())
-  for (let v = from; v < to; v++) {
-    const u = uvs[v * 2]! * sx
-    const w = uvs[v * 2 + 1]! * sy
-    uvs[v * 2] = cos * u + sin * w + ox
-    uvs[v * 2 + 1] = -sin * u + cos * w + oy
-  }
 }
 
 function flattenMesh(
@@ -447,30 +396,4 @@ export function flippedV<T extends Float32Array | Float64Array>(uvs: ArrayLike<n
     out[i + 1] = 1 - uvs[i + 1]!
   }
   return out
-}
-
-const SLOT_NAMES: Record<MapSlot, string> = {
-  baseColor: 'base colour',
-  emissive: 'emissive',
-  normal: 'normal',
-  occlusion: 'occlusion',
-  metallicRoughness: 'metallic-roughness',
-}
-
-/**
- * Notes for what of the materials' maps and the meshes' UV sets a writer does not place: maps of
- * slots it has no place for, per slot with counts, and UV sets past the first `uvSets` (with the
- * maps that read them).
- */
-export function mapNotes(scene: ExportScene, format: string, held: readonly MapSlot[], uvSets: number): string[] {
-  const notes: string[] = []
-  for (const slot of MAP_SLOTS) {
-    const count = scene.materials.filter((m) => m.maps[slot]).length
-    if (count > 0 && !held.includes(slot)) notes.push(`${count} ${SLOT_NAMES[slot]} map(s) dropped: ${format} has no place for them`)
-  }
-  const offSet = scene.materials.flatMap((m) => held.filter((slot) => (m.maps[slot]?.texCoord ?? 0) >= uvSets)).length
-  if (offSet > 0) notes.push(`${offSet} map(s) reading UV set ${uvSets} or above dropped: ${format} output keeps ${uvSets} UV set(s)`)
-  const extraSets = scene.meshes.reduce((n, mesh) => n + Math.max(0, mesh.uvSets.length - uvSets), 0)
-  if (extraSets > 0) notes.push(`${extraSets} UV set(s) past the first ${uvSets} dropped: ${format} output keeps ${uvSets}`)
-  return notes
 }

@@ -1,15 +1,7 @@
 import type { Document } from '@gltf-transform/core'
 import type { Platform } from '../platform.ts'
-import {
-  collectExportScene,
-  flippedV,
-  type MapSlot,
-  mapNotes,
-  quaternionToMatrix,
-  type ExportMaterial,
-  type ExportMesh,
-  type ExportNode,
-} from './export-scene.ts'
+import { collectExportScene, flippedV, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
+import { type MapSlot, mapNotes } from './export-maps.ts'
 import { encodeFbxBinary, fbx, fbxNode, FBX_VERSION, type FbxNode, type FbxProperty } from './fbx-binary.ts'
 
 /**
