@@ -201,6 +201,55 @@ describe.skipIf(!available)('COLLADA (and FBX) output keeps skins, animations, m
     expect([back.getBaseColorTexture(), back.getEmissiveTexture(), back.getNormalTexture()].every((t) => t !== null)).toBe(true)
     expect(back.getOcclusionTexture()).toBeNull()
   })
+
+  it('samples a cubic-spline channel to linear keys on its curve (with a note) and keeps STEP keys as STEP', async () => {
+    const doc = await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb')
+    const buffer = doc.getRoot().listBuffers()[0]!
+    const [box] = doc
+      .getRoot()
+      .listNodes()
+      .filter((node) => node.getMesh())
+    const stepper = doc.createNode('stepper')
+    doc.getRoot().listScenes()[0]!.addChild(stepper)
+    const accessor = (type: 'SCALAR' | 'VEC3', values: number[]) =>
+      doc.createAccessor().setType(type).setArray(new Float32Array(values)).setBuffer(buffer)
+    // Translation x from 0 to 1 over 2 s, leaving with slope 3 (units per second) and arriving with slope 0:
+    // per key (in-tangent, value, out-tangent).
+    const cubic = doc
+      .createAnimationSampler()
+      .setInterpolation('CUBICSPLINE')
+      .setInput(accessor('SCALAR', [0, 2]))
+      .setOutput(accessor('VEC3', [0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]))
+    const step = doc
+      .createAnimationSampler()
+      .setInterpolation('STEP')
+      .setInput(accessor('SCALAR', [0, 1]))
+      .setOutput(accessor('VEC3', [1, 1, 1, 2, 2, 2]))
+    doc
+      .createAnimation('curves')
+      .addSampler(cubic)
+      .addSampler(step)
+      .addChannel(doc.createAnimationChannel().setTargetNode(box!).setTargetPath('translation').setSampler(cubic))
+      .addChannel(doc.createAnimationChannel().setTargetNode(stepper).setTargetPath('scale').setSampler(step))
+    const { path, notes, back } = await writeDae(doc, 'curves')
+    expect(notes).toEqual(['[dae] 1 cubic-spline animation channel(s) of "curves" sampled to linear keys'])
+    const xml = await readFile(path, 'utf8')
+    expect(xml).toMatch(/<Name_array id="anim-0-1-interpolation-array" count="2">STEP STEP<\/Name_array>/)
+    const channel = back
+      .getRoot()
+      .listAnimations()[0]!
+      .listChannels()
+      .find((c) => c.getTargetPath() === 'translation' && c.getTargetNode()!.getMesh())!
+    const input = channel.getSampler()!.getInput()!
+    const output = channel.getSampler()!.getOutput()!
+    expect(input.getCount()).toBe(9)
+    // Hermite: p(s) = (s³ − 2s² + s)·Δt·m0 + (−2s³ + 3s²)·p1 with p0 = 0, m1 = 0, Δt = 2.
+    const hermite = (s: number) => (s ** 3 - 2 * s ** 2 + s) * 2 * 3 + (-2 * s ** 3 + 3 * s ** 2)
+    for (let k = 0; k < input.getCount(); k++) {
+      const time = input.getScalar(k)
+      expect(output.getElement(k, [] as number[])[0]).toBeCloseTo(hermite(time / 2), 4)
+    }
+  })
 })
 
 /** How many of the skin's joints weight at least one vertex. */
