@@ -19,6 +19,11 @@ export interface AssimpCounts {
   meshLines: number
   meshes: number
   nodes: number
+  /** Bones that weight vertices, summed over meshes (assimp omits joints without weights). */
+  bones: number
+  animations: number
+  /** Node channels over all animations. */
+  animationChannels: number
   embeddedTextures: number
   textureRefs: string[]
   min: [number, number, number]
@@ -82,6 +87,9 @@ function parseAssimpInfo(stdout: string): AssimpCounts {
     meshLines: meshes.reduce((n, m) => n + (m?.types === 'line' ? m.faces : 0), 0),
     meshes: field('Meshes'),
     nodes: field('Nodes'),
+    bones: field('Bones'),
+    animations: field('Animations'),
+    animationChannels: field('Animation Channels'),
     embeddedTextures: Number(/Textures \(embed\.\):\s+(\d+)/.exec(stdout)?.[1] ?? 0),
     textureRefs: [...refs.matchAll(/'(.*)'/g)].map((m) => m[1]!),
     min: point('Minimum'),

@@ -1,21 +1,28 @@
 import type { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
-import { collectExportScene, flippedV, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
+import { daeAnimations, type NodeController, nodeSkin } from './dae-deform.ts'
+import { attr, daeSource, join, num, text } from './dae-xml.ts'
+import { trsMatrix } from './export-animation.ts'
+import { collectExportScene, type ExportImage, type ExportMaterial, type ExportMesh, type ExportNode, flippedV } from './export-scene.ts'
+import { type MapSlot, mapNotes } from './export-maps.ts'
 import type { WrittenModel } from './index.ts'
 import { zipFiles } from './zip.ts'
 
 /**
  * Writes a Document as COLLADA 1.4.1: the default scene's node tree (one matrix per node), one
- * geometry per mesh with triangles and lines, normals, UVs and vertex colours, Phong effects with
- * base colour or a base colour texture. COLLADA only references images, so a model with textures
- * becomes a zip holding `model.dae` and the image files; without textures it is the .dae alone.
- * Points, skins, morph targets, animations and cameras are dropped with a logged note.
+ * geometry per mesh with triangles and lines, normals, every UV set and vertex colours, Phong
+ * effects with base colour, emission and normal (bump) maps, skin controllers, and the node
+ * animations resampled as matrix keys, one `<animation>` per glTF animation.
+ * COLLADA only references images, so a model with textures becomes a zip holding `model.dae` and
+ * the image files; without textures it is the .dae alone. Points, morph targets, cameras and the
+ * maps Phong has no place for are dropped with a logged note.
  */
 export async function writeDae(platform: Platform, doc: Document): Promise<WrittenModel> {
-  const scene = collectExportScene(doc, 'COLLADA', { lines: true })
+  const scene = collectExportScene(doc, 'COLLADA', { lines: true, deform: true })
   const logger = doc.getLogger()
-  for (const note of scene.notes) logger.warn(`[dae] ${note}`)
+  const uvSets = Math.max(0, ...scene.meshes.map((mesh) => mesh.uvSets.length))
+  for (const note of [...scene.notes, ...mapNotes(scene, 'COLLADA', DAE_MAPS, Math.max(uvSets, 1))]) logger.warn(`[dae] ${note}`)
   // assimp (and other readers) name nodes and meshes after their COLLADA ids, so ids carry the names;
   // nodes choose first, so a mesh named like its node is the one that gets a suffix.
   const ids = createIdMaker()
@@ -28,9 +35,21 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
   const geometryIds = new Map(scene.meshes.map((mesh) => [mesh, ids(mesh.name, 'mesh')]))
   const images = [
     ...new Map(
-      scene.materials.flatMap((m) => (m.baseColorTexture ? [[m.baseColorTexture.fileName, m.baseColorTexture] as const] : [])),
+      scene.materials.flatMap((m) =>
+        DAE_MAPS.flatMap((slot) => (m.maps[slot] ? [[m.maps[slot].image.fileName, m.maps[slot].image] as const] : [])),
+      ),
     ).values(),
   ]
+  const controllers = new Map<ExportNode, NodeController>()
+  const controllerXml: string[] = []
+  for (const [node, id] of nodeIds) {
+    if (!node.mesh) continue
+    const skin = nodeSkin(node, id, geometryIds.get(node.mesh)!, nodeIds)
+    if (!skin) continue
+    controllerXml.push(skin.xml)
+    controllers.set(node, skin.controller)
+  }
+  const animations = daeAnimations(scene.animations, nodeIds)
   let xml: string
   try {
     xml = [
@@ -46,12 +65,7 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
       ),
       '  </library_images>',
       '  <library_effects>',
-      ...scene.materials.map((material) =>
-        effect(
-          material,
-          images.findIndex((image) => image === material.baseColorTexture),
-        ),
-      ),
+      ...scene.materials.map((material) => effect(material, images)),
       '  </library_effects>',
       '  <library_materials>',
       ...scene.materials.map(
@@ -61,9 +75,11 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
       '  <library_geometries>',
       ...scene.meshes.map((mesh) => geometry(mesh, geometryIds.get(mesh)!)),
       '  </library_geometries>',
+      ...(controllerXml.length > 0 ? ['  <library_controllers>', ...controllerXml, '  </library_controllers>'] : []),
+      ...(animations.length > 0 ? ['  <library_animations>', ...animations, '  </library_animations>'] : []),
       '  <library_visual_scenes>',
       '    <visual_scene id="scene" name="scene">',
-      ...scene.roots.map((root) => visualNode(root, '      ', nodeIds, geometryIds)),
+      ...scene.roots.map((root) => visualNode(root, '      ', { nodeIds, geometryIds, controllers })),
       '    </visual_scene>',
       '  </library_visual_scenes>',
       '  <scene><instance_visual_scene url="#scene"/></scene>',
@@ -85,47 +101,63 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
   return { bytes: zipFiles(entries), extension: 'zip' }
 }
 
-function effect(material: ExportMaterial, imageIndex: number): string {
+/** The Phong slots our maps go to; a normal map goes in a `<bump>` extra, as FCOLLADA and assimp read it. */
+const DAE_MAPS = ['baseColor', 'emissive', 'normal'] as const satisfies readonly MapSlot[]
+
+function effect(material: ExportMaterial, images: ExportImage[]): string {
   const [r, g, b, a] = material.baseColor
-  const diffuse =
-    imageIndex >= 0
-      ? `<texture texture="sampler-${material.index}" texcoord="UVSET0"/>`
-      : // Alpha goes in <transparency> only: readers multiply the two (assimp does).
-        `<color sid="diffuse">${num(r)} ${num(g)} ${num(b)} 1</color>`
-  const params =
-    imageIndex >= 0
-      ? [
-          `        <newparam sid="surface-${material.index}"><surface type="2D"><init_from>image-${imageIndex}</init_from></surface></newparam>`,
-          `        <newparam sid="sampler-${material.index}"><sampler2D><source>surface-${material.index}</source></sampler2D></newparam>`,
-        ]
-      : []
+  const params: string[] = []
+  const texture = (slot: MapSlot): string | undefined => {
+    const map = material.maps[slot]
+    if (!map) return undefined
+    const sid = `${material.index}-${slot}`
+    params.push(
+      `        <newparam sid="surface-${sid}"><surface type="2D"><init_from>image-${images.indexOf(map.image)}</init_from></surface></newparam>`,
+      `        <newparam sid="sampler-${sid}"><sampler2D><source>surface-${sid}</source></sampler2D></newparam>`,
+    )
+    return `<texture texture="sampler-${sid}" texcoord="UVSET${map.texCoord}"/>`
+  }
+  // Alpha goes in <transparency> only: readers multiply the two (assimp does).
+  const diffuse = texture('baseColor') ?? `<color sid="diffuse">${num(r)} ${num(g)} ${num(b)} 1</color>`
+  const emission = texture('emissive') ?? `<color sid="emission">${join(material.emissive)} 1</color>`
+  const bump = texture('normal')
   return [
     `    <effect id="effect-${material.index}" name="${attr(material.name)}"><profile_COMMON>`,
     ...params,
     '        <technique sid="common"><phong>',
+    `          <emission>${emission}</emission>`,
     `          <diffuse>${diffuse}</diffuse>`,
     '          <specular><color sid="specular">0.2 0.2 0.2 1</color></specular><shininess><float sid="shininess">20</float></shininess>',
     `          <transparency><float sid="transparency">${num(a)}</float></transparency>`,
-    '        </phong></technique>',
+    '        </phong>',
+    bump ? `        <extra><technique profile="FCOLLADA"><bump>${bump}</bump></technique></extra>` : '',
+    '        </technique>',
     material.doubleSided ? '        <extra><technique profile="GOOGLEEARTH"><double_sided>1</double_sided></technique></extra>' : '',
     '      </profile_COMMON></effect>',
-  ].join('\n')
+  ]
+    .filter((line) => line !== '')
+    .join('\n')
+}
+
+/** The UV sets a material's maps read, for `bind_vertex_input`. */
+function materialUvSets(material: ExportMaterial): number[] {
+  return [...new Set(DAE_MAPS.flatMap((slot) => (material.maps[slot] ? [material.maps[slot].texCoord] : [])))]
 }
 
 function geometry(mesh: ExportMesh, id: string): string {
-  const vertexCount = mesh.positions.length / 3
-  const source = (name: string, values: ArrayLike<number>, params: string[]) =>
-    [
-      `        <source id="${id}-${name}"><float_array id="${id}-${name}-array" count="${values.length}">${join(values)}</float_array>`,
-      `          <technique_common><accessor source="#${id}-${name}-array" count="${vertexCount}" stride="${params.length}">`,
-      params.map((p) => `<param name="${p}" type="float"/>`).join(''),
-      '</accessor></technique_common></source>',
-    ].join('')
-  const uvs = mesh.uvs && flippedV(mesh.uvs, Float32Array)
+  const { positions, normals } = mesh
+  const source = (suffix: string, values: ArrayLike<number>, params: string[]) =>
+    `        ${daeSource(
+      `${id}-${suffix}`,
+      values,
+      params.map((p) => [p, 'float']),
+    )}`
+  const uvSets = mesh.uvSets.map((uvs) => flippedV(uvs, Float32Array))
+  const uvId = (set: number) => (set === 0 ? 'uvs' : `uvs-${set}`)
   const inputs = [
-    '<input semantic="VERTEX" source="#' + id + '-vertices" offset="0"/>',
-    mesh.normals ? `<input semantic="NORMAL" source="#${id}-normals" offset="0"/>` : '',
-    uvs ? `<input semantic="TEXCOORD" source="#${id}-uvs" offset="0" set="0"/>` : '',
+    `<input semantic="VERTEX" source="#${id}-vertices" offset="0"/>`,
+    normals ? `<input semantic="NORMAL" source="#${id}-normals" offset="0"/>` : '',
+    ...uvSets.map((_, set) => `<input semantic="TEXCOORD" source="#${id}-${uvId(set)}" offset="0" set="${set}"/>`),
     mesh.colors ? `<input semantic="COLOR" source="#${id}-colors" offset="0"/>` : '',
   ].join('')
   const primitives = mesh.groups.flatMap((group) => [
@@ -142,9 +174,9 @@ function geometry(mesh: ExportMesh, id: string): string {
   ])
   return [
     `    <geometry id="${id}" name="${attr(mesh.name)}"><mesh>`,
-    source('positions', mesh.positions, ['X', 'Y', 'Z']),
-    mesh.normals ? source('normals', mesh.normals, ['X', 'Y', 'Z']) : '',
-    uvs ? source('uvs', uvs, ['S', 'T']) : '',
+    source('positions', positions, ['X', 'Y', 'Z']),
+    normals ? source('normals', normals, ['X', 'Y', 'Z']) : '',
+    ...uvSets.map((uvs, set) => source(uvId(set), uvs, ['S', 'T'])),
     mesh.colors ? source('colors', mesh.colors, ['R', 'G', 'B', 'A']) : '',
     `        <vertices id="${id}-vertices"><input semantic="POSITION" source="#${id}-positions"/></vertices>`,
     ...primitives,
@@ -154,24 +186,40 @@ function geometry(mesh: ExportMesh, id: string): string {
     .join('\n')
 }
 
-function visualNode(node: ExportNode, indent: string, nodeIds: Map<ExportNode, string>, geometryIds: Map<ExportMesh, string>): string {
-  const id = nodeIds.get(node)!
+interface SceneIds {
+  nodeIds: Map<ExportNode, string>
+  geometryIds: Map<ExportMesh, string>
+  controllers: Map<ExportNode, NodeController>
+}
+
+function visualNode(node: ExportNode, indent: string, ids: SceneIds): string {
+  const id = ids.nodeIds.get(node)!
+  // Joints carry a sid: skin controllers name their joints by sid.
   const lines = [
-    `${indent}<node id="${id}" name="${attr(node.name || id)}" type="NODE">`,
-    `${indent}  <matrix sid="transform">${join(localMatrix(node))}</matrix>`,
+    `${indent}<node id="${id}"${node.joint ? ` sid="${id}"` : ''} name="${attr(node.name || id)}" type="${node.joint ? 'JOINT' : 'NODE'}">`,
+    `${indent}  <matrix sid="transform">${join(trsMatrix(node.translation, node.rotation, node.scale))}</matrix>`,
   ]
   if (node.mesh && node.mesh.groups.length > 0) {
     const materials = [...new Set(node.mesh.groups.map((g) => g.material))]
+    const controller = ids.controllers.get(node)
+    const [open, close] = controller
+      ? [
+          `<instance_controller url="${controller.url}">${controller.skeletons.map((root) => `<skeleton>#${root}</skeleton>`).join('')}`,
+          '</instance_controller>',
+        ]
+      : [`<instance_geometry url="#${ids.geometryIds.get(node.mesh)}">`, '</instance_geometry>']
     lines.push(
-      `${indent}  <instance_geometry url="#${geometryIds.get(node.mesh)}"><bind_material><technique_common>`,
+      `${indent}  ${open}<bind_material><technique_common>`,
       ...materials.map(
         (m) =>
-          `${indent}    <instance_material symbol="material-${m.index}" target="#material-${m.index}"><bind_vertex_input semantic="UVSET0" input_semantic="TEXCOORD" input_set="0"/></instance_material>`,
+          `${indent}    <instance_material symbol="material-${m.index}" target="#material-${m.index}">${materialUvSets(m)
+            .map((set) => `<bind_vertex_input semantic="UVSET${set}" input_semantic="TEXCOORD" input_set="${set}"/>`)
+            .join('')}</instance_material>`,
       ),
-      `${indent}  </technique_common></bind_material></instance_geometry>`,
+      `${indent}  </technique_common></bind_material>${close}`,
     )
   }
-  for (const child of node.children) lines.push(visualNode(child, indent + '  ', nodeIds, geometryIds))
+  for (const child of node.children) lines.push(visualNode(child, `${indent}  `, ids))
   lines.push(`${indent}</node>`)
   return lines.join('\n')
 }
@@ -179,7 +227,7 @@ function visualNode(node: ExportNode, indent: string, nodeIds: Map<ExportNode, s
 type IdMaker = (name: string, fallback: string) => string
 
 /** Ids the writer uses for materials, effects, images and a geometry's sources. */
-const RESERVED_ID = /^(material|effect|image)-\d+$|-(positions|normals|uvs|colors|vertices)(-array)?$/
+const RESERVED_ID = /^(material|effect|image|anim)-[\d-]+$|-(positions|normals|uvs|uvs-\d+|colors|vertices|skin)(-.*)?$/
 
 /**
  * Unique XML ids made from names (an xs:ID must start with a letter or "_" and holds no spaces),
@@ -196,59 +244,4 @@ function createIdMaker(): IdMaker {
     used.add(id.toLowerCase())
     return id
   }
-}
-
-/** The node's local transform as COLLADA writes a matrix: row-major, translation in the last column. */
-function localMatrix(node: ExportNode): number[] {
-  const r = quaternionToMatrix(node.rotation)
-  const [sx, sy, sz] = node.scale
-  const [tx, ty, tz] = node.translation
-  return [
-    r[0]![0]! * sx,
-    r[0]![1]! * sy,
-    r[0]![2]! * sz,
-    tx,
-    r[1]![0]! * sx,
-    r[1]![1]! * sy,
-    r[1]![2]! * sz,
-    ty,
-    r[2]![0]! * sx,
-    r[2]![1]! * sy,
-    r[2]![2]! * sz,
-    tz,
-    0,
-    0,
-    0,
-    1,
-  ]
-}
-
-function join(values: ArrayLike<number>): string {
-  const parts = new Array<string>(values.length)
-  for (let i = 0; i < values.length; i++) parts[i] = num(values[i]!)
-  return parts.join(' ')
-}
-
-/**
- * Short text that reads back to the same float32 (the values come from float32 arrays): 7 or 8
- * significant digits nearly always do, not the 17 `String()` writes for a float32 held in a double;
- * trailing zeros go, so 0.5 stays "0.5". Keeps files smaller and faster to read back.
- */
-function num(value: number): string {
-  if (Number.isInteger(value)) return String(value)
-  if (!Number.isFinite(value)) return '0'
-  const single = Math.fround(value)
-  for (let precision = 7; precision < 9; precision++) {
-    const short = Number(value.toPrecision(precision))
-    if (Math.fround(short) === single) return String(short)
-  }
-  return String(Number(value.toPrecision(9)))
-}
-
-function attr(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-}
-
-function text(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }

@@ -1,14 +1,18 @@
 import type { Accessor, Document, Material, Mesh, Node, Primitive, Texture } from '@gltf-transform/core'
+import { type ExportAnimation, type ExportTrack, sampleAnimation } from './export-animation.ts'
+import { bakeTransform, type MapSlot, materialTextures, transformsBySet, uvTransform } from './export-maps.ts'
 
 /**
  * What the FBX and COLLADA writers need from a Document, flattened once: per mesh one vertex list
- * with triangles and lines into it, the materials those use, the node tree, and the notes about
- * what the target format cannot hold.
+ * with triangles and lines into it, the materials those use, the node tree, skins and resampled
+ * node animations, and the notes about what the target format cannot hold.
  */
 export interface ExportScene {
   roots: ExportNode[]
   meshes: ExportMesh[]
   materials: ExportMaterial[]
+  /** Present only when the writer holds deformations (`options.deform`). */
+  animations: ExportAnimation<ExportNode>[]
   /** Things dropped or changed on the way, logged by the writer. */
   notes: string[]
 }
@@ -20,7 +24,22 @@ export interface ExportNode {
   rotation: [number, number, number, number]
   scale: [number, number, number]
   mesh?: ExportMesh
+  /** The skin deforming this node's mesh (`options.deform` only). */
+  skin?: ExportSkin
+  /** True when a skin uses this node as a joint. */
+  joint: boolean
   children: ExportNode[]
+}
+
+/** A glTF skin: its joints, in the order the mesh's joint indices use, and their inverse bind matrices. */
+export interface ExportSkin {
+  index: number
+  name: string
+  joints: ExportNode[]
+  /** Per joint 16 values, row-major (translation in the last column). */
+  inverseBindMatrices: Float32Array
+  /** The topmost joints: those whose parent is not a joint of this skin. */
+  roots: ExportNode[]
 }
 
 /** A glTF mesh flattened to one vertex list. */
@@ -30,10 +49,12 @@ export interface ExportMesh {
   positions: Float32Array
   /** Present when every triangle-bearing primitive has normals. */
   normals?: Float32Array
-  /** glTF convention (v down); present when any primitive has TEXCOORD_0 (0 where missing). */
-  uvs?: Float32Array
+  /** TEXCOORD_0..n, glTF convention (v down), `KHR_texture_transform` baked in; 0 where a primitive lacks a set. */
+  uvSets: Float32Array[]
   /** RGBA in 0..1; present when any primitive has COLOR_0 (white where missing). */
   colors?: Float32Array
+  /** JOINTS_n/WEIGHTS_n: `influences` joint indices and weights per vertex (`options.deform` only). */
+  skinning?: { joints: Float32Array; weights: Float32Array; influences: number }
   /** One group of triangles (and lines) per source primitive with a material. */
   groups: ExportGroup[]
 }
@@ -45,26 +66,40 @@ export interface ExportGroup {
   lines: Uint32Array
 }
 
+/** One texture map of a material and the UV set it reads. */
+export interface ExportMap {
+  image: ExportImage
+  texCoord: number
+}
+
 /** What the writers keep of a material. */
 export interface ExportMaterial {
   index: number
   name: string
   baseColor: [number, number, number, number]
-  baseColorTexture?: ExportImage
+  emissive: [number, number, number]
+  maps: Partial<Record<MapSlot, ExportMap>>
   doubleSided: boolean
 }
 
-/** A base colour image as a file beside (COLLADA) or inside (FBX) the model. */
+/** An image as a file beside (COLLADA) or inside (FBX) the model. */
 export interface ExportImage {
   /** A file name unique within the export, with the extension of the image's type. */
   fileName: string
   bytes: Uint8Array
 }
 
+/** What the target format holds beyond triangles. */
+export interface ExportOptions {
+  lines: boolean
+  /** Skins and node animations (morph targets are dropped by both writers: see docs/formats-fbx-dae.md). */
+  deform: boolean
+}
+
 const MIME_EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/ktx2': 'ktx2' }
 
 /** Flattens the Document's default scene for a writer of a format named `format` (for the notes). */
-export function collectExportScene(doc: Document, format: string, options: { lines: boolean }): ExportScene {
+export function collectExportScene(doc: Document, format: string, options: ExportOptions): ExportScene {
   const root = doc.getRoot()
   const scene = root.getDefaultScene() ?? root.listScenes()[0]
   const notes: string[] = []
@@ -72,7 +107,7 @@ export function collectExportScene(doc: Document, format: string, options: { lin
   const images = new Map<Texture, ExportImage>()
   const usedNames = new Set<string>()
   const meshes = new Map<Mesh, ExportMesh>()
-  const counts = { points: 0, lines: 0 }
+  const counts = { points: 0, lines: 0, transforms: 0 }
 
   const exportImage = (texture: Texture): ExportImage => {
     let image = images.get(texture)
@@ -98,13 +133,18 @@ export function collectExportScene(doc: Document, format: string, options: { lin
   const exportMaterial = (material: Material | null): ExportMaterial => {
     let out = materials.get(material)
     if (!out) {
-      const texture = material?.getBaseColorTexture()
       const factor = material?.getBaseColorFactor() ?? [0.8, 0.8, 0.8, 1]
+      const emissive = material?.getEmissiveFactor() ?? [0, 0, 0]
+      const maps: Partial<Record<MapSlot, ExportMap>> = {}
+      if (material)
+        for (const [slot, texture, info] of materialTextures(material))
+          maps[slot] = { image: exportImage(texture), texCoord: uvTransform(info)?.getTexCoord() ?? info.getTexCoord() }
       out = {
         index: materials.size,
         name: material?.getName() || `material_${materials.size}`,
         baseColor: [factor[0], factor[1], factor[2], factor[3]],
-        baseColorTexture: texture ? exportImage(texture) : undefined,
+        emissive: [emissive[0], emissive[1], emissive[2]],
+        maps,
         doubleSided: material?.getDoubleSided() ?? false,
       }
       materials.set(material, out)
@@ -123,36 +163,102 @@ export function collectExportScene(doc: Document, format: string, options: { lin
     return out
   }
 
-  let nodeCount = 0
+  const nodes = new Map<Node, ExportNode>()
   const exportNode = (node: Node): ExportNode => {
     const mesh = node.getMesh()
-    const index = nodeCount++
-    if (node.getSkin()) notes.push(`skin of node "${node.getName()}" dropped (written in its bind pose)`)
-    return {
+    const index = nodes.size
+    if (node.getSkin() && !options.deform) notes.push(`skin of node "${node.getName()}" dropped (written in its bind pose)`)
+    const out: ExportNode = {
       // DCC tools key nodes by name; unnamed glTF nodes get a stable one.
       name: node.getName() || `node_${index}`,
       translation: node.getTranslation(),
       rotation: node.getRotation(),
       scale: node.getScale(),
       mesh: mesh ? exportMesh(mesh) : undefined,
-      children: node.listChildren().map(exportNode),
+      joint: false,
+      children: [],
     }
+    nodes.set(node, out)
+    out.children = node.listChildren().map(exportNode)
+    return out
   }
 
   const roots = scene ? scene.listChildren().map(exportNode) : []
+  const animations = options.deform ? attachDeformations(doc, nodes, notes) : []
   if (counts.points > 0) notes.push(`${counts.points} point primitive(s) dropped: ${format} cannot hold points`)
   if (counts.lines > 0) notes.push(`${counts.lines} line primitive(s) dropped: ${format} cannot hold lines`)
-  if (root.listAnimations().length > 0) notes.push(`${root.listAnimations().length} animation(s) dropped`)
+  if (counts.transforms > 0)
+    notes.push(`KHR_texture_transform of ${counts.transforms} map(s) dropped: their UV set carries another map's transform`)
+  if (!options.deform && root.listAnimations().length > 0) notes.push(`${root.listAnimations().length} animation(s) dropped`)
   if (root.listCameras().length > 0) notes.push('cameras dropped')
-  return { roots, meshes: [...meshes.values()], materials: [...materials.values()], notes }
+  return { roots, meshes: [...meshes.values()], materials: [...materials.values()], animations, notes }
+}
+
+/** Gives skinned nodes their skins and resamples the animations of the scene's nodes. */
+function attachDeformations(doc: Document, nodes: Map<Node, ExportNode>, notes: string[]): ExportAnimation<ExportNode>[] {
+  const skins = new Map<object, ExportSkin | null>()
+  const parents = new Map<ExportNode, ExportNode>()
+  for (const parent of nodes.values()) for (const child of parent.children) parents.set(child, parent)
+  for (const [node, out] of nodes) {
+    const skin = node.getSkin()
+    if (!skin || !out.mesh) continue
+    if (!out.mesh.skinning) {
+      notes.push(`skin of node "${node.getName()}" dropped: its mesh has no joint weights (written in its bind pose)`)
+      continue
+    }
+    if (!skins.has(skin)) {
+      const joints = skin.listJoints().map((joint) => nodes.get(joint))
+      if (joints.some((joint) => !joint)) {
+        notes.push(`skin "${skin.getName()}" dropped: some of its joints are not in the scene`)
+        skins.set(skin, null)
+      } else {
+        const found = joints as ExportNode[]
+        for (const joint of found) joint.joint = true
+        skins.set(skin, {
+          index: skins.size,
+          name: skin.getName(),
+          joints: found,
+          inverseBindMatrices: inverseBindMatrices(skin.getInverseBindMatrices(), found.length),
+          roots: found.filter((joint) => !found.includes(parents.get(joint)!)),
+        })
+      }
+    }
+    out.skin = skins.get(skin) ?? undefined
+  }
+  const animations: ExportAnimation<ExportNode>[] = []
+  let outside = 0
+  for (const animation of doc.getRoot().listAnimations()) {
+    const sampled = sampleAnimation(animation, notes)
+    const tracks: ExportTrack<ExportNode>[] = []
+    for (const track of sampled.tracks) {
+      const node = nodes.get(track.node)
+      if (node) tracks.push({ ...track, node })
+      else outside++
+    }
+    if (tracks.length > 0) animations.push({ name: sampled.name, tracks })
+  }
+  if (outside > 0) notes.push(`${outside} animation track(s) dropped: their node is not in the scene`)
+  return animations
+}
+
+/** glTF's column-major inverse bind matrices as row-major ones (identity when absent). */
+function inverseBindMatrices(accessor: Accessor | null, count: number): Float32Array {
+  const out = new Float32Array(count * 16)
+  const element: number[] = []
+  for (let j = 0; j < count; j++) {
+    if (accessor && j < accessor.getCount()) accessor.getElement(j, element)
+    else element.splice(0, 16, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1)
+    for (let row = 0; row < 4; row++) for (let col = 0; col < 4; col++) out[j * 16 + row * 4 + col] = element[col * 4 + row]!
+  }
+  return out
 }
 
 function flattenMesh(
   mesh: Mesh,
   index: number,
   exportMaterial: (material: Material | null) => ExportMaterial,
-  options: { lines: boolean },
-  counts: { points: number; lines: number },
+  options: ExportOptions,
+  counts: { points: number; lines: number; transforms: number },
 ): ExportMesh {
   const kept: { prim: Primitive; triangles: ArrayLike<number>; lines: number[] }[] = []
   for (const prim of mesh.listPrimitives()) {
@@ -181,20 +287,38 @@ function flattenMesh(
   const vertexCount = kept.reduce((n, k) => n + k.prim.getAttribute('POSITION')!.getCount(), 0)
   const withTriangles = kept.filter((k) => k.triangles.length > 0)
   const hasNormals = withTriangles.length > 0 && withTriangles.every((k) => k.prim.getAttribute('NORMAL'))
-  const hasUvs = kept.some((k) => k.prim.getAttribute('TEXCOORD_0'))
+  const setCount = (prefix: string) => Math.max(0, ...kept.map((k) => k.prim.listSemantics().filter((s) => s.startsWith(prefix)).length))
+  const uvSetCount = setCount('TEXCOORD_')
+  const jointSets = options.deform ? Math.min(setCount('JOINTS_'), setCount('WEIGHTS_')) : 0
   const hasColors = kept.some((k) => k.prim.getAttribute('COLOR_0'))
   const positions = new Float32Array(vertexCount * 3)
   const normals = hasNormals ? new Float32Array(vertexCount * 3) : undefined
-  const uvs = hasUvs ? new Float32Array(vertexCount * 2) : undefined
+  const uvSets = Array.from({ length: uvSetCount }, () => new Float32Array(vertexCount * 2))
   const colors = hasColors ? new Float32Array(vertexCount * 4).fill(1) : undefined
+  const influences = jointSets * 4
+  const skinning =
+    influences > 0
+      ? { joints: new Float32Array(vertexCount * influences), weights: new Float32Array(vertexCount * influences), influences }
+      : undefined
   const groups: ExportGroup[] = []
   let base = 0
   for (const { prim, triangles, lines } of kept) {
     const count = prim.getAttribute('POSITION')!.getCount()
     copyAttribute(prim.getAttribute('POSITION'), positions, base, 3)
     if (normals) copyAttribute(prim.getAttribute('NORMAL'), normals, base, 3)
-    if (uvs) copyAttribute(prim.getAttribute('TEXCOORD_0'), uvs, base, 2)
+    const { bySet, dropped } = transformsBySet(prim.getMaterial())
+    counts.transforms += dropped
+    uvSets.forEach((uvs, set) => {
+      copyAttribute(prim.getAttribute(`TEXCOORD_${set}`), uvs, base, 2)
+      const transform = bySet.get(set)
+      if (transform) bakeTransform(uvs, base, base + count, transform)
+    })
     if (colors) copyAttribute(prim.getAttribute('COLOR_0'), colors, base, 4)
+    if (skinning)
+      for (let set = 0; set < jointSets; set++) {
+        copyAttributeInterleaved(prim.getAttribute(`JOINTS_${set}`), skinning.joints, base, influences, set * 4)
+        copyAttributeInterleaved(prim.getAttribute(`WEIGHTS_${set}`), skinning.weights, base, influences, set * 4)
+      }
     groups.push({
       material: exportMaterial(prim.getMaterial()),
       triangles: offsetIndices(triangles, base),
@@ -202,7 +326,7 @@ function flattenMesh(
     })
     base += count
   }
-  return { index, name: mesh.getName() || `mesh_${index}`, positions, normals, uvs, colors, groups }
+  return { index, name: mesh.getName() || `mesh_${index}`, positions, normals, uvSets, colors, skinning, groups }
 }
 
 function vertexOrder(prim: Primitive, position: Accessor): ArrayLike<number> {
@@ -241,11 +365,17 @@ function copyAttribute(accessor: Accessor | null, target: Float32Array, base: nu
     target.set(array.subarray(0, accessor.getCount() * size), base * size) // the common case, without per-element calls
     return
   }
+  copyAttributeInterleaved(accessor, target, base, size, 0)
+}
+
+/** Copies an accessor's elements (denormalized) into columns `offset`… of rows of `stride` values from row `base`. */
+function copyAttributeInterleaved(accessor: Accessor | null, target: Float32Array, base: number, stride: number, offset: number): void {
+  if (!accessor) return
   const element: number[] = []
-  const width = accessor.getElementSize()
+  const width = Math.min(accessor.getElementSize(), stride - offset)
   for (let i = 0; i < accessor.getCount(); i++) {
     accessor.getElement(i, element)
-    for (let c = 0; c < Math.min(width, size); c++) target[(base + i) * size + c] = element[c]!
+    for (let c = 0; c < width; c++) target[(base + i) * stride + offset + c] = element[c]!
   }
 }
 

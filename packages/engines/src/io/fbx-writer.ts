@@ -1,20 +1,23 @@
 import type { Document } from '@gltf-transform/core'
 import type { Platform } from '../platform.ts'
 import { collectExportScene, flippedV, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
+import { type MapSlot, mapNotes } from './export-maps.ts'
 import { encodeFbxBinary, fbx, fbxNode, FBX_VERSION, type FbxNode, type FbxProperty } from './fbx-binary.ts'
 
 /**
  * Writes a Document as binary FBX 7.4: the default scene's node tree (translation, Euler rotation,
- * scale), one Geometry per mesh (triangles, normals, UVs, vertex colours, per-polygon materials),
- * Phong materials with base colour and an embedded base colour texture. Points, lines, skins,
- * morph targets, animations and cameras are dropped with a logged note.
+ * scale), one Geometry per mesh (triangles, normals, the first UV set, vertex colours, per-polygon
+ * materials), Phong materials with base and emissive colour and embedded diffuse, emissive and
+ * normal maps. Points, lines, skins, morph targets, animations, cameras, other maps and UV sets
+ * are dropped with a logged note.
  *
  * Y is up and one unit is one metre (UnitScaleFactor 100: FBX counts in centimetres).
  */
 export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8Array> {
-  const scene = collectExportScene(doc, 'FBX', { lines: false })
+  const scene = collectExportScene(doc, 'FBX', { lines: false, deform: false })
   const logger = doc.getLogger()
-  for (const note of scene.notes) logger.warn(`[fbx] ${note}`)
+  for (const note of [...scene.notes, ...mapNotes(scene, 'FBX', Object.keys(FBX_MAP_PROPERTIES) as MapSlot[], 1)])
+    logger.warn(`[fbx] ${note}`)
 
   let nextId = 1_000_000n
   const id = () => nextId++
@@ -27,22 +30,27 @@ export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8
 
   const materialIds = new Map<ExportMaterial, bigint>()
   const videos = new Map<string, bigint>()
+  let textureCount = 0
   for (const material of scene.materials) {
     const materialId = id()
     materialIds.set(material, materialId)
     objects.push(materialNode(materialId, material))
-    const image = material.baseColorTexture
-    if (!image) continue
-    const textureId = id()
-    objects.push(textureNode(textureId, image.fileName))
-    connect(textureId, materialId, 'DiffuseColor')
-    let videoId = videos.get(image.fileName)
-    if (videoId === undefined) {
-      videoId = id()
-      videos.set(image.fileName, videoId)
-      objects.push(videoNode(videoId, image.fileName, image.bytes))
+    for (const [slot, property] of Object.entries(FBX_MAP_PROPERTIES) as [MapSlot, string][]) {
+      const map = material.maps[slot]
+      if (map?.texCoord !== 0) continue
+      const image = map.image
+      const textureId = id()
+      textureCount++
+      objects.push(textureNode(textureId, image.fileName))
+      connect(textureId, materialId, property)
+      let videoId = videos.get(image.fileName)
+      if (videoId === undefined) {
+        videoId = id()
+        videos.set(image.fileName, videoId)
+        objects.push(videoNode(videoId, image.fileName, image.bytes))
+      }
+      connect(videoId, textureId)
     }
-    connect(videoId, textureId)
   }
 
   const geometryIds = new Map<ExportMesh, bigint>()
@@ -74,7 +82,7 @@ export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8
     ['Model', modelCount],
     ['Geometry', geometryIds.size],
     ['Material', materialIds.size],
-    ['Texture', scene.materials.filter((m) => m.baseColorTexture).length],
+    ['Texture', textureCount],
     ['Video', videos.size],
   ]
   return encodeFbxBinary([
@@ -109,6 +117,9 @@ export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8
     fbxNode('Connections', [], connections),
   ])
 }
+
+/** The material properties our texture maps connect to (FBX's Phong has no occlusion or PBR slots). */
+const FBX_MAP_PROPERTIES: Partial<Record<MapSlot, string>> = { baseColor: 'DiffuseColor', emissive: 'EmissiveColor', normal: 'NormalMap' }
 
 // The FBX SDK ties FileId, CreationTime and the footer id together; these are the values Blender
 // writes, which the SDK accepts.
@@ -231,8 +242,8 @@ function geometryNode(geometryId: bigint, mesh: ExportMesh): FbxNode {
   ]
   if (mesh.normals) layerElement('LayerElementNormal', perCorner('Normals', mesh.normals, 'NormalsIndex'))
   if (mesh.colors) layerElement('LayerElementColor', perCorner('Colors', mesh.colors, 'ColorIndex'))
-  if (mesh.uvs) {
-    const uvs = flippedV(mesh.uvs, Float64Array)
+  if (mesh.uvSets[0]) {
+    const uvs = flippedV(mesh.uvSets[0], Float64Array)
     layerElement('LayerElementUV', perCorner('UV', uvs, 'UVIndex'))
   }
   layerElement('LayerElementMaterial', [
@@ -269,6 +280,8 @@ function materialNode(materialId: bigint, material: ExportMaterial): FbxNode {
         [
           color('DiffuseColor', [r, g, b]),
           p('DiffuseFactor', 'Number', '', 'A', fbx.double(1)),
+          color('EmissiveColor', material.emissive),
+          p('EmissiveFactor', 'Number', '', 'A', fbx.double(1)),
           color('TransparentColor', [1, 1, 1]),
           p('TransparencyFactor', 'Number', '', 'A', fbx.double(1 - a)),
           p('Opacity', 'double', 'Number', '', fbx.double(a)),

@@ -1,0 +1,86 @@
+import type { Material, Texture, TextureInfo } from '@gltf-transform/core'
+import type { Transform as UvTransform } from '@gltf-transform/extensions'
+import type { ExportScene } from './export-scene.ts'
+
+/** Texture maps for the FBX and COLLADA writers: the slots, their UV transforms, and the notes for what a writer drops. */
+
+/** The texture maps a writer may place, by glTF slot. */
+export const MAP_SLOTS = ['baseColor', 'emissive', 'normal', 'occlusion', 'metallicRoughness'] as const
+export type MapSlot = (typeof MAP_SLOTS)[number]
+
+/** The material's textures by slot, with their texture infos. */
+export function materialTextures(material: Material): [MapSlot, Texture, TextureInfo][] {
+  const slots: [MapSlot, Texture | null, TextureInfo | null][] = [
+    ['baseColor', material.getBaseColorTexture(), material.getBaseColorTextureInfo()],
+    ['emissive', material.getEmissiveTexture(), material.getEmissiveTextureInfo()],
+    ['normal', material.getNormalTexture(), material.getNormalTextureInfo()],
+    ['occlusion', material.getOcclusionTexture(), material.getOcclusionTextureInfo()],
+    ['metallicRoughness', material.getMetallicRoughnessTexture(), material.getMetallicRoughnessTextureInfo()],
+  ]
+  return slots.filter((slot): slot is [MapSlot, Texture, TextureInfo] => slot[1] !== null && slot[2] !== null)
+}
+
+export function uvTransform(info: TextureInfo): UvTransform | null {
+  return info.getExtension<UvTransform>('KHR_texture_transform')
+}
+
+/**
+ * Per UV set of a material, the one `KHR_texture_transform` to bake into it: the first map's in
+ * slot order (base colour first); `dropped` counts maps on the same set whose transform differs.
+ */
+export function transformsBySet(material: Material | null): { bySet: Map<number, UvTransform>; dropped: number } {
+  const bySet = new Map<number, UvTransform>()
+  const seen = new Map<number, string>()
+  let dropped = 0
+  if (!material) return { bySet, dropped }
+  for (const [, , info] of materialTextures(material)) {
+    const transform = uvTransform(info)
+    const set = transform?.getTexCoord() ?? info.getTexCoord()
+    const key = transform ? JSON.stringify([transform.getOffset(), transform.getRotation(), transform.getScale()]) : ''
+    if (!seen.has(set)) {
+      seen.set(set, key)
+      if (transform) bySet.set(set, transform)
+    } else if (seen.get(set) !== key) dropped++
+  }
+  return { bySet, dropped }
+}
+
+/** Applies a texture transform to UVs in place: offset + rotation · scale · uv, as KHR_texture_transform defines. */
+export function bakeTransform(uvs: Float32Array, from: number, to: number, transform: UvTransform): void {
+  const [ox, oy] = transform.getOffset()
+  const [sx, sy] = transform.getScale()
+  const cos = Math.cos(transform.getRotation())
+  const sin = Math.sin(transform.getRotation())
+  for (let v = from; v < to; v++) {
+    const u = uvs[v * 2]! * sx
+    const w = uvs[v * 2 + 1]! * sy
+    uvs[v * 2] = cos * u + sin * w + ox
+    uvs[v * 2 + 1] = -sin * u + cos * w + oy
+  }
+}
+
+const SLOT_NAMES: Record<MapSlot, string> = {
+  baseColor: 'base colour',
+  emissive: 'emissive',
+  normal: 'normal',
+  occlusion: 'occlusion',
+  metallicRoughness: 'metallic-roughness',
+}
+
+/**
+ * Notes for what of the materials' maps and the meshes' UV sets a writer does not place: maps of
+ * slots it has no place for, per slot with counts, and UV sets past the first `uvSets` (with the
+ * maps that read them).
+ */
+export function mapNotes(scene: ExportScene, format: string, held: readonly MapSlot[], uvSets: number): string[] {
+  const notes: string[] = []
+  for (const slot of MAP_SLOTS) {
+    const count = scene.materials.filter((m) => m.maps[slot]).length
+    if (count > 0 && !held.includes(slot)) notes.push(`${count} ${SLOT_NAMES[slot]} map(s) dropped: ${format} has no place for them`)
+  }
+  const offSet = scene.materials.flatMap((m) => held.filter((slot) => (m.maps[slot]?.texCoord ?? 0) >= uvSets)).length
+  if (offSet > 0) notes.push(`${offSet} map(s) reading UV set ${uvSets} or above dropped: ${format} output keeps ${uvSets} UV set(s)`)
+  const extraSets = scene.meshes.reduce((n, mesh) => n + Math.max(0, mesh.uvSets.length - uvSets), 0)
+  if (extraSets > 0) notes.push(`${extraSets} UV set(s) past the first ${uvSets} dropped: ${format} output keeps ${uvSets}`)
+  return notes
+}
