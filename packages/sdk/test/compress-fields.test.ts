@@ -46,10 +46,12 @@ describe("compress's Mos extension fields in the contract", () => {
     })
     expect(parsed).toMatchObject({ ok: true, value: { ...COMPRESS_PRESETS.mobile, merge: false, texture_max_size: 512, preset: 'mobile' } })
     expect(parseCompressFields('A', { engine: 'draco', preset: 'WEB' })).toMatchObject({ ok: true, value: COMPRESS_PRESETS.web })
-    expect(parseCompressFields('A', { engine: 'draco', preset: 'desktop' })).toEqual({
-      ok: false,
-      error: ERROR_TEXTS.invalidField('preset', 'must be one of web, mobile, archive'),
-    })
+    for (const preset of ['desktop', 'constructor', '__proto__']) {
+      expect(parseCompressFields('A', { engine: 'draco', preset }), preset).toEqual({
+        ok: false,
+        error: ERROR_TEXTS.invalidField('preset', 'must be one of web, mobile, archive'),
+      })
+    }
   })
 
   it('types them in the SDK', () => {

@@ -347,7 +347,9 @@ export interface TextureKtx2Options {
  * request left out (an explicit field wins); an unknown one is refused by its own rule.
  */
 export function parseCompressFields(variant: Variant, raw: Record<string, string | undefined>): ParseResult<CompressOptions> {
-  const preset = COMPRESS_PRESETS[raw.preset?.trim().toLowerCase() as CompressPreset] as Record<string, unknown> | undefined
+  const name = raw.preset?.trim().toLowerCase() ?? ''
+  // Own keys only: "constructor" is no preset, and is refused by the field's rule below.
+  const preset = Object.hasOwn(COMPRESS_PRESETS, name) ? (COMPRESS_PRESETS[name as CompressPreset] as Record<string, unknown>) : undefined
   const given = Object.entries(raw).filter(([, value]) => value !== undefined && value.trim() !== '')
   const fields = preset
     ? { ...Object.fromEntries(Object.entries(preset).map(([k, v]) => [k, String(v)])), ...Object.fromEntries(given) }
