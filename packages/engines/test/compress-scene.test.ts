@@ -26,6 +26,7 @@ const { available, paths } = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
   morph: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
+  points: assimp('PLY', 'points.ply'),
 })
 
 type SimplifyDetails = SimplifyReport & { target_ratio: number; max_error: number; ratio: number }
@@ -184,6 +185,14 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
       await expectBoundsKept(input, output, 0.001)
     })
   }
+
+  it('merge leaves a file with one draw call byte for byte as it was (a point cloud keeps having no index buffer)', async () => {
+    for (const engine of ENGINES) {
+      const run = async (options: Record<string, unknown>) =>
+        success(await pool.run({ name: 'compress', input: { path: paths.points }, format: 'ply', options: { engine, ...options } })).bytes!
+      expect(Buffer.from(await run({ merge: true })).equals(Buffer.from(await run({}))), engine).toBe(true)
+    }
+  })
 
   it('merge and instance together on 2CylinderEngine: instanced repeats, the rest joined', async () => {
     const { input, output, details } = await compressFile(paths.engine, { engine: 'meshopt', merge: true, instance: true })
