@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { Logger, NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
 import draco3d from 'draco3dgltf'
-import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer'
+import { MeshoptDecoder, MeshoptEncoder, MeshoptSimplifier } from 'meshoptimizer'
 import { skipUnheardGraphEvents } from './graph-events.ts'
 
 /**
@@ -18,6 +18,8 @@ export interface Platform {
   logger: Logger
   meshoptEncoder: typeof MeshoptEncoder
   meshoptDecoder: typeof MeshoptDecoder
+  /** meshoptimizer's simplifier (compress's simplify_ratio / simplify_error), ready. */
+  meshoptSimplifier: typeof MeshoptSimplifier
 }
 
 /** Creates the platform: instantiates the Draco and meshopt WASM modules and an IO using them. */
@@ -28,6 +30,7 @@ export async function loadPlatform(): Promise<Platform> {
     draco3d.createDecoderModule(),
     MeshoptEncoder.ready,
     MeshoptDecoder.ready,
+    MeshoptSimplifier.ready,
   ])
   // Transforms log through the document's logger; only warnings matter in a service's output.
   const logger = new Logger(Logger.Verbosity.WARN)
@@ -37,7 +40,7 @@ export async function loadPlatform(): Promise<Platform> {
     'meshopt.encoder': MeshoptEncoder,
     'meshopt.decoder': MeshoptDecoder,
   })
-  return { io, logger, meshoptEncoder: MeshoptEncoder, meshoptDecoder: MeshoptDecoder }
+  return { io, logger, meshoptEncoder: MeshoptEncoder, meshoptDecoder: MeshoptDecoder, meshoptSimplifier: MeshoptSimplifier }
 }
 
 const require = createRequire(import.meta.url)

@@ -76,6 +76,13 @@ describe('the contract table and the engines registry', () => {
       maxTextureBytes: 5_000_000,
     })
     expect(value('texture_ktx2', {})).toEqual({ uastc: false, quality: 128, maxTextureBytes: 5_000_000 })
-    expect(value('compress', { engine: 'meshopt' })).toEqual({ engine: 'meshopt', level: 7, meshopt_compression_level: 'high' })
+    expect(value('compress', { engine: 'meshopt' })).toEqual({
+      engine: 'meshopt',
+      level: 7,
+      meshopt_compression_level: 'high',
+      texture_power_of_two: false,
+      merge: false,
+      instance: false,
+    })
   })
 })

@@ -26,6 +26,13 @@ function badValues(spec: FieldSpec): { value: string; error: string }[] {
         { value: '7.5', error: invalid },
         { value: 'seven', error: invalid },
       ]
+    case 'number':
+      return [
+        { value: String(spec.minExclusive ? spec.min : spec.min - 1), error: invalid },
+        { value: String(spec.max + 0.5), error: invalid },
+        { value: '1e', error: invalid },
+        { value: 'seven', error: invalid },
+      ]
     case 'enum':
       return [{ value: 'zstd', error: spec.unsupportedFormatError ? ERROR_TEXTS.unsupportedFormat('zstd') : invalid }]
     case 'boolean':

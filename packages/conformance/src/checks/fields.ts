@@ -165,6 +165,16 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
         accept('accepts-min', spec.min, rangeProfile)
         accept('accepts-max', spec.max, rangeProfile)
         break
+      case 'number':
+        refuse(
+          spec.minExclusive ? 'at-min' : 'below-min',
+          `${spec.minExclusive ? 'at' : 'below'} ${spec.min}`,
+          spec.minExclusive ? spec.min : spec.min - 1,
+        )
+        refuse('above-max', `above ${spec.max}`, spec.max + 1)
+        refuse('not-a-number', 'not a number', 'seven')
+        accept('accepts-max', spec.max)
+        break
       case 'enum':
         refuse(
           'unknown',
@@ -180,7 +190,7 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
     }
     if (spec.kind !== 'boolean' && spec.onlyWith) {
       const other = spec.onlyWith.field === 'engine' ? (spec.onlyWith.equals === 'draco' ? 'meshopt' : 'draco') : undefined
-      const value = spec.kind === 'integer' ? spec.min : spec.values[0]!
+      const value = spec.kind === 'enum' ? spec.values[0]! : spec.max
       if (other) {
         cases.push({
           id: `field.${spec.name}.only-with-${spec.onlyWith.equals}`,

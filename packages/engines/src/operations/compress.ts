@@ -1,11 +1,16 @@
 import { z } from 'zod'
 import { writeModel } from '../io/index.ts'
 import { compress, COMPRESS_DEFAULTS } from '../ops/compress.ts'
+import { optimizeScene, settleSimplifyDetails } from '../ops/optimize-scene.ts'
 import { defineOperation } from './operation.ts'
 
 const bits = (min: number, max: number) => z.number().int().min(min).max(max).optional()
 
-/** compress: any readable model → GLB with Draco or meshopt geometry (contract 4.3; its option names). */
+/**
+ * compress: any readable model → GLB with Draco or meshopt geometry (contract 4.3; its option names),
+ * after the scene steps Mos's extension fields ask for (simplify, resize, merge, instance; `preset`
+ * is expanded into them by the contract's parser and arrives as the fields it sets).
+ */
 export const compressOperation = defineOperation({
   name: 'compress',
   options: z.object({
@@ -17,17 +22,41 @@ export const compressOperation = defineOperation({
     color_quantization_bits: bits(1, 30),
     generic_quantization_bits: bits(1, 30),
     meshopt_compression_level: z.enum(['high', 'medium', 'low']).optional(),
+    // Expanded by the contract's parser into the fields it sets (which arrive beside it); kept as sent.
+    preset: z.enum(['web', 'mobile', 'archive']).optional(),
+    simplify_ratio: z.number().gt(0).max(1).optional(),
+    simplify_error: z.number().min(0).max(1).optional(),
+    texture_max_size: z.number().int().min(1).optional(),
+    texture_power_of_two: z.boolean().optional(),
+    merge: z.boolean().optional(),
+    instance: z.boolean().optional(),
   }),
   defaults: COMPRESS_DEFAULTS,
   inputs: 'models',
   async run(context, input, options) {
     context.report(5)
     const doc = await context.readModel(input.bytes)
-    context.report(30)
-    await doc.transform(compress({ ...options, meshoptEncoder: context.platform.meshoptEncoder }))
+    context.report(20)
+    const {
+      preset: _expanded,
+      simplify_ratio,
+      simplify_error,
+      texture_max_size,
+      texture_power_of_two,
+      merge,
+      instance,
+      ...encoding
+    } = options
+    // Resized textures are bounded by the default pixel limit; the tier's texture size limit is the texture operations'.
+    const resources = { simplifier: context.platform.meshoptSimplifier, sharp: context.sharp, imageThreads: context.imageThreads }
+    const scene = { simplify_ratio, simplify_error, texture_max_size, texture_power_of_two, merge, instance }
+    const details = await optimizeScene(doc, scene, resources)
+    context.report(40)
+    await doc.transform(compress({ ...encoding, meshoptEncoder: context.platform.meshoptEncoder }))
+    settleSimplifyDetails(details, doc)
     context.report(85)
     const written = await writeModel(context.platform, doc, 'glb')
     context.report(95)
-    return written
+    return Object.keys(details).length > 0 ? { ...written, details } : written
   },
 })

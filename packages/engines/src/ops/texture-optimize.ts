@@ -106,7 +106,7 @@ function resolveQuality(options: TextureOptimizeOptions): number {
   return quality
 }
 
-interface EncodeSettings {
+export interface EncodeSettings {
   format: ImageFormat
   quality: number
   lossless: boolean
@@ -114,9 +114,12 @@ interface EncodeSettings {
   autoOrient: boolean
   /** JPEG output of an image with alpha: composite on white rather than let the encoder drop it to black. */
   flatten: boolean
+  /** Resized to exactly these dimensions first (Lanczos, sharp's default), for compress's texture_max_size. */
+  resize?: { width: number; height: number }
 }
 
-async function encodeImage(
+/** Encodes one image with sharp as `settings` say; an image sharp cannot decode is the input's error, named by `label`. */
+export async function encodeImage(
   encoder: SharpEncoder,
   bytes: Uint8Array,
   settings: EncodeSettings,
@@ -127,6 +130,7 @@ async function encodeImage(
     let pipeline = encoder(bytes, sharpInputOptions(limits))
     if (settings.autoOrient) pipeline = pipeline.autoOrient()
     if (settings.flatten) pipeline = pipeline.flatten({ background: '#ffffff' })
+    if (settings.resize) pipeline = pipeline.resize({ ...settings.resize, fit: 'fill' })
     switch (settings.format) {
       case 'jpeg':
         pipeline = pipeline.jpeg({ quality: settings.quality, mozjpeg: true })

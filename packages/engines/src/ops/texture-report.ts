@@ -16,6 +16,8 @@ export interface TextureReport {
   mode?: 'etc1s' | 'uastc'
   colorSpace?: 'srgb' | 'linear'
   resizedFrom?: [number, number]
+  /** Width and height written, where the texture was resized (KTX2's limit, compress's texture_max_size). */
+  size?: [number, number]
 }
 
 /** Totals over the texture reports: the bytes the job's compression ratio is about. */

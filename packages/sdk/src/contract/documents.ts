@@ -134,10 +134,17 @@ export const healthSchemaB = z.object({
   queue_length: nonNegativeInt,
 })
 
+/**
+ * Mos extension of both capabilities documents: the extension fields each operation accepts
+ * (docs/api.md, "Mos extensions"). Optional: another deployment of the interface need not send it.
+ */
+const mosExtensionsSchema = z.partialRecord(z.enum(TASK_TYPES), z.array(z.string())).optional()
+
 export const capabilitiesSchemaA = z.object({
   engines: z.array(z.enum(ENGINES)),
   formats: z.array(z.enum(MODEL_FORMATS)),
   features: z.array(z.enum(TASK_TYPES)),
+  mos_extensions: mosExtensionsSchema,
 })
 
 const engineInfoSchema = z.object({ available: z.boolean(), version: z.string(), binary_path: z.string() })
@@ -146,6 +153,7 @@ export const capabilitiesSchemaB = z.object({
   engines: z.object({ draco: engineInfoSchema, meshopt: engineInfoSchema }),
   formats: z.object({ input: z.array(z.enum(MODEL_FORMATS)), output: z.array(z.enum(MODEL_FORMATS)) }),
   license: z.object({ authorized: z.boolean(), tier: z.number().int(), status: z.string() }),
+  mos_extensions: mosExtensionsSchema,
 })
 
 const limitsSchema = z.object({ max_file_size_mb: z.number().int(), max_batch_count: z.number().int() })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ERROR_TEXTS } from './errors.ts'
+import { COMPRESS_PRESET_NAMES, COMPRESS_PRESETS, type CompressPreset } from './presets.ts'
 import {
   ENGINES,
   MESHOPT_LEVELS,
@@ -8,6 +9,7 @@ import {
   type Engine,
   type MeshoptLevel,
   type ModelFormat,
+  type TaskType,
   type TextureFormat,
   type Variant,
 } from './vocabulary.ts'
@@ -19,6 +21,17 @@ import {
  */
 export type FieldSpec = (
   | { name: string; kind: 'integer'; required?: boolean; min: number; max: number; default?: number; onlyWith?: FieldCondition }
+  | {
+      name: string
+      /** A decimal number (a share, a tolerance); `minExclusive` when the least value is above `min` (e.g. 0 < r ≤ 1). */
+      kind: 'number'
+      required?: boolean
+      min: number
+      max: number
+      minExclusive?: boolean
+      default?: number
+      onlyWith?: FieldCondition
+    }
   | {
       name: string
       kind: 'enum'
@@ -87,7 +100,9 @@ export function fieldSpecs(shape: FieldShape): FieldSpec[] {
     const extension = meta.extension ? { extension: true } : {}
     if (schema instanceof z.ZodNumber) {
       const range = { min: schema.minValue ?? -Infinity, max: schema.maxValue ?? Infinity }
-      return { name, kind: 'integer', ...need, ...range, ...(defaults as { default?: number }), ...condition, ...extension }
+      const number = { ...need, ...range, ...(defaults as { default?: number }), ...condition, ...extension }
+      if (schema.isInt) return { name, kind: 'integer', ...number }
+      return { name, kind: 'number', ...number, ...(exclusiveMinimum(schema) ? { minExclusive: true } : {}) }
     }
     if (schema instanceof z.ZodEnum) {
       const values = schema.options.map(String)
@@ -99,7 +114,32 @@ export function fieldSpecs(shape: FieldShape): FieldSpec[] {
   })
 }
 
-/** Fields of POST /compress per variant (4.3). */
+/** Whether a number's least bound is exclusive (declared with `.gt()`/`.positive()`). */
+function exclusiveMinimum(schema: z.ZodNumber): boolean {
+  return (schema.def.checks ?? []).some((check) => {
+    const def = check._zod.def as { check: string; inclusive?: boolean }
+    return def.check === 'greater_than' && def.inclusive === false
+  })
+}
+
+const extension = { extension: true } satisfies FieldMeta
+
+/**
+ * Mos extensions of POST /compress (docs/api.md, "Mos extensions"): optional, and absent means the
+ * interface's behaviour, so both variants stay as published. `preset` names a bundle of them
+ * (`COMPRESS_PRESETS`); an explicit field wins over its preset's value.
+ */
+const compressExtensionFields = {
+  preset: z.enum(COMPRESS_PRESET_NAMES).optional().meta(extension),
+  simplify_ratio: z.number().gt(0).max(1).optional().meta(extension),
+  simplify_error: z.number().min(0).max(1).optional().meta(extension),
+  texture_max_size: integer(16, 16384).optional().meta(extension),
+  texture_power_of_two: z.boolean().default(false).meta(extension),
+  merge: z.boolean().default(false).meta(extension),
+  instance: z.boolean().default(false).meta(extension),
+} satisfies FieldShape
+
+/** Fields of POST /compress per variant (4.3), then Mos's extensions. */
 function compressFields(variant: Variant) {
   return {
     engine: z.enum(ENGINES),
@@ -113,6 +153,7 @@ function compressFields(variant: Variant) {
     color_quantization_bits: integer(1, 30).default(8).meta(onlyWith(DRACO)),
     generic_quantization_bits: integer(1, 30).default(12).meta(onlyWith(DRACO)),
     meshopt_compression_level: z.enum(MESHOPT_LEVELS).default('high').meta(onlyWith(MESHOPT)),
+    ...compressExtensionFields,
   } satisfies FieldShape
 }
 
@@ -132,6 +173,15 @@ function specsOnce(key: string, declare: () => FieldShape): readonly FieldSpec[]
 /** Field specs of POST /compress per variant (4.3). */
 export function compressFieldSpecs(variant: Variant): readonly FieldSpec[] {
   return specsOnce(`compress:${variant}`, () => compressFields(variant))
+}
+
+/**
+ * The Mos extension fields of each endpoint that has any, as capabilities list them under
+ * `mos_extensions` (a key neither variant's document has, so both keep their published shape).
+ */
+export function extensionFieldNames(variant: Variant): Partial<Record<TaskType, string[]>> {
+  const names = (specs: readonly FieldSpec[]) => specs.filter((spec) => spec.extension).map((spec) => spec.name)
+  return { compress: names(compressFieldSpecs(variant)), texture_optimize: names(textureOptimizeFieldSpecs()) }
 }
 
 /** Field specs of POST /convert (4.4). `targets` is the variant's accepted output formats. */
@@ -164,6 +214,7 @@ export function batchCompressFieldSpecs(): readonly FieldSpec[] {
 }
 
 const INTEGER = /^[+-]?\d+$/
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i
 const TRUE = new Set(['true', '1', 'yes', 'on'])
 const FALSE = new Set(['false', '0', 'no', 'off'])
 
@@ -172,6 +223,10 @@ export function describeRule(spec: FieldSpec): string {
   switch (spec.kind) {
     case 'integer':
       return `must be an integer from ${spec.min} to ${spec.max}`
+    case 'number':
+      return spec.minExclusive
+        ? `must be a number above ${spec.min} and at most ${spec.max}`
+        : `must be a number from ${spec.min} to ${spec.max}`
     case 'enum':
       return `must be one of ${spec.values.join(', ')}`
     case 'boolean':
@@ -185,6 +240,13 @@ function parseOne(spec: FieldSpec, raw: string): ParseResult<string | number | b
     case 'integer': {
       const n = Number(text)
       if (!INTEGER.test(text) || n < spec.min || n > spec.max) {
+        return { ok: false, error: ERROR_TEXTS.invalidField(spec.name, describeRule(spec)) }
+      }
+      return { ok: true, value: n }
+    }
+    case 'number': {
+      const n = Number(text)
+      if (!DECIMAL.test(text) || n > spec.max || n < spec.min || (spec.minExclusive && n === spec.min)) {
         return { ok: false, error: ERROR_TEXTS.invalidField(spec.name, describeRule(spec)) }
       }
       return { ok: true, value: n }
@@ -248,6 +310,20 @@ export interface CompressOptions {
   color_quantization_bits?: number
   generic_quantization_bits?: number
   meshopt_compression_level?: MeshoptLevel
+  /** Mos extension: a named bundle of the fields below (`COMPRESS_PRESETS`); explicit fields win. */
+  preset?: CompressPreset
+  /** Mos extension: target share of triangles to keep (0 < r ≤ 1), with meshoptimizer's simplifier. */
+  simplify_ratio?: number
+  /** Mos extension: largest simplification error, relative to the mesh's extent (0–1). */
+  simplify_error?: number
+  /** Mos extension: longest texture side in pixels (16–16384); larger textures are resized. */
+  texture_max_size?: number
+  /** Mos extension: textures resized to power-of-two sides (WebGL 1, mipmaps). */
+  texture_power_of_two?: boolean
+  /** Mos extension: meshes sharing a material joined, unanimated nodes flattened (gltfpack's default). */
+  merge?: boolean
+  /** Mos extension: meshes drawn by several nodes written once with EXT_mesh_gpu_instancing. */
+  instance?: boolean
 }
 
 export interface ConvertOptions {
@@ -266,9 +342,19 @@ export interface TextureKtx2Options {
   quality: number
 }
 
-/** Validates the fields of POST /compress. */
+/**
+ * Validates the fields of POST /compress. A known `preset` first fills the fields it sets that the
+ * request left out (an explicit field wins); an unknown one is refused by its own rule.
+ */
 export function parseCompressFields(variant: Variant, raw: Record<string, string | undefined>): ParseResult<CompressOptions> {
-  return parseFields(compressFieldSpecs(variant), raw) as ParseResult<CompressOptions>
+  const name = raw.preset?.trim().toLowerCase() ?? ''
+  // Own keys only: "constructor" is no preset, and is refused by the field's rule below.
+  const preset = Object.hasOwn(COMPRESS_PRESETS, name) ? (COMPRESS_PRESETS[name as CompressPreset] as Record<string, unknown>) : undefined
+  const given = Object.entries(raw).filter(([, value]) => value !== undefined && value.trim() !== '')
+  const fields = preset
+    ? { ...Object.fromEntries(Object.entries(preset).map(([k, v]) => [k, String(v)])), ...Object.fromEntries(given) }
+    : raw
+  return parseFields(compressFieldSpecs(variant), fields) as ParseResult<CompressOptions>
 }
 
 /** Validates the fields of POST /convert. */

@@ -8,6 +8,7 @@ export * from './errors.ts'
 
 // Request fields: specs, validation, option types
 export * from './fields.ts'
+export * from './presets.ts'
 
 // Submit endpoints: the table the server's routes and the SDK's calls are built from
 export * from './operations.ts'

@@ -1,0 +1,77 @@
+import type { Document } from '@gltf-transform/core'
+import { dedup, dequantize } from '@gltf-transform/functions'
+import type { MeshoptSimplifier } from 'meshoptimizer'
+import { countMeshTriangles } from '../geometry-stats.ts'
+import { weldWhereNeeded } from '../geometry/weld-where-needed.ts'
+import { instanceMeshes } from './instance-meshes.ts'
+import { mergeMeshes } from './merge-meshes.ts'
+import { simplifyMeshes } from './simplify-meshes.ts'
+import type { TextureLimits } from './texture-limits.ts'
+import type { SharpEncoder } from './texture-optimize.ts'
+import type { TextureReport } from './texture-report.ts'
+import { textureResize } from './texture-resize.ts'
+
+/** Compress's Mos extensions, in their field names (docs/api.md, "Mos extensions"). */
+export interface SceneOptions {
+  simplify_ratio?: number
+  simplify_error?: number
+  texture_max_size?: number
+  texture_power_of_two?: boolean
+  merge?: boolean
+  instance?: boolean
+}
+
+/** What the scene steps use, passed in by the operation (the thread's resources). */
+export interface SceneResources extends TextureLimits {
+  simplifier: typeof MeshoptSimplifier
+  sharp: SharpEncoder
+  imageThreads: number
+}
+
+/**
+ * The error limit when only `simplify_ratio` is given: gltfpack's default for `-si` (its `-se`),
+ * 1% of the mesh's extent. Only `simplify_error` given aims at as few triangles as that allows.
+ */
+export const SIMPLIFY_DEFAULT_ERROR = 0.01
+
+/**
+ * Runs the scene steps a compress request asked for, in gltfpack's order, before the geometry is
+ * encoded: instance repeated meshes, merge the rest, simplify the merged meshes (one budget over
+ * what is drawn together), resize textures. Returns the details each step reports; none is run, and
+ * the document is untouched, when no option asks for it.
+ */
+export async function optimizeScene(doc: Document, o: SceneOptions, resources: SceneResources): Promise<Record<string, unknown>> {
+  const details: Record<string, unknown> = {}
+  // Repeats are found by mesh identity: identical meshes read as copies must become one first.
+  if (o.instance || o.merge) await doc.transform(dedup())
+  if (o.instance) details.instance = instanceMeshes(doc)
+  if (o.merge) details.merge = await mergeMeshes(doc)
+  if (o.simplify_ratio !== undefined || o.simplify_error !== undefined) {
+    // Float attributes, and one vertex per position and attribute values, so seams are the only splits.
+    await doc.transform(dequantize(), weldWhereNeeded())
+    const ratio = o.simplify_ratio ?? 0
+    const error = o.simplify_error ?? SIMPLIFY_DEFAULT_ERROR
+    details.simplify = { target_ratio: ratio, max_error: error, ...simplifyMeshes(doc, { simplifier: resources.simplifier, ratio, error }) }
+  }
+  if (o.texture_max_size !== undefined || o.texture_power_of_two) {
+    const report: TextureReport[] = []
+    const maxSize = o.texture_max_size ?? Number.POSITIVE_INFINITY
+    const { sharp: encoder, imageThreads: concurrency, maxTextureBytes, maxPixels } = resources
+    await doc.transform(
+      textureResize({ encoder, maxSize, powerOfTwo: o.texture_power_of_two, concurrency, maxTextureBytes, maxPixels, report }),
+    )
+    details.textures_resized = report
+  }
+  return details
+}
+
+/**
+ * Completes the simplify details once the geometry is encoded: the triangles written (the encoders
+ * drop triangles that collapsed on their grid) and the share of the simplifier's input they are.
+ */
+export function settleSimplifyDetails(details: Record<string, unknown>, doc: Document): void {
+  const simplify = details.simplify as { triangles_before: number; triangles_after: number } | undefined
+  if (!simplify) return
+  simplify.triangles_after = countMeshTriangles(doc)
+  Object.assign(simplify, { ratio: simplify.triangles_before > 0 ? simplify.triangles_after / simplify.triangles_before : 1 })
+}

@@ -1,0 +1,114 @@
+import { type Accessor, type Document, Primitive } from '@gltf-transform/core'
+import { compactPrimitive } from '@gltf-transform/functions'
+import type { MeshoptSimplifier } from 'meshoptimizer'
+import { primitiveTriangles } from '../geometry-stats.ts'
+
+export interface SimplifyMeshesOptions {
+  /** meshoptimizer's simplifier, passed in by the caller (see Platform), ready. */
+  simplifier: typeof MeshoptSimplifier
+  /** Target share of triangles to keep, 0–1 (0: as few as `error` allows). */
+  ratio: number
+  /** Largest error allowed, relative to each mesh's extent (meshoptimizer's measure). */
+  error: number
+}
+
+/** What simplification did, for the task's details (triangles counted once per mesh, not per node). */
+export interface SimplifyReport {
+  triangles_before: number
+  triangles_after: number
+  /** The largest error of any simplified primitive, relative to its extent. */
+  error: number
+  /** Primitives left as they were, and why. */
+  skipped: string[]
+}
+
+/**
+ * Attribute weights beside the positions, as gltfpack weighs them: normals count half as much as a
+ * position's deviation, vertex colours fully. Texture coordinates are not weighed: a UV seam is
+ * two vertices at one position, which the simplifier keeps as a seam.
+ */
+const WEIGHTS = { NORMAL: 0.5, COLOR_0: 1 } as const
+
+/**
+ * Reduces the triangles of every triangle primitive with meshoptimizer's attribute-aware simplifier.
+ * Expects float attributes and welded vertices (the caller dequantizes and welds first, so that
+ * seams are the only split vertices). Borders are locked: the primitives of one mesh (one per
+ * material) meet along their borders, which would open into cracks if each moved its own.
+ * Skinned meshes are simplified in their bind pose (joints and weights follow the kept vertices);
+ * morphed ones are skipped, since the simplifier sees only the base shape.
+ */
+export function simplifyMeshes(doc: Document, options: SimplifyMeshesOptions): SimplifyReport {
+  const report: SimplifyReport = { triangles_before: 0, triangles_after: 0, error: 0, skipped: [] }
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const [index, prim] of mesh.listPrimitives().entries()) {
+      const before = primitiveTriangles(prim)
+      report.triangles_before += before
+      const reason = unsimplifiable(prim)
+      if (reason) {
+        if (before > 0)
+          report.skipped.push(`mesh "${mesh.getName() || doc.getRoot().listMeshes().indexOf(mesh)}" primitive ${index}: ${reason}`)
+      } else {
+        report.error = Math.max(report.error, simplifyPrimitive(doc, prim, options))
+      }
+      if (!prim.isDisposed()) report.triangles_after += primitiveTriangles(prim)
+    }
+    if (mesh.listPrimitives().length === 0) mesh.dispose()
+  }
+  return report
+}
+
+function unsimplifiable(prim: Primitive): string | undefined {
+  if (prim.getMode() !== Primitive.Mode.TRIANGLES) return 'not a triangle list'
+  if (prim.listTargets().length > 0) return 'morph targets (the simplifier sees only the base shape)'
+  if (!(prim.getAttribute('POSITION')?.getArray() instanceof Float32Array)) return 'positions are not floats'
+  return undefined
+}
+
+/** Simplifies one primitive in place; returns the error it reached. */
+function simplifyPrimitive(doc: Document, prim: Primitive, options: SimplifyMeshesOptions): number {
+  const positions = prim.getAttribute('POSITION')!
+  const count = positions.getCount()
+  const source = prim.getIndices()?.getArray()
+  const indices = source ? Uint32Array.from(source) : Uint32Array.from({ length: count }, (_, i) => i)
+  const target = Math.floor((options.ratio * indices.length) / 3) * 3
+  const { values, stride, weights } = weighedAttributes(prim, count)
+  const xyz = positions.getArray() as Float32Array
+  const simplifier = options.simplifier
+  const [kept, error] =
+    stride > 0
+      ? simplifier.simplifyWithAttributes(indices, xyz, 3, values, stride, weights, null, target, options.error, ['LockBorder'])
+      : simplifier.simplify(indices, xyz, 3, target, options.error, ['LockBorder'])
+  if (kept.length === indices.length) return error
+  if (kept.length === 0) {
+    // Nothing left of it within the error (a speck of a larger scene): an empty primitive is invalid glTF.
+    prim.dispose()
+    return error
+  }
+  const previous = prim.getIndices()
+  prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(kept).setBuffer(positions.getBuffer()))
+  if (previous && previous.listParents().length === 1) previous.dispose()
+  // Drops the vertices no kept triangle uses, and narrows the indices to 16 bits where they fit.
+  compactPrimitive(prim)
+  return error
+}
+
+/** The weighed attributes of each vertex, interleaved as the simplifier takes them. */
+function weighedAttributes(prim: Primitive, count: number): { values: Float32Array; stride: number; weights: number[] } {
+  const used: [Accessor, number, number][] = []
+  for (const [semantic, weight] of Object.entries(WEIGHTS)) {
+    const accessor = prim.getAttribute(semantic)
+    const array = accessor?.getArray()
+    // Colours compare on RGB; alpha rarely varies across a mesh and would only slow the search.
+    if (accessor && array instanceof Float32Array) used.push([accessor, Math.min(3, accessor.getElementSize()), weight])
+  }
+  const stride = used.reduce((sum, [, size]) => sum + size, 0)
+  const values = new Float32Array(count * stride)
+  let offset = 0
+  for (const [accessor, size] of used) {
+    const array = accessor.getArray() as Float32Array
+    const width = accessor.getElementSize()
+    for (let v = 0; v < count; v++) for (let c = 0; c < size; c++) values[v * stride + offset + c] = array[v * width + c]!
+    offset += size
+  }
+  return { values, stride, weights: used.flatMap(([, size, weight]) => new Array<number>(size).fill(weight)) }
+}

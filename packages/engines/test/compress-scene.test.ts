@@ -1,0 +1,209 @@
+import type { Document } from '@gltf-transform/core'
+import { uninstance, unpartition } from '@gltf-transform/functions'
+import { afterAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { readImageHeader } from '../src/io/image-header.ts'
+import {
+  countMeshTriangles,
+  countSceneTriangles,
+  createEnginePool,
+  documentBounds,
+  loadPlatform,
+  resizedDimensions,
+  type InstanceReport,
+  type MergeReport,
+  type SimplifyReport,
+  type TextureReport,
+} from '../src/index.ts'
+import { success } from './support/job-result.ts'
+import { validateGlb } from './texture-fixtures.ts'
+
+const { available, paths } = corpusFiles({
+  sphere: shared('glb', 'DenseSphere.glb'),
+  shapes: shared('glb', 'ShapeCollection.glb'),
+  knight: shared('glb', 'chr_knight.glb'),
+  engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
+  box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
+  morph: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
+  points: assimp('PLY', 'points.ply'),
+})
+
+type SimplifyDetails = SimplifyReport & { target_ratio: number; max_error: number; ratio: number }
+
+const ENGINES = ['draco', 'meshopt'] as const
+
+/** Compress's scene extensions (simplify, resize, merge, instance) on real files, through the engine thread. */
+describe.skipIf(!available)('compress with the scene extension fields', async () => {
+  const pool = createEnginePool({ threads: 1 })
+  const platform = await loadPlatform()
+  afterAll(() => pool.destroy())
+
+  /**
+   * Runs one compress job on a corpus file (a .gltf goes in as the GLB it reads as, since some keep
+   * their buffers beside them); returns the input and output as read back, the output's bytes and the job's details.
+   */
+  async function compressFile(path: string, options: Record<string, unknown>) {
+    const input = await platform.io.read(path)
+    // One buffer, as a GLB holds (the glTF corpus files keep theirs in several, some beside the file).
+    const source = path.endsWith('.gltf') ? { bytes: await platform.io.writeBinary(await input.transform(unpartition())) } : { path }
+    const result = success(await pool.run({ name: 'compress', input: source, format: 'glb', options }))
+    const bytes = result.bytes!
+    const validation = await validateGlb(bytes)
+    expect(validation.errors, `glTF-Validator on ${path} with ${JSON.stringify(options)}`).toEqual([])
+    return { input, output: await platform.io.readBinary(bytes), bytes, details: result.details ?? {} }
+  }
+
+  /**
+   * The output draws within the input's bounds, off by at most `share` of its extent (quantization,
+   * simplification). Instances are drawn where their transforms put them (glTF-Transform's bounds
+   * would count an instanced mesh once, at its node).
+   */
+  async function expectBoundsKept(input: Document, output: Document, share: number) {
+    await output.transform(uninstance())
+    const a = documentBounds(input)
+    const b = documentBounds(output)
+    const extent = Math.max(...a.max.map((max, i) => max - a.min[i]!))
+    for (let i = 0; i < 3; i++) {
+      expect(Math.abs(b.min[i]! - a.min[i]!)).toBeLessThanOrEqual(extent * share)
+      expect(Math.abs(b.max[i]! - a.max[i]!)).toBeLessThanOrEqual(extent * share)
+    }
+  }
+
+  for (const engine of ENGINES) {
+    it(`simplify_ratio=0.5 halves DenseSphere's triangles within 5% (${engine}), and reports what the file holds`, async () => {
+      const { input, output, details } = await compressFile(paths.sphere, { engine, simplify_ratio: 0.5 })
+      const simplify = details.simplify as SimplifyDetails
+      const before = countMeshTriangles(input)
+      const after = countMeshTriangles(output)
+      expect(simplify.triangles_before).toBe(before)
+      expect(simplify.triangles_after).toBe(after)
+      expect(simplify.ratio).toBeCloseTo(after / before, 10)
+      expect(Math.abs(after / before - 0.5)).toBeLessThanOrEqual(0.05 * 0.5)
+      expect(simplify.target_ratio).toBe(0.5)
+      expect(simplify.error).toBeGreaterThan(0)
+      expect(simplify.error).toBeLessThanOrEqual(simplify.max_error)
+      await expectBoundsKept(input, output, 0.02)
+    })
+  }
+
+  it('simplify_error alone reduces as far as the error allows, never past it', async () => {
+    const loose = await compressFile(paths.sphere, { engine: 'meshopt', simplify_error: 0.02 })
+    const tight = await compressFile(paths.sphere, { engine: 'meshopt', simplify_error: 0.001 })
+    const [l, t] = [loose.details.simplify as SimplifyDetails, tight.details.simplify as SimplifyDetails]
+    expect(l.error).toBeLessThanOrEqual(0.02)
+    expect(t.error).toBeLessThanOrEqual(0.001)
+    expect(l.triangles_after).toBe(countMeshTriangles(loose.output))
+    expect(l.triangles_after).toBeLessThan(t.triangles_after)
+    expect(t.triangles_after).toBeLessThan(t.triangles_before)
+    await expectBoundsKept(loose.input, loose.output, 0.03)
+  })
+
+  it('simplifies a textured model with its UV seams and borders kept (chr_knight, 2CylinderEngine)', async () => {
+    for (const path of [paths.knight, paths.engine]) {
+      const { input, output, details } = await compressFile(path, { engine: 'meshopt', simplify_ratio: 0.5 })
+      const simplify = details.simplify as SimplifyDetails
+      expect(simplify.triangles_after).toBe(countMeshTriangles(output))
+      expect(simplify.triangles_after).toBeLessThan(simplify.triangles_before)
+      expect(output.getRoot().listTextures().length).toBe(input.getRoot().listTextures().length)
+      await expectBoundsKept(input, output, 0.02)
+    }
+  })
+
+  it('simplifies a skinned mesh in its bind pose and skips morphed meshes with a note', async () => {
+    const skinned = await compressFile(paths.skin, { engine: 'meshopt', simplify_ratio: 0.5 })
+    expect(skinned.output.getRoot().listSkins()).toHaveLength(1)
+    expect((skinned.details.simplify as SimplifyDetails).skipped).toEqual([])
+    const morphed = await compressFile(paths.morph, { engine: 'draco', simplify_ratio: 0.5 })
+    const simplify = morphed.details.simplify as SimplifyDetails
+    expect(simplify.skipped).toEqual([expect.stringMatching(/primitive 0: morph targets/)])
+    expect(simplify.triangles_after).toBe(simplify.triangles_before)
+    expect(countMeshTriangles(morphed.output)).toBe(countMeshTriangles(morphed.input))
+  })
+
+  it('texture_max_size scales the longest side down, power of two on request, and reports the sizes the file holds', async () => {
+    const cases = [
+      { options: { texture_max_size: 100 }, size: [100, 100] },
+      { options: { texture_max_size: 100, texture_power_of_two: true }, size: [64, 64] },
+      { options: { texture_power_of_two: true }, size: [128, 128] },
+      { options: { texture_max_size: 4096 }, size: [211, 211] },
+    ]
+    for (const { options, size } of cases) {
+      const { output, details } = await compressFile(paths.box, { engine: 'draco', ...options })
+      const image = output.getRoot().listTextures()[0]!.getImage()!
+      const header = readImageHeader(image)!
+      expect([header.width, header.height], JSON.stringify(options)).toEqual(size)
+      const resized = details.textures_resized as TextureReport[]
+      if (size[0] === 211) expect(resized).toEqual([])
+      else expect(resized).toEqual([expect.objectContaining({ resizedFrom: [211, 211], size, after: image.byteLength, to: 'image/png' })])
+    }
+  })
+
+  it('resizedDimensions keeps the aspect ratio and never enlarges', () => {
+    expect(resizedDimensions(4096, 1024, 1024)).toEqual([1024, 256])
+    expect(resizedDimensions(1000, 600, 2048)).toEqual([1000, 600])
+    expect(resizedDimensions(1000, 600, 2048, true)).toEqual([512, 512])
+    expect(resizedDimensions(256, 1, 16, true)).toEqual([16, 1])
+  })
+
+  for (const engine of ENGINES) {
+    it(`merge joins ShapeCollection's nodes into fewer draw calls, same triangles and bounds, smaller (${engine})`, async () => {
+      const plain = await compressFile(paths.shapes, { engine })
+      const merged = await compressFile(paths.shapes, { engine, merge: true })
+      const report = merged.details.merge as MergeReport
+      expect(report.nodes_before).toBe(merged.input.getRoot().listNodes().length)
+      expect(report.nodes_after).toBe(merged.output.getRoot().listNodes().length)
+      expect(report.nodes_after).toBeLessThan(report.nodes_before)
+      expect(report.draw_calls_after).toBeLessThan(report.draw_calls_before)
+      expect(countSceneTriangles(merged.output)).toBe(countSceneTriangles(merged.input))
+      expect(merged.bytes.byteLength).toBeLessThan(plain.bytes.byteLength)
+      await expectBoundsKept(merged.input, merged.output, 0.001)
+    })
+
+    it(`instance writes 2CylinderEngine's repeated meshes once with EXT_mesh_gpu_instancing (${engine})`, async () => {
+      const { input, output, details } = await compressFile(paths.engine, { engine, instance: true })
+      const report = details.instance as InstanceReport
+      expect(report.instanced_meshes).toBeGreaterThan(0)
+      const instanced = output
+        .getRoot()
+        .listNodes()
+        .filter((node) => node.getExtension('EXT_mesh_gpu_instancing'))
+      expect(instanced).toHaveLength(report.instanced_meshes)
+      expect(
+        output
+          .getRoot()
+          .listExtensionsUsed()
+          .map((e) => e.extensionName),
+      ).toContain('EXT_mesh_gpu_instancing')
+      // Every node that drew a mesh is still drawn: as a node or as an instance.
+      const drawn = (doc: Document) =>
+        doc
+          .getRoot()
+          .listNodes()
+          .filter((node) => node.getMesh()).length
+      expect(drawn(output) - report.instanced_meshes + report.instances).toBe(drawn(input))
+      await expectBoundsKept(input, output, 0.001)
+    })
+  }
+
+  it('merge leaves a file with one draw call byte for byte as it was (a point cloud keeps having no index buffer)', async () => {
+    for (const engine of ENGINES) {
+      const run = async (options: Record<string, unknown>) =>
+        success(await pool.run({ name: 'compress', input: { path: paths.points }, format: 'ply', options: { engine, ...options } })).bytes!
+      expect(Buffer.from(await run({ merge: true })).equals(Buffer.from(await run({}))), engine).toBe(true)
+    }
+  })
+
+  it('merge and instance together on 2CylinderEngine: instanced repeats, the rest joined', async () => {
+    const { input, output, details } = await compressFile(paths.engine, { engine: 'meshopt', merge: true, instance: true })
+    expect((details.instance as InstanceReport).instanced_meshes).toBeGreaterThan(0)
+    expect((details.merge as MergeReport).draw_calls_after).toBeLessThan((details.merge as MergeReport).draw_calls_before)
+    expect(countMeshTriangles(output)).toBeGreaterThan(0)
+    await expectBoundsKept(input, output, 0.001)
+  })
+
+  it('without the fields the job reports no scene details (the contract behaviour)', async () => {
+    const { details } = await compressFile(paths.knight, { engine: 'meshopt' })
+    expect(details).toEqual({})
+  })
+})

@@ -1,0 +1,92 @@
+import { COMPRESS_PRESETS, ERROR_TEXTS, VARIANT_SCHEMAS, completedTaskSchema } from '@mos/sdk/contract'
+import { loadPlatform } from '@mos/engines'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { fetchMos, form, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+
+const { available, paths } = corpusFiles({
+  shapes: shared('glb', 'ShapeCollection.glb'),
+  sphere: shared('glb', 'DenseSphere.glb'),
+})
+
+const EXTENSION_FIELDS = ['preset', 'simplify_ratio', 'simplify_error', 'texture_max_size', 'texture_power_of_two', 'merge', 'instance']
+
+/** Compress's Mos extension fields through the compiled server, in both variants. */
+describe.skipIf(!available).each(VARIANTS)('compress extension fields on the real server, variant %s', (variant) => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let mos: MosProcess | undefined
+  beforeAll(async () => {
+    dir = await tempDir()
+    mos = await startMos(`compress-extensions-${variant}`, testEnv(variant, dir.path))
+  })
+  afterAll(async () => {
+    await stopMos(mos)
+    await dir.remove()
+  })
+
+  const get = (path: string) => fetchMos(mos!, path)
+  const compress = async (fields: Record<string, string | number>, path: string) =>
+    fetchMos(mos!, '/api/v1/compress', { method: 'POST', body: await form(fields, [path]) })
+
+  /** Submits, waits, and returns the completed record and the downloaded model. */
+  async function compressed(fields: Record<string, string | number>, path: string) {
+    const response = await compress(fields, path)
+    expect(response.status, await response.clone().text()).toBe(200)
+    const { task_id } = (await response.json()) as { task_id: string }
+    const record = await waitForTask(get, task_id)
+    expect(record.status, JSON.stringify(record)).toBe('completed')
+    completedTaskSchema.parse(record)
+    const bytes = new Uint8Array(await (await get(`/api/v1/tasks/${task_id}/download`)).arrayBuffer())
+    expect(bytes.byteLength).toBe((record as { output: { size_bytes: number } }).output.size_bytes)
+    const { io } = await loadPlatform()
+    return { record: record as Record<string, unknown>, model: await io.readBinary(bytes) }
+  }
+
+  it('lists the extension fields in capabilities under mos_extensions, the document keeping its variant shape', async () => {
+    const doc = VARIANT_SCHEMAS[variant].capabilities.parse(await (await get('/api/v1/capabilities')).json())
+    expect(doc.mos_extensions?.compress).toEqual(EXTENSION_FIELDS)
+    expect(doc.mos_extensions?.texture_optimize).toEqual(['lossy_normal_maps'])
+  })
+
+  it('refuses out-of-range values with the contract error text', async () => {
+    const cases: [string, string, string][] = [
+      ['simplify_ratio', '0', 'must be a number above 0 and at most 1'],
+      ['simplify_ratio', '1.5', 'must be a number above 0 and at most 1'],
+      ['simplify_error', '-0.1', 'must be a number from 0 to 1'],
+      ['texture_max_size', '8', 'must be an integer from 16 to 16384'],
+      ['preset', 'desktop', 'must be one of web, mobile, archive'],
+      ['merge', 'perhaps', 'must be true or false'],
+    ]
+    for (const [field, value, rule] of cases) {
+      const response = await compress({ engine: 'meshopt', [field]: value }, paths.shapes)
+      expect(response.status, `${field}=${value}`).toBe(400)
+      expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField(field, rule) })
+    }
+  })
+
+  it('preset=web merges (a field it sets), and reports what it did on the record; instance=true adds instancing', async () => {
+    expect(COMPRESS_PRESETS.web).toMatchObject({ merge: true })
+    const { record, model } = await compressed({ engine: 'meshopt', preset: 'web' }, paths.shapes)
+    const merge = record.merge as { nodes_before: number; nodes_after: number }
+    expect(merge.nodes_after).toBe(model.getRoot().listNodes().length)
+    expect(merge.nodes_after).toBeLessThan(merge.nodes_before)
+    expect(record.instance).toBeUndefined()
+    const instanced = await compressed({ engine: 'meshopt', preset: 'web', instance: 'true' }, paths.shapes)
+    expect(instanced.record.instance).toEqual({ instanced_meshes: 1, instances: 2 })
+  })
+
+  it('an explicit field wins over the preset; simplify reports the triangles the download holds', async () => {
+    const { record, model } = await compressed({ engine: 'draco', preset: 'mobile', merge: 'false', simplify_ratio: '0.25' }, paths.sphere)
+    expect(record.merge).toBeUndefined()
+    const simplify = record.simplify as { target_ratio: number; triangles_before: number; triangles_after: number; ratio: number }
+    expect(simplify.target_ratio).toBe(0.25)
+    const triangles = model
+      .getRoot()
+      .listMeshes()
+      .flatMap((mesh) => mesh.listPrimitives())
+      .reduce((sum, prim) => sum + prim.getIndices()!.getCount() / 3, 0)
+    expect(simplify.triangles_after).toBe(triangles)
+    expect(Math.abs(simplify.ratio - 0.25)).toBeLessThanOrEqual(0.05 * 0.25)
+  })
+})
