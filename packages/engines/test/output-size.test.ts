@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
-import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { createEnginePool, loadPlatform, type TextureReport } from '../src/index.ts'
 import { success } from './support/job-result.ts'
 import { validateGlb } from './texture-fixtures.ts'
@@ -14,6 +14,7 @@ const { available, paths } = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
   spiderTex: assimp('OBJ', 'SpiderTex.jpg'),
+  pirate: shared('glb', 'pirate-meshopt.glb'),
 })
 
 const pool = createEnginePool({ threads: 2 })
@@ -72,6 +73,20 @@ describe.skipIf(!available)('texture_optimize never grows a texture or a model (
       expect((await validateGlb(result.bytes!)).errors).toEqual((await validateGlb(input)).errors)
     },
   )
+
+  it('a model whose rewrite would be larger comes back as its own bytes, said in size_rule', async () => {
+    // pirate-meshopt.glb (24 696 bytes): its texture keeps its bytes, but the rewritten GLB is larger than the meshopt-packed original.
+    const input = new Uint8Array(await readFile(paths.pirate))
+    const result = success(
+      await pool.run({ name: 'texture_optimize', input: { path: paths.pirate }, format: 'glb', options: { format: 'jpeg' } }),
+    )
+    expect(result.extension).toBe('glb')
+    expect(result.bytes).toEqual(input)
+    const { size_rule } = detailsOf(result)
+    expect(size_rule).toMatchObject({ kept_input: true, input_bytes: input.byteLength })
+    expect(size_rule!.result_bytes).toBeGreaterThan(input.byteLength)
+    expect(size_rule!.note).toMatch(/: the input is returned unchanged$/)
+  })
 
   it('a standalone JPEG asked as JPEG at quality 100 comes back as its own bytes, said in size_rule', async () => {
     const input = new Uint8Array(await readFile(paths.spiderTex))
