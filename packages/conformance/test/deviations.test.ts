@@ -612,6 +612,23 @@ CASES.push(
     }),
   },
   {
+    name: 'B capabilities with a host path as binary_path',
+    variant: 'B',
+    check: 'capabilities.no-host-paths',
+    deviation: () => ({
+      response: (r, res) =>
+        pathOf(r) === '/api/v1/capabilities'
+          ? mapJson(res, (doc) => {
+              const engines = doc.engines as Record<string, object>
+              return {
+                ...doc,
+                engines: { ...engines, draco: { ...engines.draco, binary_path: '/srv/mos/node_modules/draco3dgltf/draco3dgltf.js' } },
+              }
+            })
+          : res,
+    }),
+  },
+  {
     name: 'repair returns the defects unchanged',
     variant: 'B',
     check: 'repair.output',

@@ -66,17 +66,24 @@ export function installedVersion(name: string): string {
   return 'unknown'
 }
 
-/** Engines and where their code lives, as reported by capabilities in variant B. */
+/**
+ * Engines as reported by capabilities in variant B. The contract's `binary_path` names the encoder
+ * build that runs (`draco3dgltf@1.5.7 (wasm)`), not where it lies: a host path would tell every key
+ * holder the server's file system layout, and both encoders are the packages' WebAssembly builds
+ * whatever the path. Empty when the package is missing (then `available` is false).
+ */
 export function describeEngines(): Record<'draco' | 'meshopt', { available: boolean; version: string; binary_path: string }> {
   const describe = (pkg: string) => {
     const version = installedVersion(pkg)
-    let path = ''
+    let resolved = false
     try {
-      path = require.resolve(pkg)
+      require.resolve(pkg)
+      resolved = true
     } catch {
       // reported as unavailable below
     }
-    return { available: version !== 'unknown' && path !== '', version, binary_path: path }
+    const available = version !== 'unknown' && resolved
+    return { available, version, binary_path: available ? `${pkg}@${version} (wasm)` : '' }
   }
   return { draco: describe('draco3dgltf'), meshopt: describe('meshoptimizer') }
 }

@@ -14,6 +14,7 @@ import { loadGltfValidator } from './ops/gltf-validation.ts'
 import type { FinalMessage, JobResult, LogMessage, WorkerJob } from './jobs.ts'
 import { parseOperationOptions } from './operations/index.ts'
 import { JOB_LIMITS, type OperationContext } from './operations/operation.ts'
+import { enforceOutputSize, outputSizeRule } from './operations/output-size.ts'
 import { createThreadRecycling, threadMemoryMb, type Retirement, type ThreadRecyclingOptions } from './thread-recycling.ts'
 import { loadPlatform } from './platform.ts'
 
@@ -142,7 +143,8 @@ export async function runEngineJob(job: WorkerJob): Promise<JobResult> {
       report,
     }
     const input = { bytes: await loadInput(job), format: job.format, ...(job.filename !== undefined ? { filename: job.filename } : {}) }
-    return parsed.operation.run(context, input, parsed.options)
+    const { operation, options } = parsed
+    return enforceOutputSize(outputSizeRule(operation.outputSize, options), input, await operation.run(context, input, options))
   })
 }
 

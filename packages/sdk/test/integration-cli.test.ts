@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -34,6 +34,7 @@ const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   knight: shared('glb', 'chr_knight.glb'),
   png: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
+  spot: shared('obj', 'spot.obj'),
 })
 const server = await loadStartServer()
 
@@ -160,6 +161,43 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
       }
     })
   }
+
+  it('inputs sharing a stem get one result each, and a file in the way is not replaced without --force (issue 20, item 10)', async () => {
+    // spot.glb (a copy of the box) and spot.obj (the spot mesh): both would be spot.meshopt.glb.
+    const dir = join(work, 'stems')
+    await mkdir(dir)
+    const glb = join(dir, 'spot.glb')
+    const obj = join(dir, 'spot.obj')
+    await Promise.all([copyFile(corpus.paths.box, glb), copyFile(corpus.paths.spot, obj)])
+    const args = ['compress', glb, obj, '--engine', 'meshopt', '--json']
+    const run = await mos(args, env)
+    expect(run.code, run.stderr).toBe(0)
+    const outputs = JSON.parse(run.stdout).results.map((r: { output: string }) => r.output)
+    expect(outputs).toEqual([join(dir, 'spot.glb.meshopt.glb'), join(dir, 'spot.obj.meshopt.glb')])
+    expect(countTriangles(await decode(outputs[0]))).toBe(countTriangles(await decode(corpus.paths.box)))
+    // spot.obj has 5856 triangles (its face lines), the box 12: each result is its own input's.
+    expect(countTriangles(await decode(outputs[1]))).toBe(5856)
+    const before = await Promise.all(outputs.map((path: string) => readFile(path)))
+
+    // Again: the results exist, so nothing is uploaded and nothing is replaced.
+    const again = await mos(args, env)
+    expect(again.code).toBe(2)
+    expect(again.stderr).toBe(`mos: ${join(dir, 'spot.glb.meshopt.glb')} exists: not replaced (--force replaces it)\n`)
+    expect(await Promise.all(outputs.map((path: string) => readFile(path)))).toEqual(before)
+    const forced = await mos([...args, '--force'], env)
+    expect(forced.code, forced.stderr).toBe(0)
+
+    // One name from two folders into one --out, and one file twice: refused before uploading.
+    const other = join(work, 'stems-other')
+    await mkdir(other)
+    await copyFile(corpus.paths.box, join(other, 'spot.glb'))
+    const clash = await mos(['compress', glb, join(other, 'spot.glb'), '--out', join(work, 'stems-out')], env)
+    expect(clash.code).toBe(2)
+    expect(clash.stderr).toContain(`${glb} and ${join(other, 'spot.glb')} would be saved under one name in ${join(work, 'stems-out')}`)
+    const twice = await mos(['repair', glb, glb], env)
+    expect(twice.code).toBe(2)
+    expect(twice.stderr).toBe(`mos: ${glb} is given twice\n`)
+  })
 
   it('an unsupported file fails with the contract text', async () => {
     const notes = join(work, 'notes.txt')

@@ -9,7 +9,8 @@ import { runLicenseCli } from '../src/cli/license.ts'
 import { ConfigError, createServiceContext, loadConfig } from '../src/index.ts'
 import { checkLicenseKey, parsePublicKey } from '../src/licensing/license-key.ts'
 import { TIER_LIMITS } from '../src/licensing/tiers.ts'
-import { API_KEY, form, inProcessApp, tempDir, testEnv, VARIANTS } from './support/harness.ts'
+import { API_KEY, fetchMos, form, inProcessApp, tempDir, testEnv, VARIANTS } from './support/harness.ts'
+import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 import { DAY, testVendor, thisMachine } from './support/licensing.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
@@ -365,5 +366,53 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
     } finally {
       await service.close()
     }
+  })
+})
+
+/**
+ * Issue 20, item 11: with the trial used up, a malformed request still answers 400 with its own
+ * text, and only a valid one is refused with 402 (validation comes before the licence). On the
+ * compiled server from its entry point, in variant B, where the conformance suite saw 402s.
+ */
+describe.skipIf(!available)('a used-up trial on the real server (variant B)', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let mos: MosProcess | undefined
+  beforeAll(async () => {
+    dir = await tempDir()
+    mos = await startMos('trial-used-up', testEnv('B', dir.path, { SERVICE__LICENSE__TRIAL_MAX_FILES: '0' }))
+  })
+  afterAll(async () => {
+    await stopMos(mos)
+    await dir.remove()
+  })
+  const submit = async (path: string, fields: Record<string, string>, files: Parameters<typeof form>[1], fileField = 'file') => {
+    const response = await fetchMos(mos!, `/api/v1${path}`, { method: 'POST', body: await form(fields, files, fileField) })
+    return { status: response.status, body: await response.json() }
+  }
+  const text = { name: 'notes.txt', bytes: new TextEncoder().encode('hello') }
+
+  it.each([
+    ['/compress', 'file', { engine: 'meshopt' }, 'engine'],
+    ['/convert', 'file', { target_format: 'stl' }, 'target_format'],
+    ['/textures/optimize', 'file', { format: 'webp' }, 'format'],
+    ['/repair', 'file', {}, undefined],
+    ['/batch/compress', 'files', { engine: 'meshopt' }, 'engine'],
+  ])('POST %s: missing file, missing field and bad format are 400s; a valid request is 402', async (path, fileField, valid, required) => {
+    const fields: Record<string, string> = valid
+    expect(await submit(path, fields, [], fileField)).toEqual({ status: 400, body: { error: ERROR_TEXTS.missingField(fileField) } })
+    if (required) {
+      const { [required]: _dropped, ...withoutRequired } = fields
+      expect(await submit(path, withoutRequired, [paths.box], fileField)).toEqual({
+        status: 400,
+        body: { error: ERROR_TEXTS.missingField(required) },
+      })
+      const bad = await submit(path, { ...fields, [required]: 'zstd' }, [paths.box], fileField)
+      expect(bad.status).toBe(400)
+      expect(bad.body.error).toMatch(/^(invalid value for|unsupported format)/)
+    }
+    expect(await submit(path, fields, [text], fileField)).toEqual({ status: 400, body: { error: ERROR_TEXTS.unsupportedFormat('txt') } })
+    expect(await submit(path, fields, [paths.box], fileField)).toEqual({ status: 402, body: { error: ERROR_TEXTS.trialExhausted(0) } })
+    const info = await (await fetchMos(mos!, '/api/v1/license/info')).json()
+    expect(info.trial).toEqual({ used_files: 0, max_files: 0 })
   })
 })

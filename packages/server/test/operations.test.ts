@@ -128,12 +128,23 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     expect(new TextDecoder().decode(download!.subarray(0, 4))).toBe('glTF')
   })
 
-  it('re-encodes the textures of a model as WebP, keeping the container', async () => {
+  it('re-encodes the textures of a model, keeping the container, never into a larger texture or file', async () => {
+    // The knight's one texture is a 172-byte PNG, which WebP would make 556 bytes: it keeps its bytes, said in the record.
     const { record, download } = await run('/api/v1/textures/optimize', { format: 'webp', quality: 80 }, paths.knight)
     const completed = completedTaskSchema.parse(record)
     expect(completed.output.filename).toBe('chr_knight.textures.glb')
     expect(completed.output.compression_ratio).toBeCloseTo(completed.output.size_bytes / completed.input_size_bytes, 3)
-    expect(new TextDecoder().decode(download!)).toContain('EXT_texture_webp')
+    expect(completed.output.size_bytes).toBeLessThanOrEqual(completed.input_size_bytes)
+    expect(record.textures).toEqual([
+      expect.objectContaining({
+        from: 'image/png',
+        to: 'image/png',
+        before: 172,
+        after: 172,
+        note: expect.stringMatching(/^original kept: WebP/),
+      }),
+    ])
+    expect(new TextDecoder().decode(download!)).not.toContain('EXT_texture_webp')
   })
 
   it('converts a standalone image to the target format', async () => {
@@ -144,7 +155,16 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
 
   it('lossy_normal_maps (a Mos extension, default false) reaches the engine: the normal map is re-encoded lossy', async () => {
     const doc = new Document()
-    const normal = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 128, g: 128, b: 255 } } })
+    // Noisy, so that JPEG is smaller than the PNG (a flat map's PNG is smaller than any JPEG, and would be kept).
+    const normal = await sharp({
+      create: {
+        width: 64,
+        height: 64,
+        channels: 3,
+        background: { r: 128, g: 128, b: 255 },
+        noise: { type: 'gaussian', mean: 128, sigma: 20 },
+      },
+    })
       .png()
       .toBuffer()
     const position = doc

@@ -9,6 +9,8 @@ import {
   submitResponseSchema,
   type FieldSpec,
 } from '@mos/sdk/contract'
+import { isAbsolute } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { form, useInProcessApp, VARIANTS, waitForTask } from './support/harness.ts'
@@ -40,6 +42,13 @@ function badValues(spec: FieldSpec): { value: string; error: string }[] {
   }
 }
 
+/** Every string anywhere in a JSON value. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value]
+  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsIn)
+  return []
+}
+
 describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', (variant) => {
   const service = useInProcessApp(variant, { SERVICE__LIMITS__MAX_FILE_SIZE_MB: '1' })
   const schemas = VARIANT_SCHEMAS[variant]
@@ -68,6 +77,15 @@ describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', 
       expect(body.engines.draco.available).toBe(true)
       expect(body.engines.meshopt.version).toMatch(/^\d+\.\d+/)
       expect(body.formats.output).not.toContain('fbx')
+      // The encoder build that runs, not where it lies on the host (issue 20, item 12).
+      expect(body.engines.draco.binary_path).toBe(`draco3dgltf@${body.engines.draco.version} (wasm)`)
+      expect(body.engines.meshopt.binary_path).toBe(`meshoptimizer@${body.engines.meshopt.version} (wasm)`)
+    }
+    const repo = fileURLToPath(new URL('../../../', import.meta.url))
+    for (const value of stringsIn(body)) {
+      expect(isAbsolute(value), value).toBe(false)
+      expect(value).not.toContain(repo)
+      expect(value).not.toContain('node_modules')
     }
   })
 

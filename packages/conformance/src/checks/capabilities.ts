@@ -54,6 +54,26 @@ export const capabilitiesChecks: Check[] = [
     },
   },
   {
+    id: 'capabilities.no-host-paths',
+    group: 'capabilities',
+    title: "B engines' binary_path names the encoder build, not a path on the server's disk (mos)",
+    profile: 'mos',
+    variants: ['B'],
+    async run(ctx) {
+      const engines = (await ctx.capabilities())?.engines
+      expect(engines !== undefined && typeof engines === 'object', 'capabilities.engines is not an object')
+      const paths = Object.entries(engines as Record<string, { binary_path?: unknown }>).map(
+        ([name, engine]) => [name, engine?.binary_path] as const,
+      )
+      for (const [name, path] of paths) {
+        // A POSIX or Windows absolute path, or an install folder: the server's file system layout, told to every key holder.
+        const hostPath = typeof path === 'string' && (/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(path) || path.includes('node_modules'))
+        expect(!hostPath, `engines.${name}.binary_path is a host path: ${String(path)}`)
+      }
+      return paths.map(([name, path]) => `${name}: ${String(path)}`).join(', ')
+    },
+  },
+  {
     id: 'capabilities.requires-key',
     group: 'capabilities',
     title: 'GET /capabilities without a key answers 401 (mos: capabilities are keyed)',

@@ -33,6 +33,11 @@ export const compressOperation = defineOperation({
   }),
   defaults: COMPRESS_DEFAULTS,
   inputs: 'models',
+  // Level 0 (variant B) asks for no compression: the model re-packed as GLB, which may be larger.
+  outputSize: (options) =>
+    options.level === 0
+      ? { kind: 'may-grow', because: 'level 0 asks for no compression' }
+      : { kind: 'report-larger', because: 'though a compress result larger than its input is a defect to fix in the encoder' },
   async run(context, input, options) {
     context.report(5)
     const doc = await context.readModel(input.bytes)

@@ -9,6 +9,7 @@ export const convertOperation = defineOperation({
   options: z.object({ target_format: z.string({ error: 'convert needs a target_format' }).min(1, 'convert needs a target_format') }),
   defaults: {},
   inputs: 'models',
+  outputSize: { kind: 'may-grow', because: 'the target format asked for may be less compact (OBJ and ASCII PLY are text)' },
   async run(context, input, options) {
     const { target_format } = parseConvertOptions(options)
     context.report(5)

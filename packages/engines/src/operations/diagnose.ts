@@ -12,6 +12,7 @@ export const diagnoseOperation = defineOperation({
   options: z.object({ maxTextureSize: z.number().int().positive().optional() }),
   defaults: { maxTextureSize: DIAGNOSE_DEFAULTS.maxTextureSize },
   inputs: 'models',
+  outputSize: { kind: 'may-grow', because: 'its result is a JSON report, not the model' },
   async run(context, input, options) {
     context.report(5)
     const result = await diagnoseBytes(context.platform, context.gltfValidator, input.bytes, input.format, {

@@ -5,6 +5,7 @@ import type { ReadOptions } from '../io/limits.ts'
 import type { GltfValidator } from '../ops/gltf-validation.ts'
 import type { SharpEncoder } from '../ops/texture-optimize.ts'
 import type { Platform } from '../platform.ts'
+import type { OutputSizeRule } from './output-size.ts'
 
 /**
  * What an operation runs with: the thread's platform resources, passed in (as glTF-Transform passes
@@ -55,6 +56,11 @@ export interface Operation<Name extends string = string, Schema extends z.ZodTyp
   options: Schema
   defaults: Partial<z.output<Schema>>
   inputs: OperationInputs
+  /**
+   * How its output may compare in size with its input (output-size.ts): a rule, or one per
+   * options when they change it (compress level 0 asks for no compression).
+   */
+  outputSize: OutputSizeRule | ((options: z.output<Schema>) => OutputSizeRule)
   run(context: OperationContext, input: OperationInput, options: z.output<Schema>): Promise<OperationOutput>
 }
 
@@ -62,7 +68,7 @@ export interface Operation<Name extends string = string, Schema extends z.ZodTyp
  * Declares an operation; the identity, typed, so each module's `run` sees its own parsed options.
  *
  * ```ts
- * export const repairOperation = defineOperation({ name: 'repair', options: z.object({}), defaults: {}, inputs: 'models', run })
+ * export const repairOperation = defineOperation({ name: 'repair', options: z.object({}), defaults: {}, inputs: 'models', outputSize, run })
  * ```
  */
 export function defineOperation<Name extends string, Schema extends z.ZodType<object>>(

@@ -14,6 +14,7 @@ export const repairOperation = defineOperation({
   options: z.object({}),
   defaults: {},
   inputs: 'models',
+  outputSize: { kind: 'report-larger', because: 'since repairs may add what the model lacked (normals, tangents)' },
   async run(context, input) {
     context.report(5)
     const doc = await context.readModel(input.bytes)

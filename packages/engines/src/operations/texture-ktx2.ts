@@ -15,6 +15,10 @@ export const textureKtx2Operation = defineOperation({
   }),
   defaults: { uastc: TEXTURE_KTX2_DEFAULTS.uastc, normalMapsUastc: TEXTURE_KTX2_DEFAULTS.normalMapsUastc },
   inputs: 'models-and-images',
+  outputSize: {
+    kind: 'may-grow',
+    because: 'KTX2 is the GPU format asked for: it trades file bytes for GPU memory and upload time (docs/textures.md)',
+  },
   async run(context, input, parsed) {
     const options = { ...parsed, encoder: context.sharp, basis: await context.loadBasis() }
     context.report(5)

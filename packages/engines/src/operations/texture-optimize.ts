@@ -16,6 +16,7 @@ export const textureOptimizeOperation = defineOperation({
   }),
   defaults: { lossy_normal_maps: TEXTURE_OPTIMIZE_DEFAULTS.lossyNormalMaps },
   inputs: 'models-and-images',
+  outputSize: { kind: 'never-larger' },
   async run(context, input, parsed) {
     const { lossy_normal_maps, ...rest } = parsed
     const options = { ...rest, lossyNormalMaps: lossy_normal_maps, encoder: context.sharp, concurrency: context.imageThreads }

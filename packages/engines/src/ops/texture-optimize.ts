@@ -17,8 +17,9 @@ export interface TextureOptimizeOptions extends TextureLimits {
   /** JPEG and WebP: quality 1–100. PNG: zlib compression level 1–9. Defaults per format. */
   quality?: number
   /**
-   * Normal maps stay lossless unless this is set: JPEG/WebP artefacts in a normal map show as
-   * lighting noise. With format webp they become lossless WebP; with jpeg they stay (re-encoded) PNG.
+   * Lossless normal maps stay lossless unless this is set: JPEG/WebP artefacts in a normal map show
+   * as lighting noise. With format webp they become lossless WebP; with jpeg they stay (re-encoded)
+   * PNG. Normal maps that are lossy already (JPEG) stay lossy, at high quality (see planEncoding).
    */
   lossyNormalMaps?: boolean
   /** Textures of one model encoded at once (see docs/textures.md on threads). */
@@ -34,7 +35,8 @@ export const TEXTURE_OPTIMIZE_DEFAULTS = {
 /**
  * Re-encodes every texture of a model with sharp to JPEG, WebP or PNG. Textures are edited in
  * place, so every material slot keeps pointing at its texture, and a texture shared by several
- * materials is encoded once. Images sharp cannot read (KTX2) are left as they are and reported.
+ * materials is encoded once. Images sharp cannot read (KTX2) are left as they are and reported, and
+ * a texture whose re-encoding is not smaller keeps its original bytes.
  *
  * ```ts
  * const report: TextureReport[] = []
@@ -70,26 +72,77 @@ async function optimizeTexture(doc: Document, texture: Texture, options: Texture
   const header = checkTextureLimits(image, options, label)
   if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} is not re-encoded` }
 
-  let target = options.format
-  let lossless = false
-  let note: string | undefined
-  if (role.normalMap && !options.lossyNormalMaps && target !== 'png') {
-    if (target === 'webp') lossless = true
-    else target = 'png'
-    note = `normal map kept lossless (${lossless ? 'lossless WebP' : 'PNG'})`
+  const plan = await planEncoding(options, quality, role.normalMap, header.format, image, label)
+  const bytes = await encodeImage(options.encoder, image, { ...plan, autoOrient: false, flatten: false }, options, label)
+  const notes = plan.note ? [plan.note] : []
+  // A re-encoding never grows a texture (docs/textures.md): when it would, the texture keeps its
+  // original bytes and MIME type, and the report says what the re-encoding would have cost.
+  if (bytes.byteLength >= image.byteLength) {
+    notes.push(`original kept: ${describeFormat(plan)} would be ${bytes.byteLength} bytes, not smaller than its ${image.byteLength}`)
+    return { ...base, to: from, after: image.byteLength, note: notes.join('; ') }
   }
-  if (target === 'jpeg' && (await hasVisibleAlpha(options.encoder, image, options, label))) {
-    target = 'png' // JPEG has no alpha channel
-    note = 'alpha channel kept (PNG)'
+  texture.setImage(bytes).setMimeType(IMAGE_MIME_TYPES[plan.format])
+  return { ...base, to: IMAGE_MIME_TYPES[plan.format], after: bytes.byteLength, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) }
+}
+
+/** The high quality a lossy normal map is re-encoded at when it stays lossy (JPEG or WebP). */
+const LOSSY_NORMAL_MAP_QUALITY = 95
+
+type EncodingPlan = Pick<EncodeSettings, 'format' | 'quality' | 'lossless'> & { note?: string }
+
+/**
+ * The encoding one texture gets. Normal maps stay lossless only when they were (a PNG or lossless
+ * WebP normal map becomes PNG or lossless WebP): a JPEG normal map has its artefacts already, so
+ * decoding it into a lossless file only multiplies its bytes (a 144 KB JPEG became a 502 KB PNG);
+ * it becomes the requested lossy format at high quality instead, or stays JPEG when PNG was asked.
+ * A texture with visible alpha asked to become JPEG stays PNG.
+ */
+async function planEncoding(
+  options: TextureOptimizeOptions,
+  quality: number,
+  normalMap: boolean,
+  source: ImageFormat,
+  image: Uint8Array,
+  label: string,
+): Promise<EncodingPlan> {
+  const asked = options.format
+  if (normalMap && !options.lossyNormalMaps) {
+    if (!isLossyImage(image, source)) {
+      if (asked === 'png') return { format: 'png', quality, lossless: false }
+      return asked === 'webp'
+        ? { format: 'webp', quality, lossless: true, note: 'normal map kept lossless (lossless WebP)' }
+        : { format: 'png', quality: TEXTURE_OPTIMIZE_DEFAULTS.quality.png, lossless: false, note: 'normal map kept lossless (PNG)' }
+    }
+    const format = asked === 'png' ? 'jpeg' : asked
+    const note = `lossy normal map kept lossy (${format === 'jpeg' ? 'JPEG' : 'WebP'} at quality ${LOSSY_NORMAL_MAP_QUALITY})`
+    return { format, quality: LOSSY_NORMAL_MAP_QUALITY, lossless: false, note }
   }
-  const targetQuality = target === options.format ? quality : TEXTURE_OPTIMIZE_DEFAULTS.quality[target]
-  const settings = { format: target, quality: targetQuality, lossless, autoOrient: false, flatten: false }
-  let bytes = await encodeImage(options.encoder, image, settings, options, label)
-  // Re-encoding into the format it already has must not grow the file (an optimised PNG, a JPEG
-  // saved at a lower quality): keep the original then.
-  if (header.format === target && bytes.byteLength >= image.byteLength) bytes = image
-  texture.setImage(bytes).setMimeType(IMAGE_MIME_TYPES[target])
-  return { ...base, to: IMAGE_MIME_TYPES[target], after: bytes.byteLength, ...(note ? { note } : {}) }
+  if (asked === 'jpeg' && (await hasVisibleAlpha(options.encoder, image, options, label)))
+    return { format: 'png', quality: TEXTURE_OPTIMIZE_DEFAULTS.quality.png, lossless: false, note: 'alpha channel kept (PNG)' } // JPEG has no alpha channel
+  return { format: asked, quality, lossless: false }
+}
+
+function describeFormat(plan: EncodingPlan): string {
+  if (plan.format === 'png') return 'PNG'
+  return plan.lossless ? 'lossless WebP' : `${plan.format === 'jpeg' ? 'JPEG' : 'WebP'} at quality ${plan.quality}`
+}
+
+/**
+ * Whether an image's encoding is lossy: JPEG always, PNG never, WebP when its image chunk is VP8
+ * (lossy) rather than VP8L (lossless). Chunks are walked from the RIFF header (a VP8X file lists
+ * ICCP, ANIM or ALPH chunks before the image's).
+ */
+function isLossyImage(bytes: Uint8Array, format: ImageFormat): boolean {
+  if (format !== 'webp') return format === 'jpeg'
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  for (let offset = 12; offset + 8 <= bytes.byteLength; ) {
+    const fourcc = String.fromCharCode(...bytes.subarray(offset, offset + 4))
+    if (fourcc === 'VP8 ') return true
+    if (fourcc === 'VP8L') return false
+    const size = view.getUint32(offset + 4, true)
+    offset += 8 + size + (size & 1)
+  }
+  return true
 }
 
 /**

@@ -26,6 +26,7 @@ Options:
   --base-url URL     service address (env MOS_BASE_URL, default ${CLI_DEFAULTS.baseURL})
   --api-key KEY      API key (env MOS_API_KEY)
   --out DIR, -o      save results in DIR (default: beside each input)
+  --force            replace files that exist where results are saved (default: refuse)
   --json             print one JSON document with every result (no progress display)
   --engine, -e       compress: ${ENGINES.join(' | ')} (default ${CLI_DEFAULTS.engine})
   --level, -l N      compress level (A: 1-10, B: 0-10; default 7)
@@ -53,6 +54,8 @@ export interface CliArgs {
   baseURL: string
   apiKey: string | undefined
   outDir: string | undefined
+  /** Replace a file that exists where a result is saved (refused by default). */
+  force: boolean
   json: boolean
   engine: (typeof ENGINES)[number]
   level?: number
@@ -93,6 +96,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       baseURL: '',
       apiKey: undefined,
       outDir: undefined,
+      force: false,
       json: false,
       engine: 'draco',
       bits: {},
@@ -107,6 +111,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       baseURL: '',
       apiKey: undefined,
       outDir: undefined,
+      force: false,
       json: false,
       engine: 'draco',
       bits: {},
@@ -125,6 +130,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         'api-key': { type: 'string' },
         out: { type: 'string', short: 'o' },
         json: { type: 'boolean' },
+        force: { type: 'boolean' },
         engine: { type: 'string', short: 'e' },
         level: { type: 'string', short: 'l' },
         'meshopt-level': { type: 'string' },
@@ -153,6 +159,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     baseURL: values['base-url'] ?? env.MOS_BASE_URL ?? CLI_DEFAULTS.baseURL,
     apiKey: values['api-key'] ?? env.MOS_API_KEY,
     outDir: values.out,
+    force: values.force ?? false,
     json: values.json ?? false,
     engine: oneOf('engine', values.engine, ENGINES) ?? CLI_DEFAULTS.engine,
     level: integer('level', values.level),

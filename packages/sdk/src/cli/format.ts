@@ -1,4 +1,5 @@
 import { basename, dirname, extname, join, resolve } from 'node:path'
+import type { OutputPlace } from './output-plan.ts'
 
 /**
  * Human size, in powers of 1024 with one decimal.
@@ -34,16 +35,18 @@ export function summaryLine(input: string, output: string | undefined, before: n
 }
 
 /**
- * Where a result goes: beside the input (or in `outDir`), named `<stem><suffix><ext>` with the
- * extension of the server's output file. Never the input itself.
+ * Where a result goes: in its place's folder (beside the input, or `--out`), named
+ * `<stem><suffix><ext>` with the extension of the server's output file (see output-plan.ts for the
+ * stem). Never the input itself.
  * @example outputPath('a/box.glb', 'box.glb', '.draco') // 'a/box.draco.glb'
  */
-export function outputPath(input: string, serverFilename: string | undefined, suffix: string, outDir?: string): string {
-  const inputExt = extname(input)
-  const ext = (serverFilename && extname(serverFilename)) || inputExt
-  const stem = basename(input, inputExt)
-  const dir = outDir ?? dirname(input)
+export function outputPath(input: string, serverFilename: string | undefined, suffix: string, place = defaultPlace(input)): string {
+  const ext = (serverFilename && extname(serverFilename)) || extname(input)
   const tag = suffix && suffix.toLowerCase() !== ext.toLowerCase() ? suffix : ''
-  const path = join(dir, `${stem}${tag}${ext}`)
-  return resolve(path) === resolve(input) ? join(dir, `${stem}.out${ext}`) : path
+  const path = join(place.dir, `${place.stem}${tag}${ext}`)
+  return resolve(path) === resolve(input) ? join(place.dir, `${place.stem}.out${ext}`) : path
+}
+
+function defaultPlace(input: string): OutputPlace {
+  return { dir: dirname(input), stem: basename(input, extname(input)) }
 }

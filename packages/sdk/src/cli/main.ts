@@ -47,7 +47,15 @@ export async function runCli(io: CliIO): Promise<number> {
     : io.stdout.isTTY
       ? createTerminalProgress(io.stdout)
       : createPlainProgress(io.stderr, io.stdout)
-  const results = await runTasks(client, args, display, io.signal, CLI_DEFAULTS.concurrency)
+  let results
+  try {
+    results = await runTasks(client, args, display, io.signal, CLI_DEFAULTS.concurrency)
+  } catch (error) {
+    // Refused before anything was uploaded (two results under one name, a file in the way).
+    if (!(error instanceof UsageError)) throw error
+    io.stderr.write(`mos: ${error.message}\n`)
+    return 2
+  }
   const ok = results.every((result) => result.ok)
   if (args.json) io.stdout.write(`${JSON.stringify({ ok, results }, null, 2)}\n`)
   return ok ? 0 : 1

@@ -3,6 +3,7 @@ import type { DiagnosisResult, SubmitResponse } from '../contract/index.ts'
 import { NotFoundError, type NodeClient } from '../node.ts'
 import type { CliArgs, TaskCommand } from './args.ts'
 import { outputPath, summaryLine } from './format.ts'
+import { assertFreeTarget, knownOutputExtension, planOutputs, type OutputPlace } from './output-plan.ts'
 import type { ProgressDisplay, ProgressLine } from './progress.ts'
 
 /** What `--json` prints per input file. */
@@ -100,7 +101,9 @@ function describeDiagnosis(result: DiagnosisResult | undefined): string {
 
 /**
  * Submits every file, waits with a progress line per task, downloads each result beside its input
- * (or into `--out`) and finishes each line with a summary. Never throws for one file's failure.
+ * (or into `--out`) and finishes each line with a summary. Never throws for one file's failure;
+ * throws a UsageError before uploading anything when two results would share a file, or when a
+ * result whose name is known up front (compress, convert) would replace a file without `--force`.
  */
 export async function runTasks(
   client: NodeClient,
@@ -109,8 +112,14 @@ export async function runTasks(
   signal: AbortSignal,
   concurrency: number,
 ): Promise<FileResult[]> {
+  const places = args.command === 'diagnose' ? [] : planOutputs(args.files, args.outDir)
+  const run: TaskRun = { client, args, signal, suffix: suffixOf(args), places }
+  const known = knownOutputExtension(args.command, args.to)
+  if (known) {
+    for (const [index, file] of args.files.entries())
+      await assertFreeTarget(outputPath(file, `result${known}`, run.suffix, places[index]), args.files, args.force)
+  }
   if (args.outDir) await mkdir(args.outDir, { recursive: true })
-  const run: TaskRun = { client, args, signal, suffix: suffixOf(args) }
   const lines = new Map<string, ProgressLine>()
   const lineOf = (file: string, index: number) => {
     const key = `${index}`
@@ -120,11 +129,12 @@ export async function runTasks(
   if (canBatch(args)) {
     args.files.forEach(lineOf)
     const taskIdOf = batchTaskIds(run)
-    return Promise.all(args.files.map((file, index) => runOne(run, file, lineOf(file, index), () => taskIdOf(file, index))))
+    return Promise.all(args.files.map((file, index) => runOne(run, file, index, lineOf(file, index), () => taskIdOf(file, index))))
   }
   return inParallel(
     args.files.map(
-      (file, index) => () => runOne(run, file, lineOf(file, index), async () => (await submitOne(client, args, file, signal)).task_id),
+      (file, index) => () =>
+        runOne(run, file, index, lineOf(file, index), async () => (await submitOne(client, args, file, signal)).task_id),
     ),
     concurrency,
   )
@@ -137,10 +147,12 @@ interface TaskRun {
   signal: AbortSignal
   /** What the downloaded result's name adds to the input's stem. */
   suffix: string
+  /** Each input's result place (planOutputs), by the input's index. */
+  places: OutputPlace[]
 }
 
 /** One file: submit, wait with progress, download (or keep the diagnosis), and finish its line. */
-async function runOne(run: TaskRun, file: string, line: ProgressLine, submit: () => Promise<string>): Promise<FileResult> {
+async function runOne(run: TaskRun, file: string, index: number, line: ProgressLine, submit: () => Promise<string>): Promise<FileResult> {
   const { client, args, signal } = run
   const started = Date.now()
   let before = 0
@@ -158,7 +170,9 @@ async function runOne(run: TaskRun, file: string, line: ProgressLine, submit: ()
     if (args.command === 'diagnose') {
       result.result = task.result
     } else {
-      const target = outputPath(file, task.output.filename, run.suffix, args.outDir)
+      const target = outputPath(file, task.output.filename, run.suffix, run.places[index])
+      // Checked again now that the server named the output: its extension may differ from the guess.
+      await assertFreeTarget(target, args.files, args.force)
       line.update('downloading', 100)
       const { bytes } = await client.downloadToFile(taskId, target, { signal })
       Object.assign(result, { output: target, size_after: bytes, ratio: before > 0 ? bytes / before : undefined })

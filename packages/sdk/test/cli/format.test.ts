@@ -10,7 +10,7 @@ describe('outputPath', () => {
     expect(outputPath('box.glb', 'box.glb', '.ktx2')).toBe('box.ktx2.glb')
   })
   it('goes into --out when given, and never onto the input', () => {
-    expect(outputPath('models/box.glb', 'box.glb', '.draco', 'out')).toBe('out/box.draco.glb')
+    expect(outputPath('models/box.glb', 'box.glb', '.draco', { dir: 'out', stem: 'box' })).toBe('out/box.draco.glb')
     expect(outputPath('models/box.glb', 'box.glb', '')).toBe('models/box.out.glb')
     expect(outputPath('models/box.glb', undefined, '.repaired')).toBe('models/box.repaired.glb')
   })

@@ -13,15 +13,6 @@ function trialRefusal(licensing: Licensing): ApiError {
 }
 
 /**
- * Cheap check before an upload is read: refuses at once when the trial has no file left, so a
- * client does not send 100 MB only to be told no.
- */
-export async function assertTrialLeft(licensing: Licensing): Promise<void> {
-  if (licensing.state().status === 'active') return
-  if ((await licensing.trial.used()) >= licensing.trialMaxFiles) throw trialRefusal(licensing)
-}
-
-/**
  * Takes `count` files from the trial when no active licence covers them, or throws the 402. Called
  * once the request is otherwise valid, just before its tasks are recorded, so a refused request
  * costs no trial file.

@@ -5,7 +5,7 @@ import { toBatchRecord } from '../batches/batch-status.ts'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { requestFacts } from '../logging/request-log.ts'
-import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
+import { admitFiles } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
 import { readUploadStream } from '../uploads/read-upload.ts'
@@ -17,10 +17,10 @@ import { assertFormat, extensionOf } from './submit.ts'
  * becomes an ordinary compress task, and a batch record lists them in upload order. The request is
  * all or nothing: a file with an unsupported extension, a file over the size limit or more files
  * than the tier allows refuses the whole batch (nothing is queued); once queued, a task that fails
- * does not touch its siblings.
+ * does not touch its siblings. As for single files, the trial is consulted only once the request is
+ * valid (submit.ts).
  */
 export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<BatchSubmitResponse> {
-  await assertTrialLeft(ctx.access.licensing)
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
   const formats = submitRoutes(ctx.variant)

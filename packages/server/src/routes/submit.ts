@@ -10,7 +10,7 @@ import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { requestFacts } from '../logging/request-log.ts'
-import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
+import { admitFiles } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
 import { formatMb, readUploadStream, type UploadedFile } from '../uploads/read-upload.ts'
@@ -54,9 +54,11 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
 /**
  * Handles a single-file submission: streams the upload straight to the task's input key, validates
  * the fields, records a pending task. On any refusal the upload is removed and no task exists.
+ * The request is validated (file present, format, fields) before any licence limit is applied, so
+ * a malformed request answers 400 whatever the licence state, and only a valid one spends or is
+ * refused a trial file (docs/licensing.md).
  */
 export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
-  await assertTrialLeft(ctx.access.licensing)
   const taskId = newTaskId()
   const facts = requestFacts(event)
   const key = taskFileKey(taskId, 'input')
@@ -78,9 +80,9 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
   const file = upload.files[0]
   try {
     if (!file) throw new ApiError(400, ERROR_TEXTS.missingField('file'))
-    assertTextureLimit(ctx, route.type, file)
     const parsed = route.parseFields(upload.fields, ctx)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
+    assertTextureLimit(ctx, route.type, file)
     await admitFiles(ctx.access.licensing, 1)
     await ctx.processing.tasks.submit({
       taskId,

@@ -1,0 +1,148 @@
+// The output-size rule (operations/output-size.ts, docs/api.md "Output size") on real files, through the pool
+// as the server runs it: re-encoding never grows a texture or a model; larger results are said.
+import { readFile } from 'node:fs/promises'
+import sharp from 'sharp'
+import { afterAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { createEnginePool, loadPlatform, type TextureReport } from '../src/index.ts'
+import { success } from './support/job-result.ts'
+import { validateGlb } from './texture-fixtures.ts'
+
+const { available, paths } = corpusFiles({
+  // Khronos's clear-coat test: PNG textures and PlasticWrap_normals.jpg, a real JPEG normal map (as DamagedHelmet's).
+  clearCoat: assimp('glTF2', 'ClearCoat-glTF', 'ClearCoatTest.gltf'),
+  box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
+  spiderTex: assimp('OBJ', 'SpiderTex.jpg'),
+  pirate: shared('glb', 'pirate-meshopt.glb'),
+})
+
+const pool = createEnginePool({ threads: 2 })
+afterAll(() => pool.destroy())
+
+/** The clear-coat model as one GLB (its .gltf points at files beside it, which uploads cannot). */
+async function clearCoatGlb(): Promise<Uint8Array> {
+  const platform = await loadPlatform()
+  return platform.io.writeBinary(await platform.io.read(paths.clearCoat))
+}
+
+interface TextureDetails {
+  textures: TextureReport[]
+  size_rule?: { kept_input: boolean; input_bytes: number; result_bytes: number; note: string }
+}
+
+/** A job's details, read as the texture operations and the size rule write them. */
+const detailsOf = (result: { details?: Record<string, unknown> }) => (result.details ?? {}) as unknown as TextureDetails
+
+describe.skipIf(!available)('texture_optimize never grows a texture or a model (issue 20, item 8)', () => {
+  it.each(['jpeg', 'webp'] as const)(
+    'ClearCoatTest → %s: every texture no larger, the JPEG normal map stays lossy, valid glTF',
+    async (format) => {
+      const input = await clearCoatGlb()
+      const result = success(
+        await pool.run({ name: 'texture_optimize', input: { bytes: input.slice() }, format: 'glb', options: { format } }),
+      )
+      expect(result.extension).toBe('glb')
+      expect(result.size).toBeLessThanOrEqual(input.byteLength)
+      const details = detailsOf(result)
+      const byName = new Map(details.textures.map((t) => [t.name.replace(/^texture \d+ "(.*)"$/, '$1'), t]))
+      for (const texture of details.textures) {
+        expect(texture.after, texture.name).toBeLessThanOrEqual(texture.before)
+        // A texture that changed format got smaller; one that would not have kept its bytes and type, and says so.
+        if (texture.to !== texture.from) expect(texture.after).toBeLessThan(texture.before)
+        if (texture.after === texture.before) expect(texture.note).toMatch(/original kept: .* would be \d+ bytes, not smaller than its \d+/)
+      }
+      // The JPEG normal map was 144 210 bytes; lossless it became a 502 405-byte PNG before this rule.
+      const normals = byName.get('PlasticWrap_normals')!
+      expect(normals.slots).toContain('normalTexture')
+      expect(normals.to).toMatch(format === 'jpeg' ? /^image\/jpeg$/ : /^image\/(jpeg|webp)$/)
+      expect(normals.note).toMatch(/lossy normal map kept lossy/)
+      // A lossless normal map stays lossless: PNG, or lossless WebP.
+      const ribs = byName.get('RibsNormal')!
+      expect(ribs.note).toMatch(/normal map kept lossless/)
+      const output = await (await loadPlatform()).io.readBinary(result.bytes!)
+      const ribsImage = output
+        .getRoot()
+        .listTextures()
+        .find((t) => t.getName() === 'RibsNormal' || t.getURI().startsWith('RibsNormal'))!
+      const ribsFormat = (await sharp(ribsImage.getImage()!).metadata()).format
+      expect(['png', 'webp']).toContain(ribsFormat)
+      if (ribsFormat === 'webp') expect(String.fromCharCode(...ribsImage.getImage()!.subarray(12, 16))).toBe('VP8L')
+      // The input has one validator error of its own (a clear-coat normal map on a primitive without tangents),
+      // which re-encoding textures neither adds to nor repairs.
+      expect((await validateGlb(result.bytes!)).errors).toEqual((await validateGlb(input)).errors)
+    },
+  )
+
+  it('a model whose rewrite would be larger comes back as its own bytes, said in size_rule', async () => {
+    // pirate-meshopt.glb (24 696 bytes): its texture keeps its bytes, but the rewritten GLB is larger than the meshopt-packed original.
+    const input = new Uint8Array(await readFile(paths.pirate))
+    const result = success(
+      await pool.run({ name: 'texture_optimize', input: { path: paths.pirate }, format: 'glb', options: { format: 'jpeg' } }),
+    )
+    expect(result.extension).toBe('glb')
+    expect(result.bytes).toEqual(input)
+    const { size_rule } = detailsOf(result)
+    expect(size_rule).toMatchObject({ kept_input: true, input_bytes: input.byteLength })
+    expect(size_rule!.result_bytes).toBeGreaterThan(input.byteLength)
+    expect(size_rule!.note).toMatch(/: the input is returned unchanged$/)
+  })
+
+  it('a standalone JPEG asked as JPEG at quality 100 comes back as its own bytes, said in size_rule', async () => {
+    const input = new Uint8Array(await readFile(paths.spiderTex))
+    const result = success(
+      await pool.run({
+        name: 'texture_optimize',
+        input: { path: paths.spiderTex },
+        format: 'jpg',
+        options: { format: 'jpeg', quality: 100 },
+      }),
+    )
+    expect(result.bytes).toEqual(input)
+    expect(result.extension).toBe('jpg')
+    const { size_rule } = detailsOf(result)
+    expect(size_rule).toMatchObject({ kept_input: true, input_bytes: input.byteLength })
+    expect(size_rule!.result_bytes).toBeGreaterThan(input.byteLength)
+    expect(size_rule!.note).toBe(
+      `the result (${size_rule!.result_bytes} bytes) is larger than the input (${input.byteLength} bytes): the input is returned unchanged`,
+    )
+  })
+
+  it('a standalone JPEG asked as PNG is the PNG asked for, larger, and says so', async () => {
+    const input = new Uint8Array(await readFile(paths.spiderTex))
+    const result = success(
+      await pool.run({ name: 'texture_optimize', input: { path: paths.spiderTex }, format: 'jpg', options: { format: 'png' } }),
+    )
+    expect(result.extension).toBe('png')
+    expect((await sharp(result.bytes!).metadata()).format).toBe('png')
+    const { size_rule } = detailsOf(result)
+    expect(size_rule).toMatchObject({ kept_input: false, input_bytes: input.byteLength, result_bytes: result.size })
+    expect(size_rule!.note).toMatch(/: returned, since it is a \.png file, not the input's \.jpg$/)
+  })
+})
+
+describe.skipIf(!available)('the other operations under the rule', () => {
+  it('compress: a result larger than its input is returned and reported, never silently', async () => {
+    // BoxTextured.glb is 4.6 KiB, most of it a PNG: meshopt's extension JSON outweighs what it saves on 24 vertices.
+    const input = new Uint8Array(await readFile(paths.box))
+    const result = success(await pool.run({ name: 'compress', input: { path: paths.box }, format: 'glb', options: { engine: 'meshopt' } }))
+    const { size_rule } = detailsOf(result)
+    if (result.size <= input.byteLength) {
+      expect(size_rule).toBeUndefined()
+      return
+    }
+    expect(result.bytes).not.toEqual(input)
+    expect(size_rule).toMatchObject({ kept_input: false, input_bytes: input.byteLength, result_bytes: result.size })
+    expect(size_rule!.note).toMatch(/a compress result larger than its input is a defect to fix/)
+  })
+
+  it('convert may grow (a text format was asked for): the larger OBJ, no size_rule', async () => {
+    const input = new Uint8Array(await readFile(paths.engine))
+    const result = success(
+      await pool.run({ name: 'convert', input: { path: paths.engine }, format: 'glb', options: { target_format: 'obj' } }),
+    )
+    expect(result.extension).toBe('obj')
+    expect(result.size).toBeGreaterThan(input.byteLength)
+    expect(detailsOf(result)).not.toHaveProperty('size_rule')
+  })
+})
