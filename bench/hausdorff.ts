@@ -9,13 +9,13 @@ import { createRandom } from '../test/support/random.ts'
  * an estimate from above by at most the sampling gap (≈ √(area / samples)), the same for every
  * tool compared on one file, which is what the bench needs: which simplifier strayed farther.
  */
-export function hausdorff(a: Document, b: Document, samples = 200_000): number {
-  const pa = surfacePoints(a, samples)
-  const pb = surfacePoints(b, samples)
-  if (pa.length === 0 || pb.length === 0) return NaN
-  const diagonal = Math.hypot(...extent(pa))
+export function hausdorff(a: Document, b: Document, samples = 100_000): number {
+  const sa = surfacePoints(a, samples)
+  const sb = surfacePoints(b, samples)
+  if (sa.points.length === 0 || sb.points.length === 0) return NaN
+  const diagonal = Math.hypot(...extent(sa.points))
   if (!(diagonal > 0)) return NaN
-  return Math.max(farthest(pa, pb), farthest(pb, pa)) / diagonal
+  return Math.max(farthest(sa.points, sb), farthest(sb.points, sa)) / diagonal
 }
 
 /** World-space triangles of every scene, as a flat xyz list (three points per triangle). */
@@ -46,8 +46,13 @@ function sceneTriangles(doc: Document): Float64Array {
   return Float64Array.from(out)
 }
 
+interface Surface {
+  points: Float64Array
+  area: number
+}
+
 /** Every triangle corner plus `samples` points spread over the surface by area. */
-function surfacePoints(doc: Document, samples: number): Float64Array {
+function surfacePoints(doc: Document, samples: number): Surface {
   const t = sceneTriangles(doc)
   const triangles = t.length / 9
   const cumulative = new Float64Array(triangles)
@@ -71,7 +76,7 @@ function surfacePoints(doc: Document, samples: number): Float64Array {
     const o = i * 9
     for (let k = 0; k < 3; k++) points[w + k] = t[o + k]! + r1 * (t[o + 3 + k]! - t[o + k]!) + r2 * (t[o + 6 + k]! - t[o + k]!)
   }
-  return points
+  return { points, area: total }
 }
 
 function lowerBound(sorted: Float64Array, value: number): number {
@@ -96,22 +101,30 @@ function extent(points: Float64Array): number[] {
 }
 
 /** The largest distance from a point of `from` to its nearest point of `to`. */
-function farthest(from: Float64Array, to: Float64Array): number {
+function farthest(from: Float64Array, to: Surface): number {
   const grid = new PointGrid(to)
   let worst = 0
   for (let i = 0; i < from.length; i += 3) worst = Math.max(worst, grid.nearest(from[i]!, from[i + 1]!, from[i + 2]!, worst))
   return worst
 }
 
-/** A uniform grid over a point set (about two points per cell), searched in growing shells. */
+const MAX_CELLS = 1 << 22
+
+/**
+ * A uniform grid over a surface's points, searched in growing shells. Cells are sized by the
+ * surface's area, not the bounding volume (points lie on a surface: cells sized by volume would
+ * each hold hundreds), about four points per cell, and grown where the grid would be too large.
+ */
 class PointGrid {
+  private readonly points: Float64Array
   private readonly min: number[]
   private readonly cell: number
   private readonly dims: number[]
   private readonly start: Uint32Array
   private readonly order: Uint32Array
 
-  constructor(private readonly points: Float64Array) {
+  constructor({ points, area }: Surface) {
+    this.points = points
     const count = points.length / 3
     const size = extent(points)
     this.min = [0, 1, 2].map((k) => {
@@ -119,9 +132,10 @@ class PointGrid {
       for (let i = k; i < points.length; i += 3) m = Math.min(m, points[i]!)
       return m
     })
-    const volume = size.map((s) => Math.max(s, 1e-9 * Math.max(...size, 1e-30))).reduce((x, y) => x * y, 1)
-    this.cell = Math.cbrt((volume * 2) / count) || 1
-    this.dims = size.map((s) => Math.min(1024, Math.max(1, Math.floor(s / this.cell) + 1)))
+    let cell = 2 * Math.sqrt(area / count) || Math.max(...size) || 1
+    while (size.reduce((n, s) => n * (Math.floor(s / cell) + 1), 1) > MAX_CELLS) cell *= 1.5
+    this.cell = cell
+    this.dims = size.map((s) => Math.floor(s / cell) + 1)
     const cells = this.dims[0]! * this.dims[1]! * this.dims[2]!
     const counts = new Uint32Array(cells + 1)
     const index = new Uint32Array(count)
