@@ -22,6 +22,7 @@ const { available, paths } = corpusFiles({
   morph: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
   skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
   knight: shared('glb', 'chr_knight.glb'),
+  pirate: shared('glb', 'pirate-meshopt.glb'),
 })
 
 let platform: Platform
@@ -205,6 +206,13 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
     expect(filtersOf(grid.glb)).toEqual([])
     const normals = grid.output.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('NORMAL')!
     expect([normals.getComponentType(), normals.getNormalized()]).toEqual([Accessor.ComponentType.BYTE, true])
+  })
+
+  it('writes an already meshopt-compressed input in the same layout, not through the extension the input registered', async () => {
+    const { input, output, glb } = await meshopt(await load(paths.pirate))
+    expectSameGeometry(input, output)
+    expect(JSON.stringify(glbJson(glb))).not.toMatch(/"normalized":false|"mode":4\b/)
+    expect((await validateGltf(loadGltfValidator(), glb, 100))!.report.issues.numErrors).toBe(0)
   })
 
   it('drops chr_knight’s all-white vertex colours', async () => {
