@@ -215,6 +215,26 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
     expect((await validateGltf(loadGltfValidator(), glb, 100))!.report.issues.numErrors).toBe(0)
   })
 
+  it('keeps primitives that share their accessors sharing them (ClearCoatTest: one sphere, one material each)', async () => {
+    const { input, output, glb } = await meshopt(await load(paths.clearcoat))
+    const distinct = (doc: Document, semantic: string) =>
+      new Set(
+        doc
+          .getRoot()
+          .listMeshes()
+          .flatMap((m) => m.listPrimitives().map((p) => (semantic === 'indices' ? p.getIndices() : p.getAttribute(semantic)))),
+      ).size
+    // Before, every primitive got copies of its own: 24 position accessors for 24 primitives.
+    const primitives = output
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives()).length
+    for (const semantic of ['POSITION', 'NORMAL', 'indices']) expect(distinct(output, semantic), semantic).toBeLessThan(primitives / 2)
+    expectSameGeometry(input, output)
+    const errors = async (bytes: Uint8Array) => (await validateGltf(loadGltfValidator(), bytes, 100))!.report.issues.numErrors
+    expect(await errors(glb)).toBeLessThanOrEqual(await errors(await load(paths.clearcoat)))
+  })
+
   it('drops chr_knight’s all-white vertex colours', async () => {
     const { input, output } = await meshopt(await load(paths.knight))
     expect(input.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('COLOR_0')).not.toBeNull()
