@@ -24,29 +24,14 @@ export interface AnchorRow {
   boundsError: number
 }
 
+/** `gltf-transform draco` at equal quantization bits: the service's defaults (position 14, normal 10, texcoord 12, color 8, generic 12). */
+export function dracoAnchorArgs(input: string, output: string): string[] {
+  const bits = { position: 14, normal: 10, texcoord: 12, color: 8, generic: 12 }
+  return ['draco', input, output, ...Object.entries(bits).flatMap(([k, v]) => [`--quantize-${k}`, String(v)])]
+}
+
 const TOOLS: { tool: string; args: (i: string, o: string) => [string, string[]] }[] = [
-  // Equal quantization bits: the service's defaults (position 14, normal 10, texcoord 12, color 8, generic 12).
-  {
-    tool: 'gltf-transform draco',
-    args: (i, o) => [
-      bin('gltf-transform'),
-      [
-        'draco',
-        i,
-        o,
-        '--quantize-position',
-        '14',
-        '--quantize-normal',
-        '10',
-        '--quantize-texcoord',
-        '12',
-        '--quantize-color',
-        '8',
-        '--quantize-generic',
-        '12',
-      ],
-    ],
-  },
+  { tool: 'gltf-transform draco', args: (i, o) => [bin('gltf-transform'), dracoAnchorArgs(i, o)] },
   { tool: 'gltf-transform meshopt', args: (i, o) => [bin('gltf-transform'), ['meshopt', i, o]] },
   { tool: 'gltfpack -c', args: (i, o) => [bin('gltfpack'), ['-i', i, '-o', o, '-c']] },
   { tool: 'gltfpack -cc', args: (i, o) => [bin('gltfpack'), ['-i', i, '-o', o, '-cc']] },
@@ -54,7 +39,8 @@ const TOOLS: { tool: string; args: (i: string, o: string) => [string, string[]] 
   { tool: 'gltfpack -cc -kn', args: (i, o) => [bin('gltfpack'), ['-i', i, '-o', o, '-cc', '-kn']] },
 ]
 
-async function reader(): Promise<NodeIO> {
+/** A reader of every tool's output: all extensions, Draco and meshopt decoders. */
+export async function reader(): Promise<NodeIO> {
   return new NodeIO()
     .registerExtensions(ALL_EXTENSIONS)
     .registerDependencies({ 'draco3d.decoder': await draco3d.createDecoderModule(), 'meshopt.decoder': MeshoptDecoder })

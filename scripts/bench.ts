@@ -2,7 +2,8 @@
 // writes JSON to bench-results/. Exits non-zero only on errors, never on a missed goal.
 //   --quick        smaller inputs and counts (a smoke run)
 //   --write-docs   replace the results table in docs/performance.md
-//   --only a,b     sections: startup, overhead, anchors, scaling, queue, memory, read, convert, textures
+//   --only a,b     sections: startup, overhead, anchors, corpus, scaling, queue, memory, read, convert, textures
+//                  (corpus: issue 21's table, every file of both corpora against gltfpack and gltf-transform)
 //                  (e.g. `npm run bench -- --only startup,memory` for cold start and RSS after many tasks)
 //                  (convert and textures, the engine-level benchmarks of the format and texture work,
 //                  run only when named or with --all: together they take several minutes)
@@ -12,6 +13,7 @@ import { execFileSync } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 import { measureAnchors } from '../bench/anchors.ts'
 import { measureColdStart } from '../bench/cold-start.ts'
+import { CORPUS_GOALS, measureCorpus, type CorpusResult } from '../bench/corpus-goals.ts'
 import { measureUploadMemory, measureWorkerMemory } from '../bench/memory.ts'
 import { measureMemoryAfterTasks } from '../bench/memory-after-tasks.ts'
 import { generateGrid } from '../bench/mesh.ts'
@@ -211,6 +213,132 @@ if (wants('overhead') || wants('anchors')) {
     }
   } finally {
     await service.stop()
+  }
+}
+
+if (wants('corpus')) {
+  const service = await startBenchService({ SERVICE__ENGINES__THREADS: '2' })
+  try {
+    const corpus = await measureCorpus(service, quick)
+    results.corpus = corpus
+    printCorpus(corpus)
+  } finally {
+    await service.stop()
+  }
+}
+
+/** Issue 21's table: per file, each ratio with its goal; then simplify, the batch and what did not load. */
+function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
+  const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined ? a / b : NaN)
+  const verdict = (value: number, limit: number, why?: string) =>
+    Number.isNaN(value) ? (why ?? 'n/a') : `${fmt(value)} ${goal(value <= limit)}`
+  const why = (...outcomes: ({ error?: string } | undefined)[]) => outcomes.find((o) => o?.error)?.error?.replace(/\|/g, '/')
+  const na = 'not available (the service offers no merge field)'
+  out(
+    `## The corpus against gltfpack and gltf-transform (goals: meshopt ≤ ${CORPUS_GOALS.meshoptSize}× gltfpack -cc; time ≤ gltfpack's; Draco ≤ gltf-transform draco; merge ≤ ${CORPUS_GOALS.mergeSize}× gltfpack -cc)`,
+  )
+  out()
+  out('Warm service end to end (upload, poll, download) against the CLIs as whole processes, best of the runs; sizes in bytes.')
+  out()
+  table(
+    [
+      'file',
+      'input',
+      'triangles',
+      'mos meshopt',
+      'gltfpack -cc',
+      'meshopt size vs gltfpack -cc',
+      'time vs gltfpack',
+      'mos draco',
+      'gltf-transform draco',
+      'draco size vs gltf-transform draco',
+      'merge size vs gltfpack -cc',
+    ],
+    rows.map((r) => [
+      r.input,
+      r.inputBytes,
+      r.triangles,
+      r.meshopt.bytes ?? '-',
+      r.gltfpack.bytes ?? '-',
+      verdict(ratio(r.meshopt.bytes, r.gltfpack.bytes), CORPUS_GOALS.meshoptSize, why(r.meshopt, r.gltfpack)),
+      verdict(ratio(r.meshopt.ms, r.gltfpack.ms), CORPUS_GOALS.time, why(r.meshopt, r.gltfpack)),
+      r.draco.bytes ?? '-',
+      r.gltfTransformDraco.bytes ?? '-',
+      verdict(ratio(r.draco.bytes, r.gltfTransformDraco.bytes), CORPUS_GOALS.dracoSize, why(r.draco, r.gltfTransformDraco)),
+      available.merge ? verdict(ratio(r.merge?.bytes, r.gltfpack.bytes), CORPUS_GOALS.mergeSize, why(r.merge, r.gltfpack)) : na,
+    ]),
+  )
+  const compared = (pick: (r: (typeof rows)[number]) => number, limit: number) => {
+    const values = rows.map(pick).filter((v) => !Number.isNaN(v))
+    return `${values.filter((v) => v <= limit).length} of ${values.length} met`
+  }
+  table(
+    ['goal', 'files'],
+    [
+      [
+        `meshopt size ≤ ${CORPUS_GOALS.meshoptSize}× gltfpack -cc`,
+        compared((r) => ratio(r.meshopt.bytes, r.gltfpack.bytes), CORPUS_GOALS.meshoptSize),
+      ],
+      ["time ≤ gltfpack's", compared((r) => ratio(r.meshopt.ms, r.gltfpack.ms), CORPUS_GOALS.time)],
+      ['Draco size ≤ gltf-transform draco', compared((r) => ratio(r.draco.bytes, r.gltfTransformDraco.bytes), CORPUS_GOALS.dracoSize)],
+      [
+        `merge=true size ≤ ${CORPUS_GOALS.mergeSize}× gltfpack -cc`,
+        available.merge ? compared((r) => ratio(r.merge?.bytes, r.gltfpack.bytes), CORPUS_GOALS.mergeSize) : na,
+      ],
+      [
+        `batch of ${batch.files}: ${fmt(batch.serviceMs)} ms vs a gltfpack loop ${fmt(batch.gltfpackMs)} ms`,
+        verdict(batch.serviceMs / batch.gltfpackMs, CORPUS_GOALS.batch),
+      ],
+    ],
+  )
+  if (available.simplify) {
+    out(
+      `simplify_ratio=0.5 against \`gltfpack -cc -si 0.5\` (goals: triangles within ${CORPUS_GOALS.simplifyTriangles * 100}% of half the input's; symmetric Hausdorff distance, relative to the diagonal, ≤ gltfpack's; time ≤ gltfpack's):`,
+    )
+    out()
+    table(
+      [
+        'file',
+        'target',
+        'mos triangles',
+        'off target',
+        'mos distance',
+        'gltfpack triangles',
+        'gltfpack distance',
+        'distance vs gltfpack',
+        'time vs gltfpack',
+      ],
+      rows.flatMap((r) => {
+        const s = r.simplify
+        if (!s) return []
+        const target = r.triangles / 2
+        const off = s.mos.triangles === undefined ? NaN : Math.abs(s.mos.triangles / target - 1)
+        return [
+          [
+            r.input,
+            target,
+            s.mos.triangles ?? (why(s.mos) || '-'),
+            verdict(off, CORPUS_GOALS.simplifyTriangles, why(s.mos)),
+            s.mos.distance?.toExponential(2) ?? '-',
+            s.gltfpack.triangles ?? (why(s.gltfpack) || '-'),
+            s.gltfpack.distance?.toExponential(2) ?? '-',
+            verdict(ratio(s.mos.distance, s.gltfpack.distance), 1, why(s.mos, s.gltfpack)),
+            verdict(ratio(s.mos.ms, s.gltfpack.ms), CORPUS_GOALS.time, why(s.mos, s.gltfpack)),
+          ],
+        ]
+      }),
+    )
+  } else {
+    out('simplify_ratio=0.5: not available (the service offers no simplify_ratio field).')
+    out()
+  }
+  if (skipped.length > 0) {
+    out('Not measured (no tool reads them as glTF 2.0):')
+    out()
+    table(
+      ['file', 'reason'],
+      skipped.map((s) => [s.input, s.reason.replace(/\|/g, '/')]),
+    )
   }
 }
 

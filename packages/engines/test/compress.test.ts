@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { expectSameGeometry } from '../../../test/support/geometry.ts'
 import { embeddedGltf, untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
-import { createEnginePool, loadPlatform } from '../src/index.ts'
+import { draco } from '@gltf-transform/functions'
+import { createEnginePool, loadGltfValidator, loadPlatform, validateGltf } from '../src/index.ts'
 
 const { available, paths } = corpusFiles({
   engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
@@ -41,6 +42,32 @@ describe.skipIf(!available)('compress job on real files', async () => {
       })
     }
   }
+
+  it('re-encodes an already meshopt-compressed file with Draco alone: smaller than its input and than glTF-Transform’s draco()', async () => {
+    const bytes = new Uint8Array(await readFile(paths.pirate))
+    const result = await pool.run({
+      name: 'compress',
+      input: { path: paths.pirate },
+      format: 'glb',
+      options: { engine: 'draco', level: 7 },
+    })
+    if (!result.ok) throw new Error(result.message)
+    const output = await platform.io.readBinary(result.bytes!)
+    const used = output
+      .getRoot()
+      .listExtensionsUsed()
+      .map((e) => e.extensionName)
+    expect(used).not.toContain('EXT_meshopt_compression')
+    expect(output.getRoot().listAccessors().length).toBe(3) // indices, positions, normals: once each
+    expectSameGeometry(await platform.io.readBinary(bytes), output)
+    expect((await validateGltf(loadGltfValidator(), result.bytes!, 100))!.report.issues.numErrors).toBe(0)
+    // The library's own draco() on the decoded file, as `gltf-transform draco` runs it.
+    const library = await platform.io.readBinary(bytes)
+    library.disposeExtension('EXT_meshopt_compression')
+    await library.transform(draco())
+    expect(result.bytes!.length).toBeLessThan(bytes.length)
+    expect(result.bytes!.length).toBeLessThanOrEqual((await platform.io.writeBinary(library)).length)
+  })
 
   it('turns random bytes into a failed result, and the pool keeps working', async () => {
     const bytes = new Uint8Array(4096).map((_, i) => (i * 7919) % 251)

@@ -22,6 +22,7 @@ const { available, paths } = corpusFiles({
   morph: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
   skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
   knight: shared('glb', 'chr_knight.glb'),
+  pirate: shared('glb', 'pirate-meshopt.glb'),
 })
 
 let platform: Platform
@@ -205,6 +206,33 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
     expect(filtersOf(grid.glb)).toEqual([])
     const normals = grid.output.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('NORMAL')!
     expect([normals.getComponentType(), normals.getNormalized()]).toEqual([Accessor.ComponentType.BYTE, true])
+  })
+
+  it('writes an already meshopt-compressed input in the same layout, not through the extension the input registered', async () => {
+    const { input, output, glb } = await meshopt(await load(paths.pirate))
+    expectSameGeometry(input, output)
+    expect(JSON.stringify(glbJson(glb))).not.toMatch(/"normalized":false|"mode":4\b/)
+    expect((await validateGltf(loadGltfValidator(), glb, 100))!.report.issues.numErrors).toBe(0)
+  })
+
+  it('keeps primitives that share their accessors sharing them (ClearCoatTest: one sphere, one material each)', async () => {
+    const { input, output, glb } = await meshopt(await load(paths.clearcoat))
+    const distinct = (doc: Document, semantic: string) =>
+      new Set(
+        doc
+          .getRoot()
+          .listMeshes()
+          .flatMap((m) => m.listPrimitives().map((p) => (semantic === 'indices' ? p.getIndices() : p.getAttribute(semantic)))),
+      ).size
+    // Before, every primitive got copies of its own: 24 position accessors for 24 primitives.
+    const primitives = output
+      .getRoot()
+      .listMeshes()
+      .flatMap((m) => m.listPrimitives()).length
+    for (const semantic of ['POSITION', 'NORMAL', 'indices']) expect(distinct(output, semantic), semantic).toBeLessThan(primitives / 2)
+    expectSameGeometry(input, output)
+    const errors = async (bytes: Uint8Array) => (await validateGltf(loadGltfValidator(), bytes, 100))!.report.issues.numErrors
+    expect(await errors(glb)).toBeLessThanOrEqual(await errors(await load(paths.clearcoat)))
   })
 
   it('drops chr_knight’s all-white vertex colours', async () => {

@@ -15,15 +15,55 @@ import { canonicalVertices, compactedArray, firstSources, firstUseNumbering, ver
 export function weldBitwise(options: { where?: (prim: Primitive) => boolean } = {}): Transform {
   const where = options.where ?? (() => true)
   return function weldBitwiseTransform(doc: Document): void {
+    const welded = new Map<string, Primitive>()
+    const key = accessorSetKey()
     for (const mesh of doc.getRoot().listMeshes()) {
       for (const prim of mesh.listPrimitives()) {
-        if (where(prim)) weldPrimitiveBitwise(prim)
+        if (where(prim)) {
+          // Primitives drawing the same accessors (dedup shares them: ClearCoatTest's spheres, one
+          // per material) keep sharing the welded ones, instead of each getting a copy of its own.
+          const k = key(prim)
+          const first = welded.get(k)
+          if (first) shareGeometry(prim, first)
+          else {
+            weldPrimitiveBitwise(prim)
+            welded.set(k, prim)
+          }
+        }
         // As weld() does: a primitive welded to nothing draws nothing.
         if (renderCount(prim) === 0) disposeWithUnusedAccessors(prim)
       }
       if (mesh.listPrimitives().length === 0) mesh.dispose()
     }
   }
+}
+
+/** A key naming the accessors (and mode) a primitive draws with: equal keys, equal geometry. */
+function accessorSetKey(): (prim: Primitive) => string {
+  const ids = new Map<Accessor, number>()
+  const id = (a: Accessor | null) => {
+    if (!a) return '-'
+    if (!ids.has(a)) ids.set(a, ids.size)
+    return String(ids.get(a))
+  }
+  const attributes = (holder: { listSemantics(): string[]; getAttribute(s: string): Accessor | null }) =>
+    holder
+      .listSemantics()
+      .map((s) => `${s}=${id(holder.getAttribute(s))}`)
+      .join(',')
+  return (prim) => [prim.getMode(), id(prim.getIndices()), attributes(prim), ...prim.listTargets().map(attributes)].join('|')
+}
+
+/** Points `prim` at the accessors `first` (same source accessors, already welded) now draws with. */
+function shareGeometry(prim: Primitive, first: Primitive): void {
+  const before = [prim.getIndices(), ...vertexAccessors(prim)]
+  prim.setIndices(first.getIndices())
+  for (const semantic of prim.listSemantics()) prim.setAttribute(semantic, first.getAttribute(semantic))
+  const targets = first.listTargets()
+  prim.listTargets().forEach((target, i) => {
+    for (const semantic of target.listSemantics()) target.setAttribute(semantic, targets[i]!.getAttribute(semantic))
+  })
+  for (const src of before) if (src && src.listParents().length === 1) src.dispose()
 }
 
 /** `weldPrimitive` (see `weldBitwise`); a primitive of points or without positions is left as it is. */
