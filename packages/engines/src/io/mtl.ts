@@ -19,15 +19,13 @@ function mapFileName(rest: string): string {
 }
 
 /**
- * Reads an .mtl into glTF materials: Kd/d/Tr, Ke, map_Kd (base colour), map_Bump/norm (normal map),
- * map_Ke (emissive). Texture files come through `resolve` (TGA becomes PNG); one that is missing or
- * in a format glTF cannot hold is dropped with a warning naming it.
+ * The texture of a `map_*` file name, made once per name; undefined (after a warning naming the file)
+ * when the upload lacks the file or glTF cannot hold its format.
  */
-export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: Map<string, Material>, warn: (text: string) => void): void {
-  let current: Material | undefined
-  const textures = new Map<string, ReturnType<Document['createTexture']> | null>()
-  const texture = (file: string) => {
-    if (textures.has(file)) return textures.get(file) ?? undefined
+function createTextureLoader(doc: Document, resolve: ResolveFile, warn: (text: string) => void): (file: string) => Texture | undefined {
+  const textures = new Map<string, Texture | undefined>()
+  return (file) => {
+    if (textures.has(file)) return textures.get(file)
     const found = resolve(file)
     const image = found && toGltfImage(found)
     if (!found) warn(`[obj] texture "${file}" is not in the upload; dropped`)
@@ -39,10 +37,20 @@ export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: 
           .setImage(image.bytes)
           .setMimeType(image.mimeType)
           .setURI(`${stem}.${imageFileExtension(image.mimeType)}`)
-      : null
+      : undefined
     textures.set(file, made)
-    return made ?? undefined
+    return made
   }
+}
+
+/**
+ * Reads an .mtl into glTF materials: Kd/d/Tr, Ke, map_Kd (base colour), map_Bump/norm (normal map),
+ * map_Ke (emissive). Texture files come through `resolve` (TGA becomes PNG); one that is missing or
+ * in a format glTF cannot hold is dropped with a warning naming it.
+ */
+export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: Map<string, Material>, warn: (text: string) => void): void {
+  let current: Material | undefined
+  const texture = createTextureLoader(doc, resolve, warn)
   for (const raw of text.split(/\r?\n|\r/)) {
     const line = raw.replace(/#.*/, '').trim()
     if (line === '') continue
