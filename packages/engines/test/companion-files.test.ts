@@ -73,13 +73,14 @@ describe.skipIf(!available)('companion files: textures read from zips, OBJ with 
       })
       .sort()
 
-  /** Unzips into a fresh folder of `dir` and runs `assimp info` on `model`. */
+  /** Unzips into a fresh folder of `dir` and runs `assimp info --raw` on `model`. */
   const assimpOpens = async (zip: Uint8Array, name: string, model: string) => {
     const folder = join(dir, name)
     await rm(folder, { recursive: true, force: true })
     await mkdir(folder)
     for (const [entry, bytes] of Object.entries(unzipSync(zip))) await writeFile(join(folder, entry), bytes)
-    return assimpInfo(join(folder, model))
+    // Raw: assimp's post-processing would turn degenerate triangles into lines and points.
+    return assimpInfo(join(folder, model), { raw: true })
   }
 
   describe('COLLADA: duck.dae with duckCM.tga', () => {
@@ -113,9 +114,7 @@ describe.skipIf(!available)('companion files: textures read from zips, OBJ with 
     })
 
     it('names an image referenced through folders of the author disk by its file name alone', async () => {
-      const png = unzipSync((await convert(await duckZip('./duckCM.tga', 'duckCM.tga'), 'zip', 'dae')).bytes!)['duckCM.png']!
-      const dae = (await readFile(paths.duck, 'utf8')).replace('./duckCM.tga', '../../../Desktop/uv_test.png')
-      const written = await convert(zipSync({ 'duck.dae': strToU8(dae), 'uv_test.png': png }), 'zip', 'dae')
+      const written = await convert(await duckZip('../../../Desktop/uv_test.tga', 'uv_test.tga'), 'zip', 'dae')
       expect(Object.keys(unzipSync(written.bytes!)).sort()).toEqual(['model.dae', 'uv_test.png'])
     })
 
@@ -135,6 +134,7 @@ describe.skipIf(!available)('companion files: textures read from zips, OBJ with 
 
     it('→ obj is a zip of model.obj, model.mtl and the images, names as referenced; assimp and Mos read it back', async () => {
       const written = await convert(await spiderZip(), 'zip', 'obj')
+      const source = await glbOf(await spiderZip(), 'zip')
       expect(written.extension).toBe('zip')
       const entries = unzipSync(written.bytes!)
       expect(Object.keys(entries).sort()).toEqual(['model.mtl', 'model.obj', ...SPIDER_IMAGES].sort())
@@ -143,12 +143,11 @@ describe.skipIf(!available)('companion files: textures read from zips, OBJ with 
       expect(new TextDecoder().decode(entries['model.obj']!.subarray(0, 40))).toContain('mtllib model.mtl')
       if (cli) {
         const info = await assimpOpens(written.bytes!, 'spider-obj', 'model.obj')
-        expect(info.triangles).toBe((await assimpInfo(paths.spiderObj)).triangles)
+        expect(info.triangles).toBe(countSceneTriangles(source))
         expect([...new Set(info.textureRefs)].sort()).toEqual([...SPIDER_IMAGES].sort())
       }
       const back = await glbOf(written.bytes!, 'zip')
-      expect(countSceneTriangles(back)).toBe(1368)
-      const source = await glbOf(await spiderZip(), 'zip')
+      expect(countSceneTriangles(back)).toBe(countSceneTriangles(source))
       // UVs come back as they were read: v flipped once each way.
       expect(uvRanges(back)).toEqual(uvRanges(source))
       for (const texture of source.getRoot().listTextures()) if (!SPIDER_IMAGES.includes(`${texture.getName()}.jpg`)) texture.dispose()
