@@ -161,6 +161,16 @@ describe.skipIf(!available)('companion files: textures read from zips, OBJ with 
       expect(names.filter((n) => n !== 'model.dae').every((n) => CLEAN_IMAGE.test(n))).toBe(true)
     })
 
+    it('→ fbx embeds its images under the .mtl names, and Mos reads them back with their sizes', async () => {
+      const fbx = (await convert(await spiderZip(), 'zip', 'fbx')).bytes!
+      const names = new Set(new TextDecoder('latin1').decode(fbx).match(/[\w.-]+\.(?:jpg|png)(?=\0|\x01|[^\w.])/g))
+      expect([...names].sort()).toEqual([...SPIDER_IMAGES].sort())
+      const back = await glbOf(fbx, 'fbx')
+      const source = await glbOf(await spiderZip(), 'zip')
+      for (const texture of source.getRoot().listTextures()) if (!SPIDER_IMAGES.includes(`${texture.getName()}.jpg`)) texture.dispose()
+      expect(textureSizes(back)).toEqual(textureSizes(source))
+    })
+
     it('a bare OBJ whose .mtl is missing keeps its geometry and names the file in the task notes', async () => {
       const result = await convert(await file(paths.spiderObj), 'obj', 'glb')
       expect(countSceneTriangles(await platform.io.readBinary(result.bytes!))).toBe(1368)
