@@ -126,17 +126,19 @@ function collectInputs(): Input[] {
   return inputs
 }
 
-/** What `assimp info --raw` reads from written bytes; a zip is unpacked and its .gltf opened. */
+/** What `assimp info --raw` reads from written bytes; a zip is unpacked and its model.gltf (or model.obj) opened. */
 async function assimpCounts(bytes: Uint8Array, extension: string): Promise<Counts> {
   const dir = await mkdtemp(join(tmpdir(), 'mos-matrix-'))
   try {
     let file = join(dir, `model.${extension}`)
     if (extension === 'zip') {
-      for (const [name, content] of Object.entries(unzipSync(bytes))) {
+      const entries = unzipSync(bytes)
+      for (const [name, content] of Object.entries(entries)) {
         await mkdir(dirname(join(dir, name)), { recursive: true })
         await writeFile(join(dir, name), content)
       }
-      file = join(dir, 'model.gltf')
+      // OBJ output with materials is a zip of model.obj, model.mtl and its images.
+      file = join(dir, 'model.gltf' in entries ? 'model.gltf' : 'model.obj')
     } else await writeFile(file, bytes)
     const counts = await assimpInfo(file, { raw: true })
     return { triangles: counts.triangles, lines: counts.lines, points: counts.points }

@@ -8,7 +8,14 @@ import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { createFixtures } from '../src/fixtures/index.ts'
 import { inspectKtx2, sniffImage } from '../src/inspect/image.ts'
 import { readGlbJson, uncompressedPrimitives } from '../src/inspect/glb-json.ts'
-import { countObjTriangles, countPlyTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../src/inspect/model.ts'
+import {
+  countObjResultTriangles,
+  countObjTriangles,
+  countPlyTriangles,
+  countStlTriangles,
+  inspectGlb,
+  inspectGltfZip,
+} from '../src/inspect/model.ts'
 import { familySamples, parseExposition } from '../src/inspect/prometheus.ts'
 import { writeZip } from './support/operation-stubs.ts'
 
@@ -18,6 +25,8 @@ const { available, paths } = corpusFiles({
   cubeAscii: assimp('PLY', 'cube.ply'),
   cubeBinary: assimp('PLY', 'cube_binary.ply'),
   box: assimp('OBJ', 'box.obj'),
+  cubeUsemtl: assimp('OBJ', 'cube_usemtl.obj'),
+  cubeUsemtlMtl: assimp('OBJ', 'cube_usemtl.mtl'),
 })
 
 /** Triangle count as the assimp CLI reports it (faces after triangulation). */
@@ -54,6 +63,16 @@ describe.skipIf(!available)('output inspectors on real files', () => {
 
   it('count OBJ triangles as assimp does', async () => {
     expect(countObjTriangles(await readFile(paths.box, 'utf8'))).toBe(await assimpFaces(paths.box))
+  })
+
+  it('count the triangles of an OBJ result bundled with the .mtl it names, and refuse a bundle without it', async () => {
+    const obj = new Uint8Array(await readFile(paths.cubeUsemtl))
+    const mtl = new Uint8Array(await readFile(paths.cubeUsemtlMtl))
+    expect(countObjResultTriangles(obj)).toBe(await assimpFaces(paths.cubeUsemtl))
+    expect(countObjResultTriangles(writeZip({ 'cube_usemtl.obj': obj, 'cube_usemtl.mtl': mtl }))).toBe(await assimpFaces(paths.cubeUsemtl))
+    expect(() => countObjResultTriangles(writeZip({ 'cube_usemtl.obj': obj }))).toThrow(
+      'the bundle lacks cube_usemtl.mtl, which its .obj names in mtllib',
+    )
   })
 })
 

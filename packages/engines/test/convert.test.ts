@@ -30,14 +30,15 @@ if (!cli) {
   console.warn('[skip] assimp CLI missing: outputs are not reopened with assimp info')
 }
 
-/** Triangles assimp reads from written bytes (a zip is unpacked and its .gltf opened). */
+/** Triangles assimp reads from written bytes (a zip is unpacked and its model.gltf or model.obj opened). */
 async function assimpTriangles(bytes: Uint8Array, extension: string): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'mos-convert-'))
   try {
     let file = join(dir, `model.${extension}`)
     if (extension === 'zip') {
-      for (const [name, content] of Object.entries(unzipSync(bytes))) await writeFile(join(dir, name), content)
-      file = join(dir, 'model.gltf')
+      const entries = unzipSync(bytes)
+      for (const [name, content] of Object.entries(entries)) await writeFile(join(dir, name), content)
+      file = join(dir, 'model.gltf' in entries ? 'model.gltf' : 'model.obj')
     } else await writeFile(file, bytes)
     return (await assimpInfo(file, { raw: true })).triangles
   } finally {
@@ -51,6 +52,8 @@ describe.skipIf(!available)('convert job', async () => {
   afterAll(() => pool.destroy())
 
   const sources = { box: paths.box, engine: paths.engine, shapes: paths.shapes }
+  /** OBJ output is a zip of .obj, .mtl and images when materials hold colours or textures (box and engine do). */
+  const objExtension: Record<string, string> = { box: 'zip', engine: 'zip', shapes: 'obj' }
   for (const [name, path] of Object.entries(sources)) {
     for (const target of ['obj', 'stl', 'ply', 'gltf'] as const) {
       it(`${name}.glb → ${target} keeps every triangle (our reader and assimp)`, async () => {
@@ -58,7 +61,7 @@ describe.skipIf(!available)('convert job', async () => {
         const expected = countSceneTriangles(input)
         const result = await pool.run({ name: 'convert', input: { path }, format: 'glb', options: { target_format: target } })
         if (!result.ok) throw new Error(result.message)
-        expect(result.extension).toBe(target === 'gltf' ? 'zip' : target)
+        expect(result.extension).toBe(target === 'gltf' ? 'zip' : target === 'obj' ? objExtension[name] : target)
         const back = await readModel(platform, result.bytes!, result.extension)
         expect(countSceneTriangles(back)).toBe(expected)
         if (cli) expect(await assimpTriangles(result.bytes!, result.extension)).toBe(expected)

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { assimpInfo, unzipTo } from '../../../test/support/assimp-info.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { documentBounds, loadPlatform, readDae, readModel, writeModel } from '../src/index.ts'
+import { createUploadResolver } from '../src/io/upload-files.ts'
 
 const { available, paths } = corpusFiles({
   skeleton: assimp('FBX', 'animation_with_skeleton.fbx'),
@@ -35,10 +36,10 @@ describe.skipIf(!available)('COLLADA (and FBX) output keeps skins, animations, m
       await mkdir(folder)
       await writeFile(join(folder, 'model.dae'), written.bytes)
     }
-    const resources: Record<string, Uint8Array> = {}
-    for (const entry of await readdir(folder)) resources[entry] = new Uint8Array(await readFile(join(folder, entry)))
+    const files = new Map<string, Uint8Array>()
+    for (const entry of await readdir(folder)) files.set(entry, new Uint8Array(await readFile(join(folder, entry))))
     const path = join(folder, 'model.dae')
-    return { path, notes, back: await readDae(platform, resources['model.dae']!, { resources }) }
+    return { path, notes, back: await readDae(platform, files.get('model.dae')!, { resolve: createUploadResolver(files, 'model.dae') }) }
   }
 
   for (const [name, format] of [

@@ -14,6 +14,7 @@ import {
   writeModel,
 } from '../src/index.ts'
 import { readDae } from '../src/io/dae.ts'
+import { createUploadResolver, type ResolveFile } from '../src/io/upload-files.ts'
 import { assimpInfo, unzipTo } from '../../../test/support/assimp-info.ts'
 import { nestUnderAwkwardTransforms } from './support/nested-transforms.ts'
 
@@ -71,7 +72,8 @@ describe.skipIf(!available)('COLLADA', async () => {
     it('takes referenced textures from resources and turns TGA into PNG', async () => {
       const bytes = new Uint8Array(await readFile(paths.duck))
       expect((await readDae(platform, bytes)).getRoot().listTextures()).toHaveLength(0)
-      const doc = await readDae(platform, bytes, { resources: { 'duckCM.tga': new Uint8Array(await readFile(paths.duckTexture)) } })
+      const files = new Map([['duckCM.tga', new Uint8Array(await readFile(paths.duckTexture))]])
+      const doc = await readDae(platform, bytes, { resolve: createUploadResolver(files, 'duck.dae') })
       const texture = doc.getRoot().listMaterials()[0]!.getBaseColorTexture()!
       expect(texture.getMimeType()).toBe('image/png')
       expect(texture.getSize()).toEqual([512, 512])
@@ -127,10 +129,10 @@ describe.skipIf(!available)('COLLADA', async () => {
     for (const name of ['boxTextured', 'knight'] as const) {
       it(`${name}.glb → dae reopens in assimp and in our reader with the same triangles and bounds`, async () => {
         const source = await readModel(platform, new Uint8Array(await readFile(paths[name])), 'glb')
-        const { daePath, resources } = await writeDaeFiles(source, name)
+        const { daePath, resources, resolve } = await writeDaeFiles(source, name)
         const info = await assimpInfo(daePath, { raw: true })
         expect(info.meshTriangles).toBe(countMeshTriangles(source))
-        const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resources })
+        const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resolve })
         expect(countSceneTriangles(back)).toBe(countSceneTriangles(source))
         expectSameBounds(back, source)
         expect(back.getRoot().listTextures().length).toBe(source.getRoot().listTextures().length)
@@ -148,8 +150,8 @@ describe.skipIf(!available)('COLLADA', async () => {
 
     it('keeps nested rotations (one at gimbal lock) and non-uniform scales', async () => {
       const source = nestUnderAwkwardTransforms(await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb'))
-      const { daePath, resources } = await writeDaeFiles(source, 'nested')
-      const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resources })
+      const { daePath, resources, resolve } = await writeDaeFiles(source, 'nested')
+      const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resolve })
       expectSameBounds(back, source)
       expect(
         back
@@ -163,10 +165,10 @@ describe.skipIf(!available)('COLLADA', async () => {
       const source = await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb')
       const written = await writeModel(platform, source, 'dae')
       expect(written.extension).toBe('zip')
-      const { daePath, resources } = await writeDaeFiles(source, 'zipped')
+      const { daePath, resources, resolve } = await writeDaeFiles(source, 'zipped')
       expect(Object.keys(resources).sort()).toEqual(['model.dae', 'texture.png'])
       expect((await assimpInfo(daePath)).textureRefs).toEqual(['texture.png'])
-      const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resources })
+      const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resolve })
       expect(back.getRoot().listTextures()[0]!.getImage()).toEqual(source.getRoot().listTextures()[0]!.getImage())
       expect(cornerSet(back)).toEqual(cornerSet(source))
     })
@@ -208,7 +210,10 @@ describe.skipIf(!available)('COLLADA', async () => {
   })
 
   /** Writes the document as COLLADA into its own folder (unzipping with the system's unzip when zipped). */
-  async function writeDaeFiles(doc: Document, name: string): Promise<{ daePath: string; resources: Record<string, Uint8Array> }> {
+  async function writeDaeFiles(
+    doc: Document,
+    name: string,
+  ): Promise<{ daePath: string; resources: Record<string, Uint8Array>; resolve: ResolveFile }> {
     const written = await writeModel(platform, doc, 'dae')
     const folder = join(dir, name)
     if (written.extension === 'dae') {
@@ -221,7 +226,7 @@ describe.skipIf(!available)('COLLADA', async () => {
     }
     const resources: Record<string, Uint8Array> = {}
     for (const entry of await readdir(folder)) resources[entry] = new Uint8Array(await readFile(join(folder, entry)))
-    return { daePath: join(folder, 'model.dae'), resources }
+    return { daePath: join(folder, 'model.dae'), resources, resolve: createUploadResolver(new Map(Object.entries(resources)), 'model.dae') }
   }
 })
 

@@ -17,6 +17,7 @@ import { checkFbxInput } from '../src/io/assimp-input-limits.ts'
 import { loadAssimp, releaseLargeAssimpHeap } from '../src/io/assimp-module.ts'
 import { encodeFbxBinary, fbx, fbxNode } from '../src/io/fbx-binary.ts'
 import { readFbx } from '../src/io/fbx.ts'
+import { createUploadResolver } from '../src/io/upload-files.ts'
 import { quaternionToEulerXyz } from '../src/io/fbx-writer.ts'
 import { primitiveVisibleTriangles } from '../src/geometry-stats.ts'
 import { assimpInfo } from '../../../test/support/assimp-info.ts'
@@ -103,7 +104,10 @@ describe.skipIf(!available)('FBX', async () => {
       const without = await readFbx(platform, bytes)
       expect(without.getRoot().listTextures()).toHaveLength(0)
       const withTexture = await readFbx(platform, bytes, {
-        resources: { 'textures/spidertex.JPG': new Uint8Array(await readFile(paths.spiderTexture)) },
+        resolve: createUploadResolver(
+          new Map([['textures/spidertex.JPG', new Uint8Array(await readFile(paths.spiderTexture))]]),
+          'model.fbx',
+        ),
       })
       const textures = withTexture.getRoot().listTextures()
       expect(textures).toHaveLength(1)

@@ -139,7 +139,8 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
 
   // The other commands, each once its endpoint is on the server (skipped with a message until then).
   const commands = [
-    { name: 'convert', route: '/convert', args: ['--to', 'obj'], input: 'box', output: 'BoxTextured.obj' },
+    // A textured model's OBJ is a zip with its .mtl and texture.
+    { name: 'convert', route: '/convert', args: ['--to', 'obj'], input: 'box', output: 'BoxTextured.obj.zip' },
     { name: 'repair', route: '/repair', args: [], input: 'box', output: 'BoxTextured.repaired.glb' },
     { name: 'textures', route: '/textures/optimize', args: ['--format', 'webp'], input: 'png', output: 'CesiumLogoFlat.webp' },
     { name: 'ktx2', route: '/textures/ktx2', args: [], input: 'png', output: 'CesiumLogoFlat.ktx2' },

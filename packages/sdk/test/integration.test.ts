@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { unzipSync } from 'fflate'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import {
@@ -144,7 +145,11 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
       const task = await client
         .convertAndWait({ file: corpus.paths.box, target_format: 'obj' }, { pollIntervalMs: 20 })
         .catch((e) => (routeMissing(e) ? ctx.skip('POST /convert is not on the server yet') : Promise.reject(e)))
-      const text = new TextDecoder().decode(await client.download(task.task_id))
+      // A textured model's OBJ comes as a zip of model.obj, model.mtl and the texture.
+      const files = unzipSync(await client.download(task.task_id))
+      expect(Object.keys(files).sort()).toEqual(['model.mtl', 'model.obj', 'texture.png'])
+      const text = new TextDecoder().decode(files['model.obj'])
+      expect(text).toMatch(/^mtllib model\.mtl$/m)
       expect(text).toMatch(/^v\s/m)
       expect(text).toMatch(/^f\s/m)
     })

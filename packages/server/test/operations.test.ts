@@ -79,15 +79,18 @@ describe.skipIf(!available).each(VARIANTS)('operations in variant %s (in-process
     async (target) => {
       const { record, download } = await run('/api/v1/convert', { target_format: target }, paths.badNormals)
       const completed = completedTaskSchema.parse(record)
-      // The new extension says what was done; gltf comes back as a .zip bundle, and glb → glb is tagged.
-      const name = { gltf: 'BoxBadNormals.gltf.zip', glb: 'BoxBadNormals.converted.glb' }[target] ?? `BoxBadNormals.${target}`
+      // The new extension says what was done; gltf comes back as a .zip bundle, and so does obj with its
+      // .mtl (the box's material is red); glb → glb is tagged.
+      const name =
+        { gltf: 'BoxBadNormals.gltf.zip', obj: 'BoxBadNormals.obj.zip', glb: 'BoxBadNormals.converted.glb' }[target] ??
+        `BoxBadNormals.${target}`
       expect(completed.output.filename).toBe(name)
       expect(download!.byteLength).toBe(completed.output.size_bytes)
       const head = new TextDecoder().decode(download!.subarray(0, 40))
       const signature: Record<string, RegExp> = {
         glb: /^glTF/,
         gltf: /^PK/,
-        obj: /^(#|o |v )/m,
+        obj: /^PK/,
         ply: /^ply\n/,
         fbx: /^Kaydara FBX Binary/,
         dae: /^<\?xml/,

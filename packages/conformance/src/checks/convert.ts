@@ -1,7 +1,7 @@
 import { MODEL_FORMATS, OUTPUT_FORMATS, type ModelFormat } from '@mos/sdk/contract'
 import { expect } from '../assert.ts'
 import type { Check } from '../check.ts'
-import { countObjTriangles, countPlyTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../inspect/model.ts'
+import { countObjResultTriangles, countPlyTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../inspect/model.ts'
 import { finished, wrap } from './finished-task.ts'
 
 /** Opens a converted file by its format and returns its triangle count. */
@@ -13,7 +13,7 @@ async function trianglesOf(format: ModelFormat, bytes: Uint8Array): Promise<numb
     case 'gltf':
       return (await wrap('the result is not a readable .zip glTF bundle', inspectGltfZip(bytes))).triangles
     case 'obj':
-      return wrap('the result is not OBJ', () => countObjTriangles(text()))
+      return wrap('the result is not OBJ (nor a .zip of an .obj with its .mtl)', () => countObjResultTriangles(bytes))
     case 'stl':
       return wrap('the result is not STL', () => countStlTriangles(bytes))
     case 'ply':

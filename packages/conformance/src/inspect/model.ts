@@ -102,6 +102,25 @@ export async function inspectGltfZip(bytes: Uint8Array): Promise<ModelFacts & { 
   return { ...documentFacts(doc), entries: names }
 }
 
+/**
+ * Triangles of an OBJ result, bare or bundled: the contract names no shape for OBJ output, and an OBJ
+ * whose materials need an .mtl and images cannot be one file, so a .zip holding one .obj (and the
+ * .mtl its `mtllib` names) is read like the glTF bundle.
+ */
+export function countObjResultTriangles(bytes: Uint8Array): number {
+  if (!(bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04))
+    return countObjTriangles(new TextDecoder().decode(bytes))
+  const entries = unzipBundle(bytes)
+  const objs = [...entries.keys()].filter((name) => name.toLowerCase().endsWith('.obj'))
+  if (objs.length !== 1)
+    throw new Error(`the bundle holds ${objs.length} .obj files (entries: ${[...entries.keys()].join(', ') || 'none'})`)
+  const text = new TextDecoder().decode(entries.get(objs[0]!))
+  for (const library of text.matchAll(/^mtllib\s+(.+?)\s*$/gm)) {
+    if (!entries.has(library[1]!)) throw new Error(`the bundle lacks ${library[1]}, which its .obj names in mtllib`)
+  }
+  return countObjTriangles(text)
+}
+
 /** Triangles of an OBJ: a face of k corners is k − 2 triangles. */
 export function countObjTriangles(text: string): number {
   let triangles = 0

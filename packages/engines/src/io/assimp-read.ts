@@ -4,16 +4,13 @@ import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-module.ts'
-import { encodePng } from './png-encode.ts'
-import { decodeTga } from './tga.ts'
+import { imageFileExtension, imageStem, toGltfImage } from './image-files.ts'
+import type { ResolveFile } from './upload-files.ts'
 
 /** Options of the FBX and COLLADA readers. */
 export interface AssimpReadOptions {
-  /**
-   * Files beside the model (textures it references, e.g. the other entries of an uploaded zip), by
-   * name; matched to the model's texture paths by base name, case-insensitively.
-   */
-  resources?: Record<string, Uint8Array>
+  /** Finds the files the model references (its textures) among the upload's other files (a zip's entries). */
+  resolve?: ResolveFile
   limits?: AssimpInputLimits
 }
 
@@ -38,11 +35,10 @@ export async function readWithAssimp(
   const limits = options.limits ?? ASSIMP_INPUT_LIMITS
   if (format === 'fbx') checkFbxInput(bytes, limits)
   else checkDaeInput(bytes, limits)
-  const resources = options.resources ?? {}
   const glb = await convertToGlb(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format)
   const jsonDoc = splitGlb(glb)
   const notes: string[] = []
-  const dropped = attachImages(jsonDoc, resources, (note) => notes.push(note))
+  const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note))
   const doc = await platform.io.readJSON(jsonDoc).catch((error: unknown) => {
     throw new ModelInputError(`could not read the ${format.toUpperCase()} file (assimp's glTF hand-over is invalid: ${messageOf(error)})`)
   })
@@ -95,51 +91,48 @@ async function convertToGlb(platform: Platform, bytes: Uint8Array, format: 'fbx'
 }
 
 /**
- * assimp's GLB keeps images it cannot embed as URIs (a COLLADA file's textures) and embeds images
- * in their source format (FBX may hold TGA). Supplies external images from `resources`, turns TGA
- * into PNG, and returns the URIs of images that stay unusable; their textures are dropped.
+ * assimp's GLB keeps images it cannot embed as URIs (a COLLADA file's textures, an FBX file's
+ * external ones) and embeds images in their source format (FBX may hold TGA). Finds external images
+ * through `resolve`, turns TGA into PNG, names each image after its file, and returns the URIs of
+ * images that stay unusable; their textures are dropped, with a note naming the file.
  */
-function attachImages(jsonDoc: JSONDocument, resources: Record<string, Uint8Array>, note: (text: string) => void): Set<string> {
-  const byName = new Map(Object.entries(resources).map(([name, content]) => [baseName(name).toLowerCase(), new Uint8Array(content)]))
+function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: string) => void): Set<string> {
   const dropped = new Set<string>()
+  const usedUris = new Set<string>()
   const { json } = jsonDoc
   json.images?.forEach((image, index) => {
-    let bytes: Uint8Array<ArrayBuffer> | undefined
-    if (image.uri !== undefined) {
-      const uri = decodeURIComponentSafe(image.uri)
-      bytes = byName.get(baseName(uri).toLowerCase())
-      if (!bytes) {
-        note(`texture "${uri}" is not in the upload; dropped`)
-        image.uri = `missing-${index}`
-        jsonDoc.resources[image.uri] = new Uint8Array(0)
-        dropped.add(image.uri)
-        return
-      }
-    } else if (image.bufferView !== undefined) {
-      bytes = bufferViewBytes(jsonDoc, image.bufferView)
-    }
-    if (!bytes) return
-    const mimeType = sniffImage(bytes)
-    if (mimeType) {
-      if (image.uri !== undefined) {
-        image.uri = `image-${index}.${mimeType.split('/')[1]}`
-        jsonDoc.resources[image.uri] = bytes
-      }
-      image.mimeType = mimeType
+    const reference = image.uri
+    const source =
+      reference !== undefined ? resolve(reference) : image.bufferView !== undefined ? bufferViewBytes(jsonDoc, image.bufferView) : undefined
+    if (!source) {
+      if (reference === undefined) return
+      note(`texture "${decodeURIComponentSafe(reference)}" is not in the upload; dropped`)
+      image.uri = `missing-${index}`
+      jsonDoc.resources[image.uri] = new Uint8Array(0)
+      dropped.add(image.uri)
       return
     }
-    const tga = decodeTga(bytes)
-    const name = image.uri ?? image.name ?? `image ${index}`
-    image.uri = `image-${index}.png`
+    const label = reference ?? image.name ?? `image ${index}`
+    const converted = toGltfImage(source)
     delete image.bufferView
-    if (tga) {
-      jsonDoc.resources[image.uri] = encodePng(tga)
-      image.mimeType = 'image/png'
+    if (!converted) {
+      note(`texture "${decodeURIComponentSafe(label)}" is in a format glTF cannot hold; dropped`)
+      image.uri = `unusable-${index}`
+      jsonDoc.resources[image.uri] = new Uint8Array(0)
+      dropped.add(image.uri)
       return
     }
-    note(`texture "${name}" is in a format glTF cannot hold; dropped`)
-    jsonDoc.resources[image.uri] = new Uint8Array(0)
-    dropped.add(image.uri)
+    // The file's own name, so that written outputs name the image as the author did (duckCM.png).
+    const stem = imageStem(reference ?? image.name ?? '') || `image-${index}`
+    const extension = imageFileExtension(converted.mimeType)
+    let uri = `${stem}.${extension}`
+    if (usedUris.has(uri.toLowerCase())) uri = `${stem}-${index}.${extension}`
+    usedUris.add(uri.toLowerCase())
+    image.uri = uri
+    // A GLB written later keeps no URI: the name carries the file's stem on.
+    image.name ??= stem
+    image.mimeType = converted.mimeType
+    jsonDoc.resources[uri] = new Uint8Array(converted.bytes)
   })
   return dropped
 }
@@ -186,19 +179,6 @@ function bufferViewBytes(jsonDoc: JSONDocument, index: number): Uint8Array<Array
   if (!view || !buffer) return undefined
   const data = buffer.uri !== undefined ? jsonDoc.resources[buffer.uri] : jsonDoc.resources[GLB_BUFFER]
   return data?.subarray(view.byteOffset ?? 0, (view.byteOffset ?? 0) + view.byteLength)
-}
-
-/** The glTF image type of the bytes, from their magic numbers. */
-export function sniffImage(bytes: Uint8Array): 'image/png' | 'image/jpeg' | 'image/webp' | 'image/ktx2' | undefined {
-  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png'
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg'
-  if (bytes.byteLength > 12 && String.fromCharCode(...bytes.subarray(8, 12)) === 'WEBP') return 'image/webp'
-  if (bytes.byteLength > 12 && bytes[1] === 0x4b && bytes[2] === 0x54 && bytes[3] === 0x58 && bytes[5] === 0x32) return 'image/ktx2'
-  return undefined
-}
-
-function baseName(path: string): string {
-  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1)
 }
 
 function decodeURIComponentSafe(uri: string): string {

@@ -1,6 +1,7 @@
 import type { Accessor, Document, Material, Mesh, Node, Primitive, Texture } from '@gltf-transform/core'
 import { type ExportAnimation, type ExportTrack, sampleAnimation } from './export-animation.ts'
 import { bakeTransform, type MapSlot, materialTextures, transformsBySet, uvTransform } from './export-maps.ts'
+import { createImageFiles, type ImageFile } from './image-files.ts'
 
 /**
  * What the FBX and COLLADA writers need from a Document, flattened once: per mesh one vertex list
@@ -82,12 +83,8 @@ export interface ExportMaterial {
   doubleSided: boolean
 }
 
-/** An image as a file beside (COLLADA) or inside (FBX) the model. */
-export interface ExportImage {
-  /** A file name unique within the export, with the extension of the image's type. */
-  fileName: string
-  bytes: Uint8Array
-}
+/** An image as a file beside (COLLADA) or inside (FBX) the model, named clean and unique. */
+export type ExportImage = ImageFile
 
 /** What the target format holds beyond triangles. */
 export interface ExportOptions {
@@ -96,39 +93,16 @@ export interface ExportOptions {
   deform: boolean
 }
 
-const MIME_EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/ktx2': 'ktx2' }
-
 /** Flattens the Document's default scene for a writer of a format named `format` (for the notes). */
 export function collectExportScene(doc: Document, format: string, options: ExportOptions): ExportScene {
   const root = doc.getRoot()
   const scene = root.getDefaultScene() ?? root.listScenes()[0]
   const notes: string[] = []
   const materials = new Map<Material | null, ExportMaterial>()
-  const images = new Map<Texture, ExportImage>()
-  const usedNames = new Set<string>()
   const meshes = new Map<Mesh, ExportMesh>()
   const counts = { points: 0, lines: 0, transforms: 0 }
 
-  const exportImage = (texture: Texture): ExportImage => {
-    let image = images.get(texture)
-    if (!image) {
-      const extension = MIME_EXTENSION[texture.getMimeType()] ?? 'png'
-      const stem = (
-        texture.getName() ||
-        texture
-          .getURI()
-          .replace(/^.*[\\/]/, '')
-          .replace(/\.[^.]*$/, '') ||
-        'texture'
-      ).replace(/[^\w.-]+/g, '_')
-      let fileName = `${stem}.${extension}`
-      for (let n = 1; usedNames.has(fileName.toLowerCase()); n++) fileName = `${stem}_${n}.${extension}`
-      usedNames.add(fileName.toLowerCase())
-      image = { fileName, bytes: texture.getImage() ?? new Uint8Array(0) }
-      images.set(texture, image)
-    }
-    return image
-  }
+  const exportImage = createImageFiles()
 
   const exportMaterial = (material: Material | null): ExportMaterial => {
     let out = materials.get(material)

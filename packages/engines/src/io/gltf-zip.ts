@@ -4,20 +4,23 @@ import { readGltf } from './gltf.ts'
 import type { ReadOptions } from './limits.ts'
 import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
 import { assertJsonDepth } from './json-depth.ts'
-import { readObj } from './obj.ts'
+import { createUploadResolver, type ResolveFile } from './upload-files.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
 
-/** Reads a model of another format found inside the zip (registry lookup, passed in to avoid an import cycle). */
-export type ReadInner = (format: string, bytes: Uint8Array) => Promise<Document>
+/**
+ * Reads a model of another format found inside the zip, finding the files it references through
+ * `resolve` (registry lookup, passed in to avoid an import cycle).
+ */
+export type ReadInner = (format: string, bytes: Uint8Array, resolve: ResolveFile) => Promise<Document>
 
 /** Model files looked for in an uploaded zip, in order of preference. */
 const MODEL_EXTENSIONS = ['gltf', 'glb', 'obj', 'fbx', 'dae', 'ply', 'stl']
 
 /**
  * Reads a `.zip` upload: a `.gltf` with its `.bin` and textures, an `.obj` with its `.mtl` and
- * textures, or any other single model file the registry reads. Entries are unpacked through
- * `unzipSafely` (confined, size-capped). File references resolve relative to the model's folder,
- * then by name anywhere in the archive (case-insensitive), since exporters disagree on both.
+ * textures, a `.dae` or `.fbx` with the textures it references, or any other single model file the
+ * registry reads. Entries are unpacked through `unzipSafely` (confined, size-capped); every reader
+ * finds the files its model references through one `createUploadResolver`.
  */
 export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOptions, readInner: ReadInner): Promise<Document> {
   const files = unzipSafely(bytes, zipLimits(options))
@@ -31,7 +34,7 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
       `zip holds ${rivals.length} .${extensionOf(model)} models (${rivals.slice(0, 3).join(', ')}${rivals.length > 3 ? ', ...' : ''}): upload one model per zip`,
     )
   }
-  const resolve = resolver(files, model)
+  const resolve = createUploadResolver(files, model)
   const format = extensionOf(model)
   if (format === 'gltf') {
     const json = parseJson(files.get(model)!)
@@ -45,26 +48,7 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
     }
     return asInputError(() => readGltf(io, files.get(model)!, resources))
   }
-  if (format === 'obj') return readObj(files.get(model)!, { ...options, resolve })
-  return readInner(format, files.get(model)!)
-}
-
-/** Looks files up relative to the model's folder, then by base name anywhere, ignoring case. */
-function resolver(files: Map<string, Uint8Array>, model: string) {
-  const folder = model.includes('/') ? model.slice(0, model.lastIndexOf('/') + 1) : ''
-  const byLowerPath = new Map<string, Uint8Array>()
-  const byLowerName = new Map<string, Uint8Array>()
-  for (const [path, bytes] of files) {
-    byLowerPath.set(path.toLowerCase(), bytes)
-    byLowerName.set(path.slice(path.lastIndexOf('/') + 1).toLowerCase(), bytes)
-  }
-  return (reference: string): Uint8Array | undefined => {
-    const name = safeDecode(reference.replace(/\\/g, '/').replace(/^(\.\/)+/, ''))
-    const joined = normalize(folder + name)
-    return (
-      files.get(joined) ?? byLowerPath.get(joined.toLowerCase()) ?? byLowerName.get(name.slice(name.lastIndexOf('/') + 1).toLowerCase())
-    )
-  }
+  return readInner(format, files.get(model)!, resolve)
 }
 
 function safeDecode(uri: string): string {
@@ -73,15 +57,6 @@ function safeDecode(uri: string): string {
   } catch {
     return uri
   }
-}
-
-function normalize(path: string): string {
-  const out: string[] = []
-  for (const part of path.split('/')) {
-    if (part === '..') out.pop()
-    else if (part !== '.' && part !== '') out.push(part)
-  }
-  return out.join('/')
 }
 
 function extensionOf(path: string): string {

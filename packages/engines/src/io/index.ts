@@ -12,10 +12,17 @@ import type { ReadOptions } from './limits.ts'
 import { readObj, writeObj } from './obj.ts'
 import { readPly, writePly } from './ply.ts'
 import { readStl, writeStl } from './stl.ts'
+import type { ResolveFile } from './upload-files.ts'
+
+/** What a reader is given besides the bytes: the read bounds and the upload's other files. */
+export interface ModelReadOptions extends ReadOptions {
+  /** Finds the files the model references (.mtl, textures, .bin) among the upload's other files (a zip's entries). */
+  resolve?: ResolveFile
+}
 
 /** A model format's reader and writer between bytes and a glTF-Transform Document. */
 export interface FormatCodec {
-  read?: (platform: Platform, bytes: Uint8Array, options?: ReadOptions) => Promise<Document>
+  read?: (platform: Platform, bytes: Uint8Array, options?: ModelReadOptions) => Promise<Document>
   write?: (platform: Platform, doc: Document) => Promise<WrittenModel>
 }
 
@@ -45,8 +52,9 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
     write: async (platform, doc) => ({ bytes: await writeGltfZip(platform.io, doc), extension: 'zip' }),
   },
   obj: {
-    read: async (_platform, bytes, options) => readObj(bytes, options),
-    write: async (_platform, doc) => ({ ...writeObj(doc), extension: 'obj' }),
+    read: async (platform, bytes, options) => readObj(bytes, { ...options, logger: platform.logger }),
+    // With materials or textures the result is a zip of the .obj, its .mtl and the images.
+    write: async (_platform, doc) => writeObj(doc),
   },
   stl: {
     read: async (_platform, bytes, options) => readStl(bytes, options),
@@ -58,14 +66,14 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
   },
   zip: {
     read: (platform, bytes, options = {}) =>
-      readZip(platform.io, bytes, options, (format, inner) => readModel(platform, inner, format, options)),
+      readZip(platform.io, bytes, options, (format, inner, resolve) => readModel(platform, inner, format, { ...options, resolve })),
   },
   fbx: {
-    read: (platform, bytes) => readFbx(platform, bytes),
+    read: (platform, bytes, options) => readFbx(platform, bytes, { resolve: options?.resolve }),
     write: async (platform, doc) => ({ bytes: await writeFbx(platform, doc), extension: 'fbx' }),
   },
   dae: {
-    read: (platform, bytes) => readDae(platform, bytes),
+    read: (platform, bytes, options) => readDae(platform, bytes, { resolve: options?.resolve }),
     // COLLADA cannot embed images: with textures the result is a zip of the .dae and its images.
     write: (platform, doc) => writeDae(platform, doc),
   },
@@ -86,7 +94,7 @@ export function writableFormats(): string[] {
 }
 
 /** Reads model bytes of the given format into a Document. */
-export async function readModel(platform: Platform, bytes: Uint8Array, format: string, options: ReadOptions = {}): Promise<Document> {
+export async function readModel(platform: Platform, bytes: Uint8Array, format: string, options: ModelReadOptions = {}): Promise<Document> {
   const read = FORMAT_CODECS[format]?.read
   if (!read) throw new ModelInputError(`unsupported input format: ${format}`)
   if (bytes.byteLength === 0) throw new ModelInputError('empty file')

@@ -1,6 +1,7 @@
-import type { Document, Material } from '@gltf-transform/core'
-import type { ResolveFile } from './obj.ts'
-import { finiteOrZero, imageMimeType } from './text.ts'
+import type { Document, Material, Texture } from '@gltf-transform/core'
+import { createImageFiles, type ImageFile, imageFileExtension, imageStem, toGltfImage } from './image-files.ts'
+import { finiteOrZero, formatFloat } from './text.ts'
+import type { ResolveFile } from './upload-files.ts'
 
 const MAP_OPTION_ARGS: Record<string, number> = { '-o': 3, '-s': 3, '-t': 3, '-mm': 2 }
 
@@ -17,25 +18,39 @@ function mapFileName(rest: string): string {
   return tokens.slice(i).join(' ')
 }
 
-/** Reads an .mtl into glTF materials: Kd/d/Tr, Ke, map_Kd (base colour), map_Bump/norm (normal map). */
-export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: Map<string, Material>): void {
-  let current: Material | undefined
-  const textures = new Map<string, ReturnType<Document['createTexture']> | null>()
-  const texture = (file: string) => {
-    if (textures.has(file)) return textures.get(file) ?? undefined
-    const bytes = resolve(file)
-    const mimeType = bytes && imageMimeType(bytes)
-    const made =
-      bytes && mimeType
-        ? doc
-            .createTexture(file)
-            .setImage(bytes)
-            .setMimeType(mimeType)
-            .setURI(file.replace(/^.*[\\/]/, ''))
-        : null
+/**
+ * The texture of a `map_*` file name, made once per name; undefined (after a warning naming the file)
+ * when the upload lacks the file or glTF cannot hold its format.
+ */
+function createTextureLoader(doc: Document, resolve: ResolveFile, warn: (text: string) => void): (file: string) => Texture | undefined {
+  const textures = new Map<string, Texture | undefined>()
+  return (file) => {
+    if (textures.has(file)) return textures.get(file)
+    const found = resolve(file)
+    const image = found && toGltfImage(found)
+    if (!found) warn(`[obj] texture "${file}" is not in the upload; dropped`)
+    else if (!image) warn(`[obj] texture "${file}" is in a format glTF cannot hold; dropped`)
+    const stem = imageStem(file) || 'texture'
+    const made = image
+      ? doc
+          .createTexture(stem)
+          .setImage(image.bytes)
+          .setMimeType(image.mimeType)
+          .setURI(`${stem}.${imageFileExtension(image.mimeType)}`)
+      : undefined
     textures.set(file, made)
-    return made ?? undefined
+    return made
   }
+}
+
+/**
+ * Reads an .mtl into glTF materials: Kd/d/Tr, Ke, map_Kd (base colour), map_Bump/norm (normal map),
+ * map_Ke (emissive). Texture files come through `resolve` (TGA becomes PNG); one that is missing or
+ * in a format glTF cannot hold is dropped with a warning naming it.
+ */
+export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: Map<string, Material>, warn: (text: string) => void): void {
+  let current: Material | undefined
+  const texture = createTextureLoader(doc, resolve, warn)
   for (const raw of text.split(/\r?\n|\r/)) {
     const line = raw.replace(/#.*/, '').trim()
     if (line === '') continue
@@ -72,6 +87,14 @@ export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: 
         if (t) current.setBaseColorTexture(t)
         break
       }
+      case 'map_ke': {
+        const t = texture(mapFileName(rest))
+        if (!t) break
+        current.setEmissiveTexture(t)
+        // The map scales Ke; a map without Ke is meant to glow as painted.
+        if (current.getEmissiveFactor().every((c) => c === 0)) current.setEmissiveFactor([1, 1, 1])
+        break
+      }
       case 'map_bump':
       case 'bump':
       case 'norm': {
@@ -83,4 +106,86 @@ export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: 
       // Ka, Ks, Ns, illum: no glTF metallic-roughness equivalent worth guessing
     }
   }
+}
+
+/** The .mtl written beside an OBJ, with the images it references. */
+export interface MaterialLibrary {
+  /** The `usemtl` name of a material (null: glTF's default material), unique and without spaces. */
+  nameOf(material: Material | null): string
+  /**
+   * True when a material named so far holds more than its name (a colour, an emissive, a texture):
+   * only then is an .mtl worth writing; names alone travel in the OBJ's `usemtl` lines.
+   */
+  holdsMoreThanNames(): boolean
+  /** The .mtl text of every material named so far, its image files, and what MTL could not hold. */
+  write(): { mtl: Uint8Array; images: ImageFile[]; notes: string[] }
+}
+
+/**
+ * Collects the materials an OBJ uses into one .mtl: base colour (`Kd`, `d`, `map_Kd`), emissive
+ * (`Ke`, `map_Ke`) and normal map (`map_Bump`, what Blender and our reader take as one). MTL has no
+ * metallic-roughness or occlusion maps: those are counted in the notes.
+ */
+export function createMaterialLibrary(): MaterialLibrary {
+  const names = new Map<Material | null, string>()
+  const used = new Set<string>()
+  const imageFile = createImageFiles()
+  return {
+    nameOf(material) {
+      let name = names.get(material)
+      if (name === undefined) {
+        const base = (material?.getName() ?? 'default').trim().replace(/\s+/g, '_') || `material_${names.size}`
+        name = base
+        for (let n = 1; used.has(name); n++) name = `${base}_${n}`
+        used.add(name)
+        names.set(material, name)
+      }
+      return name
+    },
+    holdsMoreThanNames() {
+      return [...names.keys()].some((material) => material !== null && !isPlain(material))
+    },
+    write() {
+      const lines = ['# written by Mos']
+      const images = new Map<string, ImageFile>()
+      const dropped = { 'metallic-roughness': 0, occlusion: 0 }
+      const map = (keyword: string, texture: Texture | null) => {
+        if (!texture) return
+        const file = imageFile(texture)
+        images.set(file.fileName, file)
+        lines.push(`${keyword} ${file.fileName}`)
+      }
+      for (const [material, name] of names) {
+        const [r, g, b, a] = material?.getBaseColorFactor() ?? [1, 1, 1, 1]
+        lines.push('', `newmtl ${name}`, `Kd ${formatFloat(r)} ${formatFloat(g)} ${formatFloat(b)}`)
+        if (a < 1) lines.push(`d ${formatFloat(a)}`)
+        const emissive = material?.getEmissiveFactor() ?? [0, 0, 0]
+        if (emissive.some((c) => c > 0)) lines.push(`Ke ${emissive.map(formatFloat).join(' ')}`)
+        if (!material) continue
+        map('map_Kd', material.getBaseColorTexture())
+        map('map_Ke', material.getEmissiveTexture())
+        map('map_Bump', material.getNormalTexture())
+        if (material.getMetallicRoughnessTexture()) dropped['metallic-roughness']++
+        if (material.getOcclusionTexture()) dropped.occlusion++
+      }
+      const notes = Object.entries(dropped)
+        .filter(([, count]) => count > 0)
+        .map(([kind, count]) => `${count} ${kind} map(s) dropped: an .mtl holds base colour, emissive and normal maps only`)
+      return { mtl: new TextEncoder().encode(`${lines.join('\n')}\n`), images: [...images.values()], notes }
+    },
+  }
+}
+
+/** glTF's default material (white, opaque, not emissive) with no texture: nothing an .mtl would add. */
+function isPlain(material: Material): boolean {
+  const textures = [
+    material.getBaseColorTexture(),
+    material.getEmissiveTexture(),
+    material.getNormalTexture(),
+    material.getMetallicRoughnessTexture(),
+    material.getOcclusionTexture(),
+  ]
+  return (
+    material.getBaseColorFactor().every((c) => c === 1) && material.getEmissiveFactor().every((c) => c === 0) && textures.every((t) => !t)
+  )
 }

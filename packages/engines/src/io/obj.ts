@@ -1,11 +1,14 @@
-import { Document, type Material } from '@gltf-transform/core'
+import { Document, type ILogger, type Material } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { flattenDocument } from './flatten.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type MeshData, type PrimitiveData } from './mesh-builder.ts'
-import { readMtl } from './mtl.ts'
+import type { WrittenModel } from './index.ts'
+import { createMaterialLibrary, readMtl } from './mtl.ts'
 import { triangulatePolygon } from './triangulate.ts'
 import { decodeText, finiteOrZero, formatFloat, parseCorners, parseNumbers, TextSink } from './text.ts'
+import type { ResolveFile } from './upload-files.ts'
+import { zipFiles } from './zip.ts'
 
 /**
  * Most corners one face may have. CAD n-gons have hundreds at most; a single face of millions is a
@@ -13,12 +16,11 @@ import { decodeText, finiteOrZero, formatFloat, parseCorners, parseNumbers, Text
  */
 export const MAX_FACE_CORNERS = 100_000
 
-/** Finds a file referenced by the model (an .mtl, a texture) among the files uploaded with it. */
-export type ResolveFile = (name: string) => Uint8Array | undefined
-
 export interface ObjReadOptions extends ReadOptions {
-  /** Files uploaded beside the .obj (from a zip); without it `mtllib` and textures are skipped. */
+  /** Finds the `mtllib` files and textures among the upload's other files (a zip's entries). */
   resolve?: ResolveFile
+  /** Hears what the file references but the upload lacks (a missing .mtl or texture); the document keeps it. */
+  logger?: ILogger
 }
 
 /** Collects the corners of one primitive, one vertex per distinct v/vt/vn triple. */
@@ -63,7 +65,8 @@ class PrimitiveBuilder {
     if (t >= 0) {
       this.hasUv = true
       this.uvs.push(data.vt.get(t * 2))
-      this.uvs.push(data.vt.get(t * 2 + 1))
+      // OBJ's v axis points up, glTF's down (assimp flips the same way).
+      this.uvs.push(1 - data.vt.get(t * 2 + 1))
     } else {
       this.uvs.push(0)
       this.uvs.push(0)
@@ -89,7 +92,8 @@ interface ObjData {
  * Reads Wavefront OBJ: v (with optional r g b colours), vt, vn, f (any polygon, triangulated;
  * v, v/vt, v//vn, v/vt/vn; negative indices), l (polylines) and p (points), o/g (one mesh each) and
  * usemtl (one primitive per material). `mtllib` materials and their textures are used when `resolve`
- * finds them (uploads in a zip); otherwise materials keep their names only.
+ * finds them (uploads in a zip); a library it does not find is named in a warning, and its
+ * materials keep their names only. OBJ's v axis points up, glTF's down: v is flipped on the way in.
  */
 export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Document {
   // Text expands about 4x into vertex data (a 2-byte "1 " becomes a 4-byte float + index).
@@ -98,11 +102,15 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
   const doc = new Document()
   const parser = new ObjParser()
   forEachStatement(text, (keyword, rest, lineNo) => parser.statement(keyword, rest, lineNo))
-  const materials = options.resolve ? readMaterialLibraries(doc, parser.mtlFiles, options.resolve) : new Map<string, Material>()
+  const warnings: string[] = []
+  const materials = readMaterialLibraries(doc, parser.mtlFiles, options.resolve ?? (() => undefined), (text) => warnings.push(text))
   const out = meshesOf(doc, parser, materials)
   if (out.every((m) => m.primitives.length === 0) && parser.data.v.length > 0) out.push(pointCloud(parser.data))
   if (out.every((m) => m.primitives.length === 0)) throw new ModelInputError('OBJ file holds no faces, lines or points')
-  return buildDocument(doc, out)
+  buildDocument(doc, out)
+  if (options.logger) doc.setLogger(options.logger)
+  for (const text of warnings) doc.getLogger().warn(text)
+  return doc
 }
 
 /** Calls `statement` for each statement: continuation lines joined, comments and blank lines skipped. */
@@ -249,19 +257,23 @@ class ObjParser {
   }
 }
 
-/** The materials of the `mtllib` files found among the uploads, by name. */
-function readMaterialLibraries(doc: Document, mtlFiles: string[], resolve: ResolveFile): Map<string, Material> {
+/** The materials of the `mtllib` files found among the uploads, by name; `warn` hears those missing. */
+function readMaterialLibraries(
+  doc: Document,
+  mtlFiles: string[],
+  resolve: ResolveFile,
+  warn: (text: string) => void,
+): Map<string, Material> {
   const materials = new Map<string, Material>()
   for (const name of mtlFiles) {
     // A name with spaces is either one file or several: try the whole first.
     const candidates = [name, ...name.split(/\s+/)]
-    for (const candidate of candidates) {
-      const mtl = resolve(candidate)
-      if (mtl) {
-        readMtl(doc, decodeText(mtl), resolve, materials)
-        break
-      }
-    }
+    const mtl = candidates.map(resolve).find((bytes) => bytes !== undefined)
+    if (mtl) readMtl(doc, decodeText(mtl), resolve, materials, warn)
+    else
+      warn(
+        `[obj] materials file "${name}" is not in the upload: materials keep their names only (upload a zip of the .obj, its .mtl and textures)`,
+      )
   }
   return materials
 }
@@ -310,26 +322,28 @@ function resolveIndex(i: number, count: number): number {
 
 /**
  * Writes OBJ: one `o` group per flattened primitive, world-space `v` (with r g b when the part has
- * vertex colours), `vt`, `vn`, `f` for triangles, `l` for lines and `p` for points. A single .obj
- * carries no .mtl, so materials are dropped with a note.
+ * vertex colours), `vt`, `vn`, `f` for triangles, `l` for lines and `p` for points, `usemtl` per
+ * group when the model has materials. Plain geometry (and materials that are names only) is a bare
+ * `.obj`; a model whose materials hold colours or textures is a zip of `model.obj`, `model.mtl` (see
+ * `createMaterialLibrary`) and the images it references, which Mos and assimp read back.
  */
-export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } {
+export function writeObj(doc: Document): WrittenModel {
   const prims = flattenDocument(doc)
+  const library = prims.some((p) => p.material) ? createMaterialLibrary() : undefined
+  // Names first, in order of use, so the .mtl lists them as the OBJ meets them.
+  for (const p of prims) library?.nameOf(p.material)
+  const withMtl = library?.holdsMoreThanNames() ?? false
   const out = new TextSink()
   out.write('# written by Mos\n')
+  if (withMtl) out.write(`mtllib ${MTL_FILE}\n`)
   let base = 1
   let baseUv = 1
   let baseNormal = 1
-  let materials = 0
-  const seen = new Set<Material>()
   const f = formatFloat
   for (const p of prims) {
-    const m = p.material
-    if (m && !seen.has(m)) {
-      seen.add(m)
-      materials++
-    }
     out.write(`o ${p.name.replace(/\s+/g, '_') || 'mesh'}\n`)
+    // Every group names its material: OBJ readers keep the last usemtl across groups.
+    if (library) out.write(`usemtl ${library.nameOf(p.material)}\n`)
     const count = p.positions.length / 3
     for (let v = 0; v < count; v++) {
       const x = p.positions[v * 3]!,
@@ -340,7 +354,7 @@ export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } 
     }
     const uvs = p.mode === 4 ? p.uvs : undefined
     const normals = p.mode === 4 ? p.normals : undefined
-    if (uvs) for (let v = 0; v < count; v++) out.write(`vt ${f(uvs[v * 2]!)} ${f(uvs[v * 2 + 1]!)}\n`)
+    if (uvs) for (let v = 0; v < count; v++) out.write(`vt ${f(uvs[v * 2]!)} ${f(1 - uvs[v * 2 + 1]!)}\n`)
     if (normals) for (let v = 0; v < count; v++) out.write(`vn ${f(normals[v * 3]!)} ${f(normals[v * 3 + 1]!)} ${f(normals[v * 3 + 2]!)}\n`)
     const cornerText = (i: number) => {
       const a = i + base
@@ -360,7 +374,17 @@ export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } 
     if (uvs) baseUv += count
     if (normals) baseNormal += count
   }
-  const notes =
-    materials > 0 ? [`OBJ output carries no .mtl: ${materials} material(s) dropped (geometry, UVs and vertex colours kept)`] : []
-  return { bytes: out.bytes(), notes }
+  if (!library || !withMtl) return { bytes: out.bytes(), extension: 'obj' }
+  const { mtl, images, notes } = library.write()
+  // The text deflates well; images are already compressed, so they are stored.
+  const bytes = zipFiles({
+    [OBJ_FILE]: { bytes: out.bytes(), level: 6 },
+    [MTL_FILE]: { bytes: mtl, level: 6 },
+    ...Object.fromEntries(images.map((image) => [image.fileName, { bytes: image.bytes, level: 0 as const }])),
+  })
+  return { bytes, extension: 'zip', ...(notes.length > 0 ? { notes } : {}) }
 }
+
+/** The entries of an OBJ zip (image names are the textures' own, never these). */
+const OBJ_FILE = 'model.obj'
+const MTL_FILE = 'model.mtl'

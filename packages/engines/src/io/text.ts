@@ -64,13 +64,6 @@ export function formatFloat(x: number): string {
   return sign + whole + '.' + ZEROS[decimals - digits.length] + digits
 }
 
-/** Image MIME type from the file's magic bytes (what glTF can carry), or undefined. */
-export function imageMimeType(bytes: Uint8Array): string | undefined {
-  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png'
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg'
-  return undefined
-}
-
 const POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i)
 
 /**

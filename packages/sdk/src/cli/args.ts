@@ -15,7 +15,7 @@ export const USAGE = `Usage: mos <command> FILE... [options]
 
 Commands:
   compress FILE...   Draco or meshopt compression (several files: one batch)
-  convert FILE...    convert to --to FORMAT (${MODEL_FORMATS.join(', ')}; gltf comes back as .zip)
+  convert FILE...    convert to --to FORMAT (${MODEL_FORMATS.join(', ')}; gltf, and obj with materials, come back as .zip)
   repair FILE...     fix normals, duplicate vertices, degenerate faces, empty nodes
   diagnose FILE...   print a diagnosis (no output file)
   textures FILE...   re-encode textures or images to --format (${TEXTURE_FORMATS.join(', ')})

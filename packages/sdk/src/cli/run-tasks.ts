@@ -32,6 +32,9 @@ function suffixOf(args: CliArgs): string {
       return `.${args.format === 'jpeg' ? 'jpg' : args.format}`
     case 'ktx2':
       return '.ktx2'
+    case 'convert':
+      // Dropped where the extension says it (box.obj); kept on a bundle, which two targets share (box.obj.zip, box.gltf.zip).
+      return args.to ? `.${args.to}` : ''
     default:
       return ''
   }

@@ -1,0 +1,99 @@
+import type { Texture } from '@gltf-transform/core'
+import { encodePng } from './png-encode.ts'
+import { decodeTga } from './tga.ts'
+import { baseName } from './upload-files.ts'
+
+/** The glTF image types, told from the bytes' magic numbers. */
+export type GltfImageType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/ktx2'
+
+const TYPE_EXTENSION: Record<GltfImageType, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'image/ktx2': 'ktx2',
+}
+
+/** The file extension written for an image type (image/jpeg → jpg). */
+export function imageFileExtension(type: GltfImageType): string {
+  return TYPE_EXTENSION[type]
+}
+
+/** The glTF image type of the bytes, from their magic numbers (not from a name or a declared type). */
+export function sniffImage(bytes: Uint8Array): GltfImageType | undefined {
+  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png'
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg'
+  if (bytes.byteLength > 12 && String.fromCharCode(...bytes.subarray(8, 12)) === 'WEBP') return 'image/webp'
+  if (bytes.byteLength > 12 && bytes[1] === 0x4b && bytes[2] === 0x54 && bytes[3] === 0x58 && bytes[5] === 0x32) return 'image/ktx2'
+  return undefined
+}
+
+/**
+ * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA (common beside
+ * COLLADA and OBJ files) re-encoded as PNG; undefined for anything else (BMP, DDS, PSD, ...).
+ */
+export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: GltfImageType } | undefined {
+  const mimeType = sniffImage(bytes)
+  if (mimeType) return { bytes, mimeType }
+  const tga = decodeTga(bytes)
+  return tga ? { bytes: encodePng(tga), mimeType: 'image/png' } : undefined
+}
+
+/** An image written as a file beside (COLLADA, OBJ) or inside (FBX) the model. */
+export interface ImageFile {
+  /** A clean file name, unique within the output, with the extension of the bytes' type. */
+  fileName: string
+  bytes: Uint8Array
+}
+
+/** Extensions an image name may carry, stripped before the real one is added. */
+const IMAGE_EXTENSION = /\.(png|jpe?g|tga|webp|ktx2|bmp|gif|tiff?|dds|exr|hdr|psd)$/i
+
+/**
+ * The clean stem of an image's name or URI: the base name only (no folders of the author's disk),
+ * URL escapes undone, image extensions gone (`a.jpg.jpg` → `a`), no leading dots or underscores
+ * (`._a` would hide the file on macOS and Linux), only letters, digits, `_`, `-` and `.`.
+ */
+export function imageStem(nameOrUri: string): string {
+  let stem = baseName(nameOrUri.trim())
+  try {
+    stem = decodeURIComponent(stem)
+  } catch {
+    // not URL-escaped
+  }
+  stem = baseName(stem)
+  while (IMAGE_EXTENSION.test(stem)) stem = stem.replace(IMAGE_EXTENSION, '')
+  return stem
+    .replace(/[^\w.-]+/g, '_')
+    .replace(/^[._-]+|[._-]+$/g, '')
+    .replace(/\.{2,}/g, '.')
+}
+
+/**
+ * Names the images of one output: each texture gets one file (asked again, the same), named after
+ * its URI or else its name, with the extension of its bytes' type; names are unique ignoring case
+ * (a second `wood.png` becomes `wood_1.png`), since zips are unpacked on case-insensitive disks too.
+ *
+ * @example
+ * const imageFile = createImageFiles()
+ * imageFile(texture) // { fileName: 'SpiderTex.jpg', bytes }
+ */
+export function createImageFiles(): (texture: Texture) => ImageFile {
+  const files = new Map<Texture, ImageFile>()
+  const used = new Set<string>()
+  return (texture) => {
+    let file = files.get(texture)
+    if (!file) {
+      const bytes = texture.getImage() ?? new Uint8Array(0)
+      const type = sniffImage(bytes) ?? (texture.getMimeType() as GltfImageType)
+      const extension = TYPE_EXTENSION[type] ?? 'png'
+      const uri = texture.getURI()
+      const stem = imageStem(uri && !uri.startsWith('data:') ? uri : texture.getName()) || 'texture'
+      let fileName = `${stem}.${extension}`
+      for (let n = 1; used.has(fileName.toLowerCase()); n++) fileName = `${stem}_${n}.${extension}`
+      used.add(fileName.toLowerCase())
+      file = { fileName, bytes }
+      files.set(texture, file)
+    }
+    return file
+  }
+}
