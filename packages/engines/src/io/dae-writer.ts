@@ -10,12 +10,10 @@ import { zipFiles } from './zip.ts'
  * geometry per mesh with triangles and lines, normals, UVs and vertex colours, Phong effects with
  * base colour or a base colour texture. COLLADA only references images, so a model with textures
  * becomes a zip holding `model.dae` and the image files; without textures it is the .dae alone.
- * Points, skins, morph targets, animations and cameras are dropped with a logged note.
+ * Points, skins, morph targets, animations and cameras are dropped (target-holds.ts notes them).
  */
 export async function writeDae(platform: Platform, doc: Document): Promise<WrittenModel> {
-  const scene = collectExportScene(doc, 'COLLADA', { lines: true })
-  const logger = doc.getLogger()
-  for (const note of scene.notes) logger.warn(`[dae] ${note}`)
+  const scene = collectExportScene(doc, { lines: true })
   // assimp (and other readers) name nodes and meshes after their COLLADA ids, so ids carry the names;
   // nodes choose first, so a mesh named like its node is the one that gets a suffix.
   const ids = createIdMaker()

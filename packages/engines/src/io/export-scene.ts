@@ -2,15 +2,13 @@ import type { Accessor, Document, Material, Mesh, Node, Primitive, Texture } fro
 
 /**
  * What the FBX and COLLADA writers need from a Document, flattened once: per mesh one vertex list
- * with triangles and lines into it, the materials those use, the node tree, and the notes about
- * what the target format cannot hold.
+ * with triangles and lines into it, the materials those use, and the node tree. What the target
+ * format cannot hold is noted by target-holds.ts.
  */
 export interface ExportScene {
   roots: ExportNode[]
   meshes: ExportMesh[]
   materials: ExportMaterial[]
-  /** Things dropped or changed on the way, logged by the writer. */
-  notes: string[]
 }
 
 /** A node of the default scene, with its local transform. */
@@ -63,16 +61,14 @@ export interface ExportImage {
 
 const MIME_EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/ktx2': 'ktx2' }
 
-/** Flattens the Document's default scene for a writer of a format named `format` (for the notes). */
-export function collectExportScene(doc: Document, format: string, options: { lines: boolean }): ExportScene {
+/** Flattens the Document's default scene for the FBX or COLLADA writer. */
+export function collectExportScene(doc: Document, options: { lines: boolean }): ExportScene {
   const root = doc.getRoot()
   const scene = root.getDefaultScene() ?? root.listScenes()[0]
-  const notes: string[] = []
   const materials = new Map<Material | null, ExportMaterial>()
   const images = new Map<Texture, ExportImage>()
   const usedNames = new Set<string>()
   const meshes = new Map<Mesh, ExportMesh>()
-  const counts = { points: 0, lines: 0 }
 
   const exportImage = (texture: Texture): ExportImage => {
     let image = images.get(texture)
@@ -115,9 +111,7 @@ export function collectExportScene(doc: Document, format: string, options: { lin
   const exportMesh = (mesh: Mesh): ExportMesh => {
     let out = meshes.get(mesh)
     if (!out) {
-      out = flattenMesh(mesh, meshes.size, exportMaterial, options, counts)
-      if (mesh.listPrimitives().some((prim) => prim.listTargets().length > 0))
-        notes.push(`morph targets of mesh "${mesh.getName()}" dropped`)
+      out = flattenMesh(mesh, meshes.size, exportMaterial, options)
       meshes.set(mesh, out)
     }
     return out
@@ -127,7 +121,6 @@ export function collectExportScene(doc: Document, format: string, options: { lin
   const exportNode = (node: Node): ExportNode => {
     const mesh = node.getMesh()
     const index = nodeCount++
-    if (node.getSkin()) notes.push(`skin of node "${node.getName()}" dropped (written in its bind pose)`)
     return {
       // DCC tools key nodes by name; unnamed glTF nodes get a stable one.
       name: node.getName() || `node_${index}`,
@@ -140,11 +133,7 @@ export function collectExportScene(doc: Document, format: string, options: { lin
   }
 
   const roots = scene ? scene.listChildren().map(exportNode) : []
-  if (counts.points > 0) notes.push(`${counts.points} point primitive(s) dropped: ${format} cannot hold points`)
-  if (counts.lines > 0) notes.push(`${counts.lines} line primitive(s) dropped: ${format} cannot hold lines`)
-  if (root.listAnimations().length > 0) notes.push(`${root.listAnimations().length} animation(s) dropped`)
-  if (root.listCameras().length > 0) notes.push('cameras dropped')
-  return { roots, meshes: [...meshes.values()], materials: [...materials.values()], notes }
+  return { roots, meshes: [...meshes.values()], materials: [...materials.values()] }
 }
 
 function flattenMesh(
@@ -152,7 +141,6 @@ function flattenMesh(
   index: number,
   exportMaterial: (material: Material | null) => ExportMaterial,
   options: { lines: boolean },
-  counts: { points: number; lines: number },
 ): ExportMesh {
   const kept: { prim: Primitive; triangles: ArrayLike<number>; lines: number[] }[] = []
   for (const prim of mesh.listPrimitives()) {
@@ -171,11 +159,8 @@ function flattenMesh(
     else if (mode === 3 || mode === 2) {
       for (let i = 0; i + 1 < order.length; i++) lines.push(order[i]!, order[i + 1]!)
       if (mode === 2 && order.length > 2) lines.push(order[order.length - 1]!, order[0]!)
-    } else counts.points++
-    if (lines.length > 0 && !options.lines) {
-      counts.lines++
-      lines.length = 0
     }
+    if (!options.lines) lines.length = 0
     if (triangles.length > 0 || lines.length > 0) kept.push({ prim, triangles, lines })
   }
   const vertexCount = kept.reduce((n, k) => n + k.prim.getAttribute('POSITION')!.getCount(), 0)

@@ -7,14 +7,12 @@ import { encodeFbxBinary, fbx, fbxNode, FBX_VERSION, type FbxNode, type FbxPrope
  * Writes a Document as binary FBX 7.4: the default scene's node tree (translation, Euler rotation,
  * scale), one Geometry per mesh (triangles, normals, UVs, vertex colours, per-polygon materials),
  * Phong materials with base colour and an embedded base colour texture. Points, lines, skins,
- * morph targets, animations and cameras are dropped with a logged note.
+ * morph targets, animations and cameras are dropped (target-holds.ts notes them).
  *
  * Y is up and one unit is one metre (UnitScaleFactor 100: FBX counts in centimetres).
  */
 export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8Array> {
-  const scene = collectExportScene(doc, 'FBX', { lines: false })
-  const logger = doc.getLogger()
-  for (const note of scene.notes) logger.warn(`[fbx] ${note}`)
+  const scene = collectExportScene(doc, { lines: false })
 
   let nextId = 1_000_000n
   const id = () => nextId++

@@ -7,6 +7,7 @@ import { writeFbx } from './fbx-writer.ts'
 import { readDae } from './dae.ts'
 import { writeDae } from './dae-writer.ts'
 import { asInputError, checkGltfAllocation, glbJson, gltfJson } from './gltf-limits.ts'
+import { makeGltfValid } from './gltf-validity.ts'
 import { readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
 import { readObj, writeObj } from './obj.ts'
@@ -23,7 +24,10 @@ export interface WrittenModel {
   bytes: Uint8Array
   /** File extension of what was written (e.g. "zip" for a .gltf bundle). */
   extension: string
-  /** What the target format could not hold (dropped points, lines, materials), for the task record. */
+  /**
+   * What the writer changed to make the output valid (glTF's renormalised weights, clamped
+   * factors), for the task record; what a target cannot hold is noted by `droppedByTarget`.
+   */
   notes?: string[]
 }
 
@@ -34,7 +38,10 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
       checkGltfAllocation(glbJson(bytes) ?? {}, options)
       return asInputError(() => readGlb(platform.io, bytes))
     },
-    write: async (platform, doc) => ({ bytes: await writeGlb(platform.io, doc), extension: 'glb' }),
+    write: async (platform, doc) => {
+      const notes = makeGltfValid(doc)
+      return { bytes: await writeGlb(platform.io, doc), extension: 'glb', notes }
+    },
   },
   gltf: {
     read: async (platform, bytes, options) => {
@@ -42,19 +49,22 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
       return asInputError(() => readGltf(platform.io, bytes))
     },
     // .gltf output is a zip of the .gltf, its .bin and textures
-    write: async (platform, doc) => ({ bytes: await writeGltfZip(platform.io, doc), extension: 'zip' }),
+    write: async (platform, doc) => {
+      const notes = makeGltfValid(doc)
+      return { bytes: await writeGltfZip(platform.io, doc), extension: 'zip', notes }
+    },
   },
   obj: {
     read: async (_platform, bytes, options) => readObj(bytes, options),
-    write: async (_platform, doc) => ({ ...writeObj(doc), extension: 'obj' }),
+    write: async (_platform, doc) => ({ bytes: writeObj(doc), extension: 'obj' }),
   },
   stl: {
     read: async (_platform, bytes, options) => readStl(bytes, options),
-    write: async (_platform, doc) => ({ ...writeStl(doc), extension: 'stl' }),
+    write: async (_platform, doc) => ({ bytes: writeStl(doc), extension: 'stl' }),
   },
   ply: {
     read: async (_platform, bytes, options) => readPly(bytes, options),
-    write: async (_platform, doc) => ({ ...writePly(doc), extension: 'ply' }),
+    write: async (_platform, doc) => ({ bytes: writePly(doc), extension: 'ply' }),
   },
   zip: {
     read: (platform, bytes, options = {}) =>

@@ -311,24 +311,17 @@ function resolveIndex(i: number, count: number): number {
 /**
  * Writes OBJ: one `o` group per flattened primitive, world-space `v` (with r g b when the part has
  * vertex colours), `vt`, `vn`, `f` for triangles, `l` for lines and `p` for points. A single .obj
- * carries no .mtl, so materials are dropped with a note.
+ * carries no .mtl, so materials are dropped (target-holds.ts notes them).
  */
-export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } {
+export function writeObj(doc: Document): Uint8Array {
   const prims = flattenDocument(doc)
   const out = new TextSink()
   out.write('# written by Mos\n')
   let base = 1
   let baseUv = 1
   let baseNormal = 1
-  let materials = 0
-  const seen = new Set<Material>()
   const f = formatFloat
   for (const p of prims) {
-    const m = p.material
-    if (m && !seen.has(m)) {
-      seen.add(m)
-      materials++
-    }
     out.write(`o ${p.name.replace(/\s+/g, '_') || 'mesh'}\n`)
     const count = p.positions.length / 3
     for (let v = 0; v < count; v++) {
@@ -360,7 +353,5 @@ export function writeObj(doc: Document): { bytes: Uint8Array; notes: string[] } 
     if (uvs) baseUv += count
     if (normals) baseNormal += count
   }
-  const notes =
-    materials > 0 ? [`OBJ output carries no .mtl: ${materials} material(s) dropped (geometry, UVs and vertex colours kept)`] : []
-  return { bytes: out.bytes(), notes }
+  return out.bytes()
 }
