@@ -21,6 +21,8 @@ export interface TargetHolds {
   /** How many UV sets (TEXCOORD_0 …). */
   uvSets: number
   uvs: PartAttribute
+  /** Whether normals and UVs of points and lines are kept (OBJ's `p` and `l` take positions only). */
+  pointAttributes: boolean
   colors: boolean
   materials: boolean
   /** Which material textures: every one, the base colour map only, or none. */
@@ -42,6 +44,7 @@ const GLTF: TargetHolds = {
   normals: 'kept',
   uvSets: Number.POSITIVE_INFINITY,
   uvs: 'kept',
+  pointAttributes: true,
   colors: true,
   materials: true,
   textures: 'all',
@@ -80,7 +83,7 @@ const SCENE_TREE = {
 export const TARGET_HOLDS: Record<string, TargetHolds> = {
   glb: GLTF,
   gltf: GLTF,
-  obj: { ...FLAT, label: 'OBJ' },
+  obj: { ...FLAT, label: 'OBJ', pointAttributes: false },
   stl: { ...FLAT, label: 'STL', lines: false, points: false, normals: 'facet', uvSets: 0, uvs: 'dropped', colors: false },
   ply: { ...FLAT, label: 'PLY', lines: false, points: 'alone', normals: 'when-every-part-has-it', uvs: 'when-every-part-has-it' },
   fbx: { ...SCENE_TREE, label: 'FBX', lines: false, points: false },
@@ -195,10 +198,19 @@ function attributeNotes(holds: TargetHolds, kept: DrawnPrimitive[]): string[] {
       notes.push(`${holds.label} holds normals only where every part has them: normals of ${withNormals.length} part(s) dropped`)
     }
   }
+  const loose = unique(kept.filter((d) => d.kind !== 'triangles').map((d) => d.prim))
+  const looseWith = (semantic: string) => loose.filter((prim) => prim.getAttribute(semantic)).length
+  if (!holds.pointAttributes && looseWith('NORMAL') + looseWith('TEXCOORD_0') > 0) {
+    notes.push(
+      `${holds.label} holds normals and UVs only on faces: normals of ${looseWith('NORMAL')} and UVs of ${looseWith('TEXCOORD_0')} point or line part(s) dropped`,
+    )
+  }
   const withUvs = prims.filter((prim) => prim.getAttribute('TEXCOORD_0'))
-  if (withUvs.length > 0 && holds.uvSets === 0) notes.push(`${holds.label} cannot hold UVs: UVs of ${withUvs.length} part(s) dropped`)
+  const sets = withUvs.reduce((n, prim) => n + uvSetCount(prim), 0)
+  if (withUvs.length > 0 && holds.uvSets === 0)
+    notes.push(`${holds.label} cannot hold UVs: ${sets} UV set(s) of ${withUvs.length} part(s) dropped`)
   else if (withUvs.length > 0 && !partsAllHave(holds.uvs, kept, 'TEXCOORD_0')) {
-    notes.push(`${holds.label} holds UVs only where every part has them: UVs of ${withUvs.length} part(s) dropped`)
+    notes.push(`${holds.label} holds UVs only where every part has them: ${sets} UV set(s) of ${withUvs.length} part(s) dropped`)
   } else {
     const extra = prims.reduce((n, prim) => n + Math.max(0, uvSetCount(prim) - holds.uvSets), 0)
     if (extra > 0) notes.push(`${holds.label} holds ${holds.uvSets} UV set(s) per part: ${extra} more UV set(s) dropped`)
