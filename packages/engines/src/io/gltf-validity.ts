@@ -36,12 +36,16 @@ const ATTRIBUTE_FORMATS: { prefix: string; sizes: number[]; label: string }[] = 
  */
 function fixAttributeFormats(doc: Document): string[] {
   const fixed = new Map<string, Set<Accessor>>()
+  const quantized = doc
+    .getRoot()
+    .listExtensionsUsed()
+    .some((extension) => extension.extensionName === 'KHR_mesh_quantization')
   for (const mesh of doc.getRoot().listMeshes()) {
     for (const prim of mesh.listPrimitives()) {
       for (const semantic of prim.listSemantics()) {
         const format = ATTRIBUTE_FORMATS.find((f) => semantic.startsWith(f.prefix))
         const accessor = prim.getAttribute(semantic)!
-        if (!format || allowedFormat(accessor, format.sizes)) continue
+        if (!format || allowedFormat(accessor, format.sizes, quantized && format.prefix === 'TEXCOORD_')) continue
         const size = Math.min(Math.max(accessor.getElementSize(), format.sizes[0]!), format.sizes.at(-1)!)
         toFloat(accessor, size)
         const set = fixed.get(format.label) ?? new Set()
@@ -52,10 +56,17 @@ function fixAttributeFormats(doc: Document): string[] {
   return [...fixed].map(([label, accessors]) => `${accessors.size} ${label}`)
 }
 
-function allowedFormat(accessor: Accessor, sizes: number[]): boolean {
+/** `quantizedUvs`: KHR_mesh_quantization also allows (un)normalized signed and unsigned 8- and 16-bit UVs (what compress writes). */
+function allowedFormat(accessor: Accessor, sizes: number[], quantizedUvs: boolean): boolean {
   if (!sizes.includes(accessor.getElementSize())) return false
   const array = accessor.getArray()
   if (array instanceof Float32Array) return true
+  if (
+    quantizedUvs &&
+    (array instanceof Int8Array || array instanceof Uint8Array || array instanceof Int16Array || array instanceof Uint16Array)
+  ) {
+    return true
+  }
   return accessor.getNormalized() && (array instanceof Uint8Array || array instanceof Uint16Array)
 }
 
