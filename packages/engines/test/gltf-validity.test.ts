@@ -92,6 +92,12 @@ describe.skipIf(!available)('every glTF Mos writes is valid', async () => {
     expect(await validatorErrors(result.bytes!, 'glb')).toEqual({})
   })
 
+  it('repair, writing a skinned FBX back as FBX, names what FBX cannot hold', async () => {
+    const result = success(await pool.run({ name: 'repair', input: { path: paths.huesitos }, format: 'fbx', options: {} }))
+    expect(result.extension).toBe('fbx')
+    expect(result.details?.notes).toContain('FBX cannot hold skins: 1 skin(s) dropped (meshes written in their bind pose)')
+  })
+
   it('renormalises normalized integer weights to sum exactly 255', async () => {
     const doc = new Document()
     const buffer = doc.createBuffer()

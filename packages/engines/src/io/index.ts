@@ -8,6 +8,7 @@ import { readDae } from './dae.ts'
 import { writeDae } from './dae-writer.ts'
 import { asInputError, checkGltfAllocation, glbJson, gltfJson } from './gltf-limits.ts'
 import { makeGltfValid } from './gltf-validity.ts'
+import { droppedByTarget } from './target-holds.ts'
 import { readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
 import { readObj, writeObj } from './obj.ts'
@@ -25,8 +26,8 @@ export interface WrittenModel {
   /** File extension of what was written (e.g. "zip" for a .gltf bundle). */
   extension: string
   /**
-   * What the writer changed to make the output valid (glTF's renormalised weights, clamped
-   * factors), for the task record; what a target cannot hold is noted by `droppedByTarget`.
+   * For the task record: what the format cannot hold of the model (`droppedByTarget`), and what
+   * the writer changed to make the output valid (glTF's renormalised weights, clamped factors).
    */
   notes?: string[]
 }
@@ -104,9 +105,15 @@ export async function readModel(platform: Platform, bytes: Uint8Array, format: s
   return (await read(platform, bytes, options)).setLogger(platform.logger)
 }
 
-/** Writes a Document in the given format. */
+/**
+ * Writes a Document in the given format. Its notes name what the format cannot hold of this model
+ * (read off the scene before the writer flattens or drops it), then what the writer changed.
+ */
 export async function writeModel(platform: Platform, doc: Document, format: string): Promise<WrittenModel> {
   const write = FORMAT_CODECS[format]?.write
   if (!write) throw new ModelInputError(`unsupported output format: ${format}`)
-  return write(platform, doc)
+  const dropped = droppedByTarget(doc, format)
+  const written = await write(platform, doc)
+  const notes = [...dropped, ...(written.notes ?? [])]
+  return { ...written, ...(notes.length > 0 ? { notes } : {}) }
 }

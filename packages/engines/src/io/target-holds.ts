@@ -27,6 +27,8 @@ export interface TargetHolds {
   materials: boolean
   /** Which material textures: every one, the base colour map only, or none. */
   textures: 'all' | 'base-colour' | 'none'
+  /** Whether `KHR_texture_transform` (offset, rotation, scale of a map's UVs) is kept with the maps. */
+  textureTransforms: boolean
   skins: boolean
   animations: boolean
   morphTargets: boolean
@@ -48,6 +50,7 @@ const GLTF: TargetHolds = {
   colors: true,
   materials: true,
   textures: 'all',
+  textureTransforms: true,
   skins: true,
   animations: true,
   morphTargets: true,
@@ -61,6 +64,7 @@ const FLAT = {
   ...GLTF,
   materials: false,
   textures: 'none',
+  textureTransforms: false,
   uvSets: 1,
   skins: false,
   animations: false,
@@ -255,6 +259,11 @@ function materialNotes(doc: Document, holds: TargetHolds, kept: DrawnPrimitive[]
     const which = holds.textures === 'none' ? 'textures' : 'material maps other than the base colour'
     const bySlot = dropped.map(([slot, textures]) => `${slot.replace(/Texture$/, '')} ${textures.size}`).join(', ')
     notes.push(`${holds.label} cannot hold ${which}: ${count} texture(s) dropped (${bySlot})`)
+  }
+  // Transforms of maps dropped anyway need no word of their own; those of kept base colour maps do.
+  const transformed = materials.filter((m) => m.getBaseColorTextureInfo()?.getExtension('KHR_texture_transform')).length
+  if (holds.textures === 'base-colour' && !holds.textureTransforms && transformed > 0) {
+    notes.push(`${holds.label} cannot hold texture transforms: KHR_texture_transform of ${transformed} base colour map(s) dropped`)
   }
   return notes
 }

@@ -1,7 +1,7 @@
 import type { Document, Property } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
-import { checkTargetCanHold, droppedByTarget } from '../io/target-holds.ts'
+import { checkTargetCanHold } from '../io/target-holds.ts'
 import type { Platform } from '../platform.ts'
 import { checkFiniteAttributes, unitNormals } from '../geometry/unit-normals.ts'
 
@@ -47,11 +47,7 @@ export async function convertDocument(platform: Platform, doc: Document, target:
   }
   stringifyNames(doc)
   renumberAttributeSets(doc)
-  // What the target cannot hold is read off the scene before the writer flattens or drops it.
-  const dropped = droppedByTarget(doc, target)
-  const written = await writeModel(platform, doc, target)
-  const notes = [...dropped, ...(written.notes ?? [])]
-  return { ...written, ...(notes.length > 0 ? { notes } : {}) }
+  return writeModel(platform, doc, target)
 }
 
 function checkGeometry(doc: Document): void {

@@ -65,6 +65,8 @@ function assimpContents(json: AssJson): Contents {
   const base = new Set(maps.filter((p) => BASE_COLOUR_SEMANTICS.has(p.semantic)).map((p) => String(p.value)))
   counts['base colour maps'] = base.size
   counts['other maps'] = new Set(maps.map((p) => String(p.value)).filter((file) => !base.has(file))).size
+  // assimp's glTF reader keeps KHR_texture_transform as a UV transform property per map.
+  counts['texture transforms'] = materials.flatMap((m) => m.properties.filter((p) => p.key === '$tex.uvtrafo')).length
   const faces = meshes.filter((m) => m.primitivetypes & 4)
   const loose = meshes.filter((m) => !(m.primitivetypes & 4))
   counts.UVs = meshes.filter((m) => m.texturecoords?.length).length

@@ -24,6 +24,7 @@ export const KINDS = [
   'materials',
   'base colour maps',
   'other maps',
+  'texture transforms',
   'UVs',
   'second UV sets',
   'normals',
@@ -104,6 +105,7 @@ export const FIDELITY_INPUTS: FidelityInput[] = [
   { name: 'glTF2/simple_skin/simple_skin.gltf' },
   { name: 'glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf' },
   { name: 'glTF2/BoxTexcoords-glTF/boxTexcoords.gltf' },
+  { name: 'glTF2/textureTransform/TextureTransformTest.gltf' },
   { name: 'glTF2/cameras/Cameras.gltf' },
   ...['00', '01', '04', '06'].map((n) => ({ name: `glTF2/glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_${n}.gltf` })),
   ...[
@@ -192,6 +194,8 @@ export function documentContents(doc: Document): Contents {
   const textures = root.listTextures().filter((t) => slots(t).some((slot) => slot.endsWith('Texture')))
   counts['base colour maps'] = textures.filter((t) => slots(t).includes('baseColorTexture')).length
   counts['other maps'] = textures.length - counts['base colour maps']
+  const infos = root.listMaterials().flatMap((m) => [m.getBaseColorTextureInfo(), m.getNormalTextureInfo(), m.getEmissiveTextureInfo()])
+  counts['texture transforms'] = infos.filter((info) => info?.getExtension('KHR_texture_transform')).length
   const uvSets = (p: Primitive) => p.listSemantics().filter((s) => s.startsWith('TEXCOORD_')).length
   counts.UVs = list.filter((p) => uvSets(p) > 0).length
   counts['second UV sets'] = Math.max(0, ...list.map((p) => uvSets(p) - 1))
@@ -238,6 +242,8 @@ function namesDrop(kind: Kind, note: string): boolean {
       return slots.includes('baseColor')
     case 'other maps':
       return slots.some((slot) => slot !== 'baseColor')
+    case 'texture transforms':
+      return /texture transforms|cannot hold textures/.test(note)
     case 'UVs':
       return /cannot hold UVs|holds UVs only|UVs of [1-9]/.test(note)
     case 'second UV sets':
