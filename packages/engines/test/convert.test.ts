@@ -95,14 +95,16 @@ describe.skipIf(!available)('convert job', async () => {
     const stl = await pool.run({ name: 'convert', input: { path: paths.testmixed }, format: 'obj', options: { target_format: 'stl' } })
     if (!stl.ok) throw new Error(stl.message)
     expect(stl.details?.notes).toEqual([
-      'STL cannot hold these points: 24 points dropped',
+      'STL cannot hold points: 24 points dropped',
       'STL cannot hold lines: 18 line segments dropped',
+      'STL cannot hold materials: 1 material(s) dropped',
     ])
     const ply = await pool.run({ name: 'convert', input: { path: paths.testmixed }, format: 'obj', options: { target_format: 'ply' } })
     if (!ply.ok) throw new Error(ply.message)
     expect(ply.details?.notes).toEqual([
-      'PLY cannot hold these points: 24 points dropped',
+      'PLY cannot hold points beside faces: 24 points dropped',
       'PLY cannot hold lines: 18 line segments dropped',
+      'PLY cannot hold materials: 1 material(s) dropped',
     ])
   })
 

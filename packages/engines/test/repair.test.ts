@@ -78,6 +78,7 @@ describe('repair job', async () => {
       empty_primitives_removed: 0,
       empty_nodes_removed: 2,
       unused_removed: 2,
+      weights_normalized: 0,
     })
     if (!result.ok) return
     expect(result.extension).toBe('glb')

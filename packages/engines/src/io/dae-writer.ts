@@ -16,13 +16,13 @@ import { zipFiles } from './zip.ts'
  * animations resampled as matrix keys, one `<animation>` per glTF animation.
  * COLLADA only references images, so a model with textures becomes a zip holding `model.dae` and
  * the image files; without textures it is the .dae alone. Points, morph targets, cameras and the
- * maps Phong has no place for are dropped with a logged note.
+ * maps Phong has no place for are left out (target-holds.ts notes them).
  */
 export async function writeDae(platform: Platform, doc: Document): Promise<WrittenModel> {
-  const scene = collectExportScene(doc, 'COLLADA', { lines: true, deform: true })
-  const logger = doc.getLogger()
+  const scene = collectExportScene(doc, { lines: true, deform: true })
   const uvSets = Math.max(0, ...scene.meshes.map((mesh) => mesh.uvSets.length))
-  for (const note of [...scene.notes, ...mapNotes(scene, 'COLLADA', DAE_MAPS, Math.max(uvSets, 1))]) logger.warn(`[dae] ${note}`)
+  const notes = [...scene.notes, ...mapNotes(scene, 'COLLADA', DAE_MAPS, Math.max(uvSets, 1))]
+  const withNotes = notes.length > 0 ? { notes } : {}
   // assimp (and other readers) name nodes and meshes after their COLLADA ids, so ids carry the names;
   // nodes choose first, so a mesh named like its node is the one that gets a suffix.
   const ids = createIdMaker()
@@ -92,13 +92,13 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
     throw error
   }
   const dae = new TextEncoder().encode(xml)
-  if (images.length === 0) return { bytes: dae, extension: 'dae' }
+  if (images.length === 0) return { bytes: dae, extension: 'dae', ...withNotes }
   // The XML deflates well; images are already compressed, so they are stored.
   const entries = Object.fromEntries([
     ['model.dae', { bytes: dae, level: 6 as const }],
     ...images.map((image) => [image.fileName, { bytes: image.bytes, level: 0 as const }] as const),
   ])
-  return { bytes: zipFiles(entries), extension: 'zip' }
+  return { bytes: zipFiles(entries), extension: 'zip', ...withNotes }
 }
 
 /** The Phong slots our maps go to; a normal map goes in a `<bump>` extra, as FCOLLADA and assimp read it. */

@@ -59,28 +59,13 @@ export function bakeTransform(uvs: Float32Array, from: number, to: number, trans
   }
 }
 
-const SLOT_NAMES: Record<MapSlot, string> = {
-  baseColor: 'base colour',
-  emissive: 'emissive',
-  normal: 'normal',
-  occlusion: 'occlusion',
-  metallicRoughness: 'metallic-roughness',
-}
-
 /**
- * Notes for what of the materials' maps and the meshes' UV sets a writer does not place: maps of
- * slots it has no place for, per slot with counts, and UV sets past the first `uvSets` (with the
- * maps that read them).
+ * Notes for maps a writer places nowhere because they read a UV set past the first `uvSets` it
+ * writes (maps of slots it has no place for, and the extra sets, are noted by target-holds.ts).
  */
 export function mapNotes(scene: ExportScene, format: string, held: readonly MapSlot[], uvSets: number): string[] {
   const notes: string[] = []
-  for (const slot of MAP_SLOTS) {
-    const count = scene.materials.filter((m) => m.maps[slot]).length
-    if (count > 0 && !held.includes(slot)) notes.push(`${count} ${SLOT_NAMES[slot]} map(s) dropped: ${format} has no place for them`)
-  }
   const offSet = scene.materials.flatMap((m) => held.filter((slot) => (m.maps[slot]?.texCoord ?? 0) >= uvSets)).length
   if (offSet > 0) notes.push(`${offSet} map(s) reading UV set ${uvSets} or above dropped: ${format} output keeps ${uvSets} UV set(s)`)
-  const extraSets = scene.meshes.reduce((n, mesh) => n + Math.max(0, mesh.uvSets.length - uvSets), 0)
-  if (extraSets > 0) notes.push(`${extraSets} UV set(s) past the first ${uvSets} dropped: ${format} output keeps ${uvSets}`)
   return notes
 }

@@ -6,7 +6,8 @@ import { createImageFiles, type ImageFile } from './image-files.ts'
 /**
  * What the FBX and COLLADA writers need from a Document, flattened once: per mesh one vertex list
  * with triangles and lines into it, the materials those use, the node tree, skins and resampled
- * node animations, and the notes about what the target format cannot hold.
+ * node animations, and notes on what the writing itself changed (what the target format cannot
+ * hold at all is noted by target-holds.ts).
  */
 export interface ExportScene {
   roots: ExportNode[]
@@ -93,14 +94,14 @@ export interface ExportOptions {
   deform: boolean
 }
 
-/** Flattens the Document's default scene for a writer of a format named `format` (for the notes). */
-export function collectExportScene(doc: Document, format: string, options: ExportOptions): ExportScene {
+/** Flattens the Document's default scene for the FBX or COLLADA writer. */
+export function collectExportScene(doc: Document, options: ExportOptions): ExportScene {
   const root = doc.getRoot()
   const scene = root.getDefaultScene() ?? root.listScenes()[0]
   const notes: string[] = []
   const materials = new Map<Material | null, ExportMaterial>()
   const meshes = new Map<Mesh, ExportMesh>()
-  const counts = { points: 0, lines: 0, transforms: 0 }
+  const counts = { transforms: 0 }
 
   const exportImage = createImageFiles()
 
@@ -130,8 +131,6 @@ export function collectExportScene(doc: Document, format: string, options: Expor
     let out = meshes.get(mesh)
     if (!out) {
       out = flattenMesh(mesh, meshes.size, exportMaterial, options, counts)
-      if (mesh.listPrimitives().some((prim) => prim.listTargets().length > 0))
-        notes.push(`morph targets of mesh "${mesh.getName()}" dropped`)
       meshes.set(mesh, out)
     }
     return out
@@ -141,7 +140,6 @@ export function collectExportScene(doc: Document, format: string, options: Expor
   const exportNode = (node: Node): ExportNode => {
     const mesh = node.getMesh()
     const index = nodes.size
-    if (node.getSkin() && !options.deform) notes.push(`skin of node "${node.getName()}" dropped (written in its bind pose)`)
     const out: ExportNode = {
       // DCC tools key nodes by name; unnamed glTF nodes get a stable one.
       name: node.getName() || `node_${index}`,
@@ -159,12 +157,8 @@ export function collectExportScene(doc: Document, format: string, options: Expor
 
   const roots = scene ? scene.listChildren().map(exportNode) : []
   const animations = options.deform ? attachDeformations(doc, nodes, notes) : []
-  if (counts.points > 0) notes.push(`${counts.points} point primitive(s) dropped: ${format} cannot hold points`)
-  if (counts.lines > 0) notes.push(`${counts.lines} line primitive(s) dropped: ${format} cannot hold lines`)
   if (counts.transforms > 0)
     notes.push(`KHR_texture_transform of ${counts.transforms} map(s) dropped: their UV set carries another map's transform`)
-  if (!options.deform && root.listAnimations().length > 0) notes.push(`${root.listAnimations().length} animation(s) dropped`)
-  if (root.listCameras().length > 0) notes.push('cameras dropped')
   return { roots, meshes: [...meshes.values()], materials: [...materials.values()], animations, notes }
 }
 
@@ -232,7 +226,7 @@ function flattenMesh(
   index: number,
   exportMaterial: (material: Material | null) => ExportMaterial,
   options: ExportOptions,
-  counts: { points: number; lines: number; transforms: number },
+  counts: { transforms: number },
 ): ExportMesh {
   const kept: { prim: Primitive; triangles: ArrayLike<number>; lines: number[] }[] = []
   for (const prim of mesh.listPrimitives()) {
@@ -251,11 +245,9 @@ function flattenMesh(
     else if (mode === 3 || mode === 2) {
       for (let i = 0; i + 1 < order.length; i++) lines.push(order[i]!, order[i + 1]!)
       if (mode === 2 && order.length > 2) lines.push(order[order.length - 1]!, order[0]!)
-    } else counts.points++
-    if (lines.length > 0 && !options.lines) {
-      counts.lines++
-      lines.length = 0
     }
+    // Points, and lines where the target has none, are left out; target-holds.ts notes them.
+    if (!options.lines) lines.length = 0
     if (triangles.length > 0 || lines.length > 0) kept.push({ prim, triangles, lines })
   }
   const vertexCount = kept.reduce((n, k) => n + k.prim.getAttribute('POSITION')!.getCount(), 0)

@@ -2,6 +2,7 @@ import type { Document } from '@gltf-transform/core'
 import type { Platform } from '../platform.ts'
 import { collectExportScene, flippedV, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
 import { type MapSlot, mapNotes } from './export-maps.ts'
+import type { WrittenModel } from './index.ts'
 import { encodeFbxBinary, fbx, fbxNode, FBX_VERSION, type FbxNode, type FbxProperty } from './fbx-binary.ts'
 
 /**
@@ -9,15 +10,13 @@ import { encodeFbxBinary, fbx, fbxNode, FBX_VERSION, type FbxNode, type FbxPrope
  * scale), one Geometry per mesh (triangles, normals, the first UV set, vertex colours, per-polygon
  * materials), Phong materials with base and emissive colour and embedded diffuse, emissive and
  * normal maps. Points, lines, skins, morph targets, animations, cameras, other maps and UV sets
- * are dropped with a logged note.
+ * are left out (target-holds.ts notes them).
  *
  * Y is up and one unit is one metre (UnitScaleFactor 100: FBX counts in centimetres).
  */
-export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8Array> {
-  const scene = collectExportScene(doc, 'FBX', { lines: false, deform: false })
-  const logger = doc.getLogger()
-  for (const note of [...scene.notes, ...mapNotes(scene, 'FBX', Object.keys(FBX_MAP_PROPERTIES) as MapSlot[], 1)])
-    logger.warn(`[fbx] ${note}`)
+export async function writeFbx(platform: Platform, doc: Document): Promise<WrittenModel> {
+  const scene = collectExportScene(doc, { lines: false, deform: false })
+  const notes = [...scene.notes, ...mapNotes(scene, 'FBX', Object.keys(FBX_MAP_PROPERTIES) as MapSlot[], 1)]
 
   let nextId = 1_000_000n
   const id = () => nextId++
@@ -85,7 +84,7 @@ export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8
     ['Texture', textureCount],
     ['Video', videos.size],
   ]
-  return encodeFbxBinary([
+  const bytes = encodeFbxBinary([
     headerExtension(),
     fbxNode('FileId', [fbx.raw(FILE_ID)]),
     fbxNode('CreationTime', [fbx.string(CREATION_TIME)]),
@@ -116,6 +115,7 @@ export async function writeFbx(platform: Platform, doc: Document): Promise<Uint8
     fbxNode('Objects', [], objects),
     fbxNode('Connections', [], connections),
   ])
+  return { bytes, extension: 'fbx', ...(notes.length > 0 ? { notes } : {}) }
 }
 
 /** The material properties our texture maps connect to (FBX's Phong has no occlusion or PBR slots). */

@@ -238,13 +238,3 @@ function normalMatrix(m: number[]): number[] {
   // transpose
   return [inv[0]!, inv[3]!, inv[6]!, inv[1]!, inv[4]!, inv[7]!, inv[2]!, inv[5]!, inv[8]!]
 }
-
-/** Notes for what a target that holds only triangles leaves out. */
-export function droppedNote(prims: FlatPrimitive[], format: string, keep: { points: boolean; lines: boolean }): string[] {
-  const notes: string[] = []
-  const points = prims.filter((p) => p.mode === 0).reduce((sum, p) => sum + p.indices.length, 0)
-  const lines = prims.filter((p) => p.mode === 1).reduce((sum, p) => sum + p.indices.length / 2, 0)
-  if (points > 0 && !keep.points) notes.push(`${format} cannot hold these points: ${points} points dropped`)
-  if (lines > 0 && !keep.lines) notes.push(`${format} cannot hold lines: ${lines} line segments dropped`)
-  return notes
-}

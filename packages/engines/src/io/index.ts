@@ -7,6 +7,8 @@ import { writeFbx } from './fbx-writer.ts'
 import { readDae } from './dae.ts'
 import { writeDae } from './dae-writer.ts'
 import { asInputError, checkGltfAllocation, glbJson, gltfJson } from './gltf-limits.ts'
+import { makeGltfValid } from './gltf-validity.ts'
+import { droppedByTarget } from './target-holds.ts'
 import { readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
 import { readObj, writeObj } from './obj.ts'
@@ -30,7 +32,10 @@ export interface WrittenModel {
   bytes: Uint8Array
   /** File extension of what was written (e.g. "zip" for a .gltf bundle). */
   extension: string
-  /** What the target format could not hold (dropped points, lines, materials), for the task record. */
+  /**
+   * For the task record: what the format cannot hold of the model (`droppedByTarget`), and what
+   * the writer changed to make the output valid (glTF's renormalised weights, clamped factors).
+   */
   notes?: string[]
 }
 
@@ -41,7 +46,10 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
       checkGltfAllocation(glbJson(bytes) ?? {}, options)
       return asInputError(() => readGlb(platform.io, bytes))
     },
-    write: async (platform, doc) => ({ bytes: await writeGlb(platform.io, doc), extension: 'glb' }),
+    write: async (platform, doc) => {
+      const notes = makeGltfValid(doc)
+      return { bytes: await writeGlb(platform.io, doc), extension: 'glb', notes }
+    },
   },
   gltf: {
     read: async (platform, bytes, options) => {
@@ -49,7 +57,10 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
       return asInputError(() => readGltf(platform.io, bytes))
     },
     // .gltf output is a zip of the .gltf, its .bin and textures
-    write: async (platform, doc) => ({ bytes: await writeGltfZip(platform.io, doc), extension: 'zip' }),
+    write: async (platform, doc) => {
+      const notes = makeGltfValid(doc)
+      return { bytes: await writeGltfZip(platform.io, doc), extension: 'zip', notes }
+    },
   },
   obj: {
     read: async (platform, bytes, options) => readObj(bytes, { ...options, logger: platform.logger }),
@@ -58,11 +69,11 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
   },
   stl: {
     read: async (_platform, bytes, options) => readStl(bytes, options),
-    write: async (_platform, doc) => ({ ...writeStl(doc), extension: 'stl' }),
+    write: async (_platform, doc) => ({ bytes: writeStl(doc), extension: 'stl' }),
   },
   ply: {
     read: async (_platform, bytes, options) => readPly(bytes, options),
-    write: async (_platform, doc) => ({ ...writePly(doc), extension: 'ply' }),
+    write: async (_platform, doc) => ({ bytes: writePly(doc), extension: 'ply' }),
   },
   zip: {
     read: (platform, bytes, options = {}) =>
@@ -70,7 +81,7 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
   },
   fbx: {
     read: (platform, bytes, options) => readFbx(platform, bytes, { resolve: options?.resolve }),
-    write: async (platform, doc) => ({ bytes: await writeFbx(platform, doc), extension: 'fbx' }),
+    write: (platform, doc) => writeFbx(platform, doc),
   },
   dae: {
     read: (platform, bytes, options) => readDae(platform, bytes, { resolve: options?.resolve }),
@@ -102,9 +113,15 @@ export async function readModel(platform: Platform, bytes: Uint8Array, format: s
   return (await read(platform, bytes, options)).setLogger(platform.logger)
 }
 
-/** Writes a Document in the given format. */
+/**
+ * Writes a Document in the given format. Its notes name what the format cannot hold of this model
+ * (read off the scene before the writer flattens or drops it), then what the writer changed.
+ */
 export async function writeModel(platform: Platform, doc: Document, format: string): Promise<WrittenModel> {
   const write = FORMAT_CODECS[format]?.write
   if (!write) throw new ModelInputError(`unsupported output format: ${format}`)
-  return write(platform, doc)
+  const dropped = droppedByTarget(doc, format)
+  const written = await write(platform, doc)
+  const notes = [...dropped, ...(written.notes ?? [])]
+  return { ...written, ...(notes.length > 0 ? { notes } : {}) }
 }

@@ -1,6 +1,6 @@
 import { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
-import { droppedNote, flattenDocument, type FlatPrimitive } from './flatten.ts'
+import { flattenDocument, type FlatPrimitive } from './flatten.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type PrimitiveData } from './mesh-builder.ts'
 import { triangulatePolygon } from './triangulate.ts'
@@ -442,9 +442,10 @@ function unweld(base: Omit<PrimitiveData, 'mode'>, indices: Uint32Array, corner:
 /**
  * Writes binary little-endian PLY: all triangles of the flattened scene in one vertex list (normals
  * and UVs when every part has them, colours as uchar RGBA when any has), or its points as a point
- * cloud when it has no triangles. Lines, and points beside triangles, are dropped with a note.
+ * cloud when it has no triangles. Lines, and points beside triangles, are dropped (target-holds.ts
+ * notes them).
  */
-export function writePly(doc: Document): { bytes: Uint8Array; notes: string[] } {
+export function writePly(doc: Document): Uint8Array {
   const prims = flattenDocument(doc)
   // Beside faces, points would be read back as unused vertices: PLY holds points only as a point cloud.
   const cloud = !prims.some((p) => p.mode === 4)
@@ -492,5 +493,5 @@ export function writePly(doc: Document): { bytes: Uint8Array; notes: string[] } 
     }
     offset += p.positions.length / 3
   }
-  return { bytes, notes: droppedNote(prims, 'PLY', { points: cloud, lines: false }) }
+  return bytes
 }

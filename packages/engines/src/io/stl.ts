@@ -1,6 +1,6 @@
 import { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
-import { droppedNote, flattenDocument } from './flatten.ts'
+import { flattenDocument } from './flatten.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type MeshData } from './mesh-builder.ts'
 
@@ -142,9 +142,9 @@ function faceNormal(p: ArrayLike<number>, base: number): number[] {
 
 /**
  * Writes binary STL: every triangle of the flattened scene, facet normals from the geometry. Points
- * and lines cannot be held and are dropped with a note.
+ * and lines cannot be held and are dropped (target-holds.ts notes them).
  */
-export function writeStl(doc: Document): { bytes: Uint8Array; notes: string[] } {
+export function writeStl(doc: Document): Uint8Array {
   const prims = flattenDocument(doc)
   const tris = prims.filter((p) => p.mode === 4)
   const total = tris.reduce((sum, p) => sum + p.indices.length / 3, 0)
@@ -172,5 +172,5 @@ export function writeStl(doc: Document): { bytes: Uint8Array; notes: string[] } 
       at += RECORD
     }
   }
-  return { bytes, notes: droppedNote(prims, 'STL', { points: false, lines: false }) }
+  return bytes
 }

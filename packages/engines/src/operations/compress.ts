@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { writeModel } from '../io/index.ts'
 import { compress, COMPRESS_DEFAULTS } from '../ops/compress.ts'
 import { optimizeScene, settleSimplifyDetails } from '../ops/optimize-scene.ts'
-import { defineOperation } from './operation.ts'
+import { defineOperation, modelOutput } from './operation.ts'
 
 const bits = (min: number, max: number) => z.number().int().min(min).max(max).optional()
 
@@ -62,6 +62,6 @@ export const compressOperation = defineOperation({
     context.report(85)
     const written = await writeModel(context.platform, doc, 'glb')
     context.report(95)
-    return Object.keys(details).length > 0 ? { ...written, details } : written
+    return modelOutput(written, details)
   },
 })

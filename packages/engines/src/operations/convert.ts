@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { convertDocument, parseConvertOptions } from '../ops/convert.ts'
-import { defineOperation } from './operation.ts'
+import { defineOperation, modelOutput } from './operation.ts'
 
 /** convert: any readable model → `target_format` (glb, gltf as a zip, obj, stl, ply, ...) (contract 4.4). */
 export const convertOperation = defineOperation({
@@ -15,8 +15,8 @@ export const convertOperation = defineOperation({
     context.report(5)
     const doc = await context.readModel(input.bytes)
     context.report(50)
-    const { bytes, extension, notes } = await convertDocument(context.platform, doc, target_format)
+    const written = await convertDocument(context.platform, doc, target_format)
     context.report(95)
-    return { bytes, extension, ...(notes && notes.length > 0 ? { details: { notes } } : {}) }
+    return modelOutput(written)
   },
 })

@@ -1,6 +1,7 @@
 import type { Document } from '@gltf-transform/core'
 import { z } from 'zod'
 import type { BasisModule } from '../basis-encoder.ts'
+import type { WrittenModel } from '../io/index.ts'
 import type { ReadOptions } from '../io/limits.ts'
 import type { GltfValidator } from '../ops/gltf-validation.ts'
 import type { SharpEncoder } from '../ops/texture-optimize.ts'
@@ -42,6 +43,16 @@ export interface OperationOutput {
   /** Extension of the output file (glb, zip, png, ktx2, json, ...). */
   extension: string
   details?: Record<string, unknown>
+}
+
+/**
+ * An operation's output from a written model and the operation's own details: `notes` (what the
+ * target could not hold, what was changed to make it valid) go to `details.notes` when there are any.
+ */
+export function modelOutput(written: WrittenModel, details: Record<string, unknown> = {}, notes: string[] = []): OperationOutput {
+  const all = [...notes, ...(written.notes ?? [])]
+  const merged = all.length > 0 ? { ...details, notes: all } : details
+  return { bytes: written.bytes, extension: written.extension, ...(Object.keys(merged).length > 0 ? { details: merged } : {}) }
 }
 
 /** Which inputs an operation takes: models only, or models and standalone images. */

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { FORMAT_CODECS, writeModel } from '../io/index.ts'
 import { refuseUnreadableGltf } from '../ops/diagnose-file.ts'
 import { repairDocument } from '../ops/repair.ts'
-import { defineOperation } from './operation.ts'
+import { defineOperation, modelOutput } from './operation.ts'
 
 /**
  * repair: fixes a model's defects and writes it back in its own format (gltf → zip; a format
@@ -27,6 +27,6 @@ export const repairOperation = defineOperation({
     context.report(95)
     const note =
       format === input.format ? {} : { output_format: format, output_format_note: `no ${input.format} writer: written as ${format}` }
-    return { ...written, details: { repairs, ...note } }
+    return modelOutput(written, { repairs, ...note })
   },
 })

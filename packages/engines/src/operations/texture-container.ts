@@ -1,7 +1,7 @@
 import type { Transform } from '@gltf-transform/core'
 import { writableFormats, writeModel } from '../io/index.ts'
 import { summarizeTextures, type TextureReport } from '../ops/texture-report.ts'
-import type { OperationContext, OperationInput, OperationOutput } from './operation.ts'
+import { modelOutput, type OperationContext, type OperationInput, type OperationOutput } from './operation.ts'
 
 /**
  * Texture jobs answer in the input's own container: its format where that can be written (gltf →
@@ -31,5 +31,5 @@ export async function retextureModel(
   await doc.transform(transform(textures))
   context.report(85)
   const written = await writeModel(context.platform, doc, sameContainer(input.format))
-  return { ...written, details: summarizeTextures(textures) }
+  return modelOutput(written, summarizeTextures(textures))
 }

@@ -1,6 +1,7 @@
 import type { Document, Property } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
+import { checkTargetCanHold } from '../io/target-holds.ts'
 import type { Platform } from '../platform.ts'
 import { checkFiniteAttributes, unitNormals } from '../geometry/unit-normals.ts'
 
@@ -33,12 +34,13 @@ export function parseConvertOptions(options: Record<string, unknown>): ConvertOp
  * unit length (glTF requires it; OBJ and PLY files often break it). Input whose
  * indices or attribute lengths do not fit its vertex count, or whose positions are not finite, is
  * refused: every target would carry
- * the damage on, and repair is the operation that fixes it.
+ * the damage on, and repair is the operation that fixes it. So is a model of which the target
+ * holds nothing; the notes name everything else the target drops, and what was made valid.
  */
 export async function convertDocument(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
   checkGeometry(doc)
   checkFiniteAttributes(doc)
-  checkSomethingToWrite(doc, target)
+  checkTargetCanHold(doc, target)
   await doc.transform(unitNormals())
   for (const extension of doc.getRoot().listExtensionsUsed()) {
     if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()
@@ -46,35 +48,6 @@ export async function convertDocument(platform: Platform, doc: Document, target:
   stringifyNames(doc)
   renumberAttributeSets(doc)
   return writeModel(platform, doc, target)
-}
-
-/** What each single-space target can hold; others hold triangles, lines and points. */
-const TARGET_HOLDS: Record<string, ('triangles' | 'lines' | 'points')[]> = {
-  stl: ['triangles'],
-  ply: ['triangles', 'points'],
-}
-
-/** Refuses a model with nothing drawn, or nothing the target can hold (an empty STL helps nobody). */
-function checkSomethingToWrite(doc: Document, target: string): void {
-  const found = { triangles: 0, lines: 0, points: 0 }
-  for (const scene of doc.getRoot().listScenes()) {
-    scene.traverse((node) => {
-      for (const prim of node.getMesh()?.listPrimitives() ?? []) {
-        const mode = prim.getMode()
-        if (!prim.getAttribute('POSITION')?.getCount()) continue
-        if (mode >= 4) found.triangles++
-        else if (mode >= 1) found.lines++
-        else found.points++
-      }
-    })
-  }
-  if (found.triangles + found.lines + found.points === 0) throw new ModelInputError('the model has no geometry in any scene')
-  const holds = TARGET_HOLDS[target]
-  if (holds && holds.every((kind) => found[kind] === 0)) {
-    throw new ModelInputError(
-      `${target.toUpperCase()} holds only ${holds.join(' and ')}; this model has only ${found.lines > 0 ? 'lines' : 'points'}${found.lines > 0 && found.points > 0 ? ' and points' : ''}`,
-    )
-  }
 }
 
 function checkGeometry(doc: Document): void {

@@ -11,6 +11,7 @@ import {
   readElements,
   triangleCross,
 } from '../geometry/mesh-defects.ts'
+import { normalizeSkinWeights } from '../geometry/skin-weights.ts'
 import { canonicalVertices, vertexAccessors } from '../geometry/vertex-rows.ts'
 
 /** What repair fixed, by defect; the names are those of the task record's `repairs` field (docs/repair.md). */
@@ -27,6 +28,8 @@ export interface RepairReport {
   empty_nodes_removed: number
   /** Properties nothing used in the input: meshes, materials, textures, accessors, skins, cameras, animations. */
   unused_removed: number
+  /** Skinned vertices whose weights did not sum to 1 (glTF-Validator's ACCESSOR_WEIGHTS_NON_NORMALIZED). */
+  weights_normalized: number
 }
 
 export interface RepairOptions {
@@ -69,6 +72,7 @@ export async function repairDocument(doc: Document): Promise<RepairReport> {
     empty_primitives_removed: 0,
     empty_nodes_removed: 0,
     unused_removed: 0,
+    weights_normalized: 0,
   }
   // Unused data first, counted as found in the input; then the geometry, whose emptied
   // primitives may leave more to prune.
@@ -78,6 +82,8 @@ export async function repairDocument(doc: Document): Promise<RepairReport> {
   for (const mesh of doc.getRoot().listMeshes()) {
     for (const prim of mesh.listPrimitives()) repairPrimitive(doc, prim, report, replaced)
   }
+  // After the non-finite weights became 0, so those vertices are renormalised too.
+  report.weights_normalized = normalizeSkinWeights(doc)
   // An empty file is no repair: say why instead (e.g. every vertex has an infinite coordinate).
   if (elementsBefore > 0 && countElements(doc) === 0) {
     throw new ModelInputError(
