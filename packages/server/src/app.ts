@@ -13,7 +13,9 @@ import { metricsResponse } from './routes/metrics.ts'
 import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
 import { submitTask } from './routes/submit.ts'
-import { downloadResult, getTaskRecord } from './routes/tasks.ts'
+import { downloadResult } from './routes/tasks.ts'
+import { streamTaskEvents } from './routes/task-events.ts'
+import { readTaskRecord } from './routes/task-wait.ts'
 
 type KeyedHandler = (event: H3Event, apiKey: string) => unknown
 
@@ -66,7 +68,11 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.get(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event) => getTaskRecord(ctx, param(event, 'id'))),
+    keyed((event) => readTaskRecord(ctx, event, param(event, 'id'))),
+  )
+  app.get(
+    `${API_PREFIX}/tasks/:id/events`,
+    keyed((event) => streamTaskEvents(ctx, param(event, 'id'))),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/download`,

@@ -75,6 +75,8 @@ export function createServiceContext(config: Config, options: ServiceContextOpti
     observability,
     limits: () => activeLimits(access.licensing.state().limits, config.limits),
     async close({ drain = true } = {}) {
+      // First: waiting requests answer now, before their connections are cut.
+      await storage.taskEvents.close()
       await sweeper.stop()
       if (!drain) runner.stop()
       await queue.close({ drain })

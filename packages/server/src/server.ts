@@ -73,6 +73,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     port,
     context,
     async close(closeOptions) {
+      // First: long polls and event streams answer now, before the listener cuts their connections.
+      await context.storage.taskEvents.close()
       await listener.close()
       await context.close(closeOptions)
     },
