@@ -54,7 +54,7 @@ export function createApp(ctx: ServiceContext): H3 {
   for (const route of submitRoutes(ctx.variant)) {
     app.post(
       API_PREFIX + route.path,
-      keyed((event) => submitTask(event, ctx, route)),
+      keyed((event, apiKey) => submitTask(event, ctx, route, apiKey)),
     )
   }
   for (const reserved of RESERVED_ROUTES[ctx.variant]) {
@@ -81,7 +81,7 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.post(
     `${API_PREFIX}/batch/compress`,
-    keyed((event) => submitBatch(event, ctx)),
+    keyed((event, apiKey) => submitBatch(event, ctx, apiKey)),
   )
   app.get(
     `${API_PREFIX}/batch/:id`,

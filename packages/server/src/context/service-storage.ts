@@ -1,5 +1,6 @@
 import { createBatchStore, type BatchStore } from '../batches/batch-store.ts'
 import type { Config } from '../config/schema.ts'
+import { createRecordsIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from '../idempotency/idempotency-store.ts'
 import { queueRedisUrl } from '../queue/create-queue.ts'
 import type { RedisConnections } from '../redis/redis-connections.ts'
 import { createStores, type Stores } from '../storage/create-storage.ts'
@@ -16,6 +17,8 @@ export interface ServiceStorage {
   /** Changes of task records, for whoever waits on one (long polls, event streams, webhooks). */
   taskEvents: TaskEvents
   batches: BatchStore
+  /** Idempotency keys of submits: in Redis with BullMQ (every API process sees them), else among the records. */
+  idempotency: IdempotencyStore
 }
 
 /** Creates the stores of `config.storage` on the process's Redis connections. */
@@ -31,6 +34,10 @@ export function createServiceStorage(config: Config, redis: RedisConnections): S
     taskStore: withTaskEvents(taskStore, taskEvents),
     taskEvents,
     batches: createBatchStore(stores.records),
+    idempotency:
+      config.queue.driver === 'bullmq'
+        ? createRedisIdempotencyStore(redis.commands(queueRedisUrl(config)), config.queue.prefix)
+        : createRecordsIdempotencyStore(stores.records),
   }
 }
 

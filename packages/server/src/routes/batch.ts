@@ -4,6 +4,7 @@ import type { H3Event } from 'h3'
 import { toBatchRecord } from '../batches/batch-status.ts'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
@@ -19,7 +20,8 @@ import { assertFormat, extensionOf } from './submit.ts'
  * than the tier allows refuses the whole batch (nothing is queued); once queued, a task that fails
  * does not touch its siblings.
  */
-export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<BatchSubmitResponse> {
+export async function submitBatch(event: H3Event, ctx: ServiceContext, apiKey: string): Promise<BatchSubmitResponse> {
+  const idempotencyKey = idempotencyKeyOf(event)
   await assertTrialLeft(ctx.access.licensing)
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
@@ -45,6 +47,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
     throw error
   })
+  const removeUploads = async () => void (await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`))))
   const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
   const batchId = randomUUID()
   const facts = requestFacts(event)
@@ -52,32 +55,43 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
     const parsed = parseBatchCompressFields(upload.fields)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
-    await admitFiles(ctx.access.licensing, placed.length)
-    // The batch record first: a sub-task may finish before the last one is queued.
-    await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
-    // The engine takes the contract's names as validated.
-    const options = parsed.value
-    for (const task of placed) {
-      await ctx.processing.tasks.submit({
-        taskId: task.task_id,
-        type: 'compress',
-        filename: task.filename,
-        size: sizes.get(taskFileKey(task.task_id, 'input')) ?? 0,
-        format: extensionOf(task.filename),
-        options,
-        batchId,
-        requestId: facts.requestId,
-      })
+    const request = {
+      event,
+      store: ctx.storage.idempotency,
+      files: ctx.storage.files,
+      key: idempotencyKey,
+      apiKey,
+      path: '/batch/compress',
+      upload,
     }
-    facts.batchId = batchId
+    return await idempotent({ ...request, discard: removeUploads }, async () => {
+      await admitFiles(ctx.access.licensing, placed.length)
+      // The batch record first: a sub-task may finish before the last one is queued.
+      await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
+      // The engine takes the contract's names as validated.
+      const options = parsed.value
+      for (const task of placed) {
+        await ctx.processing.tasks.submit({
+          taskId: task.task_id,
+          type: 'compress',
+          filename: task.filename,
+          size: sizes.get(taskFileKey(task.task_id, 'input')) ?? 0,
+          format: extensionOf(task.filename),
+          options,
+          batchId,
+          requestId: facts.requestId,
+        })
+      }
+      facts.batchId = batchId
+      return {
+        batch_id: batchId,
+        total: placed.length,
+        tasks: placed.map((task) => ({ ...task, status: 'pending' as const })),
+      }
+    })
   } catch (error) {
-    await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
+    await removeUploads()
     throw error
-  }
-  return {
-    batch_id: batchId,
-    total: placed.length,
-    tasks: placed.map((task) => ({ ...task, status: 'pending' as const })),
   }
 }
 

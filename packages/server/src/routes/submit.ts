@@ -9,6 +9,7 @@ import {
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
@@ -55,7 +56,8 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
  * Handles a single-file submission: streams the upload straight to the task's input key, validates
  * the fields, records a pending task. On any refusal the upload is removed and no task exists.
  */
-export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
+export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute, apiKey: string): Promise<SubmitResponse> {
+  const idempotencyKey = idempotencyKeyOf(event)
   await assertTrialLeft(ctx.access.licensing)
   const taskId = newTaskId()
   const facts = requestFacts(event)
@@ -81,20 +83,31 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     assertTextureLimit(ctx, route.type, file)
     const parsed = route.parseFields(upload.fields, ctx)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
-    await admitFiles(ctx.access.licensing, 1)
-    await ctx.processing.tasks.submit({
-      taskId,
-      type: route.type,
-      filename: file.filename,
-      size: file.size,
-      format: extensionOf(file.filename),
-      options: parsed.value as Record<string, unknown>,
-      requestId: facts.requestId,
+    const request = {
+      event,
+      store: ctx.storage.idempotency,
+      files: ctx.storage.files,
+      key: idempotencyKey,
+      apiKey,
+      path: route.path,
+      upload,
+    }
+    return await idempotent({ ...request, discard: () => ctx.storage.files.remove(`tasks/${taskId}`) }, async () => {
+      await admitFiles(ctx.access.licensing, 1)
+      await ctx.processing.tasks.submit({
+        taskId,
+        type: route.type,
+        filename: file.filename,
+        size: file.size,
+        format: extensionOf(file.filename),
+        options: parsed.value as Record<string, unknown>,
+        requestId: facts.requestId,
+      })
+      facts.taskId = taskId
+      return { task_id: taskId, status: 'pending', message: `${route.type} task queued` }
     })
-    facts.taskId = taskId
   } catch (error) {
     await ctx.storage.files.remove(`tasks/${taskId}`)
     throw error
   }
-  return { task_id: taskId, status: 'pending', message: `${route.type} task queued` }
 }
