@@ -5,6 +5,7 @@ import { toBatchRecord } from '../batches/batch-status.ts'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.ts'
+import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
@@ -55,6 +56,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, apiKey: s
     if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
     const parsed = parseBatchCompressFields(upload.fields)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
+    const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)
     const request = {
       event,
       store: ctx.storage.idempotency,
@@ -80,6 +82,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, apiKey: s
           options,
           batchId,
           requestId: facts.requestId,
+          ...(callbackUrl ? { callbackUrl } : {}),
         })
       }
       facts.batchId = batchId

@@ -10,6 +10,7 @@ import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.ts'
+import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
@@ -83,6 +84,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     assertTextureLimit(ctx, route.type, file)
     const parsed = route.parseFields(upload.fields, ctx)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
+    const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)
     const request = {
       event,
       store: ctx.storage.idempotency,
@@ -102,6 +104,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
         format: extensionOf(file.filename),
         options: parsed.value as Record<string, unknown>,
         requestId: facts.requestId,
+        ...(callbackUrl ? { callbackUrl } : {}),
       })
       facts.taskId = taskId
       return { task_id: taskId, status: 'pending', message: `${route.type} task queued` }
