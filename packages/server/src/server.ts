@@ -45,6 +45,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // The local queue lives in this process: re-queue what the last run left. A shared queue keeps
     // its jobs itself (and the sweep re-queues any task that lost its job).
     if (config.queue.driver === 'local') await context.processing.tasks.recover()
+    // Webhooks are sent by the processes that finish tasks; an API process leaves them to those.
+    if (config.server.role !== 'api') await context.processing.webhooks.recover()
   } catch (error) {
     await abandon(context)
     throw error

@@ -164,3 +164,44 @@ describe.skipIf(!available)('callback_url is checked at submit', () => {
     expect(await response.json()).toEqual({ error: 'invalid value for callback_url: webhooks are not configured on this deployment' })
   })
 })
+
+describe.skipIf(!available)('webhooks survive a restart', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let mos: MosProcess | undefined
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  // The retry waits 3 s: time to kill the process between the failed attempt and the retry.
+  const env = () =>
+    testEnv('A', dir.path, {
+      SERVICE__WEBHOOKS__SECRET: SECRET,
+      SERVICE__WEBHOOKS__ALLOW_PRIVATE: 'true',
+      SERVICE__WEBHOOKS__FIRST_RETRY_SECONDS: '3',
+    })
+  beforeAll(async () => {
+    dir = await tempDir()
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await stopMos(mos, 5000)
+    await receiver?.close()
+    await dir?.remove()
+  })
+
+  it('a delivery that failed before the process was killed arrives after the restart', async () => {
+    mos = await startMos('webhooks-before', env())
+    receiver.statuses.push(500)
+    const response = await fetchMos(mos, '/api/v1/compress', {
+      method: 'POST',
+      body: await form({ engine: 'draco', callback_url: receiver.url }, [paths.box]),
+    })
+    const id = submitResponseSchema.parse(await response.json()).task_id
+    await receiver.received(1)
+    mos.child.kill('SIGKILL')
+    await mos.exited
+    mos = await startMos('webhooks-after', env())
+    const [failed, delivered] = await receiver.received(2)
+    expect(delivered!.eventId).toBe(`${id}.completed`)
+    expect(delivered!.body).toBe(failed!.body)
+    expect(JSON.parse(delivered!.body)).toMatchObject({ task_id: id, status: 'completed' })
+    expect(await verifyWebhookSignature(delivered!.body, delivered!.signature, SECRET)).toBe(true)
+  }, 60_000)
+})

@@ -49,6 +49,7 @@ export function createServiceProcessing(
     retryMs: config.webhooks.retryHours * 3_600_000,
     firstWaitMs: config.webhooks.firstRetrySeconds * 1000,
     logger,
+    outbox: storage.stores.records,
   })
   const runner = createTaskRunner({
     tasks: storage.taskStore,
