@@ -4,11 +4,13 @@ import { verifyWebhookSignature } from '@mos/sdk'
 import { EXTENSION_HEADERS, submitResponseSchema, type TaskRecord } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { fetchMos, form, inProcessApp, tempDir, testEnv } from './support/harness.ts'
-import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
+import { API_KEY, fetchMos, form, inProcessApp, tempDir, testEnv } from './support/harness.ts'
+import { sharedRedisEnv, startMos, startMosGroup, stopMos, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const SECRET = 'whsec_test_secret_0123456789'
+const hasRedis = await redisAvailable()
 
 interface Delivery {
   body: string
@@ -203,5 +205,45 @@ describe.skipIf(!available)('webhooks survive a restart', () => {
     expect(delivered!.body).toBe(failed!.body)
     expect(JSON.parse(delivered!.body)).toMatchObject({ task_id: id, status: 'completed' })
     expect(await verifyWebhookSignature(delivered!.body, delivered!.signature, SECRET)).toBe(true)
+  }, 60_000)
+})
+
+describe.skipIf(!available || !hasRedis)('webhooks in a cluster: API process and worker process on Redis', () => {
+  const prefix = uniquePrefix('webhooks')
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let processes: MosProcess[] = []
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  beforeAll(async () => {
+    dir = await tempDir()
+    receiver = await startReceiver()
+    const env = {
+      ...sharedRedisEnv({ redisUrl: REDIS_URL, prefix, dataDir: dir.path, apiKeys: API_KEY }),
+      SERVICE__WEBHOOKS__SECRET: SECRET,
+      SERVICE__WEBHOOKS__ALLOW_PRIVATE: 'true',
+      SERVICE__WEBHOOKS__FIRST_RETRY_SECONDS: '0.2',
+    }
+    processes = await startMosGroup([
+      ['api', { ...env, SERVICE__SERVER__ROLE: 'api' }],
+      ['worker', { ...env, SERVICE__SERVER__ROLE: 'worker' }],
+    ])
+  }, 60_000)
+  afterAll(async () => {
+    await Promise.allSettled(processes.map((p) => stopMos(p, 5000)))
+    await receiver?.close()
+    await removeRedisKeys(prefix)
+    await dir?.remove()
+  })
+
+  it('the worker that finished the task delivers it, retrying after a 500', async () => {
+    receiver.statuses.push(500)
+    const response = await fetchMos(processes[0]!, '/api/v1/compress', {
+      method: 'POST',
+      body: await form({ engine: 'draco', callback_url: receiver.url }, [paths.box]),
+    })
+    const id = submitResponseSchema.parse(await response.json()).task_id
+    const deliveries = await receiver.received(2)
+    expect(deliveries.map((d) => d.eventId)).toEqual([`${id}.completed`, `${id}.completed`])
+    expect(JSON.parse(deliveries[1]!.body)).toMatchObject({ task_id: id, status: 'completed' })
+    expect(await verifyWebhookSignature(deliveries[1]!.body, deliveries[1]!.signature, SECRET)).toBe(true)
   }, 60_000)
 })
