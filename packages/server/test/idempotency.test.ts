@@ -87,7 +87,9 @@ function idempotencySuite(deployment: () => { apis: MosProcess[] }) {
       )
       return fetchMos(to, '/api/v1/batch/compress', { method: 'POST', body, headers: { [EXTENSION_HEADERS.idempotencyKey]: key } })
     }
-    const first = (await (await batch(api(0))).json()) as { batch_id: string }
+    const firstResponse = await batch(api(0))
+    const first = (await firstResponse.json()) as { batch_id: string }
+    expect(firstResponse.status, JSON.stringify(first)).toBe(200)
     const again = await batch(api(1))
     expect(again.headers.get(EXTENSION_HEADERS.idempotentReplayed)).toBe('true')
     expect(((await again.json()) as { batch_id: string }).batch_id).toBe(first.batch_id)
