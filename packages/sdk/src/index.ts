@@ -29,5 +29,9 @@ export type { RetryPolicy } from './retry.ts'
 export { sleep, WAIT_DEFAULTS } from './wait.ts'
 export type { WaitOptions } from './wait.ts'
 
+// Webhooks (Mos extension)
+export { verifyWebhookSignature, WEBHOOK_DEFAULTS, WEBHOOK_SIGNATURE_HEADER } from './webhooks.ts'
+export type { VerifyWebhookOptions } from './webhooks.ts'
+
 // Contract
 export * from './contract/index.ts'

@@ -1,5 +1,5 @@
 import { createFetch, type FetchResponse } from 'ofetch'
-import { API_KEY_HEADER, API_PREFIX } from './contract/index.ts'
+import { API_KEY_HEADER, API_PREFIX, EXTENSION_HEADERS } from './contract/index.ts'
 import { ConnectionError, errorFromResponse, MosError, TimeoutError, UserAbortError } from './errors.ts'
 import { isRetryable, retryDelayMs, RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
 import { sleep } from './wait.ts'
@@ -42,6 +42,8 @@ export interface TransportRequest<K extends ResponseKind> {
   /** FormData for uploads (replayable, so a 429 can be retried), a plain object for JSON. */
   body?: FormData | Record<string, unknown>
   responseType: K
+  /** Told of the successful answer's headers (e.g. what a server advertises beyond the contract). */
+  onHeaders?: (headers: Headers) => void
 }
 
 /** The single place where requests are sent, retried, timed out and turned into errors. */
@@ -107,6 +109,7 @@ export function createTransport(options: TransportOptions): Transport {
         streaming = true
         clearTimeout(timer)
       }
+      request.onHeaders?.(response.headers)
       return responseValue(request.responseType, response._data)
     } catch (error) {
       if (error instanceof MosError) throw error
@@ -119,18 +122,35 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   return {
-    async request(request, call = {}) {
+    async request(request, given = {}) {
+      const { call, idempotent } = withIdempotencyKey(request, given)
       const maxRetries = call.maxRetries ?? options.maxRetries
       for (let retry = 0; ; retry++) {
         try {
           return await attempt(request, call)
         } catch (error) {
-          if (retry >= maxRetries || !isRetryable(request.method, error)) throw error
+          if (retry >= maxRetries || !isRetryable(request.method, error, idempotent)) throw error
           const headers = (error as { headers?: Headers }).headers
           await sleep(retryDelayMs(retry, headers, policy), call.signal)
         }
       }
     },
+  }
+}
+
+/**
+ * A submit (a multipart POST) carries an Idempotency-Key, random per call and the same on each of
+ * the call's retries: a retry after a lost answer then returns the first task instead of making a
+ * second one (a Mos extension). A key the caller set wins. Such a call may be retried as a GET is.
+ */
+function withIdempotencyKey(request: TransportRequest<ResponseKind>, call: RequestOptions): { call: RequestOptions; idempotent: boolean } {
+  if (request.method === 'GET') return { call, idempotent: true }
+  const header = EXTENSION_HEADERS.idempotencyKey.toLowerCase()
+  if (Object.keys(call.headers ?? {}).some((name) => name.toLowerCase() === header)) return { call, idempotent: true }
+  if (!(request.body instanceof FormData)) return { call, idempotent: false }
+  return {
+    call: { ...call, headers: { ...call.headers, [EXTENSION_HEADERS.idempotencyKey]: globalThis.crypto.randomUUID() } },
+    idempotent: true,
   }
 }
 

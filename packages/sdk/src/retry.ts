@@ -18,13 +18,13 @@ export const RETRY_DEFAULTS: RetryPolicy = {
 }
 
 /**
- * Whether a failed attempt may be repeated. GET is idempotent: connection errors, time-outs, 429
- * and 5xx (except 501, which is permanent) are retried. POST creates a task, so it is retried only
- * when the server certainly did not act on it: a 429 (refused before any work) or a refused
- * connection (`ECONNREFUSED`: the request never reached a handler). Caller aborts are never retried.
+ * Whether a failed attempt may be repeated. GET is idempotent, and so is a submit carrying an
+ * Idempotency-Key (`idempotent`): connection errors, time-outs, 429 and 5xx (except 501, which is
+ * permanent) are retried. Any other POST creates a task, so it is retried only when the server
+ * certainly did not act on it: a 429 (refused before any work) or a refused connection
+ * (`ECONNREFUSED`: the request never reached a handler). Caller aborts are never retried.
  */
-export function isRetryable(method: string, error: unknown): boolean {
-  const idempotent = method.toUpperCase() === 'GET'
+export function isRetryable(method: string, error: unknown, idempotent = method.toUpperCase() === 'GET'): boolean {
   if (error instanceof APIError) {
     if (error.status === 429) return true
     return idempotent && error.status >= 500 && error.status !== 501

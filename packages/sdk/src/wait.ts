@@ -43,6 +43,8 @@ export interface PollTarget<T> {
   isDone: (record: T) => boolean
   /** What counts as a change worth an `onProgress` call. */
   fingerprint: (record: T) => string
+  /** The pause before the next fetch, when the target decides it (0 for a fetch that itself waits: a long poll). */
+  pauseMs?: () => number | undefined
 }
 
 /**
@@ -68,7 +70,8 @@ export async function poll<T>(target: PollTarget<T>, options: WaitOptions<T> = {
       if (fingerprint !== previous) options.onProgress?.(record)
       previous = fingerprint
       if (target.isDone(record)) return record
-      await sleep(interval, controller.signal)
+      const pause = target.pauseMs?.() ?? interval
+      if (pause > 0) await sleep(pause, controller.signal)
     }
   } catch (error) {
     if (expired && error instanceof UserAbortError) {

@@ -5,6 +5,7 @@ import {
   ConnectionError,
   createClient,
   InternalServerError,
+  MosError,
   NotImplementedError,
   RateLimitError,
   retryDelayMs,
@@ -80,16 +81,20 @@ describe('which failures are retried', () => {
     expect(reserved.calls).toBe(1)
   })
 
-  it('POST: 5xx is not retried (the task may exist)', async () => {
-    const counter = sequence('post', '/compress', [status(500), submitted])
-    await expect(client.compress(upload)).rejects.toBeInstanceOf(InternalServerError)
-    expect(counter.calls).toBe(1)
+  it('POST without an Idempotency-Key (licence verify): 5xx and a dropped connection are not retried (the handler may have run)', async () => {
+    for (const failure of [status(500), () => HttpResponse.error()]) {
+      const counter = sequence('post', '/license/verify', [failure, submitted])
+      await expect(client.licenseVerify('MOS-1')).rejects.toBeInstanceOf(MosError)
+      expect(counter.calls).toBe(1)
+    }
   })
 
-  it('POST: a dropped connection is not retried (the handler may have run)', async () => {
-    const counter = sequence('post', '/compress', [() => HttpResponse.error(), submitted])
-    await expect(client.compress(upload)).rejects.toBeInstanceOf(ConnectionError)
-    expect(counter.calls).toBe(1)
+  it('a submit carries an Idempotency-Key: 5xx and a dropped connection are retried (the server answers a retry with the first task)', async () => {
+    for (const failure of [status(500), () => HttpResponse.error()]) {
+      const counter = sequence('post', '/compress', [failure, submitted])
+      expect(await client.compress(upload)).toEqual({ task_id: 't1', status: 'pending' })
+      expect(counter.calls).toBe(2)
+    }
   })
 
   it('POST: 429 is retried, with the same body', async () => {

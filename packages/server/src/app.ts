@@ -13,7 +13,9 @@ import { metricsResponse } from './routes/metrics.ts'
 import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
 import { submitTask } from './routes/submit.ts'
-import { downloadResult, getTaskRecord } from './routes/tasks.ts'
+import { downloadResult } from './routes/tasks.ts'
+import { streamTaskEvents } from './routes/task-events.ts'
+import { readTaskRecord } from './routes/task-wait.ts'
 
 type KeyedHandler = (event: H3Event, apiKey: string) => unknown
 
@@ -52,7 +54,7 @@ export function createApp(ctx: ServiceContext): H3 {
   for (const route of submitRoutes(ctx.variant)) {
     app.post(
       API_PREFIX + route.path,
-      keyed((event) => submitTask(event, ctx, route)),
+      keyed((event, apiKey) => submitTask(event, ctx, route, apiKey)),
     )
   }
   for (const reserved of RESERVED_ROUTES[ctx.variant]) {
@@ -66,7 +68,11 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.get(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event) => getTaskRecord(ctx, param(event, 'id'))),
+    keyed((event) => readTaskRecord(ctx, event, param(event, 'id'))),
+  )
+  app.get(
+    `${API_PREFIX}/tasks/:id/events`,
+    keyed((event) => streamTaskEvents(ctx, param(event, 'id'))),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/download`,
@@ -75,7 +81,7 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.post(
     `${API_PREFIX}/batch/compress`,
-    keyed((event) => submitBatch(event, ctx)),
+    keyed((event, apiKey) => submitBatch(event, ctx, apiKey)),
   )
   app.get(
     `${API_PREFIX}/batch/:id`,

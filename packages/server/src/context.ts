@@ -61,7 +61,7 @@ export function createServiceContext(config: Config, options: ServiceContextOpti
   // First: a bad licence setting stops start-up before any worker thread exists.
   const access = createServiceAccess(config, { storage, redis, logger: observability.logger })
   processing = createServiceProcessing(config, { storage, redis, observability })
-  const { sweeper, runner, queue, pool } = processing
+  const { sweeper, runner, queue, pool, webhooks } = processing
 
   return {
     config,
@@ -75,7 +75,10 @@ export function createServiceContext(config: Config, options: ServiceContextOpti
     observability,
     limits: () => activeLimits(access.licensing.state().limits, config.limits),
     async close({ drain = true } = {}) {
+      // First: waiting requests answer now, before their connections are cut.
+      await storage.taskEvents.close()
       await sweeper.stop()
+      webhooks.close()
       if (!drain) runner.stop()
       await queue.close({ drain })
       await pool.destroy().catch(() => undefined)

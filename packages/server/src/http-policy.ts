@@ -1,4 +1,4 @@
-import { API_KEY_HEADER, ERROR_TEXTS, RATE_LIMIT_HEADERS } from '@mos/sdk/contract'
+import { API_KEY_HEADER, ERROR_TEXTS, EXTENSION_HEADERS, RATE_LIMIT_HEADERS } from '@mos/sdk/contract'
 import type { H3, H3Event } from 'h3'
 import { ApiError } from './errors.ts'
 
@@ -22,15 +22,21 @@ function securityHeaders(cors: boolean): Record<string, string> {
   }
 }
 
-/** What a browser script may read from our answers: the rate-limit figures and the download's name. */
+/**
+ * What a browser script may read from our answers: the rate-limit figures, the download's name,
+ * and the extensions' headers (the SDK learns the long poll from Mos-Wait-Max).
+ */
 const EXPOSED_HEADERS = [
   RATE_LIMIT_HEADERS.limit,
   RATE_LIMIT_HEADERS.remaining,
   RATE_LIMIT_HEADERS.reset,
   RATE_LIMIT_HEADERS.retryAfter,
   'Content-Disposition',
+  EXTENSION_HEADERS.waitMax,
+  EXTENSION_HEADERS.idempotentReplayed,
 ].join(', ')
-const ALLOWED_REQUEST_HEADERS = [API_KEY_HEADER, 'Content-Type'].join(', ')
+/** The SDK sends an Idempotency-Key with every submit: a preflight refusing it would stop every browser upload. */
+const ALLOWED_REQUEST_HEADERS = [API_KEY_HEADER, 'Content-Type', EXTENSION_HEADERS.idempotencyKey].join(', ')
 const PREFLIGHT_MAX_AGE_SECONDS = '600'
 
 /**

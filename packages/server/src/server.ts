@@ -45,6 +45,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // The local queue lives in this process: re-queue what the last run left. A shared queue keeps
     // its jobs itself (and the sweep re-queues any task that lost its job).
     if (config.queue.driver === 'local') await context.processing.tasks.recover()
+    // Webhooks are sent by the processes that finish tasks; an API process leaves them to those.
+    if (config.server.role !== 'api') await context.processing.webhooks.recover()
   } catch (error) {
     await abandon(context)
     throw error
@@ -73,6 +75,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     port,
     context,
     async close(closeOptions) {
+      // First: long polls and event streams answer now, before the listener cuts their connections.
+      await context.storage.taskEvents.close()
       await listener.close()
       await context.close(closeOptions)
     },

@@ -20,6 +20,7 @@ describe('CORS when SERVICE__SERVER__CORS_ORIGINS lists origins', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example')
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS')
     expect(response.headers.get('access-control-allow-headers')).toContain('X-API-Key')
+    expect(response.headers.get('access-control-allow-headers')).toContain('Idempotency-Key')
     expect(response.headers.get('vary')).toBe('Origin')
     expect(response.headers.get('x-content-type-options')).toBe('nosniff')
   })
@@ -29,7 +30,15 @@ describe('CORS when SERVICE__SERVER__CORS_ORIGINS lists origins', () => {
       const response = await service.call(path, { headers: { Origin: 'https://other.example' } })
       expect(response.headers.get('access-control-allow-origin')).toBe('https://other.example')
       const exposed = response.headers.get('access-control-expose-headers') ?? ''
-      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Content-Disposition'])
+      for (const name of [
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'Retry-After',
+        'Content-Disposition',
+        'Mos-Wait-Max',
+        'Idempotent-Replayed',
+      ])
         expect(exposed).toContain(name)
       expect(response.headers.get('cross-origin-resource-policy')).toBe('cross-origin')
     }

@@ -4,7 +4,7 @@ import { expect, expectError, expectJson, expectSchema, expectStatus } from '../
 import { fail, type Check } from '../check.ts'
 import type { RunContext } from '../context.ts'
 import type { Fixture } from '../fixtures/index.ts'
-import { checkTaskRecords, download, submit, waitForTask } from '../tasks.ts'
+import { checkTaskRecords, download, getTask, longPoll, submit, waitForTask } from '../tasks.ts'
 
 const FILES = 3
 /** The contract shows only "processing": any string here; the mos values are checked apart. */
@@ -48,7 +48,10 @@ async function followBatch(ctx: RunContext, files: Fixture[]) {
       if (record.completed + record.failed >= record.total) break
       if (record.tasks.length > 0 && record.tasks.every((t) => t.status === 'completed' || t.status === 'failed')) break
       if (Date.now() > deadline) fail(`batch ${submitted.batch_id} not finished after ${ctx.taskTimeoutMs} ms: ${JSON.stringify(record)}`)
-      await new Promise((resolve) => setTimeout(resolve, ctx.pollIntervalMs))
+      // The batch has no long poll of its own: where tasks have one, wait on an unfinished sub-task.
+      const unfinished = record.tasks.find((t) => t.status !== 'completed' && t.status !== 'failed')
+      if (unfinished) await getTask(ctx, unfinished.task_id, longPoll(ctx))
+      if (!unfinished || !longPoll(ctx)) await new Promise((resolve) => setTimeout(resolve, ctx.pollIntervalMs))
     }
     return { files, submitted, records, final: records.at(-1)! }
   }

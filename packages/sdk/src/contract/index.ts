@@ -19,3 +19,6 @@ export * from './variant-documents.ts'
 
 // Licence vocabulary: tiers, limits, statuses
 export * from './licensing.ts'
+
+// Mos extensions beyond the contract: long poll, idempotency keys, webhooks
+export * from './extensions.ts'

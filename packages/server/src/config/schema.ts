@@ -268,6 +268,29 @@ export const CONFIG_SCHEMA = {
       doc: 'Longest wait of each GET /readyz check (storage, queue); a check that takes longer fails.',
     }),
   },
+  webhooks: {
+    secret: setting.string({
+      default: '',
+      secret: true,
+      doc: 'Secret that signs webhook deliveries (Mos-Signature: HMAC-SHA256). Empty: webhooks are off and a submit with callback_url is refused with 400.',
+    }),
+    allowPrivate: setting.boolean({
+      default: false,
+      doc: 'Allow callback_url to reach loopback, private, link-local, CGNAT and multicast addresses (a receiver inside your own network). Off: such URLs are refused with 400, after DNS resolution.',
+    }),
+    retryHours: setting.number({
+      default: 24,
+      min: 0.0001,
+      max: 720,
+      doc: 'How long a failing webhook delivery is retried (exponential backoff), in hours; then it is dropped and logged.',
+    }),
+    firstRetrySeconds: setting.number({
+      default: 30,
+      min: 0.01,
+      max: 86_400,
+      doc: 'Wait before the first retry of a failed webhook delivery, in seconds; each next wait doubles, up to an hour.',
+    }),
+  },
   metrics: {
     requireKey: setting.boolean({
       default: true,

@@ -7,6 +7,7 @@ import type { TaskQueue } from '../queue/task-queue.ts'
 import type { RedisConnections } from '../redis/redis-connections.ts'
 import { createTaskRunner, type TaskRunner } from '../tasks/task-runner.ts'
 import { createTaskService, type TaskService } from '../tasks/task-service.ts'
+import { createWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts'
 import type { ServiceObservability } from './service-observability.ts'
 import type { ServiceStorage } from './service-storage.ts'
 
@@ -20,6 +21,8 @@ export interface ServiceProcessing {
   engines: ReturnType<typeof describeEngines>
   /** Retention, orphan uploads, lost tasks; started by `startServer`. */
   sweeper: Sweeper
+  /** Webhook deliveries of finished tasks, from the process that finished them. */
+  webhooks: WebhookSender
 }
 
 /** Creates the processing part over the storage and observability parts. Nothing runs until a task is queued. */
@@ -39,6 +42,15 @@ export function createServiceProcessing(
     onLog: (entry) => logger[entry.level]({ ...entry.fields, thread: 'engine' }, entry.message),
   })
   const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
+  const webhooks = createWebhookSender({
+    secret: config.webhooks.secret,
+    allowPrivate: config.webhooks.allowPrivate,
+    variant: config.server.variant,
+    retryMs: config.webhooks.retryHours * 3_600_000,
+    firstWaitMs: config.webhooks.firstRetrySeconds * 1000,
+    logger,
+    outbox: storage.stores.records,
+  })
   const runner = createTaskRunner({
     tasks: storage.taskStore,
     files: storage.files,
@@ -48,7 +60,10 @@ export function createServiceProcessing(
     workBudget: { baseSeconds: config.engines.budgetBaseSeconds, secondsPerMb: config.engines.budgetSecondsPerMb },
     retentionMs,
     maxAttempts: config.tasks.maxAttempts,
-    onSettled: (task) => metrics.taskSettled(task),
+    onSettled: (task) => {
+      metrics.taskSettled(task)
+      webhooks.notify(task)
+    },
     log: taskLog,
   })
   const queue = createTaskQueue(config, runner.run, redis, logger)
@@ -72,5 +87,6 @@ export function createServiceProcessing(
     tasks: createTaskService({ tasks: storage.taskStore, queue, log: taskLog }),
     engines: describeEngines(),
     sweeper,
+    webhooks,
   }
 }

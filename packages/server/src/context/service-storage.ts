@@ -1,16 +1,24 @@
 import { createBatchStore, type BatchStore } from '../batches/batch-store.ts'
 import type { Config } from '../config/schema.ts'
+import { createRecordsIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from '../idempotency/idempotency-store.ts'
+import { queueRedisUrl } from '../queue/create-queue.ts'
 import type { RedisConnections } from '../redis/redis-connections.ts'
 import { createStores, type Stores } from '../storage/create-storage.ts'
 import type { FileStore } from '../storage/file-store.ts'
 import { createTaskStore, withWrittenRecordCache, type TaskStore } from '../storage/task-store.ts'
+import { createLocalTaskEvents, createRedisTaskEvents, withTaskEvents, type TaskEvents } from '../tasks/task-events.ts'
 
 /** Where the service keeps things: records, files, tasks and batches, over one set of clients. */
 export interface ServiceStorage {
   stores: Stores
   files: FileStore
+  /** Every write goes through it, so it tells `taskEvents` of each change. */
   taskStore: TaskStore
+  /** Changes of task records, for whoever waits on one (long polls, event streams, webhooks). */
+  taskEvents: TaskEvents
   batches: BatchStore
+  /** Idempotency keys of submits: in Redis with BullMQ (every API process sees them), else among the records. */
+  idempotency: IdempotencyStore
 }
 
 /** Creates the stores of `config.storage` on the process's Redis connections. */
@@ -19,5 +27,27 @@ export function createServiceStorage(config: Config, redis: RedisConnections): S
   const records = createTaskStore(stores.records)
   // One process writes every record with the local queue: it can answer reads from what it wrote.
   const taskStore = config.queue.driver === 'local' && config.storage.driver !== 'memory' ? withWrittenRecordCache(records) : records
-  return { stores, files: stores.files, taskStore, batches: createBatchStore(stores.records) }
+  const taskEvents = createTaskEvents(config, redis)
+  return {
+    stores,
+    files: stores.files,
+    taskStore: withTaskEvents(taskStore, taskEvents),
+    taskEvents,
+    batches: createBatchStore(stores.records),
+    idempotency:
+      config.queue.driver === 'bullmq'
+        ? createRedisIdempotencyStore(redis.commands(queueRedisUrl(config)), config.queue.prefix)
+        : createRecordsIdempotencyStore(stores.records),
+  }
+}
+
+/** With BullMQ, workers write the records API processes read: changes travel over the queue's Redis. */
+function createTaskEvents(config: Config, redis: RedisConnections): TaskEvents {
+  if (config.queue.driver === 'local') return createLocalTaskEvents()
+  const url = queueRedisUrl(config)
+  return createRedisTaskEvents({
+    commands: redis.commands(url),
+    subscriber: () => redis.subscriber(url),
+    channel: `${config.queue.prefix}:task-events`,
+  })
 }

@@ -4,6 +4,8 @@ import type { H3Event } from 'h3'
 import { toBatchRecord } from '../batches/batch-status.ts'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.ts'
+import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
@@ -20,7 +22,8 @@ import { assertFormat, extensionOf } from './submit.ts'
  * does not touch its siblings. As for single files, the trial is consulted only once the request is
  * valid (submit.ts).
  */
-export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<BatchSubmitResponse> {
+export async function submitBatch(event: H3Event, ctx: ServiceContext, apiKey: string): Promise<BatchSubmitResponse> {
+  const idempotencyKey = idempotencyKeyOf(event)
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
   const formats = submitRoutes(ctx.variant)
@@ -45,6 +48,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
     throw error
   })
+  const removeUploads = async () => void (await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`))))
   const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
   const batchId = randomUUID()
   const facts = requestFacts(event)
@@ -52,32 +56,45 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
     const parsed = parseBatchCompressFields(upload.fields)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
-    await admitFiles(ctx.access.licensing, placed.length)
-    // The batch record first: a sub-task may finish before the last one is queued.
-    await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
-    // The engine takes the contract's names as validated.
-    const options = parsed.value
-    for (const task of placed) {
-      await ctx.processing.tasks.submit({
-        taskId: task.task_id,
-        type: 'compress',
-        filename: task.filename,
-        size: sizes.get(taskFileKey(task.task_id, 'input')) ?? 0,
-        format: extensionOf(task.filename),
-        options,
-        batchId,
-        requestId: facts.requestId,
-      })
+    const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)
+    const request = {
+      event,
+      store: ctx.storage.idempotency,
+      files: ctx.storage.files,
+      key: idempotencyKey,
+      apiKey,
+      path: '/batch/compress',
+      upload,
     }
-    facts.batchId = batchId
+    return await idempotent({ ...request, discard: removeUploads }, async () => {
+      await admitFiles(ctx.access.licensing, placed.length)
+      // The batch record first: a sub-task may finish before the last one is queued.
+      await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
+      // The engine takes the contract's names as validated.
+      const options = parsed.value
+      for (const task of placed) {
+        await ctx.processing.tasks.submit({
+          taskId: task.task_id,
+          type: 'compress',
+          filename: task.filename,
+          size: sizes.get(taskFileKey(task.task_id, 'input')) ?? 0,
+          format: extensionOf(task.filename),
+          options,
+          batchId,
+          requestId: facts.requestId,
+          ...(callbackUrl ? { callbackUrl } : {}),
+        })
+      }
+      facts.batchId = batchId
+      return {
+        batch_id: batchId,
+        total: placed.length,
+        tasks: placed.map((task) => ({ ...task, status: 'pending' as const })),
+      }
+    })
   } catch (error) {
-    await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
+    await removeUploads()
     throw error
-  }
-  return {
-    batch_id: batchId,
-    total: placed.length,
-    tasks: placed.map((task) => ({ ...task, status: 'pending' as const })),
   }
 }
 

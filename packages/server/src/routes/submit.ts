@@ -9,6 +9,8 @@ import {
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.ts'
+import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
@@ -58,7 +60,8 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
  * a malformed request answers 400 whatever the licence state, and only a valid one spends or is
  * refused a trial file (docs/licensing.md).
  */
-export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
+export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute, apiKey: string): Promise<SubmitResponse> {
+  const idempotencyKey = idempotencyKeyOf(event)
   const taskId = newTaskId()
   const facts = requestFacts(event)
   const key = taskFileKey(taskId, 'input')
@@ -83,20 +86,33 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     const parsed = route.parseFields(upload.fields, ctx)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
     assertTextureLimit(ctx, route.type, file)
-    await admitFiles(ctx.access.licensing, 1)
-    await ctx.processing.tasks.submit({
-      taskId,
-      type: route.type,
-      filename: file.filename,
-      size: file.size,
-      format: extensionOf(file.filename),
-      options: parsed.value as Record<string, unknown>,
-      requestId: facts.requestId,
+    const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)
+    const request = {
+      event,
+      store: ctx.storage.idempotency,
+      files: ctx.storage.files,
+      key: idempotencyKey,
+      apiKey,
+      path: route.path,
+      upload,
+    }
+    return await idempotent({ ...request, discard: () => ctx.storage.files.remove(`tasks/${taskId}`) }, async () => {
+      await admitFiles(ctx.access.licensing, 1)
+      await ctx.processing.tasks.submit({
+        taskId,
+        type: route.type,
+        filename: file.filename,
+        size: file.size,
+        format: extensionOf(file.filename),
+        options: parsed.value as Record<string, unknown>,
+        requestId: facts.requestId,
+        ...(callbackUrl ? { callbackUrl } : {}),
+      })
+      facts.taskId = taskId
+      return { task_id: taskId, status: 'pending', message: `${route.type} task queued` }
     })
-    facts.taskId = taskId
   } catch (error) {
     await ctx.storage.files.remove(`tasks/${taskId}`)
     throw error
   }
-  return { task_id: taskId, status: 'pending', message: `${route.type} task queued` }
 }

@@ -1,20 +1,15 @@
-import { ERROR_TEXTS, type TaskRecord } from '@mos/sdk/contract'
+import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { Readable } from 'node:stream'
 import type { ServiceContext } from '../context.ts'
 import { contentDisposition } from './content-disposition.ts'
 import { ApiError } from '../errors.ts'
 import { FileNotFoundError } from '../storage/file-store.ts'
-import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
+import type { TaskState } from '../tasks/task-state.ts'
 
 async function findTask(ctx: ServiceContext, id: string): Promise<TaskState> {
   const task = await ctx.processing.tasks.get(id)
   if (!task) throw new ApiError(404, ERROR_TEXTS.taskNotFound(id))
   return task
-}
-
-/** GET /api/v1/tasks/{id}: the task record (2.1), 404 when unknown. */
-export async function getTaskRecord(ctx: ServiceContext, id: string): Promise<TaskRecord> {
-  return toTaskRecord(await findTask(ctx, id), ctx.variant)
 }
 
 /**

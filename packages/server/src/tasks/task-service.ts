@@ -17,6 +17,8 @@ export interface NewTask {
   batchId?: string
   /** X-Request-Id of the upload, kept with the task for its log lines. */
   requestId?: string
+  /** The checked `callback_url` of the submit (webhook on completion or failure). */
+  callbackUrl?: string
 }
 
 export interface TaskService {
@@ -47,6 +49,7 @@ export function createTaskService(options: { tasks: TaskStore; queue: TaskQueue;
           options: input.options,
           attempts: 0,
           ...(input.requestId ? { requestId: input.requestId } : {}),
+          ...(input.callbackUrl ? { callbackUrl: input.callbackUrl } : {}),
         },
       }
       await tasks.put(task)

@@ -39,6 +39,8 @@ export interface TaskJob {
   attempts: number
   /** X-Request-Id of the upload that made the task: the task's log lines carry it, in whichever process. */
   requestId?: string
+  /** Where the finished record is POSTed (Mos extension `callback_url`, checked at submit). */
+  callbackUrl?: string
 }
 
 /** The public record of a task in the given variant (2.1): fields per status, nothing internal. */

@@ -1,0 +1,34 @@
+/**
+ * Mos extensions of the HTTP interface (beyond the contract; documented in docs/api.md): names,
+ * bounds and wire texts shared by the server, the SDK and the conformance suite.
+ */
+
+/** Longest `?wait=` of `GET /tasks/{id}` (the long poll), in seconds. */
+export const MAX_TASK_WAIT_SECONDS = 60
+
+/** Headers of the extensions. */
+export const EXTENSION_HEADERS = {
+  /** On `GET /tasks/{id}`: the server takes `?wait=` up to this many seconds (absent: no long poll). */
+  waitMax: 'Mos-Wait-Max',
+  /** On submits: the client's key that makes a retried submit return the first response. */
+  idempotencyKey: 'Idempotency-Key',
+  /** On a submit answered from an earlier request with the same Idempotency-Key. */
+  idempotentReplayed: 'Idempotent-Replayed',
+  /** On webhook deliveries: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
+  signature: 'Mos-Signature',
+  /** On webhook deliveries: the same for every attempt of one event, for de-duplication. */
+  eventId: 'Mos-Event-Id',
+} as const
+
+/** Longest Idempotency-Key accepted (characters; printable ASCII). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
+
+/** Wire texts of the extensions' errors (the body is `{"error": text}` as every error). */
+export const EXTENSION_ERROR_TEXTS = {
+  /** 422: the key was used before with another request. */
+  idempotencyKeyReused: () => 'Idempotency-Key was already used with a different request: use a new key for a new request',
+  /** 409: the first request with this key is still being handled. */
+  idempotencyKeyInFlight: () => 'a request with this Idempotency-Key is still being handled: retry in a moment',
+  /** 400: callback_url given on a deployment without a webhook secret. */
+  webhooksNotConfigured: () => 'invalid value for callback_url: webhooks are not configured on this deployment',
+} as const

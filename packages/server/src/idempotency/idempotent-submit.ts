@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto'
+import { EXTENSION_ERROR_TEXTS, EXTENSION_HEADERS, ERROR_TEXTS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@mos/sdk/contract'
+import type { H3Event } from 'h3'
+import { ApiError } from '../errors.ts'
+import type { FileStore } from '../storage/file-store.ts'
+import type { Upload } from '../uploads/read-upload.ts'
+import type { IdempotencyStore } from './idempotency-store.ts'
+import { ownerOf } from './owner.ts'
+
+/** How long a key answers with its first response (Stripe keeps keys 24 h too). */
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000
+
+/**
+ * How long a retry waits for the first request with its key to be answered before it gets a 409:
+ * the first request is past its upload then, so what is left is a few record writes.
+ */
+const IN_FLIGHT_WAIT = { totalMs: 10_000, stepMs: 100 } as const
+
+const KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}$`)
+
+/** The request's Idempotency-Key (printable ASCII, 1–255 characters), undefined when absent; checked before the body is read. */
+export function idempotencyKeyOf(event: H3Event): string | undefined {
+  const key = event.req.headers.get(EXTENSION_HEADERS.idempotencyKey)
+  if (key === null) return undefined
+  if (!KEY_PATTERN.test(key)) {
+    throw new ApiError(
+      400,
+      ERROR_TEXTS.invalidField(EXTENSION_HEADERS.idempotencyKey, `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`),
+    )
+  }
+  return key
+}
+
+/** What `idempotent` needs of a submit request. */
+export interface IdempotentRequest {
+  event: H3Event
+  store: IdempotencyStore
+  files: FileStore
+  /** From `idempotencyKeyOf`, read before the body; undefined: no key, the submit just runs. */
+  key: string | undefined
+  apiKey: string
+  /** The endpoint (part of the fingerprint: one key on two endpoints is two requests). */
+  path: string
+  upload: Upload
+  /** Removes this request's upload when the answer is a replay. */
+  discard(): Promise<void>
+}
+
+/**
+ * Runs a submit once per Idempotency-Key (Mos extension). Called after the upload is stored and
+ * validated and before anything is counted or queued (`run` does that): the first request with a
+ * key runs and its answer is kept for 24 h; a later one with the same endpoint, fields and file
+ * contents gets that answer (no second task, no second trial file) with `Idempotent-Replayed: true`;
+ * a later one with anything different is a 422. A run that fails gives its key up, so a retry
+ * runs again. Keys are the API key's own (scoped by its digest).
+ */
+export async function idempotent<T>(request: IdempotentRequest, run: () => Promise<T>): Promise<T> {
+  if (request.key === undefined) return run()
+  const { store } = request
+  const id = `${ownerOf(request.apiKey)}:${sha256(request.key)}`
+  const fingerprint = await requestFingerprint(request.files, request.path, request.upload)
+  for (let waited = 0; ; waited += IN_FLIGHT_WAIT.stepMs) {
+    const held = await store.claim(id, fingerprint, IDEMPOTENCY_TTL_MS)
+    if (!held) break
+    if (held.fingerprint && held.fingerprint !== fingerprint) throw new ApiError(422, EXTENSION_ERROR_TEXTS.idempotencyKeyReused())
+    if (held.response !== undefined) {
+      await request.discard()
+      request.event.res.headers.set(EXTENSION_HEADERS.idempotentReplayed, 'true')
+      return held.response as T
+    }
+    if (waited >= IN_FLIGHT_WAIT.totalMs) throw new ApiError(409, EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight())
+    await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_WAIT.stepMs))
+  }
+  let response: T
+  try {
+    response = await run()
+  } catch (error) {
+    await store.release(id).catch(() => undefined)
+    throw error
+  }
+  // The task exists now: a failure to record the answer must not fail (and clean up) the request;
+  // a retry then waits for the claim's expiry instead of making a second task.
+  await store.complete(id, { fingerprint, response, expiresAt: Date.now() + IDEMPOTENCY_TTL_MS }).catch(() => undefined)
+  return response
+}
+
+/** The request as far as its result depends on it: endpoint, fields (sorted) and each file's name, size and content digest. */
+async function requestFingerprint(files: FileStore, path: string, upload: Upload): Promise<string> {
+  const digests = await Promise.all(
+    upload.files.map(async (file) => ({ name: file.filename, size: file.size, sha256: await fileDigest(files, file.key) })),
+  )
+  const fields = Object.entries(upload.fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return sha256(JSON.stringify({ path, fields, files: digests }))
+}
+
+/** The stored upload's digest, read back only for requests that carry a key. */
+async function fileDigest(files: FileStore, key: string): Promise<string> {
+  const hash = createHash('sha256')
+  for await (const chunk of await files.read(key)) hash.update(chunk as Buffer)
+  return hash.digest('hex')
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')

@@ -1,0 +1,79 @@
+import { ERROR_TEXTS, type TaskRecord } from '@mos/sdk/contract'
+import type { ServiceContext } from '../context.ts'
+import { ApiError } from '../errors.ts'
+import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
+import { followTask, isFinished } from './task-wait.ts'
+
+/**
+ * A comment line this often keeps the stream alive through proxies that cut idle connections
+ * (nginx's proxy_read_timeout is 60 s by default) and lets a client notice a dead connection.
+ */
+const HEARTBEAT_MS = 15_000
+
+/** The event of a record: `progress` while pending or processing, then `completed` or `failed`. */
+const eventName = (record: TaskRecord) => (record.status === 'completed' || record.status === 'failed' ? record.status : 'progress')
+
+/** One server-sent event carrying the record as JSON (JSON has no raw newline, so one data line). */
+const sseEvent = (record: TaskRecord) => `event: ${eventName(record)}\ndata: ${JSON.stringify(record)}\n\n`
+
+/**
+ * GET /api/v1/tasks/{id}/events (Mos extension): server-sent events of the task's progress, one per
+ * change of its status or progress, woken by record writes like the long poll; the stream ends
+ * after the `completed` or `failed` event (also when the service stops or the record is removed).
+ * 404 before the stream starts when the task is unknown. The whole stream is one request against
+ * the rate limit.
+ */
+export async function streamTaskEvents(ctx: ServiceContext, id: string): Promise<Response> {
+  const first = await ctx.processing.tasks.get(id)
+  if (!first) throw new ApiError(404, ERROR_TEXTS.taskNotFound(id))
+  const encoder = new TextEncoder()
+  let stop: () => void = () => undefined
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let sent = ''
+      let ended = false
+      const end = () => {
+        if (ended) return
+        ended = true
+        stop()
+        controller.close()
+      }
+      const send = (task: TaskState | undefined) => {
+        if (ended) return
+        if (!task) return end()
+        const record = toTaskRecord(task, ctx.variant)
+        const fingerprint = `${record.status}:${'progress' in record ? record.progress : ''}`
+        if (fingerprint !== sent) controller.enqueue(encoder.encode(sseEvent(record)))
+        sent = fingerprint
+        if (isFinished(task)) end()
+      }
+      const heartbeat = setInterval(() => controller.enqueue(encoder.encode(': heartbeat\n\n')), HEARTBEAT_MS)
+      const stopOnClose = ctx.storage.taskEvents.onClose(end)
+      let unfollow: (() => void) | undefined
+      stop = () => {
+        clearInterval(heartbeat)
+        stopOnClose()
+        unfollow?.()
+      }
+      send(first)
+      if (ended) return
+      // Storage that cannot be listened to (Redis away) ends the stream; the client reads the record.
+      const following = await followTask(ctx, id, send).catch(() => undefined)
+      if (!following || ended) {
+        following?.()
+        end()
+      } else unfollow = following
+    },
+    // The client went away: stop listening.
+    cancel: () => stop(),
+  })
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      // Proxies that buffer responses (nginx) would hold the events back until the stream ends.
+      'x-accel-buffering': 'no',
+    },
+  })
+}

@@ -1,0 +1,116 @@
+import { EventEmitter } from 'node:events'
+import type { Redis } from 'ioredis'
+import type { TaskStore } from '../storage/task-store.ts'
+
+/**
+ * "A task's record changed", told to whoever waits on it (long polls, event streams, webhooks): in
+ * one process through an emitter; across processes through Redis pub/sub, since with BullMQ the
+ * record is written by a worker process and read by an API process. The message is only the task
+ * id: a listener reads the record itself, so a lost or doubled message never shows a stale state.
+ */
+export interface TaskEvents {
+  /** Tells the task's listeners (in every process) that its record changed. Best effort: never throws. */
+  changed(taskId: string): void
+  /**
+   * Calls `listener` on every change of the task's record from now on: resolves once listening, so
+   * a change written after it resolves is never missed. Resolves with the function that stops it.
+   */
+  listen(taskId: string, listener: () => void): Promise<() => void>
+  /** Calls `listener` when the service stops (waiters answer with what they have); at once if it has. */
+  onClose(listener: () => void): () => void
+  close(): Promise<void>
+}
+
+/** The in-process events: right where one process writes every record (the local queue). */
+export function createLocalTaskEvents(): TaskEvents {
+  return createTaskEventsOver({ publish: (taskId, emit) => emit(taskId) })
+}
+
+export interface RedisTaskEventsOptions {
+  /** The command connection the process already has (PUBLISH). */
+  commands: Redis
+  /** Opens the subscriber connection on first use (a subscribed connection takes no other command). */
+  subscriber: () => Redis
+  /** Channel name, per deployment (`<prefix>:task-events`). */
+  channel: string
+}
+
+/** Events over Redis pub/sub, for a deployment whose processes share records through Redis. */
+export function createRedisTaskEvents(options: RedisTaskEventsOptions): TaskEvents {
+  let subscribed: Promise<unknown> | undefined
+  return createTaskEventsOver({
+    publish: (taskId) => {
+      options.commands.publish(options.channel, taskId).catch(() => undefined)
+    },
+    ready: (emit) => {
+      subscribed ??= (() => {
+        const subscriber = options.subscriber()
+        subscriber.on('message', (channel: string, taskId: string) => {
+          if (channel === options.channel) emit(taskId)
+        })
+        return subscriber.subscribe(options.channel).catch((error: unknown) => {
+          subscribed = undefined
+          throw error
+        })
+      })()
+      return subscribed
+    },
+  })
+}
+
+interface Transport {
+  /** Sends a change on its way; `emit` tells this process's listeners. */
+  publish(taskId: string, emit: (taskId: string) => void): void
+  /** Resolves once changes from other processes arrive (first listener only). */
+  ready?(emit: (taskId: string) => void): Promise<unknown>
+}
+
+function createTaskEventsOver(transport: Transport): TaskEvents {
+  const emitter = new EventEmitter()
+  // Every waiting request adds a listener; the default limit of 10 would warn under ordinary load.
+  emitter.setMaxListeners(0)
+  const emit = (taskId: string) => emitter.emit(`task:${taskId}`)
+  let closed = false
+  return {
+    changed: (taskId) => transport.publish(taskId, emit),
+    async listen(taskId, listener) {
+      emitter.on(`task:${taskId}`, listener)
+      try {
+        await transport.ready?.(emit)
+      } catch (error) {
+        emitter.off(`task:${taskId}`, listener)
+        throw error
+      }
+      return () => emitter.off(`task:${taskId}`, listener)
+    },
+    onClose(listener) {
+      if (closed) {
+        queueMicrotask(listener)
+        return () => undefined
+      }
+      emitter.on('close', listener)
+      return () => emitter.off('close', listener)
+    },
+    async close() {
+      closed = true
+      emitter.emit('close')
+      emitter.removeAllListeners()
+    },
+  }
+}
+
+/** A task store that tells `events` of every record it writes or removes, once the write has landed. */
+export function withTaskEvents(inner: TaskStore, events: TaskEvents): TaskStore {
+  return {
+    get: (id) => inner.get(id),
+    async put(task) {
+      await inner.put(task)
+      events.changed(task.task_id)
+    },
+    async remove(id) {
+      await inner.remove(id)
+      events.changed(id)
+    },
+    list: () => inner.list(),
+  }
+}
