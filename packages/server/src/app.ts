@@ -14,6 +14,7 @@ import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
 import { submitTask } from './routes/submit.ts'
 import { downloadResult, getTaskRecord } from './routes/tasks.ts'
+import { keyOwner } from './tasks/task-owner.ts'
 
 type KeyedHandler = (event: H3Event, apiKey: string) => unknown
 
@@ -52,7 +53,7 @@ export function createApp(ctx: ServiceContext): H3 {
   for (const route of submitRoutes(ctx.variant)) {
     app.post(
       API_PREFIX + route.path,
-      keyed((event) => submitTask(event, ctx, route)),
+      keyed((event, apiKey) => submitTask(event, ctx, route, keyOwner(apiKey))),
     )
   }
   for (const reserved of RESERVED_ROUTES[ctx.variant]) {
@@ -75,7 +76,7 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.post(
     `${API_PREFIX}/batch/compress`,
-    keyed((event) => submitBatch(event, ctx)),
+    keyed((event, apiKey) => submitBatch(event, ctx, keyOwner(apiKey))),
   )
   app.get(
     `${API_PREFIX}/batch/:id`,

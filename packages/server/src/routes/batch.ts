@@ -17,9 +17,9 @@ import { assertFormat, extensionOf } from './submit.ts'
  * becomes an ordinary compress task, and a batch record lists them in upload order. The request is
  * all or nothing: a file with an unsupported extension, a file over the size limit or more files
  * than the tier allows refuses the whole batch (nothing is queued); once queued, a task that fails
- * does not touch its siblings.
+ * does not touch its siblings. The batch and its tasks are owned by `owner` (`keyOwner` of the caller's key).
  */
-export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<BatchSubmitResponse> {
+export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: string): Promise<BatchSubmitResponse> {
   await assertTrialLeft(ctx.access.licensing)
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
@@ -54,7 +54,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
     if (!parsed.ok) throw new ApiError(400, parsed.error)
     await admitFiles(ctx.access.licensing, placed.length)
     // The batch record first: a sub-task may finish before the last one is queued.
-    await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
+    await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed, owner })
     // The engine takes the contract's names as validated.
     const options = parsed.value
     for (const task of placed) {
@@ -66,6 +66,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext): Promise<
         format: extensionOf(task.filename),
         options,
         batchId,
+        owner,
         requestId: facts.requestId,
       })
     }

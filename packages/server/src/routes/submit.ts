@@ -55,7 +55,7 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
  * Handles a single-file submission: streams the upload straight to the task's input key, validates
  * the fields, records a pending task. On any refusal the upload is removed and no task exists.
  */
-export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute): Promise<SubmitResponse> {
+export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute, owner: string): Promise<SubmitResponse> {
   await assertTrialLeft(ctx.access.licensing)
   const taskId = newTaskId()
   const facts = requestFacts(event)
@@ -89,6 +89,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
       size: file.size,
       format: extensionOf(file.filename),
       options: parsed.value as Record<string, unknown>,
+      owner,
       requestId: facts.requestId,
     })
     facts.taskId = taskId

@@ -15,6 +15,8 @@ export interface NewTask {
   format: string
   options: Record<string, unknown>
   batchId?: string
+  /** `keyOwner` of the submitting API key. */
+  owner?: string
   /** X-Request-Id of the upload, kept with the task for its log lines. */
   requestId?: string
 }
@@ -41,6 +43,7 @@ export function createTaskService(options: { tasks: TaskStore; queue: TaskQueue;
         input_size_bytes: input.size,
         created_at: now(),
         ...(input.batchId ? { batch_id: input.batchId } : {}),
+        ...(input.owner ? { owner: input.owner } : {}),
         job: {
           inputKey,
           format: input.format,
