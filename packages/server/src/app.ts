@@ -14,6 +14,8 @@ import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
 import { submitTask } from './routes/submit.ts'
 import { downloadResult, getTaskRecord } from './routes/tasks.ts'
+import { cancelTask, deleteTask } from './routes/task-control.ts'
+import { listTasks } from './routes/task-list.ts'
 import { keyOwner } from './tasks/task-owner.ts'
 
 type KeyedHandler = (event: H3Event, apiKey: string) => unknown
@@ -67,11 +69,24 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.get(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event) => getTaskRecord(ctx, param(event, 'id'))),
+    keyed((event, apiKey) => getTaskRecord(ctx, param(event, 'id'), keyOwner(apiKey))),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/download`,
-    keyed((event) => downloadResult(ctx, param(event, 'id'))),
+    keyed((event, apiKey) => downloadResult(ctx, param(event, 'id'), keyOwner(apiKey))),
+  )
+  // Task control (Mos extensions, docs/api.md): off the contract's paths and methods.
+  app.get(
+    `${API_PREFIX}/tasks`,
+    keyed((event, apiKey) => listTasks(event, ctx, keyOwner(apiKey))),
+  )
+  app.post(
+    `${API_PREFIX}/tasks/:id/cancel`,
+    keyed((event, apiKey) => cancelTask(ctx, param(event, 'id'), keyOwner(apiKey))),
+  )
+  app.delete(
+    `${API_PREFIX}/tasks/:id`,
+    keyed((event, apiKey) => deleteTask(ctx, param(event, 'id'), keyOwner(apiKey))),
   )
 
   app.post(
@@ -80,7 +95,7 @@ export function createApp(ctx: ServiceContext): H3 {
   )
   app.get(
     `${API_PREFIX}/batch/:id`,
-    keyed((event) => getBatchRecord(ctx, param(event, 'id'))),
+    keyed((event, apiKey) => getBatchRecord(ctx, param(event, 'id'), keyOwner(apiKey))),
   )
 
   app.post(

@@ -16,5 +16,8 @@ export * from './operations.ts'
 export * from './documents.ts'
 export * from './variant-documents.ts'
 
+// Task control (Mos extension): list, cancel, delete
+export * from './task-control.ts'
+
 // Licence vocabulary: tiers, limits, statuses
 export * from './licensing.ts'

@@ -27,6 +27,11 @@ export interface RedisConnections {
   commands(url: string): Redis
   /** The connection BullMQ's queue and worker share for `url`. */
   queue(url: string): Redis
+  /**
+   * The subscriber connection to `url` (pub/sub: a subscribed connection takes no other command).
+   * Opened only by a process that waits on something, so most processes never hold one.
+   */
+  subscriber(url: string): Redis
   /** Quits every connection opened so far. */
   close(): Promise<void>
 }
@@ -37,7 +42,7 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
   const open = new Map<string, Redis>()
   let closed = false
 
-  const connection = (kind: 'commands' | 'queue', url: string) => {
+  const connection = (kind: 'commands' | 'queue' | 'subscriber', url: string) => {
     if (closed) throw new Error('[mos] [redis] connections are closed')
     const id = `${kind} ${url}`
     let client = open.get(id)
@@ -45,7 +50,9 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
       client = new (loadIORedis().Redis)(url, {
         connectionName: `${options.name}:${kind}`,
         connectTimeout: connectTimeoutMs,
-        ...(kind === 'queue'
+        // Neither may give up: BullMQ must never lose a command, and a subscriber that stopped
+        // reconnecting would silently stop waking waiters (ioredis subscribes again on reconnect).
+        ...(kind !== 'commands'
           ? { maxRetriesPerRequest: null }
           : // Connects on the first command, so a process that never needs Redis never dials it.
             { maxRetriesPerRequest, lazyConnect: true }),
@@ -61,6 +68,7 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
   return {
     commands: (url) => connection('commands', url),
     queue: (url) => connection('queue', url),
+    subscriber: (url) => connection('subscriber', url),
     async close() {
       if (closed) return
       closed = true

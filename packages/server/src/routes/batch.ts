@@ -6,6 +6,7 @@ import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles, assertTrialLeft } from '../limits/admission.ts'
+import { ownedBy } from '../tasks/task-owner.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
 import { readUploadStream } from '../uploads/read-upload.ts'
@@ -82,10 +83,10 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: st
   }
 }
 
-/** GET /api/v1/batch/{id}: the batch record (2.4) with counts read from the sub-tasks now. */
-export async function getBatchRecord(ctx: ServiceContext, id: string): Promise<BatchRecord> {
+/** GET /api/v1/batch/{id}: the batch record (2.4) with counts read from the sub-tasks now; 404 for another key's batch. */
+export async function getBatchRecord(ctx: ServiceContext, id: string, owner: string): Promise<BatchRecord> {
   const batch = await ctx.storage.batches.get(id)
-  if (!batch) throw new ApiError(404, ERROR_TEXTS.batchNotFound(id))
+  if (!batch || !ownedBy(batch, owner)) throw new ApiError(404, ERROR_TEXTS.batchNotFound(id))
   const tasks = await Promise.all(batch.tasks.map((task) => ctx.processing.tasks.get(task.task_id)))
   return toBatchRecord(
     batch,
