@@ -10,6 +10,7 @@ import { capabilitiesDocument } from './routes/capabilities.ts'
 import { healthDocument } from './routes/health.ts'
 import { licenseInfo, verifyLicense } from './routes/license.ts'
 import { metricsResponse } from './routes/metrics.ts'
+import { createOpenApiRoute, createReferenceScript, REFERENCE_SCRIPT_PATH, referencePage } from './routes/openapi.ts'
 import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
 import { submitTask } from './routes/submit.ts'
@@ -47,6 +48,10 @@ export function createApp(ctx: ServiceContext): H3 {
   const param = (event: H3Event, name: string) => decodeURIComponent(getRouterParam(event, name) ?? '')
 
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
+  // The interface described and rendered (Mos extensions): public, like a documentation page.
+  app.get(`${API_PREFIX}/openapi.json`, createOpenApiRoute(ctx))
+  app.get(`${API_PREFIX}/reference`, (event) => referencePage(event))
+  app.get(REFERENCE_SCRIPT_PATH, createReferenceScript())
   app.get(
     `${API_PREFIX}/capabilities`,
     keyed(() => capabilitiesDocument(ctx)),
