@@ -77,6 +77,52 @@ function operationForm(type: TaskType, variant: Variant): FormBody {
   }
 }
 
+/** The Mos extensions (docs/api.md), the same in both variants: a new extension route is one entry here. */
+const EXTENSION_ROUTES: readonly ApiRoute[] = [
+  {
+    method: 'get',
+    path: '/api/v1/tasks',
+    summary: "List the key's tasks, newest first",
+    extension: true,
+    query: taskListQuerySchema,
+    ok: taskListSchema,
+    errors: [400],
+  },
+  {
+    method: 'post',
+    path: `/api/v1/tasks/${taskIdParam}/cancel`,
+    summary: 'Cancel a pending or processing task',
+    description: 'The task ends failed with the error `cancelled`; a running engine job is stopped.',
+    extension: true,
+    ok: taskRecordSchema,
+    errors: [404, 409],
+  },
+  {
+    method: 'delete',
+    path: `/api/v1/tasks/${taskIdParam}`,
+    summary: 'Delete a task: its record and files',
+    extension: true,
+    ok: taskDeletedSchema,
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/openapi.json',
+    summary: "This deployment's OpenAPI document",
+    extension: true,
+    public: true,
+    ok: { mediaType: 'application/json', description: 'OpenAPI 3.1 document.' },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/reference',
+    summary: 'The API reference, rendered',
+    extension: true,
+    public: true,
+    ok: { mediaType: 'text/html', description: 'The reference page.' },
+  },
+]
+
 /** Every route of a variant's document, in the order of the contract's section 4, extensions after. */
 export function apiRoutes(variant: Variant, options: ApiRouteOptions = {}): ApiRoute[] {
   const schemas = VARIANT_SCHEMAS[variant]
@@ -133,48 +179,6 @@ export function apiRoutes(variant: Variant, options: ApiRouteOptions = {}): ApiR
       public: options.metricsRequireKey === false,
       ok: { mediaType: 'text/plain', description: 'Prometheus text format.' },
     },
-    // Mos extensions (docs/api.md).
-    {
-      method: 'get',
-      path: '/api/v1/tasks',
-      summary: "List the key's tasks, newest first",
-      extension: true,
-      query: taskListQuerySchema,
-      ok: taskListSchema,
-      errors: [400],
-    },
-    {
-      method: 'post',
-      path: `/api/v1/tasks/${taskIdParam}/cancel`,
-      summary: 'Cancel a pending or processing task',
-      description: 'The task ends failed with the error `cancelled`; a running engine job is stopped.',
-      extension: true,
-      ok: taskRecordSchema,
-      errors: [404, 409],
-    },
-    {
-      method: 'delete',
-      path: `/api/v1/tasks/${taskIdParam}`,
-      summary: 'Delete a task: its record and files',
-      extension: true,
-      ok: taskDeletedSchema,
-      errors: [404],
-    },
-    {
-      method: 'get',
-      path: '/api/v1/openapi.json',
-      summary: "This deployment's OpenAPI document",
-      extension: true,
-      public: true,
-      ok: { mediaType: 'application/json', description: 'OpenAPI 3.1 document.' },
-    },
-    {
-      method: 'get',
-      path: '/api/v1/reference',
-      summary: 'The API reference, rendered',
-      extension: true,
-      public: true,
-      ok: { mediaType: 'text/html', description: 'The reference page.' },
-    },
+    ...EXTENSION_ROUTES,
   ]
 }
