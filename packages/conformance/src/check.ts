@@ -76,6 +76,6 @@ export function fail(message: string): never {
 }
 
 /** Skips the running check with a reason. */
-function skip(reason: string): never {
+export function skip(reason: string): never {
   throw new CheckSkip(reason)
 }

@@ -52,6 +52,9 @@ describe.each(VARIANTS)('the suite against our server, variant %s', (variant) =>
       'convert.output.stl',
       'convert.output.ply',
       'convert.input.obj',
+      'task-control.list',
+      'task-control.cancel',
+      'task-control.delete',
     ]
     const perVariant =
       variant === 'A'

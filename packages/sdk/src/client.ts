@@ -5,6 +5,7 @@ import { createBatches, type BatchesResource } from './resources/batches.ts'
 import { createLicense, type LicenseResource } from './resources/license.ts'
 import { createOperations, type OperationsResource } from './resources/operations.ts'
 import { createService, type ServiceResource } from './resources/service.ts'
+import { createTaskControl, type TaskControlResource } from './resources/task-control.ts'
 import { createTasks, type TasksResource, type WaitForTaskOptions } from './resources/tasks.ts'
 import { RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
 import { toFile, type Uploadable, type UploadResolver } from './upload.ts'
@@ -48,6 +49,7 @@ export type Client<V extends Variant = Variant, U = Uploadable> = ServiceResourc
   LicenseResource<V> &
   OperationsResource<U> &
   TasksResource &
+  TaskControlResource &
   BatchesResource<U> &
   AndWaitHelpers<U> & {
     /** The variant given at creation (undefined: not declared). */
@@ -109,6 +111,7 @@ export function createClientWith<V extends Variant, U>(options: ClientOptions<V>
     ...createLicense<V>(transport),
     ...operations,
     ...tasks,
+    ...createTaskControl(transport),
     ...createBatches(transport, resolveUpload),
     ...andWaitHelpers,
   }

@@ -11,6 +11,7 @@ export type { RequestOptions } from './request.ts'
 // Resources
 export type * from './resources/operations.ts'
 export type * from './resources/tasks.ts'
+export type * from './resources/task-control.ts'
 export type * from './resources/batches.ts'
 export type * from './resources/service.ts'
 export type * from './resources/license.ts'

@@ -37,7 +37,7 @@ type ResponseOf<K extends ResponseKind> = K extends 'text'
 
 /** One HTTP call of the contract, relative to `/api/v1`. */
 export interface TransportRequest<K extends ResponseKind> {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   path: string
   /** FormData for uploads (replayable, so a 429 can be retried), a plain object for JSON. */
   body?: FormData | Record<string, unknown>

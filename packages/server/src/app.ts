@@ -10,12 +10,16 @@ import { capabilitiesDocument } from './routes/capabilities.ts'
 import { healthDocument } from './routes/health.ts'
 import { licenseInfo, verifyLicense } from './routes/license.ts'
 import { metricsResponse } from './routes/metrics.ts'
+import { createOpenApiRoute, createReferenceScript, REFERENCE_SCRIPT_PATH, referencePage } from './routes/openapi.ts'
 import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
 import { submitTask } from './routes/submit.ts'
 import { downloadResult } from './routes/tasks.ts'
+import { cancelTask, deleteTask } from './routes/task-control.ts'
 import { streamTaskEvents } from './routes/task-events.ts'
+import { listTasks } from './routes/task-list.ts'
 import { readTaskRecord } from './routes/task-wait.ts'
+import { keyOwner } from './tasks/task-owner.ts'
 
 type KeyedHandler = (event: H3Event, apiKey: string) => unknown
 
@@ -46,6 +50,10 @@ export function createApp(ctx: ServiceContext): H3 {
   const param = (event: H3Event, name: string) => decodeURIComponent(getRouterParam(event, name) ?? '')
 
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
+  // The interface described and rendered (Mos extensions): public, like a documentation page.
+  app.get(`${API_PREFIX}/openapi.json`, createOpenApiRoute(ctx))
+  app.get(`${API_PREFIX}/reference`, (event) => referencePage(event))
+  app.get(REFERENCE_SCRIPT_PATH, createReferenceScript())
   app.get(
     `${API_PREFIX}/capabilities`,
     keyed(() => capabilitiesDocument(ctx)),
@@ -54,7 +62,7 @@ export function createApp(ctx: ServiceContext): H3 {
   for (const route of submitRoutes(ctx.variant)) {
     app.post(
       API_PREFIX + route.path,
-      keyed((event, apiKey) => submitTask(event, ctx, route, apiKey)),
+      keyed((event, apiKey) => submitTask(event, ctx, route, keyOwner(apiKey))),
     )
   }
   for (const reserved of RESERVED_ROUTES[ctx.variant]) {
@@ -68,24 +76,37 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.get(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event) => readTaskRecord(ctx, event, param(event, 'id'))),
+    keyed((event, apiKey) => readTaskRecord(ctx, event, param(event, 'id'), keyOwner(apiKey))),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/events`,
-    keyed((event) => streamTaskEvents(ctx, param(event, 'id'))),
+    keyed((event, apiKey) => streamTaskEvents(ctx, param(event, 'id'), keyOwner(apiKey))),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/download`,
-    keyed((event) => downloadResult(ctx, param(event, 'id'))),
+    keyed((event, apiKey) => downloadResult(ctx, param(event, 'id'), keyOwner(apiKey))),
+  )
+  // Task control (Mos extensions, docs/api.md): off the contract's paths and methods.
+  app.get(
+    `${API_PREFIX}/tasks`,
+    keyed((event, apiKey) => listTasks(event, ctx, keyOwner(apiKey))),
+  )
+  app.post(
+    `${API_PREFIX}/tasks/:id/cancel`,
+    keyed((event, apiKey) => cancelTask(ctx, param(event, 'id'), keyOwner(apiKey))),
+  )
+  app.delete(
+    `${API_PREFIX}/tasks/:id`,
+    keyed((event, apiKey) => deleteTask(ctx, param(event, 'id'), keyOwner(apiKey))),
   )
 
   app.post(
     `${API_PREFIX}/batch/compress`,
-    keyed((event, apiKey) => submitBatch(event, ctx, apiKey)),
+    keyed((event, apiKey) => submitBatch(event, ctx, keyOwner(apiKey))),
   )
   app.get(
     `${API_PREFIX}/batch/:id`,
-    keyed((event) => getBatchRecord(ctx, param(event, 'id'))),
+    keyed((event, apiKey) => getBatchRecord(ctx, param(event, 'id'), keyOwner(apiKey))),
   )
 
   app.post(

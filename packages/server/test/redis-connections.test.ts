@@ -101,7 +101,7 @@ describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
       await dir?.remove()
     }, 60_000)
 
-    it('holds three connections however many components use Redis: commands, the queue, and its blocking duplicate', async () => {
+    it('holds four connections however many components use Redis: commands, the queue, its blocking duplicate, and the subscriber that hears cancels', async () => {
       const call = (path: string, init: RequestInit = {}) => fetchMos(mos!, path, init)
       // A task touches every component: rate limit, trial counter, records, queue; the sweep's lock
       // is taken within the orphan interval.
@@ -121,10 +121,12 @@ describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
       expect(await admin.keys(`${prefix}:license:trial`)).toEqual([`${prefix}:license:trial`])
 
       const names = await connectionsNamed(admin, prefix)
-      expect(names, names.join(', ')).toHaveLength(3)
+      expect(names, names.join(', ')).toHaveLength(4)
       expect(names.filter((n) => n === `mos:${prefix}:commands`)).toHaveLength(1)
+      // A process that runs tasks listens for cancels from the first run on (pub/sub takes a connection of its own).
+      expect(names.filter((n) => n === `mos:${prefix}:subscriber`)).toHaveLength(1)
       // And no unnamed connection beside them (where /proc tells).
-      if (process.platform === 'linux') expect(await socketsToRedis(mos!.pid)).toBe(3)
+      if (process.platform === 'linux') expect(await socketsToRedis(mos!.pid)).toBe(4)
     })
   })
 })

@@ -13,6 +13,7 @@ import { metricsChecks } from './metrics.ts'
 import { notFoundChecks } from './not-found.ts'
 import { diagnoseChecks, repairChecks } from './repair-diagnose.ts'
 import { reservedChecks } from './reserved.ts'
+import { taskControlChecks } from './task-control.ts'
 import { textureChecks } from './textures.ts'
 
 /** Every check, in report order. */
@@ -30,6 +31,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...diagnoseChecks,
   ...textureChecks,
   ...batchChecks,
+  ...taskControlChecks,
   ...licenseChecks,
   ...metricsChecks,
   ...limitChecks,

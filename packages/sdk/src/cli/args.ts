@@ -20,6 +20,8 @@ Commands:
   diagnose FILE...   print a diagnosis (no output file)
   textures FILE...   re-encode textures or images to --format (${TEXTURE_FORMATS.join(', ')})
   ktx2 FILE...       encode textures or images to KTX2 (ETC1S, or --uastc)
+  tasks list|cancel|delete
+                     list, cancel or delete tasks (Mos extension; \`mos tasks --help\`)
   serve              start the Mos server (the @mos/server package), like \`npm start\`
 
 Options:

@@ -5,6 +5,7 @@ import { createClient } from '../node.ts'
 import { CLI_DEFAULTS, parseCliArgs, USAGE, UsageError } from './args.ts'
 import { createPlainProgress, createSilentProgress, createTerminalProgress } from './progress.ts'
 import { runTasks } from './run-tasks.ts'
+import { parseTasksArgs, runTasksCommand, TASKS_USAGE } from './task-control.ts'
 import { findServer, serve, SERVER_MISSING } from './serve.ts'
 
 /** The process surroundings, passed in so tests can run the CLI in-process too. */
@@ -21,6 +22,7 @@ export interface CliIO {
  * @example process.exitCode = await runCli({ argv: process.argv.slice(2), env: process.env, stdout: process.stdout, stderr: process.stderr, signal })
  */
 export async function runCli(io: CliIO): Promise<number> {
+  if (io.argv[0] === 'tasks') return runTasksCli(io)
   let args
   try {
     args = parseCliArgs(io.argv, io.env)
@@ -59,6 +61,23 @@ export async function runCli(io: CliIO): Promise<number> {
   const ok = results.every((result) => result.ok)
   if (args.json) io.stdout.write(`${JSON.stringify({ ok, results }, null, 2)}\n`)
   return ok ? 0 : 1
+}
+
+/** `mos tasks list|cancel|delete` (task control, a Mos extension): its own options, see `TASKS_USAGE`. */
+async function runTasksCli(io: CliIO): Promise<number> {
+  let args
+  try {
+    if (io.argv.includes('--help') || io.argv.includes('-h')) {
+      io.stdout.write(`${TASKS_USAGE}\n`)
+      return 0
+    }
+    args = parseTasksArgs(io.argv.slice(1), io.env)
+  } catch (error) {
+    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error
+    io.stderr.write(`mos: ${error.message}\nRun \`mos tasks --help\` for usage.\n`)
+    return 2
+  }
+  return runTasksCommand(createClient({ baseURL: args.baseURL, apiKey: args.apiKey }), args, io)
 }
 
 /** Runs the CLI on this process: argv, environment, Ctrl-C (exit 130) and the exit status. */

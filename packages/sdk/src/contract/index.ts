@@ -17,6 +17,13 @@ export * from './operations.ts'
 export * from './documents.ts'
 export * from './variant-documents.ts'
 
+// Task control (Mos extension): list, cancel, delete
+export * from './task-control.ts'
+
+// OpenAPI 3.1 documents of both variants, generated from the declarations above
+export * from './openapi.ts'
+export * from './openapi-routes.ts'
+
 // Licence vocabulary: tiers, limits, statuses
 export * from './licensing.ts'
 

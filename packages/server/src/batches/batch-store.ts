@@ -5,6 +5,8 @@ export interface BatchState {
   batch_id: string
   created_at: string
   tasks: { task_id: string; filename: string }[]
+  /** `keyOwner` of the submitting API key (never the key). */
+  owner?: string
 }
 
 /** Batch records in unstorage, one JSON item per batch under `batches:<id>`. */

@@ -2,9 +2,10 @@ import { createEnginePool, describeEngines, type EnginePool } from '@mos/engines
 import type { Config } from '../config/schema.ts'
 import { createSweepLock } from '../maintenance/create-sweep-lock.ts'
 import { createSweeper, sweepIntervalMs, type Sweeper } from '../maintenance/sweep.ts'
-import { createTaskQueue } from '../queue/create-queue.ts'
+import { createTaskQueue, queueRedisUrl } from '../queue/create-queue.ts'
 import type { TaskQueue } from '../queue/task-queue.ts'
 import type { RedisConnections } from '../redis/redis-connections.ts'
+import { createLocalTaskCancels, createRedisTaskCancels, type TaskCancels } from '../tasks/task-cancels.ts'
 import { createTaskRunner, type TaskRunner } from '../tasks/task-runner.ts'
 import { createTaskService, type TaskService } from '../tasks/task-service.ts'
 import { createWebhookSender, type WebhookSender } from '../webhooks/webhook-sender.ts'
@@ -51,7 +52,9 @@ export function createServiceProcessing(
     logger,
     outbox: storage.stores.records,
   })
+  const cancels = createTaskCancels(config, redis)
   const runner = createTaskRunner({
+    cancels,
     tasks: storage.taskStore,
     files: storage.files,
     pool,
@@ -84,9 +87,20 @@ export function createServiceProcessing(
     pool,
     queue,
     runner,
-    tasks: createTaskService({ tasks: storage.taskStore, queue, log: taskLog }),
+    tasks: createTaskService({ tasks: storage.taskStore, queue, log: taskLog, files: storage.files, cancels, retentionMs }),
     engines: describeEngines(),
     sweeper,
     webhooks,
   }
+}
+
+/** With BullMQ any worker process may run the task a client cancels: cancels travel over the queue's Redis. */
+function createTaskCancels(config: Config, redis: RedisConnections): TaskCancels {
+  if (config.queue.driver === 'local') return createLocalTaskCancels()
+  const url = queueRedisUrl(config)
+  return createRedisTaskCancels({
+    commands: redis.commands(url),
+    subscriber: () => redis.subscriber(url),
+    channel: `${config.queue.prefix}:task-cancels`,
+  })
 }

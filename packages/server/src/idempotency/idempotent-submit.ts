@@ -5,7 +5,6 @@ import { ApiError } from '../errors.ts'
 import type { FileStore } from '../storage/file-store.ts'
 import type { Upload } from '../uploads/read-upload.ts'
 import type { IdempotencyStore } from './idempotency-store.ts'
-import { ownerOf } from './owner.ts'
 
 /** How long a key answers with its first response (Stripe keeps keys 24 h too). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000
@@ -38,7 +37,8 @@ export interface IdempotentRequest {
   files: FileStore
   /** From `idempotencyKeyOf`, read before the body; undefined: no key, the submit just runs. */
   key: string | undefined
-  apiKey: string
+  /** The caller's `keyOwner`: keys are scoped by it, so two API keys never see each other's answers. */
+  owner: string
   /** The endpoint (part of the fingerprint: one key on two endpoints is two requests). */
   path: string
   upload: Upload
@@ -57,7 +57,7 @@ export interface IdempotentRequest {
 export async function idempotent<T>(request: IdempotentRequest, run: () => Promise<T>): Promise<T> {
   if (request.key === undefined) return run()
   const { store } = request
-  const id = `${ownerOf(request.apiKey)}:${sha256(request.key)}`
+  const id = `${request.owner}:${sha256(request.key)}`
   const fingerprint = await requestFingerprint(request.files, request.path, request.upload)
   for (let waited = 0; ; waited += IN_FLIGHT_WAIT.stepMs) {
     const held = await store.claim(id, fingerprint, IDEMPOTENCY_TTL_MS)

@@ -8,6 +8,7 @@ import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.t
 import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles } from '../limits/admission.ts'
+import { ownedBy } from '../tasks/task-owner.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
 import { readUploadStream } from '../uploads/read-upload.ts'
@@ -20,9 +21,9 @@ import { assertFormat, extensionOf } from './submit.ts'
  * all or nothing: a file with an unsupported extension, a file over the size limit or more files
  * than the tier allows refuses the whole batch (nothing is queued); once queued, a task that fails
  * does not touch its siblings. As for single files, the trial is consulted only once the request is
- * valid (submit.ts).
+ * valid (submit.ts). The batch and its tasks are owned by `owner` (`keyOwner` of the caller's key).
  */
-export async function submitBatch(event: H3Event, ctx: ServiceContext, apiKey: string): Promise<BatchSubmitResponse> {
+export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: string): Promise<BatchSubmitResponse> {
   const idempotencyKey = idempotencyKeyOf(event)
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
@@ -62,14 +63,14 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, apiKey: s
       store: ctx.storage.idempotency,
       files: ctx.storage.files,
       key: idempotencyKey,
-      apiKey,
+      owner,
       path: '/batch/compress',
       upload,
     }
     return await idempotent({ ...request, discard: removeUploads }, async () => {
       await admitFiles(ctx.access.licensing, placed.length)
       // The batch record first: a sub-task may finish before the last one is queued.
-      await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed })
+      await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed, owner })
       // The engine takes the contract's names as validated.
       const options = parsed.value
       for (const task of placed) {
@@ -81,6 +82,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, apiKey: s
           format: extensionOf(task.filename),
           options,
           batchId,
+          owner,
           requestId: facts.requestId,
           ...(callbackUrl ? { callbackUrl } : {}),
         })
@@ -98,10 +100,10 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, apiKey: s
   }
 }
 
-/** GET /api/v1/batch/{id}: the batch record (2.4) with counts read from the sub-tasks now. */
-export async function getBatchRecord(ctx: ServiceContext, id: string): Promise<BatchRecord> {
+/** GET /api/v1/batch/{id}: the batch record (2.4) with counts read from the sub-tasks now; 404 for another key's batch. */
+export async function getBatchRecord(ctx: ServiceContext, id: string, owner: string): Promise<BatchRecord> {
   const batch = await ctx.storage.batches.get(id)
-  if (!batch) throw new ApiError(404, ERROR_TEXTS.batchNotFound(id))
+  if (!batch || !ownedBy(batch, owner)) throw new ApiError(404, ERROR_TEXTS.batchNotFound(id))
   const tasks = await Promise.all(batch.tasks.map((task) => ctx.processing.tasks.get(task.task_id)))
   return toBatchRecord(
     batch,

@@ -60,7 +60,7 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
  * a malformed request answers 400 whatever the licence state, and only a valid one spends or is
  * refused a trial file (docs/licensing.md).
  */
-export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute, apiKey: string): Promise<SubmitResponse> {
+export async function submitTask(event: H3Event, ctx: ServiceContext, route: SubmitRoute, owner: string): Promise<SubmitResponse> {
   const idempotencyKey = idempotencyKeyOf(event)
   const taskId = newTaskId()
   const facts = requestFacts(event)
@@ -92,7 +92,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
       store: ctx.storage.idempotency,
       files: ctx.storage.files,
       key: idempotencyKey,
-      apiKey,
+      owner,
       path: route.path,
       upload,
     }
@@ -105,6 +105,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
         size: file.size,
         format: extensionOf(file.filename),
         options: parsed.value as Record<string, unknown>,
+        owner,
         requestId: facts.requestId,
         ...(callbackUrl ? { callbackUrl } : {}),
       })

@@ -1,5 +1,6 @@
 import { ERROR_TEXTS, type TaskRecord } from '@mos/sdk/contract'
 import type { ServiceContext } from '../context.ts'
+import { findTask } from './tasks.ts'
 import { ApiError } from '../errors.ts'
 import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
 import { followTask, isFinished } from './task-wait.ts'
@@ -23,9 +24,9 @@ const sseEvent = (record: TaskRecord) => `event: ${eventName(record)}\ndata: ${J
  * 404 before the stream starts when the task is unknown. The whole stream is one request against
  * the rate limit.
  */
-export async function streamTaskEvents(ctx: ServiceContext, id: string): Promise<Response> {
-  const first = await ctx.processing.tasks.get(id)
-  if (!first) throw new ApiError(404, ERROR_TEXTS.taskNotFound(id))
+export async function streamTaskEvents(ctx: ServiceContext, id: string, owner: string): Promise<Response> {
+  // 404 for an unknown task and for another key's.
+  const first = await findTask(ctx, id, owner)
   const encoder = new TextEncoder()
   let stop: () => void = () => undefined
   const body = new ReadableStream<Uint8Array>({

@@ -3,6 +3,7 @@ import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
+import { findTask } from './tasks.ts'
 
 const WAIT_RULE = `a whole number of seconds from 0 to ${MAX_TASK_WAIT_SECONDS}`
 
@@ -57,10 +58,12 @@ export async function followTask(ctx: ServiceContext, id: string, onState: (task
  * record as it is when the wait ends (or the client leaves, or the service stops). Every answer
  * says how long a wait may be (`Mos-Wait-Max`), which is how a client learns it may long poll.
  */
-export async function readTaskRecord(ctx: ServiceContext, event: H3Event, id: string): Promise<TaskRecord> {
+export async function readTaskRecord(ctx: ServiceContext, event: H3Event, id: string, owner: string): Promise<TaskRecord> {
   const seconds = waitSeconds(event)
   event.res.headers.set(EXTENSION_HEADERS.waitMax, String(MAX_TASK_WAIT_SECONDS))
-  const task = seconds ? await awaitFinished(ctx, event, id, seconds) : await ctx.processing.tasks.get(id)
+  // Another key's task is not found, and is not waited on either.
+  const now = await findTask(ctx, id, owner)
+  const task = seconds && !isFinished(now) ? await awaitFinished(ctx, event, id, seconds) : now
   if (!task) throw new ApiError(404, ERROR_TEXTS.taskNotFound(id))
   return toTaskRecord(task, ctx.variant)
 }

@@ -4,11 +4,13 @@ import type { ServiceContext } from '../context.ts'
 import { contentDisposition } from './content-disposition.ts'
 import { ApiError } from '../errors.ts'
 import { FileNotFoundError } from '../storage/file-store.ts'
+import { ownedBy } from '../tasks/task-owner.ts'
 import type { TaskState } from '../tasks/task-state.ts'
 
-async function findTask(ctx: ServiceContext, id: string): Promise<TaskState> {
+/** The task, or the contract's 404: also for a task another key made, so a key cannot tell others' tasks exist. */
+export async function findTask(ctx: ServiceContext, id: string, owner: string): Promise<TaskState> {
   const task = await ctx.processing.tasks.get(id)
-  if (!task) throw new ApiError(404, ERROR_TEXTS.taskNotFound(id))
+  if (!task || !ownedBy(task, owner)) throw new ApiError(404, ERROR_TEXTS.taskNotFound(id))
   return task
 }
 
@@ -16,8 +18,8 @@ async function findTask(ctx: ServiceContext, id: string): Promise<TaskState> {
  * GET /api/v1/tasks/{id}/download: the result as a stream with its name and length; 409 while the
  * task has no result (pending, processing, failed), 404 when unknown or its file is gone.
  */
-export async function downloadResult(ctx: ServiceContext, id: string): Promise<Response> {
-  const task = await findTask(ctx, id)
+export async function downloadResult(ctx: ServiceContext, id: string, owner: string): Promise<Response> {
+  const task = await findTask(ctx, id, owner)
   if (task.status !== 'completed' || !task.output || !task.job.outputKey) {
     throw new ApiError(409, ERROR_TEXTS.taskNotCompleted(id, task.status))
   }

@@ -5,6 +5,7 @@ import type { TaskStore } from '../storage/task-store.ts'
 import { createProgressWriter, type ProgressWriter } from './progress-writer.ts'
 import { createRecordWriter, type RecordWriter } from './record-writer.ts'
 import { createRunSignal, type RunSignal } from './run-signal.ts'
+import type { TaskCancels } from './task-cancels.ts'
 import type { TaskLog } from './task-log.ts'
 import type { TaskState } from './task-state.ts'
 import { settleTask, startTask, type RunOutcome } from './task-transitions.ts'
@@ -34,6 +35,8 @@ export interface TaskRunnerOptions {
    * run gives up; the record then keeps its last stored state and the task runs again on recovery.
    */
   recordRetryMs?: number
+  /** Where a client's cancel reaches the run (Mos extension); none: runs cannot be cancelled. */
+  cancels?: TaskCancels
 }
 
 export interface RunOptions {
@@ -104,6 +107,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           progress.stop()
         })
       if (handedBack()) return undefined
+      if (runSignal.cancelled()) return cancelled(outputKey)
       await writer.settled()
       // Another worker may have finished this task while we ran (at-least-once): never record twice.
       if (await finishedElsewhere(tasks, task.task_id)) return undefined
@@ -116,12 +120,29 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       runSignal.clear()
       progress.stop()
       if (handedBack()) return undefined
+      if (runSignal.cancelled()) return cancelled(outputKey)
       await files.remove(outputKey).catch(() => undefined)
       return { kind: 'error', error }
     }
   }
 
+  /** A cancelled run keeps no half-written result. */
+  async function cancelled(outputKey: string): Promise<RunOutcome> {
+    await files.remove(outputKey).catch(() => undefined)
+    return { kind: 'cancelled' }
+  }
+
   async function run(taskId: string, runOptions: RunOptions = {}): Promise<void> {
+    // Watching before the record is read: a cancel that comes after the read reaches this run.
+    const cancel = await options.cancels?.watch(taskId)
+    try {
+      await runWatched(taskId, runOptions, cancel?.signal)
+    } finally {
+      cancel?.release()
+    }
+  }
+
+  async function runWatched(taskId: string, runOptions: RunOptions, cancel: AbortSignal | undefined): Promise<void> {
     const stored = await tasks.get(taskId)
     if (!stored || TERMINAL_TASK_STATUSES.includes(stored.status)) return
     const writer = createRecordWriter(writerOptions)
@@ -144,9 +165,13 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const runSignal = createRunSignal({
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(runOptions.signal ? { handBack: runOptions.signal } : {}),
+      ...(cancel ? { cancel } : {}),
     })
     const outcome = await runJob(task, writer, progress, runSignal)
     if (!outcome) return
+    // The cancel wrote the record already; it is written again only where a progress write of
+    // this run landed after it, and never for a task deleted meanwhile.
+    if (outcome.kind === 'cancelled' && (await writer.settled().then(() => finishedElsewhere(tasks, taskId)))) return
     task = settleTask(task, outcome, transition())
     await finish(writer, task, performance.now() - runStart)
   }

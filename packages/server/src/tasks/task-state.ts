@@ -22,6 +22,8 @@ export interface TaskState {
   /** Extra facts an operation reports (e.g. repair counts); allowed by the contract's silence. */
   details?: Record<string, unknown>
   batch_id?: string
+  /** `keyOwner` of the API key that submitted the task (never the key); not part of the public record. */
+  owner?: string
   /** When the retention sweep removes an ended task (ISO 8601); allowed by the contract's silence. */
   expires_at?: string
   job: TaskJob

@@ -1,5 +1,5 @@
 import type { JobResult } from '@mos/engines'
-import { ERROR_TEXTS } from '@mos/sdk/contract'
+import { CANCELLED_ERROR, ERROR_TEXTS } from '@mos/sdk/contract'
 import { DISK_FULL_TEXT, isDiskFull } from '../storage/disk-full.ts'
 import { outputFilename, sizeFigures, type TaskState } from './task-state.ts'
 
@@ -18,6 +18,8 @@ export type RunOutcome =
   | { kind: 'error'; error: unknown }
   /** Every earlier start ended without a result: its process died (crash, out of memory, kill). */
   | { kind: 'gave-up' }
+  /** A client cancelled the task (Mos extension). */
+  | { kind: 'cancelled' }
 
 export interface TransitionOptions {
   /** When the change happens. */
@@ -53,6 +55,8 @@ export function settleTask(task: TaskState, outcome: RunOutcome, options: Transi
         ERROR_TEXTS.internal(`task stopped ${task.job.attempts} times without finishing (its worker process ended each time)`),
         options,
       )
+    case 'cancelled':
+      return failed(task, CANCELLED_ERROR, options)
     case 'timed-out':
       return failed(task, ERROR_TEXTS.taskTimeout(Math.round(outcome.timeoutMs / 1000)), options)
     case 'error':

@@ -1,0 +1,107 @@
+// `mos tasks list|cancel|delete`: task control (a Mos extension) from a shell.
+import { parseArgs } from 'node:util'
+import type { Client } from '../client.ts'
+import { TASK_LIST_MAX_LIMIT, TASK_STATUSES, TASK_TYPES, type TaskRecord } from '../contract/index.ts'
+import { MosError } from '../errors.ts'
+import { CLI_DEFAULTS, UsageError } from './args.ts'
+import type { CliIO } from './main.ts'
+
+export const TASKS_USAGE = `Usage: mos tasks list [--status S] [--type T] [--batch ID] [--max N] [--json]
+       mos tasks cancel TASK_ID... [--json]
+       mos tasks delete TASK_ID... [--json]
+
+  list     the key's tasks, newest first (--max: at most N, default ${TASK_LIST_MAX_LIMIT}; 0 for all)
+  cancel   stop pending or processing tasks (they end failed with the error "cancelled")
+  delete   remove tasks: record and files (a running task is cancelled first)
+Also: --base-url URL (env MOS_BASE_URL), --api-key KEY (env MOS_API_KEY).`
+
+/** What a `mos tasks` command line asks for. */
+export interface TasksArgs {
+  action: 'list' | 'cancel' | 'delete'
+  ids: string[]
+  baseURL: string
+  apiKey: string | undefined
+  json: boolean
+  max: number
+  status?: (typeof TASK_STATUSES)[number]
+  type?: (typeof TASK_TYPES)[number]
+  batchId?: string
+}
+
+/** Parses the arguments after `mos tasks`. */
+export function parseTasksArgs(argv: string[], env: Record<string, string | undefined>): TasksArgs {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'base-url': { type: 'string' },
+      'api-key': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      status: { type: 'string' },
+      type: { type: 'string' },
+      batch: { type: 'string' },
+      max: { type: 'string' },
+    },
+  })
+  const [action, ...ids] = positionals
+  if (action !== 'list' && action !== 'cancel' && action !== 'delete')
+    throw new UsageError(`mos tasks takes list, cancel or delete, not "${action ?? ''}"`)
+  if (action !== 'list' && ids.length === 0) throw new UsageError(`mos tasks ${action} needs at least one task id`)
+  const choose = <T extends string>(name: string, value: string | undefined, allowed: readonly T[]) => {
+    if (value !== undefined && !allowed.includes(value as T))
+      throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not "${value}"`)
+    return value as T | undefined
+  }
+  if (values.max !== undefined && !/^\d+$/.test(values.max)) throw new UsageError(`--max takes an integer, not "${values.max}"`)
+  const status = choose('status', values.status, TASK_STATUSES)
+  const type = choose('type', values.type, TASK_TYPES)
+  return {
+    action,
+    ids,
+    baseURL: values['base-url'] ?? env.MOS_BASE_URL ?? CLI_DEFAULTS.baseURL,
+    apiKey: values['api-key'] ?? env.MOS_API_KEY,
+    json: values.json ?? false,
+    max: values.max === undefined ? TASK_LIST_MAX_LIMIT : Number(values.max),
+    ...(status ? { status } : {}),
+    ...(type ? { type } : {}),
+    ...(values.batch ? { batchId: values.batch } : {}),
+  }
+}
+
+const line = (task: TaskRecord) =>
+  [task.task_id, task.status, 'type' in task ? task.type : '', task.created_at, 'error' in task ? task.error : ''].join('\t').trimEnd()
+
+/** Runs `mos tasks …` and resolves with the exit status (0 all good, 1 a request failed). */
+export async function runTasksCommand(client: Client, args: TasksArgs, io: Pick<CliIO, 'stdout' | 'stderr' | 'signal'>): Promise<number> {
+  const out = (value: unknown, text: string) => io.stdout.write(`${args.json ? JSON.stringify(value) : text}\n`)
+  if (args.action === 'list') {
+    const filters = {
+      ...(args.status ? { status: args.status } : {}),
+      ...(args.type ? { type: args.type } : {}),
+      ...(args.batchId ? { batch_id: args.batchId } : {}),
+    }
+    const listed: TaskRecord[] = []
+    const limit = args.max === 0 ? TASK_LIST_MAX_LIMIT : Math.min(args.max, TASK_LIST_MAX_LIMIT)
+    for await (const page of client.listTasks({ ...filters, limit }, { signal: io.signal })) {
+      listed.push(...page.tasks)
+      if (args.max > 0 && listed.length >= args.max) break
+    }
+    const tasks = args.max > 0 ? listed.slice(0, args.max) : listed
+    if (args.json) out(tasks, '')
+    else for (const task of tasks) io.stdout.write(`${line(task)}\n`)
+    return 0
+  }
+  let failed = 0
+  for (const id of args.ids) {
+    try {
+      const answer =
+        args.action === 'cancel' ? await client.cancelTask(id, { signal: io.signal }) : await client.deleteTask(id, { signal: io.signal })
+      out(answer, args.action === 'cancel' ? line(answer as TaskRecord) : `${id}\tdeleted`)
+    } catch (error) {
+      if (!(error instanceof MosError)) throw error
+      failed++
+      io.stderr.write(`mos: ${id}: ${error.message}\n`)
+    }
+  }
+  return failed > 0 ? 1 : 0
+}
