@@ -5,6 +5,7 @@ import { hasAssimpCli } from '../../../test/support/assimp-info.ts'
 import { loadPlatform } from '../src/index.ts'
 import {
   EXPECTED,
+  expectedOutcome,
   FIDELITY_INPUTS,
   type FidelityCase,
   KINDS,
@@ -45,7 +46,9 @@ describe.skipIf(!available)(`fidelity: ${FIDELITY_INPUTS.length} assimp corpus f
           for (const kind of GEOMETRY) if (c.has[kind] > 0) expect(EXPECTED[target][kind], kind).not.toBe('kept')
           return
         }
-        const expected = Object.fromEntries(KINDS.filter((kind) => c.has[kind] > 0).map((kind) => [kind, EXPECTED[target][kind]]))
+        const expected = Object.fromEntries(
+          KINDS.filter((kind) => c.has[kind] > 0).map((kind) => [kind, expectedOutcome(input.name, target, kind)]),
+        )
         expect({ outcomes: c.outcomes, notes: c.notes }).toEqual({ outcomes: expected, notes: c.notes })
         expect(c.validatorErrors).toEqual([])
       })

@@ -102,14 +102,25 @@ describe('failures without an answer', () => {
     expect(calls).toBe(2)
   })
 
-  it('a per-call timeout overrides the client one; POST is not retried after a timeout', async () => {
+  it('a per-call timeout overrides the client one; a submit is retried after a timeout under one Idempotency-Key', async () => {
     let calls = 0
-    server.use(http.post(`${API}/repair`, async () => (calls++, await delay(2_000), HttpResponse.json({}))))
+    const keys = new Set<string | null>()
+    server.use(
+      http.post(`${API}/repair`, async ({ request }) => {
+        calls++
+        keys.add(request.headers.get('idempotency-key'))
+        await delay(2_000)
+        return HttpResponse.json({})
+      }),
+    )
     const error = await client
       .repair({ file: new Uint8Array(1), filename: 'a.obj' }, { timeout: 30, maxRetries: 3 })
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TimeoutError)
-    expect(calls).toBe(1)
+    // The server sees one request however often it arrives: the key makes the retries safe (docs/api.md).
+    expect(calls).toBe(4)
+    expect(keys.size).toBe(1)
+    expect([...keys][0]).toMatch(/\S{16,}/)
   })
 
   it("the caller's abort is a UserAbortError and is never retried", async () => {

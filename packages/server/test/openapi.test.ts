@@ -60,9 +60,9 @@ describe('OpenAPI documents', () => {
         'get /api/v1/openapi.json',
       ]),
     )
-    expect(marked.filter((operation) => !/tasks(\/\{task_id\}\/cancel)?$|tasks\/\{task_id\}$|openapi|reference/.test(operation))).toEqual(
-      [],
-    )
+    expect(
+      marked.filter((operation) => !/tasks(\/\{task_id\}\/(cancel|events))?$|tasks\/\{task_id\}$|openapi|reference/.test(operation)),
+    ).toEqual([])
     const textures = JSON.stringify(document.paths['/api/v1/textures/optimize'])
     expect(textures).toContain(`"lossy_normal_maps":{"type":"boolean","default":false,"${EXTENSION_MARK}":true}`)
   })

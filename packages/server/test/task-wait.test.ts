@@ -92,7 +92,7 @@ describe('waiting on a task: single process', () => {
   beforeAll(async () => {
     dir = await tempDir()
     bigMesh = join(dir.path, 'big-mesh.glb')
-    await writeBigMesh(bigMesh, 350)
+    await writeBigMesh(bigMesh, 800)
     await writeFile(join(dir.path, 'broken.glb'), 'glTF not really')
     mos = await startMos('single', testEnv('A', join(dir.path, 'data'), { SERVICE__ENGINES__THREADS: '1' }))
   }, 60_000)
@@ -125,7 +125,7 @@ describe.skipIf(!hasRedis)('waiting on a task: API process and worker process on
   beforeAll(async () => {
     dir = await tempDir()
     bigMesh = join(dir.path, 'big-mesh.glb')
-    await writeBigMesh(bigMesh, 350)
+    await writeBigMesh(bigMesh, 800)
     await writeFile(join(dir.path, 'broken.glb'), 'glTF not really')
     const env = sharedRedisEnv({ redisUrl: REDIS_URL, prefix, dataDir: dir.path, apiKeys: API_KEY })
     processes = await startMosGroup([

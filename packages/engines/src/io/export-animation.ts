@@ -50,7 +50,10 @@ export function sampleAnimation(animation: Animation, notes: string[]): ExportAn
   }
   const name = animation.getName() || 'animation'
   if (cubic > 0) notes.push(`${cubic} cubic-spline animation channel(s) of "${name}" sampled to linear keys`)
-  if (weights > 0) notes.push(`${weights} morph weight animation channel(s) of "${name}" dropped with the morph targets`)
+  if (weights > 0)
+    notes.push(
+      `${weights} morph weight animation channel(s) of "${name}" dropped with the morph targets (COLLADA animations here move nodes only)`,
+    )
   return { name: animation.getName(), tracks }
 }
 

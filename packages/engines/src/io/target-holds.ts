@@ -30,8 +30,11 @@ export interface TargetHolds {
   materials: boolean
   /** Which material textures: every one, those of the listed slots (glTF's `baseColorTexture`, …), or none. */
   textures: 'all' | readonly TextureSlot[] | 'none'
-  /** Whether `KHR_texture_transform` (offset, rotation, scale of a map's UVs) is kept with the maps. */
-  textureTransforms: boolean
+  /**
+   * Whether `KHR_texture_transform` (offset, rotation, scale of a map's UVs) is kept with the maps;
+   * 'baked': applied to the UVs instead (the look kept, the transform itself gone).
+   */
+  textureTransforms: boolean | 'baked'
   skins: boolean
   animations: boolean
   morphTargets: boolean
@@ -83,7 +86,7 @@ const SCENE_TREE = {
   materials: true,
   // Phong/FBX materials: diffuse, emission and a normal (bump) map; KHR_texture_transform baked into the UVs.
   textures: ['baseColorTexture', 'emissiveTexture', 'normalTexture'],
-  textureTransforms: true,
+  textureTransforms: 'baked',
   normals: 'when-every-part-of-its-mesh-has-it',
   scenes: 'default',
 } as const
@@ -274,7 +277,11 @@ function materialNotes(doc: Document, holds: TargetHolds, kept: DrawnPrimitive[]
   }
   // Transforms of maps dropped anyway need no word of their own; those of kept base colour maps do.
   const transformed = materials.filter((m) => m.getBaseColorTextureInfo()?.getExtension('KHR_texture_transform')).length
-  if (holds.textures !== 'none' && !holds.textureTransforms && transformed > 0) {
+  if (holds.textures !== 'none' && holds.textureTransforms === 'baked' && transformed > 0) {
+    notes.push(
+      `${holds.label} cannot hold texture transforms: KHR_texture_transform of ${transformed} base colour map(s) replaced by UVs baked with it`,
+    )
+  } else if (holds.textures !== 'none' && !holds.textureTransforms && transformed > 0) {
     notes.push(`${holds.label} cannot hold texture transforms: KHR_texture_transform of ${transformed} base colour map(s) dropped`)
   }
   return notes

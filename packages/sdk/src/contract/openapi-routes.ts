@@ -8,6 +8,7 @@ import {
   textureOptimizeFieldSpecs,
   type FieldSpec,
 } from './fields.ts'
+import { MAX_TASK_WAIT_SECONDS } from './extensions.ts'
 import { OPERATION_ENDPOINTS } from './operations.ts'
 import { taskDeletedSchema, taskListQuerySchema, taskListSchema } from './task-control.ts'
 import { IMPLEMENTED_TASK_TYPES, OUTPUT_FORMATS, type TaskType, type Variant } from './vocabulary.ts'
@@ -55,6 +56,9 @@ export interface ApiRouteOptions {
 
 const taskIdParam = '{task_id}'
 
+/** The long poll's query on a task read (a Mos extension beside the contract's plain read). */
+const taskWaitQuerySchema = z.object({ wait: z.int().min(0).max(MAX_TASK_WAIT_SECONDS).optional() })
+
 /** The form of one submit endpoint in a variant. */
 function operationForm(type: TaskType, variant: Variant): FormBody {
   const file = { name: 'file', description: type.startsWith('texture') ? 'Model file or standalone image.' : 'Model file.' }
@@ -87,6 +91,15 @@ const EXTENSION_ROUTES: readonly ApiRoute[] = [
     query: taskListQuerySchema,
     ok: taskListSchema,
     errors: [400],
+  },
+  {
+    method: 'get',
+    path: `/api/v1/tasks/${taskIdParam}/events`,
+    summary: "Server-sent events of a task's progress",
+    description: 'One `progress`, `completed` or `failed` event per change, the task record as data; ends after the final event.',
+    extension: true,
+    ok: { mediaType: 'text/event-stream', description: 'The event stream.' },
+    errors: [404],
   },
   {
     method: 'post',
@@ -146,7 +159,15 @@ export function apiRoutes(variant: Variant, options: ApiRouteOptions = {}): ApiR
     { method: 'get', path: '/api/v1/health', summary: 'Service health', public: true, ok: schemas.health },
     { method: 'get', path: '/api/v1/capabilities', summary: 'Engines, formats and features of this deployment', ok: schemas.capabilities },
     ...submit,
-    { method: 'get', path: `/api/v1/tasks/${taskIdParam}`, summary: 'A task record', ok: taskRecordSchema, errors: [404] },
+    {
+      method: 'get',
+      path: `/api/v1/tasks/${taskIdParam}`,
+      summary: 'A task record',
+      description: `Mos extension: \`?wait=<seconds>\` (0–${MAX_TASK_WAIT_SECONDS}) answers as soon as the task is completed or failed (a long poll).`,
+      query: taskWaitQuerySchema,
+      ok: taskRecordSchema,
+      errors: [400, 404],
+    },
     {
       method: 'get',
       path: `/api/v1/tasks/${taskIdParam}/download`,
