@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { verifyWebhookSignature } from '@mos/sdk'
+import { createClient, verifyWebhookSignature } from '@mos/sdk'
 import { EXTENSION_HEADERS, submitResponseSchema, type TaskRecord } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
@@ -96,6 +97,15 @@ describe.skipIf(!available)('webhooks', () => {
     expect(delivery!.eventId).toBe(`${id}.completed`)
     // The record delivered is the record the API answers with.
     expect(await (await fetchMos(mos, `/api/v1/tasks/${id}`)).json()).toEqual(record)
+  }, 60_000)
+
+  it('takes callback_url from the SDK as a typed field', async () => {
+    receiver.reset()
+    const client = createClient({ baseURL: mos.url, apiKey: API_KEY, variant: 'A' })
+    const bytes = new Uint8Array(await readFile(paths.box))
+    const { task_id: id } = await client.compress({ file: bytes, filename: 'box.glb', engine: 'draco', callback_url: receiver.url })
+    const [delivery] = await receiver.received(1)
+    expect(JSON.parse(delivery!.body)).toMatchObject({ task_id: id, status: 'completed' })
   }, 60_000)
 
   it('POSTs the failed record of a task that failed', async () => {

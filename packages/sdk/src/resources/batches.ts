@@ -2,9 +2,10 @@ import type { BatchRecord, BatchSubmitResponse, Engine } from '../contract/index
 import type { RequestOptions, Transport } from '../request.ts'
 import { toFormData, type UploadParams, type UploadResolver } from '../upload.ts'
 import { poll, type WaitOptions } from '../wait.ts'
+import type { SubmitExtensionFields } from './operations.ts'
 
-/** POST /batch/compress (4.11): every file becomes its own task. */
-export interface BatchCompressParams<U> {
+/** POST /batch/compress (4.11): every file becomes its own task; `callback_url` gets each task's record. */
+export interface BatchCompressParams<U> extends SubmitExtensionFields {
   files: (U | UploadParams<U>)[]
   engine: Engine
   /** 1..10 in both variants; default 7. */

@@ -4,8 +4,14 @@ import { toFormData, type UploadParams, type UploadResolver } from '../upload.ts
 
 type Endpoint = (typeof OPERATION_ENDPOINTS)[number]
 
-/** The params of a submit call: the upload and the endpoint's fields (`OperationRequestFields`). */
-export type OperationParams<T extends Endpoint['type'], U> = UploadParams<U> & OperationRequestFields[T]
+/** Fields every submit takes beside its own (Mos extensions, docs/api.md). */
+export interface SubmitExtensionFields {
+  /** Mos extension: an http(s) URL the service POSTs the task record to, signed, when the task ends (webhooks). */
+  callback_url?: string
+}
+
+/** The params of a submit call: the upload, the endpoint's fields (`OperationRequestFields`) and the webhook's URL. */
+export type OperationParams<T extends Endpoint['type'], U> = UploadParams<U> & OperationRequestFields[T] & SubmitExtensionFields
 
 /** POST /compress (4.3). Only `engine` is required; the server fills the defaults. */
 export type CompressParams<U> = OperationParams<'compress', U>
