@@ -120,6 +120,23 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     }
   })
 
+  it('compress with the Mos extension flags: --simplify 0.5 leaves about half the triangles', async () => {
+    const out = join(work, 'simplified')
+    const run = await mos(
+      ['compress', corpus.paths.spot, '--simplify', '0.5', '--out', out, '--json', '--base-url', running.url, '--api-key', API_KEY],
+      {},
+    )
+    expect(run.code, run.stderr).toBe(0)
+    const [result] = JSON.parse(run.stdout).results
+    // The OBJ's faces, fanned into triangles as every reader does.
+    const faces = (await readFile(corpus.paths.spot, 'utf8')).split('\n').filter((line) => line.startsWith('f '))
+    const before = faces.reduce((n, line) => n + line.trim().split(/\s+/).length - 3, 0)
+    const after = countTriangles(await decode(result.output))
+    expect(after).toBeLessThan(before)
+    expect(after / before).toBeGreaterThan(0.45)
+    expect(after / before).toBeLessThan(0.55)
+  })
+
   it('a wrong key fails each file with the server text and exits 1', async () => {
     const run = await mos(['compress', corpus.paths.box, '--json'], { ...env, MOS_API_KEY: 'wrong' })
     expect(run.code).toBe(1)

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { ENGINES, MESHOPT_LEVELS, MODEL_FORMATS, TEXTURE_FORMATS } from '../contract/index.ts'
+import { COMPRESS_PRESET_NAMES, ENGINES, MESHOPT_LEVELS, MODEL_FORMATS, TEXTURE_FORMATS } from '../contract/index.ts'
 
 /** The sub-commands that submit tasks. */
 export const TASK_COMMANDS = ['compress', 'convert', 'repair', 'diagnose', 'textures', 'ktx2'] as const
@@ -35,6 +35,11 @@ Options:
   --meshopt-level    compress with meshopt: ${MESHOPT_LEVELS.join(' | ')}
   --position-bits N, --normal-bits N, --texcoord-bits N, --color-bits N, --generic-bits N
                      Draco quantization (these send one request per file instead of a batch)
+  --preset NAME      compress (Mos extension): ${COMPRESS_PRESET_NAMES.join(' | ')}
+  --simplify R, --simplify-error E, --texture-max-size PX, --power-of-two, --merge, --instance
+                     compress (Mos extensions, docs/api.md): simplify_ratio, simplify_error, texture_max_size,
+                     texture_power_of_two, merge, instance (these send one request per file)
+  --callback-url URL every task (Mos extension): the URL the service POSTs each task's record to when it ends
   --to, -t FORMAT    convert: target format
   --format, -f FMT   textures: target format
   --quality, -q N    textures / ktx2 quality
@@ -63,6 +68,10 @@ export interface CliArgs {
   level?: number
   meshoptLevel?: (typeof MESHOPT_LEVELS)[number]
   bits: Partial<Record<'position' | 'normal' | 'texcoord' | 'color' | 'generic', number>>
+  /** Compress's Mos extension fields, under their form names; absent ones are not sent. */
+  extensions: CompressExtensionArgs
+  /** Mos extension: where the service POSTs each task's record when it ends. */
+  callbackUrl?: string
   to?: (typeof MODEL_FORMATS)[number]
   format?: (typeof TEXTURE_FORMATS)[number]
   quality?: number
@@ -70,6 +79,28 @@ export interface CliArgs {
   timeoutMs?: number
   /** Arguments after `serve`, passed to the server untouched. */
   rest: string[]
+}
+
+/** Compress's Mos extension fields the command line sets (docs/api.md, "Mos extensions"). */
+export interface CompressExtensionArgs {
+  preset?: (typeof COMPRESS_PRESET_NAMES)[number]
+  simplify_ratio?: number
+  simplify_error?: number
+  texture_max_size?: number
+  texture_power_of_two?: boolean
+  merge?: boolean
+  instance?: boolean
+}
+
+function decimal(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^(\d+\.?\d*|\.\d+)$/.test(value)) throw new UsageError(`--${name} takes a number, not "${value}"`)
+  return Number(value)
+}
+
+/** The set entries of `fields` only: an absent flag is not sent, so the server's default holds. */
+function present<T extends object>(fields: T): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T
 }
 
 function integer(name: string, value: string | undefined): number | undefined {
@@ -102,6 +133,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       json: false,
       engine: 'draco',
       bits: {},
+      extensions: {},
       uastc: false,
       rest: tail,
     }
@@ -117,6 +149,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       json: false,
       engine: 'draco',
       bits: {},
+      extensions: {},
       uastc: false,
       rest: [],
     }
@@ -145,6 +178,14 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         format: { type: 'string', short: 'f' },
         quality: { type: 'string', short: 'q' },
         uastc: { type: 'boolean' },
+        preset: { type: 'string' },
+        simplify: { type: 'string' },
+        'simplify-error': { type: 'string' },
+        'texture-max-size': { type: 'string' },
+        'power-of-two': { type: 'boolean' },
+        merge: { type: 'boolean' },
+        instance: { type: 'boolean' },
+        'callback-url': { type: 'string' },
         timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -173,6 +214,16 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       color: integer('color-bits', values['color-bits']),
       generic: integer('generic-bits', values['generic-bits']),
     },
+    extensions: present({
+      preset: oneOf('preset', values.preset, COMPRESS_PRESET_NAMES),
+      simplify_ratio: decimal('simplify', values.simplify),
+      simplify_error: decimal('simplify-error', values['simplify-error']),
+      texture_max_size: integer('texture-max-size', values['texture-max-size']),
+      texture_power_of_two: values['power-of-two'],
+      merge: values.merge,
+      instance: values.instance,
+    }),
+    callbackUrl: values['callback-url'],
     to: oneOf('to', values.to, MODEL_FORMATS),
     format: oneOf('format', values.format, TEXTURE_FORMATS),
     quality: integer('quality', values.quality),

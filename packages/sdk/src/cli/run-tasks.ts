@@ -41,13 +41,16 @@ function suffixOf(args: CliArgs): string {
 }
 
 /** One request per file for the command; compress options that a batch cannot carry go here too. */
-function submitOne(client: NodeClient, args: CliArgs, file: string, signal: AbortSignal): Promise<SubmitResponse> {
+function submitOne(client: NodeClient, args: CliArgs, path: string, signal: AbortSignal): Promise<SubmitResponse> {
   const options = { signal }
+  // The upload, and the webhook's URL every submit takes.
+  const file = { file: path, ...(args.callbackUrl ? { callback_url: args.callbackUrl } : {}) }
   switch (args.command as TaskCommand) {
     case 'compress':
       return client.compress(
         {
-          file,
+          ...file,
+          ...args.extensions,
           engine: args.engine,
           level: args.level,
           meshopt_compression_level: args.meshoptLevel,
@@ -60,25 +63,26 @@ function submitOne(client: NodeClient, args: CliArgs, file: string, signal: Abor
         options,
       )
     case 'convert':
-      return client.convert({ file, target_format: args.to! }, options)
+      return client.convert({ ...file, target_format: args.to! }, options)
     case 'repair':
-      return client.repair({ file }, options)
+      return client.repair(file, options)
     case 'diagnose':
-      return client.diagnose({ file }, options)
+      return client.diagnose(file, options)
     case 'textures':
-      return client.optimizeTextures({ file, format: args.format!, quality: args.quality }, options)
+      return client.optimizeTextures({ ...file, format: args.format!, quality: args.quality }, options)
     case 'ktx2':
-      return client.encodeKtx2({ file, uastc: args.uastc || undefined, quality: args.quality }, options)
+      return client.encodeKtx2({ ...file, uastc: args.uastc || undefined, quality: args.quality }, options)
   }
 }
 
-/** A batch only carries engine and level (4.11); anything else needs one request per file. */
+/** A batch only carries engine, level and the webhook's URL; anything else needs one request per file. */
 function canBatch(args: CliArgs): boolean {
   return (
     args.command === 'compress' &&
     args.files.length > 1 &&
     !args.meshoptLevel &&
-    Object.values(args.bits).every((bits) => bits === undefined)
+    Object.values(args.bits).every((bits) => bits === undefined) &&
+    Object.keys(args.extensions).length === 0
   )
 }
 
@@ -194,10 +198,15 @@ async function runOne(run: TaskRun, file: string, index: number, line: ProgressL
 function batchTaskIds(run: TaskRun): (file: string, index: number) => Promise<string> {
   const { client, args, signal } = run
   // A deployment without the batch endpoint (404) gets one request per file instead.
-  const batch = client.batchCompress({ files: args.files, engine: args.engine, level: args.level }, { signal }).catch((error: unknown) => {
-    if (error instanceof NotFoundError) return undefined
-    throw error
-  })
+  const batch = client
+    .batchCompress(
+      { files: args.files, engine: args.engine, level: args.level, ...(args.callbackUrl ? { callback_url: args.callbackUrl } : {}) },
+      { signal },
+    )
+    .catch((error: unknown) => {
+      if (error instanceof NotFoundError) return undefined
+      throw error
+    })
   // Marks a failed batch as handled at once; each file's line reports it when it gets there.
   batch.catch(() => undefined)
   // Sub-tasks come back in upload order; match by name too in case a server reorders them.

@@ -17,6 +17,36 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['repair', 'a.glb'], {})).toMatchObject({ baseURL: 'http://localhost:8080', apiKey: undefined })
   })
 
+  it('parses the Mos extension flags, sending only those given', () => {
+    expect(
+      parseCliArgs(
+        [
+          'compress',
+          'a.glb',
+          '--preset',
+          'WEB',
+          '--simplify',
+          '0.5',
+          '--texture-max-size',
+          '1024',
+          '--merge',
+          '--callback-url',
+          'https://h.example/x',
+        ],
+        {},
+      ),
+    ).toMatchObject({
+      extensions: { preset: 'web', simplify_ratio: 0.5, texture_max_size: 1024, merge: true },
+      callbackUrl: 'https://h.example/x',
+    })
+    expect(Object.keys(parseCliArgs(['compress', 'a.glb', '--simplify', '.25'], {}).extensions)).toEqual(['simplify_ratio'])
+    expect(parseCliArgs(['repair', 'a.glb'], {}).extensions).toEqual({})
+    expect(() => parseCliArgs(['compress', 'a.glb', '--simplify', 'half'], {})).toThrow(
+      new UsageError('--simplify takes a number, not "half"'),
+    )
+    expect(() => parseCliArgs(['compress', 'a.glb', '--preset', 'tiny'], {})).toThrow(UsageError)
+  })
+
   it('parses the operation options', () => {
     expect(
       parseCliArgs(
