@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { COMPRESS_PRESET_NAMES, ENGINES, MESHOPT_LEVELS, MODEL_FORMATS, TEXTURE_FORMATS } from '../contract/index.ts'
+import { COMPRESS_PRESET_NAMES, type CompressOptions, ENGINES, MESHOPT_LEVELS, MODEL_FORMATS, TEXTURE_FORMATS } from '../contract/index.ts'
 
 /** The sub-commands that submit tasks. */
 export const TASK_COMMANDS = ['compress', 'convert', 'repair', 'diagnose', 'textures', 'ktx2'] as const
@@ -81,16 +81,11 @@ export interface CliArgs {
   rest: string[]
 }
 
-/** Compress's Mos extension fields the command line sets (docs/api.md, "Mos extensions"). */
-export interface CompressExtensionArgs {
-  preset?: (typeof COMPRESS_PRESET_NAMES)[number]
-  simplify_ratio?: number
-  simplify_error?: number
-  texture_max_size?: number
-  texture_power_of_two?: boolean
-  merge?: boolean
-  instance?: boolean
-}
+/** Compress's Mos extension fields the command line sets (docs/api.md, "Mos extensions"), typed by the contract. */
+export type CompressExtensionArgs = Pick<
+  CompressOptions,
+  'preset' | 'simplify_ratio' | 'simplify_error' | 'texture_max_size' | 'texture_power_of_two' | 'merge' | 'instance'
+>
 
 function decimal(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
@@ -116,44 +111,30 @@ function oneOf<T extends string>(name: string, value: string | undefined, values
   return lower as T
 }
 
+/** The arguments of a command that takes no options. */
+const NO_OPTIONS = {
+  files: [],
+  baseURL: '',
+  apiKey: undefined,
+  outDir: undefined,
+  force: false,
+  json: false,
+  engine: 'draco',
+  bits: {},
+  extensions: {},
+  uastc: false,
+  rest: [],
+} as const satisfies Omit<CliArgs, 'command'>
+
 /**
  * Parses argv (without node and the script) with the environment's defaults.
  * @example parseCliArgs(['compress', 'a.glb', '--engine', 'meshopt'], process.env)
  */
 export function parseCliArgs(argv: string[], env: Record<string, string | undefined>): CliArgs {
   const [command = 'help', ...tail] = argv
-  if (command === 'serve') {
-    return {
-      command,
-      files: [],
-      baseURL: '',
-      apiKey: undefined,
-      outDir: undefined,
-      force: false,
-      json: false,
-      engine: 'draco',
-      bits: {},
-      extensions: {},
-      uastc: false,
-      rest: tail,
-    }
-  }
-  if (command === 'help' || command === '--help' || command === '-h') {
-    return {
-      command: 'help',
-      files: [],
-      baseURL: '',
-      apiKey: undefined,
-      outDir: undefined,
-      force: false,
-      json: false,
-      engine: 'draco',
-      bits: {},
-      extensions: {},
-      uastc: false,
-      rest: [],
-    }
-  }
+  // `serve` passes what follows to the server; help prints the usage: neither reads options.
+  if (command === 'serve') return { ...NO_OPTIONS, command, rest: tail }
+  if (command === 'help' || command === '--help' || command === '-h') return { ...NO_OPTIONS, command: 'help' }
   if (!(TASK_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`)
   let parsed
   try {

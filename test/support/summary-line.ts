@@ -1,0 +1,23 @@
+import type { Reporter, TestModule } from 'vitest/node'
+
+/**
+ * Ends the run with one plain line, `Tests: N passed, N failed, N skipped`: the line CI's log reader
+ * counts, which vitest's own summary ("Tests  825 passed | 4 skipped (829)") is not. An unhandled
+ * error counts as a failure, as it fails the run.
+ */
+export class SummaryLine implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    const counts = { passed: 0, failed: unhandledErrors.length, skipped: 0 }
+    for (const module of testModules) {
+      // A file that failed to load has no tests to count, and still fails the run.
+      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) counts.failed++
+      for (const test of module.children.allTests()) {
+        const state = test.result().state
+        if (state === 'passed') counts.passed++
+        else if (state === 'failed') counts.failed++
+        else counts.skipped++
+      }
+    }
+    process.stdout.write(`\nTests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`)
+  }
+}
