@@ -56,141 +56,140 @@ function readFloats(accessor: Accessor): Float32Array {
   return out
 }
 
+/** The primitive in world space: positions and normals transformed, topology expanded to lists. */
 function flattenPrimitive(prim: Primitive, m: number[], name: string): FlatPrimitive | null {
   const position = prim.getAttribute('POSITION')
   if (!position || position.getCount() === 0) return null
   const count = position.getCount()
-  const src = readFloats(position)
-  const positions = new Float32Array(count * 3)
-  for (let i = 0; i < count; i++) {
-    const x = src[i * 3]!,
-      y = src[i * 3 + 1]!,
-      z = src[i * 3 + 2]!
-    positions[i * 3] = m[0]! * x + m[4]! * y + m[8]! * z + m[12]!
-    positions[i * 3 + 1] = m[1]! * x + m[5]! * y + m[9]! * z + m[13]!
-    positions[i * 3 + 2] = m[2]! * x + m[6]! * y + m[10]! * z + m[14]!
+  // Attributes whose count differs from the positions' cannot be written per vertex: left out.
+  const sameCount = (semantic: string) => {
+    const accessor = prim.getAttribute(semantic)
+    return accessor && accessor.getCount() === count ? accessor : null
   }
-  const normalAccessor = prim.getAttribute('NORMAL')
-  let normals: Float32Array | undefined
-  if (normalAccessor && normalAccessor.getCount() === count) {
-    const n = readFloats(normalAccessor)
-    const nm = normalMatrix(m)
-    normals = new Float32Array(count * 3)
-    for (let i = 0; i < count; i++) {
-      const x = n[i * 3]!,
-        y = n[i * 3 + 1]!,
-        z = n[i * 3 + 2]!
-      const a = nm[0]! * x + nm[3]! * y + nm[6]! * z
-      const b = nm[1]! * x + nm[4]! * y + nm[7]! * z
-      const c = nm[2]! * x + nm[5]! * y + nm[8]! * z
-      const len = Math.hypot(a, b, c) || 1
-      normals[i * 3] = a / len
-      normals[i * 3 + 1] = b / len
-      normals[i * 3 + 2] = c / len
-    }
-  }
-  const uvAccessor = prim.getAttribute('TEXCOORD_0')
-  const uvs = uvAccessor && uvAccessor.getCount() === count ? readFloats(uvAccessor).slice() : undefined
-  const colorAccessor = prim.getAttribute('COLOR_0')
-  let colors: Float32Array | undefined
-  if (colorAccessor && colorAccessor.getCount() === count) {
-    const c = readFloats(colorAccessor)
-    const size = colorAccessor.getElementSize()
-    colors = new Float32Array(count * 4)
-    for (let i = 0; i < count; i++) {
-      colors[i * 4] = c[i * size]!
-      colors[i * 4 + 1] = c[i * size + 1]!
-      colors[i * 4 + 2] = c[i * size + 2]!
-      colors[i * 4 + 3] = size === 4 ? c[i * size + 3]! : 1
-    }
-  }
+  const normalAccessor = sameCount('NORMAL')
+  const uvAccessor = sameCount('TEXCOORD_0')
+  const colorAccessor = sameCount('COLOR_0')
+  const normals = normalAccessor ? transformNormals(readFloats(normalAccessor), normalMatrix(m)) : undefined
+  const uvs = uvAccessor ? readFloats(uvAccessor).slice() : undefined
+  const colors = colorAccessor ? toRgba(readFloats(colorAccessor), colorAccessor.getElementSize()) : undefined
+
   const raw = prim.getIndices()?.getArray()
-  const index = raw ? (i: number) => raw[i]! : (i: number) => i
-  const n = raw ? raw.length : count
-  const flip = determinant3(m) < 0
-  let mode: 0 | 1 | 4
-  let indices: Uint32Array
-  switch (prim.getMode()) {
+  const { mode, indices } = expandTopology(prim.getMode(), raw ? (i: number) => raw[i]! : (i: number) => i, raw ? raw.length : count)
+  if (mode === 4 && determinant3(m) < 0) flipWinding(indices)
+  return {
+    name,
+    mode,
+    positions: transformPositions(readFloats(position), m),
+    // Out-of-range indices would make writers emit references to vertices that do not exist.
+    indices: indices.some((i) => i >= count) ? filterInRange(indices, mode, count) : indices,
+    material: prim.getMaterial(),
+    ...(normals ? { normals } : {}),
+    ...(uvs ? { uvs } : {}),
+    ...(colors ? { colors } : {}),
+  }
+}
+
+function transformPositions(src: Float32Array, m: number[]): Float32Array {
+  const positions = new Float32Array(src.length - (src.length % 3))
+  for (let i = 0; i < positions.length; i += 3) {
+    const x = src[i]!,
+      y = src[i + 1]!,
+      z = src[i + 2]!
+    positions[i] = m[0]! * x + m[4]! * y + m[8]! * z + m[12]!
+    positions[i + 1] = m[1]! * x + m[5]! * y + m[9]! * z + m[13]!
+    positions[i + 2] = m[2]! * x + m[6]! * y + m[10]! * z + m[14]!
+  }
+  return positions
+}
+
+/** Normals through the inverse transpose `nm`, renormalised (a scaled node would stretch them). */
+function transformNormals(n: Float32Array, nm: number[]): Float32Array {
+  const normals = new Float32Array(n.length - (n.length % 3))
+  for (let i = 0; i < normals.length; i += 3) {
+    const x = n[i]!,
+      y = n[i + 1]!,
+      z = n[i + 2]!
+    const a = nm[0]! * x + nm[3]! * y + nm[6]! * z
+    const b = nm[1]! * x + nm[4]! * y + nm[7]! * z
+    const c = nm[2]! * x + nm[5]! * y + nm[8]! * z
+    const len = Math.hypot(a, b, c) || 1
+    normals[i] = a / len
+    normals[i + 1] = b / len
+    normals[i + 2] = c / len
+  }
+  return normals
+}
+
+/** RGB or RGBA colours as RGBA (alpha 1 where the source has none). */
+function toRgba(c: Float32Array, size: number): Float32Array {
+  const count = Math.floor(c.length / size)
+  const colors = new Float32Array(count * 4)
+  for (let i = 0; i < count; i++) {
+    colors[i * 4] = c[i * size]!
+    colors[i * 4 + 1] = c[i * size + 1]!
+    colors[i * 4 + 2] = c[i * size + 2]!
+    colors[i * 4 + 3] = size === 4 ? c[i * size + 3]! : 1
+  }
+  return colors
+}
+
+/** glTF's seven primitive modes as points, line lists or triangle lists, over `n` indices read by `index`. */
+function expandTopology(gltfMode: number, index: (i: number) => number, n: number): { mode: 0 | 1 | 4; indices: Uint32Array } {
+  const list = (size: number) => {
+    const indices = new Uint32Array(n - (n % size))
+    for (let i = 0; i < indices.length; i++) indices[i] = index(i)
+    return indices
+  }
+  switch (gltfMode) {
     case 0:
-      mode = 0
-      indices = new Uint32Array(n)
-      for (let i = 0; i < n; i++) indices[i] = index(i)
-      break
+      return { mode: 0, indices: list(1) }
     case 1:
-      mode = 1
-      indices = new Uint32Array(n - (n % 2))
-      for (let i = 0; i < indices.length; i++) indices[i] = index(i)
-      break
+      return { mode: 1, indices: list(2) }
     case 2: // LINE_LOOP
     case 3: {
       // LINE_STRIP
-      mode = 1
-      const segments = n < 2 ? 0 : prim.getMode() === 2 ? n : n - 1
-      indices = new Uint32Array(segments * 2)
+      const segments = n < 2 ? 0 : gltfMode === 2 ? n : n - 1
+      const indices = new Uint32Array(segments * 2)
       for (let s = 0; s < segments; s++) {
         indices[s * 2] = index(s)
         indices[s * 2 + 1] = index((s + 1) % n)
       }
-      break
+      return { mode: 1, indices }
     }
     case 5: {
       // TRIANGLE_STRIP: odd triangles swap two corners to keep the winding.
-      mode = 4
       const tris = Math.max(0, n - 2)
-      indices = new Uint32Array(tris * 3)
+      const indices = new Uint32Array(tris * 3)
       for (let t = 0; t < tris; t++) {
         const even = t % 2 === 0
         indices[t * 3] = index(t)
         indices[t * 3 + 1] = index(even ? t + 1 : t + 2)
         indices[t * 3 + 2] = index(even ? t + 2 : t + 1)
       }
-      break
+      return { mode: 4, indices }
     }
     case 6: {
-      mode = 4
+      // TRIANGLE_FAN
       const tris = Math.max(0, n - 2)
-      indices = new Uint32Array(tris * 3)
+      const indices = new Uint32Array(tris * 3)
       for (let t = 0; t < tris; t++) {
         indices[t * 3] = index(0)
         indices[t * 3 + 1] = index(t + 1)
         indices[t * 3 + 2] = index(t + 2)
       }
-      break
+      return { mode: 4, indices }
     }
     default:
-      mode = 4
-      indices = new Uint32Array(n - (n % 3))
-      for (let i = 0; i < indices.length; i++) indices[i] = index(i)
+      return { mode: 4, indices: list(3) }
   }
-  if (mode === 4 && flip) {
-    for (let t = 0; t < indices.length; t += 3) {
-      const b = indices[t + 1]!
-      indices[t + 1] = indices[t + 2]!
-      indices[t + 2] = b
-    }
-  }
-  // Out-of-range indices would make writers emit references to vertices that do not exist.
-  for (let i = 0; i < indices.length; i++)
-    if (indices[i]! >= count)
-      return {
-        name,
-        mode,
-        positions,
-        indices: filterInRange(indices, mode, count),
-        material: prim.getMaterial(),
-        ...(normals ? { normals } : {}),
-        ...(uvs ? { uvs } : {}),
-        ...(colors ? { colors } : {}),
-      }
-  return {
-    name,
-    mode,
-    positions,
-    indices,
-    material: prim.getMaterial(),
-    ...(normals ? { normals } : {}),
-    ...(uvs ? { uvs } : {}),
-    ...(colors ? { colors } : {}),
+}
+
+/** Under a mirroring transform triangles turn inside out: swapping two corners turns them back. */
+function flipWinding(indices: Uint32Array): void {
+  for (let t = 0; t + 2 < indices.length; t += 3) {
+    const b = indices[t + 1]!
+    indices[t + 1] = indices[t + 2]!
+    indices[t + 2] = b
   }
 }
 
