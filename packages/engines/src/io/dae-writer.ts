@@ -4,7 +4,15 @@ import type { Platform } from '../platform.ts'
 import { daeAnimations, type NodeController, nodeSkin } from './dae-deform.ts'
 import { attr, daeSource, join, num, text } from './dae-xml.ts'
 import { trsMatrix } from './export-animation.ts'
-import { collectExportScene, type ExportImage, type ExportMaterial, type ExportMesh, type ExportNode, flippedV } from './export-scene.ts'
+import {
+  collectExportScene,
+  type ExportImage,
+  type ExportMaterial,
+  type ExportMesh,
+  type ExportNode,
+  type ExportScene,
+  flippedV,
+} from './export-scene.ts'
 import { type MapSlot, mapNotes } from './export-maps.ts'
 import type { WrittenModel } from './index.ts'
 import { zipFiles } from './zip.ts'
@@ -23,8 +31,34 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
   const uvSets = Math.max(0, ...scene.meshes.map((mesh) => mesh.uvSets.length))
   const notes = [...scene.notes, ...mapNotes(scene, 'COLLADA', DAE_MAPS, Math.max(uvSets, 1))]
   const withNotes = notes.length > 0 ? { notes } : {}
-  // assimp (and other readers) name nodes and meshes after their COLLADA ids, so ids carry the names;
-  // nodes choose first, so a mesh named like its node is the one that gets a suffix.
+  const dae = new TextEncoder().encode(colladaXml(scene))
+  const images = referencedImages(scene.materials)
+  if (images.length === 0) return { bytes: dae, extension: 'dae', ...withNotes }
+  // The XML deflates well; images are already compressed, so they are stored.
+  const entries = Object.fromEntries([
+    ['model.dae', { bytes: dae, level: 6 as const }],
+    ...images.map((image) => [image.fileName, { bytes: image.bytes, level: 0 as const }] as const),
+  ])
+  return { bytes: zipFiles(entries), extension: 'zip', ...withNotes }
+}
+
+/** Each image a kept map shows, once by file name, in the order the materials reference them. */
+function referencedImages(materials: ExportMaterial[]): ExportImage[] {
+  return [
+    ...new Map(
+      materials.flatMap((m) =>
+        DAE_MAPS.flatMap((slot) => (m.maps[slot] ? [[m.maps[slot].image.fileName, m.maps[slot].image] as const] : [])),
+      ),
+    ).values(),
+  ]
+}
+
+/**
+ * Ids for every node and mesh. assimp (and other readers) name nodes and meshes after their
+ * COLLADA ids, so ids carry the names; nodes choose first, so a mesh named like its node is the
+ * one that gets a suffix.
+ */
+function sceneIds(scene: ExportScene): { nodeIds: Map<ExportNode, string>; geometryIds: Map<ExportMesh, string> } {
   const ids = createIdMaker()
   const nodeIds = new Map<ExportNode, string>()
   const nameNodes = (node: ExportNode) => {
@@ -32,27 +66,31 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
     node.children.forEach(nameNodes)
   }
   scene.roots.forEach(nameNodes)
-  const geometryIds = new Map(scene.meshes.map((mesh) => [mesh, ids(mesh.name, 'mesh')]))
-  const images = [
-    ...new Map(
-      scene.materials.flatMap((m) =>
-        DAE_MAPS.flatMap((slot) => (m.maps[slot] ? [[m.maps[slot].image.fileName, m.maps[slot].image] as const] : [])),
-      ),
-    ).values(),
-  ]
+  return { nodeIds, geometryIds: new Map(scene.meshes.map((mesh) => [mesh, ids(mesh.name, 'mesh')])) }
+}
+
+/** The skin controller of every skinned node, and their XML. */
+function skinControllers(nodeIds: Map<ExportNode, string>, geometryIds: Map<ExportMesh, string>) {
   const controllers = new Map<ExportNode, NodeController>()
-  const controllerXml: string[] = []
+  const xml: string[] = []
   for (const [node, id] of nodeIds) {
     if (!node.mesh) continue
     const skin = nodeSkin(node, id, geometryIds.get(node.mesh)!, nodeIds)
     if (!skin) continue
-    controllerXml.push(skin.xml)
+    xml.push(skin.xml)
     controllers.set(node, skin.controller)
   }
+  return { controllers, xml }
+}
+
+/** The scene as one COLLADA document. */
+function colladaXml(scene: ExportScene): string {
+  const { nodeIds, geometryIds } = sceneIds(scene)
+  const images = referencedImages(scene.materials)
+  const { controllers, xml: controllerXml } = skinControllers(nodeIds, geometryIds)
   const animations = daeAnimations(scene.animations, nodeIds)
-  let xml: string
   try {
-    xml = [
+    return [
       '<?xml version="1.0" encoding="utf-8"?>',
       '<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">',
       '  <asset><contributor><authoring_tool>Mos</authoring_tool></contributor>',
@@ -91,14 +129,6 @@ export async function writeDae(platform: Platform, doc: Document): Promise<Writt
     if (error instanceof RangeError) throw new ModelInputError('model too large for COLLADA output (over ~512 MB of XML)')
     throw error
   }
-  const dae = new TextEncoder().encode(xml)
-  if (images.length === 0) return { bytes: dae, extension: 'dae', ...withNotes }
-  // The XML deflates well; images are already compressed, so they are stored.
-  const entries = Object.fromEntries([
-    ['model.dae', { bytes: dae, level: 6 as const }],
-    ...images.map((image) => [image.fileName, { bytes: image.bytes, level: 0 as const }] as const),
-  ])
-  return { bytes: zipFiles(entries), extension: 'zip', ...withNotes }
 }
 
 /** The Phong slots our maps go to; a normal map goes in a `<bump>` extra, as FCOLLADA and assimp read it. */

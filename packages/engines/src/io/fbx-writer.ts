@@ -17,74 +17,117 @@ import { encodeFbxBinary, fbx, fbxNode, FBX_VERSION, type FbxNode, type FbxPrope
 export async function writeFbx(platform: Platform, doc: Document): Promise<WrittenModel> {
   const scene = collectExportScene(doc, { lines: false, deform: false })
   const notes = [...scene.notes, ...mapNotes(scene, 'FBX', Object.keys(FBX_MAP_PROPERTIES) as MapSlot[], 1)]
+  const graph = createObjectGraph()
+  const materialIds = addMaterials(graph, scene.materials)
+  const geometryIds = addGeometries(graph, scene.meshes)
+  for (const root of scene.roots) addModel(graph, root, 0n, geometryIds, materialIds)
+  const bytes = encodeFbxBinary(fbxFile(graph))
+  return { bytes, extension: 'fbx', ...(notes.length > 0 ? { notes } : {}) }
+}
 
+/** FBX's objects and the connections between them, with ids handed out in order and a count per type. */
+interface ObjectGraph {
+  id(): bigint
+  add(type: FbxObjectType, node: FbxNode): void
+  connect(child: bigint, parent: bigint, property?: string): void
+  objects: FbxNode[]
+  connections: FbxNode[]
+  counts: Record<FbxObjectType, number>
+}
+
+type FbxObjectType = 'Model' | 'Geometry' | 'Material' | 'Texture' | 'Video'
+
+function createObjectGraph(): ObjectGraph {
   let nextId = 1_000_000n
-  const id = () => nextId++
-  const objects: FbxNode[] = []
-  const connections: FbxNode[] = []
-  const connect = (child: bigint, parent: bigint, property?: string) => {
-    const kind = property ? 'OP' : 'OO'
-    connections.push(fbxNode('C', [fbx.string(kind), fbx.long(child), fbx.long(parent), ...(property ? [fbx.string(property)] : [])]))
+  const graph: ObjectGraph = {
+    id: () => nextId++,
+    add(type, node) {
+      graph.objects.push(node)
+      graph.counts[type]++
+    },
+    connect(child, parent, property) {
+      const kind = property ? 'OP' : 'OO'
+      graph.connections.push(
+        fbxNode('C', [fbx.string(kind), fbx.long(child), fbx.long(parent), ...(property ? [fbx.string(property)] : [])]),
+      )
+    },
+    objects: [],
+    connections: [],
+    counts: { Model: 0, Geometry: 0, Material: 0, Texture: 0, Video: 0 },
   }
+  return graph
+}
 
+/** Phong materials with their maps; each image is one Video, however many textures use it. */
+function addMaterials(graph: ObjectGraph, materials: ExportMaterial[]): Map<ExportMaterial, bigint> {
   const materialIds = new Map<ExportMaterial, bigint>()
   const videos = new Map<string, bigint>()
-  let textureCount = 0
-  for (const material of scene.materials) {
-    const materialId = id()
+  for (const material of materials) {
+    const materialId = graph.id()
     materialIds.set(material, materialId)
-    objects.push(materialNode(materialId, material))
+    graph.add('Material', materialNode(materialId, material))
     for (const [slot, property] of Object.entries(FBX_MAP_PROPERTIES) as [MapSlot, string][]) {
       const map = material.maps[slot]
       if (map?.texCoord !== 0) continue
       const image = map.image
-      const textureId = id()
-      textureCount++
-      objects.push(textureNode(textureId, image.fileName))
-      connect(textureId, materialId, property)
+      const textureId = graph.id()
+      graph.add('Texture', textureNode(textureId, image.fileName))
+      graph.connect(textureId, materialId, property)
       let videoId = videos.get(image.fileName)
       if (videoId === undefined) {
-        videoId = id()
+        videoId = graph.id()
         videos.set(image.fileName, videoId)
-        objects.push(videoNode(videoId, image.fileName, image.bytes))
+        graph.add('Video', videoNode(videoId, image.fileName, image.bytes))
       }
-      connect(videoId, textureId)
+      graph.connect(videoId, textureId)
     }
   }
+  return materialIds
+}
 
+/** One Geometry per mesh that has triangles (FBX output holds no points or lines). */
+function addGeometries(graph: ObjectGraph, meshes: ExportMesh[]): Map<ExportMesh, bigint> {
   const geometryIds = new Map<ExportMesh, bigint>()
-  for (const mesh of scene.meshes) {
+  for (const mesh of meshes) {
     if (!mesh.groups.some((g) => g.triangles.length > 0)) continue
-    const geometryId = id()
+    const geometryId = graph.id()
     geometryIds.set(mesh, geometryId)
-    objects.push(geometryNode(geometryId, mesh))
+    graph.add('Geometry', geometryNode(geometryId, mesh))
   }
+  return geometryIds
+}
 
-  let modelCount = 0
-  const addModel = (node: ExportNode, parentId: bigint) => {
-    const modelId = id()
-    modelCount++
-    const geometryId = node.mesh && geometryIds.get(node.mesh)
-    objects.push(modelNode(modelId, node, geometryId !== undefined))
-    connect(modelId, parentId)
-    if (node.mesh && geometryId !== undefined) {
-      connect(geometryId, modelId)
-      // Materials are connected in the order the geometry's per-polygon material indices use.
-      for (const material of uniqueMaterials(node.mesh)) connect(materialIds.get(material)!, modelId)
-    }
-    for (const child of node.children) addModel(child, modelId)
+/** The node and its subtree as Models under `parentId` (0: the scene's root). */
+function addModel(
+  graph: ObjectGraph,
+  node: ExportNode,
+  parentId: bigint,
+  geometryIds: Map<ExportMesh, bigint>,
+  materialIds: Map<ExportMaterial, bigint>,
+): void {
+  const modelId = graph.id()
+  const geometryId = node.mesh && geometryIds.get(node.mesh)
+  graph.add('Model', modelNode(modelId, node, geometryId !== undefined))
+  graph.connect(modelId, parentId)
+  if (node.mesh && geometryId !== undefined) {
+    graph.connect(geometryId, modelId)
+    // Materials are connected in the order the geometry's per-polygon material indices use.
+    for (const material of uniqueMaterials(node.mesh)) graph.connect(materialIds.get(material)!, modelId)
   }
-  for (const root of scene.roots) addModel(root, 0n)
+  for (const child of node.children) addModel(graph, child, modelId, geometryIds, materialIds)
+}
 
+/** The file's top-level nodes around the graph: header, settings, document, definitions. */
+function fbxFile(graph: ObjectGraph): FbxNode[] {
   const counts: [string, number][] = [
     ['GlobalSettings', 1],
-    ['Model', modelCount],
-    ['Geometry', geometryIds.size],
-    ['Material', materialIds.size],
-    ['Texture', textureCount],
-    ['Video', videos.size],
+    ['Model', graph.counts.Model],
+    ['Geometry', graph.counts.Geometry],
+    ['Material', graph.counts.Material],
+    ['Texture', graph.counts.Texture],
+    ['Video', graph.counts.Video],
   ]
-  const bytes = encodeFbxBinary([
+  return [
     headerExtension(),
     fbxNode('FileId', [fbx.raw(FILE_ID)]),
     fbxNode('CreationTime', [fbx.string(CREATION_TIME)]),
@@ -97,7 +140,7 @@ export async function writeFbx(platform: Platform, doc: Document): Promise<Writt
         fbxNode('Count', [fbx.int(1)]),
         fbxNode(
           'Document',
-          [fbx.long(id()), fbx.string('Scene'), fbx.string('Scene')],
+          [fbx.long(graph.id()), fbx.string('Scene'), fbx.string('Scene')],
           [fbxNode('Properties70'), fbxNode('RootNode', [fbx.long(0)])],
         ),
       ],
@@ -112,10 +155,9 @@ export async function writeFbx(platform: Platform, doc: Document): Promise<Writt
         ...counts.filter(([, c]) => c > 0).map(([type, c]) => fbxNode('ObjectType', [fbx.string(type)], [fbxNode('Count', [fbx.int(c)])])),
       ],
     ),
-    fbxNode('Objects', [], objects),
-    fbxNode('Connections', [], connections),
-  ])
-  return { bytes, extension: 'fbx', ...(notes.length > 0 ? { notes } : {}) }
+    fbxNode('Objects', [], graph.objects),
+    fbxNode('Connections', [], graph.connections),
+  ]
 }
 
 /** The material properties our texture maps connect to (FBX's Phong has no occlusion or PBR slots). */
