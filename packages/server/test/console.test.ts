@@ -117,7 +117,7 @@ describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) 
 
   it('answers GET /auth/me 401 without a session, with an unknown cookie and with only an API key', async () => {
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { cookie: `mos_session=${'A'.repeat(43)}` },
       { cookie: 'mos_session=../../etc' },
       { 'X-API-Key': API_KEY },
@@ -147,7 +147,7 @@ describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) 
     const admin = await signIn(mos.fetcher)
     const other = await signIn(mos.fetcher)
     const cancel = (headers: Record<string, string>) => mos.fetcher('/admin/tasks/no-such-task/cancel', { method: 'POST', headers })
-    const refused = [
+    const refused: Record<string, string>[] = [
       { cookie: admin.cookie },
       { cookie: admin.cookie, 'x-csrf-token': 'x' },
       { cookie: admin.cookie, 'x-csrf-token': other.csrf },
@@ -159,10 +159,11 @@ describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) 
       expect([response.status, Object.keys(await json(response))]).toEqual([403, ['error']])
     }
     // Past both locks the route itself answers: 404 for a task that does not exist.
-    for (const headers of [
+    const accepted: Record<string, string>[] = [
       { cookie: admin.cookie, 'x-csrf-token': admin.csrf },
       { cookie: admin.cookie, 'x-csrf-token': admin.csrf, origin: 'http://mos.test' },
-    ]) {
+    ]
+    for (const headers of accepted) {
       expect((await cancel(headers)).status).toBe(404)
     }
     const deleted = await mos.fetcher('/admin/tasks/no-such-task', { method: 'DELETE', headers: { cookie: admin.cookie } })
