@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -69,6 +70,37 @@ describe('console password hashes', () => {
       await context.close({ drain: false })
       await dir.remove()
     }
+  })
+})
+
+/** Runs the built `mos-console-password` with `stdin` piped in. */
+function consolePasswordBin(args: string[], stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bin = new URL('../bin/mos-console-password.js', import.meta.url)
+  const child = spawn(process.execPath, [bin.pathname, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+  child.stdin.end(stdin)
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+}
+
+describe('npm run console-password (the built bin)', () => {
+  it('prints a hash of the first line of stdin that signs in, and nothing else on stdout', async () => {
+    const run = await consolePasswordBin([], 'a password from a pipe\nignored second line\n')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^scrypt\$[^\n]+\n$/)
+    const hash = parsePasswordHash(run.stdout)!
+    expect(await verifyPassword('a password from a pipe', hash)).toBe(true)
+    expect(await verifyPassword('a password from a pipe\n', hash)).toBe(false)
+  })
+  it('refuses a password given as an argument, and one too short', async () => {
+    const argv = await consolePasswordBin(['a password on the command line'], '')
+    expect([argv.code, argv.stdout]).toEqual([2, ''])
+    expect(argv.stderr).toContain('takes no arguments')
+    const short = await consolePasswordBin([], 'short\n')
+    expect([short.code, short.stdout]).toEqual([1, ''])
+    expect(short.stderr).toContain('at least 12 characters')
   })
 })
 
