@@ -1,6 +1,7 @@
 import { API_PREFIX, ERROR_TEXTS } from '@mos/sdk/contract'
 import { defineHandler, getRouterParam, H3, type H3Event } from 'h3'
 import { createKeyCheck } from './auth.ts'
+import { mountConsole } from './console/mount-console.ts'
 import type { ServiceContext } from './context.ts'
 import { ApiError, renderError } from './errors.ts'
 import { createRequestLog } from './logging/request-log.ts'
@@ -111,7 +112,7 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.post(
     `${API_PREFIX}/license/verify`,
-    keyed((event, apiKey) => verifyLicense(event, ctx, apiKey)),
+    keyed((event, apiKey) => verifyLicense(event, ctx, ctx.access.adminKeys.match(apiKey) !== undefined)),
   )
   app.get(
     `${API_PREFIX}/license/info`,
@@ -120,6 +121,9 @@ export function createApp(ctx: ServiceContext): H3 {
 
   // Whether a scraper needs the key is the operator's choice (SERVICE__METRICS__REQUIRE_KEY).
   app.get(`${API_PREFIX}/metrics`, ctx.config.metrics.requireKey ? keyed(() => metricsResponse(ctx)) : () => metricsResponse(ctx))
+
+  // The web console's sign-in, description, events and /admin/* (docs/console.md): session cookie, never a key.
+  mountConsole(app, ctx)
 
   // Last: security headers, CORS and the 405s are derived from the routes above.
   applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })
