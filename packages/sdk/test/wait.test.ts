@@ -34,14 +34,19 @@ describe('waitForTask', () => {
     expect((await done).status).toBe('completed')
   })
 
-  it('gives up with TimeoutError after timeoutMs and stops polling', async () => {
+  it('gives up with TimeoutError after timeoutMs and stops polling (fake timers)', async () => {
+    // Fake timers: on a busy machine real 10 ms timers may fire once in 60 ms, and the count would
+    // say nothing about the client.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const counter = serveProcessing()
-    const error = await client.waitForTask('t1', { timeoutMs: 60, pollIntervalMs: 10 }).catch((e: unknown) => e)
+    const settled = client.waitForTask('t1', { timeoutMs: 60, pollIntervalMs: 10 }).catch((e: unknown) => e)
+    await vi.advanceTimersByTimeAsync(60)
+    const error = await settled
     expect(error).toBeInstanceOf(TimeoutError)
     expect((error as Error).message).toBe('task t1 not finished after 60 ms')
     const polls = counter.calls
-    expect(polls).toBeGreaterThan(1)
-    await sleep(50)
+    expect(polls).toBeGreaterThan(3)
+    await vi.advanceTimersByTimeAsync(100)
     expect(counter.calls).toBe(polls)
   })
 
