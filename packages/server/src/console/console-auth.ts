@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { ConfigError } from '../config/load.ts'
@@ -6,6 +5,7 @@ import type { Config } from '../config/schema.ts'
 import { ApiError } from '../errors.ts'
 import { createAuthThrottle } from '../limits/auth-throttle.ts'
 import { readJsonText } from '../uploads/read-json-body.ts'
+import { equalInConstantTime } from '../web-crypto.ts'
 import type { ConsoleSession, ConsoleSessions } from './console-sessions.ts'
 import { parsePasswordHash, verifyPassword, type ScryptHash } from './password-hash.ts'
 
@@ -76,9 +76,8 @@ function assertSameOrigin(event: H3Event): void {
 
 function sameToken(sent: string | null, expected: string): boolean {
   if (!sent) return false
-  const a = Buffer.from(sent)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
+  const encoder = new TextEncoder()
+  return equalInConstantTime(encoder.encode(sent), encoder.encode(expected))
 }
 
 /** Reads `{"password": "…"}`; 400 naming the problem otherwise. */

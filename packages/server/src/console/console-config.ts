@@ -1,4 +1,3 @@
-import { operationFormats } from '@mos/engines'
 import {
   batchCompressFieldSpecs,
   describeRule,
@@ -102,7 +101,7 @@ export async function limitsInForce(ctx: ServiceContext) {
 export async function consoleConfigDocument(ctx: ServiceContext) {
   const operations = implementedEndpoints(ctx.variant).map((endpoint) => {
     const form = operationForm(endpoint.type, ctx.variant)
-    const formats = [...operationFormats(endpoint.type)]
+    const formats = [...ctx.processing.operations.formats(endpoint.type)]
     return {
       type: endpoint.type,
       path: endpoint.path,

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto'
 import type { Storage } from 'unstorage'
+import { randomToken, sha256Hex } from '../web-crypto.ts'
 
 /** The one console user: the deployment's administrator. */
 export const CONSOLE_USER = 'admin'
@@ -26,7 +26,7 @@ const PREFIX = 'console-sessions'
 /** 32 bytes in base64url, as `create` makes them: anything else is not looked up at all. */
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/
 
-const sessionKey = (cookie: string) => `${PREFIX}:${createHash('sha256').update(cookie).digest('hex')}`
+const sessionKey = async (cookie: string) => `${PREFIX}:${await sha256Hex(cookie)}`
 const expired = (session: ConsoleSession, now: number) => !(Date.parse(session.expires_at) > now)
 
 /**
@@ -37,20 +37,20 @@ const expired = (session: ConsoleSession, now: number) => !(Date.parse(session.e
 export function createConsoleSessions(records: Storage, options: { sessionHours: number }): ConsoleSessions {
   return {
     async create() {
-      const cookie = randomBytes(32).toString('base64url')
+      const cookie = randomToken(32)
       const now = Date.now()
       const session: ConsoleSession = {
         user: CONSOLE_USER,
-        csrf_token: randomBytes(32).toString('base64url'),
+        csrf_token: randomToken(32),
         created_at: new Date(now).toISOString(),
         expires_at: new Date(now + Math.round(options.sessionHours * 3_600_000)).toISOString(),
       }
-      await records.setItem(sessionKey(cookie), session)
+      await records.setItem(await sessionKey(cookie), session)
       return { cookie, session }
     },
     async find(cookie) {
       if (!cookie || !COOKIE_VALUE.test(cookie)) return undefined
-      const key = sessionKey(cookie)
+      const key = await sessionKey(cookie)
       const session = await records.getItem<ConsoleSession>(key)
       if (!session || typeof session !== 'object') return undefined
       if (expired(session, Date.now())) {
@@ -60,7 +60,7 @@ export function createConsoleSessions(records: Storage, options: { sessionHours:
       return session
     },
     async remove(cookie) {
-      if (COOKIE_VALUE.test(cookie)) await records.removeItem(sessionKey(cookie))
+      if (COOKIE_VALUE.test(cookie)) await records.removeItem(await sessionKey(cookie))
     },
     async sweep(now = Date.now()) {
       let removed = 0

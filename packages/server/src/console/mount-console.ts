@@ -48,7 +48,7 @@ export function mountConsole(app: H3, ctx: ServiceContext): void {
     signedIn((event) => streamConsoleEvents(ctx, event)),
   )
 
-  for (const route of submitRoutes(ctx.variant)) {
+  for (const route of submitRoutes(ctx.variant, ctx.processing.operations)) {
     app.post(
       `/admin/submit${route.path}`,
       signedIn((event) => submitTask(event, ctx, route, CONSOLE_OWNER)),

@@ -1,6 +1,10 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { scryptAsync } from '@noble/hashes/scrypt.js'
+import { equalInConstantTime, fromBase64Url, toBase64Url } from '../web-crypto.ts'
 
-/** scrypt's cost: 2^15 × 8 × 128 bytes = 32 MiB and ~0.1 s per sign-in, far too slow to guess at. */
+/**
+ * scrypt's cost: 2^15 × 8 × 128 bytes = 32 MiB per sign-in, far too slow to guess at. scrypt runs in
+ * JavaScript (noble's, audited), as Web Crypto has none and the API role stays off `node:crypto`.
+ */
 const DEFAULT_PARAMS = { N: 2 ** 15, r: 8, p: 1 }
 const KEY_BYTES = 32
 const SALT_BYTES = 16
@@ -9,8 +13,8 @@ interface ScryptHash {
   N: number
   r: number
   p: number
-  salt: Buffer
-  hash: Buffer
+  salt: Uint8Array
+  hash: Uint8Array
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/
@@ -26,31 +30,28 @@ export function parsePasswordHash(text: string): ScryptHash | undefined {
   const powerOfTwo = N >= 2 && (N & (N - 1)) === 0
   if (!powerOfTwo || N > 2 ** 20 || !(r >= 1 && r <= 32) || !(p >= 1 && p <= 16)) return undefined
   if (!BASE64URL.test(parts[4]!) || !BASE64URL.test(parts[5]!)) return undefined
-  const salt = Buffer.from(parts[4]!, 'base64url')
-  const hash = Buffer.from(parts[5]!, 'base64url')
+  const salt = fromBase64Url(parts[4]!)
+  const hash = fromBase64Url(parts[5]!)
   if (salt.length < 8 || hash.length < 16) return undefined
   return { N, r, p, salt, hash }
 }
 
-function derive(password: string, salt: Buffer, length: number, params: { N: number; r: number; p: number }): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, length, { ...params, maxmem: 256 * params.N * params.r * params.p }, (error, key) =>
-      error ? reject(error) : resolve(key),
-    ),
-  )
+function derive(password: string, salt: Uint8Array, length: number, params: { N: number; r: number; p: number }): Promise<Uint8Array> {
+  const { N, r, p } = params
+  return scryptAsync(password.normalize('NFC'), salt, { N, r, p, dkLen: length, maxmem: 256 * N * r * p })
 }
 
 /** A new hash of `password` in the settings' form, with a fresh random salt. */
 export async function hashPassword(password: string, params = DEFAULT_PARAMS): Promise<string> {
-  const salt = randomBytes(SALT_BYTES)
+  const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES))
   const hash = await derive(password, salt, KEY_BYTES, params)
-  return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), hash.toString('base64url')].join('$')
+  return ['scrypt', params.N, params.r, params.p, toBase64Url(salt), toBase64Url(hash)].join('$')
 }
 
 /** Whether `password` matches `hash` (parsed by `parsePasswordHash`); the comparison takes the same time whatever differs. */
 export async function verifyPassword(password: string, hash: ScryptHash): Promise<boolean> {
   const candidate = await derive(password, hash.salt, hash.hash.length, hash)
-  return timingSafeEqual(candidate, hash.hash)
+  return equalInConstantTime(candidate, hash.hash)
 }
 
 export type { ScryptHash }
