@@ -172,10 +172,11 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
         }),
       )
     }
+    // Closing happens as each abort is noticed: on a busy machine that takes a while, a leak never ends.
     const after = await until(
       () => descriptors(server.pid),
-      (fds) => fds.length <= before.length + 2,
-      15_000,
+      (fds) => fds.length <= before.length + 2 && !fds.some((target) => target.includes('.part')),
+      30_000,
     )
     expect(after.length, `before: ${before.length}, after: ${after.length}`).toBeLessThanOrEqual(before.length + 2)
     expect(after.filter((target) => target.includes('.part'))).toEqual([])
@@ -195,6 +196,7 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
         }),
         body: [upload.head, ...pieces(10 * LIMIT_MB * MB)],
         ...paced,
+        headStartMs: 5000,
       })
       expect(answer.status).toBe(413)
       expect(JSON.parse(answer.body)).toEqual({ error: ERROR_TEXTS.fileTooLarge(10, LIMIT_MB) })

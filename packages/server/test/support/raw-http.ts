@@ -28,6 +28,12 @@ export interface RawRequest {
   paceMs?: number
   /** Wait for `100 Continue` (or an answer) before sending the body. */
   expectContinue?: boolean
+  /**
+   * Wait up to this long for an answer before sending the body: a server that decides from the
+   * headers has answered by then, however busy the machine, so the count of bytes written before
+   * the answer measures the server, not the scheduler.
+   */
+  headStartMs?: number
   timeoutMs?: number
 }
 
@@ -53,8 +59,8 @@ export async function rawRequest(request: RawRequest): Promise<RawAnswer> {
     socket.on('close', () => resolve())
   })
   socket.write(`${request.head}\r\n\r\n`)
-  if (request.expectContinue) {
-    const deadline = Date.now() + 3000
+  if (request.expectContinue || request.headStartMs) {
+    const deadline = Date.now() + (request.headStartMs ?? 3000)
     while (received.length === 0 && Date.now() < deadline) await sleep(10)
   }
   const answered = () => writtenBeforeAnswer !== undefined || socket.destroyed
