@@ -7,6 +7,7 @@ import { createRequestLog } from './logging/request-log.ts'
 import { applyHttpPolicy } from './http-policy.ts'
 import { getBatchRecord, submitBatch } from './routes/batch.ts'
 import { capabilitiesDocument } from './routes/capabilities.ts'
+import { mountConsolePage } from './routes/console-page.ts'
 import { healthDocument } from './routes/health.ts'
 import { licenseInfo, verifyLicense } from './routes/license.ts'
 import { metricsResponse } from './routes/metrics.ts'
@@ -120,6 +121,9 @@ export function createApp(ctx: ServiceContext): H3 {
 
   // Whether a scraper needs the key is the operator's choice (SERVICE__METRICS__REQUIRE_KEY).
   app.get(`${API_PREFIX}/metrics`, ctx.config.metrics.requireKey ? keyed(() => metricsResponse(ctx)) : () => metricsResponse(ctx))
+
+  // The web console's page (docs/console.md): its build under /console, and / redirects there.
+  mountConsolePage(app)
 
   // Last: security headers, CORS and the 405s are derived from the routes above.
   applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })
