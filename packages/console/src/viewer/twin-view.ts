@@ -10,9 +10,8 @@ import {
   type Object3D,
 } from 'three'
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
+import { VIEW_BACKGROUND } from './background.ts'
 
-/** The views' background; the browser tests count the pixels that differ from it. */
-export const VIEW_BACKGROUND = 0x20242c
 
 interface Side {
   renderer: WebGLRenderer
