@@ -1,6 +1,7 @@
 import { API_PREFIX, ERROR_TEXTS } from '@mos/sdk/contract'
 import { defineHandler, getRouterParam, H3, type H3Event } from 'h3'
 import { createKeyCheck } from './auth.ts'
+import { mountConsole, servesConsole } from './console/mount-console.ts'
 import type { ServiceContext } from './context.ts'
 import { ApiError, renderError } from './errors.ts'
 import { createRequestLog } from './logging/request-log.ts'
@@ -112,7 +113,7 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.post(
     `${API_PREFIX}/license/verify`,
-    keyed((event, apiKey) => verifyLicense(event, ctx, apiKey)),
+    keyed((event, apiKey) => verifyLicense(event, ctx, ctx.access.adminKeys.match(apiKey) !== undefined)),
   )
   app.get(
     `${API_PREFIX}/license/info`,
@@ -122,8 +123,10 @@ export function createApp(ctx: ServiceContext): H3 {
   // Whether a scraper needs the key is the operator's choice (SERVICE__METRICS__REQUIRE_KEY).
   app.get(`${API_PREFIX}/metrics`, ctx.config.metrics.requireKey ? keyed(() => metricsResponse(ctx)) : () => metricsResponse(ctx))
 
-  // The web console's page (docs/console.md): its build under /console, and / redirects there.
-  mountConsolePage(app)
+  // The web console's sign-in, description, events and /admin/* (docs/console.md): session cookie, never a key.
+  mountConsole(app, ctx)
+  // Its page: the compiled build under /console, and / redirects there.
+  if (servesConsole(ctx)) mountConsolePage(app)
 
   // Last: security headers, CORS and the 405s are derived from the routes above.
   applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })

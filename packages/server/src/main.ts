@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { readDotEnv } from './config/dot-env.ts'
+import { hashPassword } from './console/password-hash.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
 import { createLogger, type Logger } from './logging/create-logger.ts'
@@ -20,6 +21,22 @@ async function developmentKey(config: Config): Promise<string> {
     await mkdir(resolve(config.storage.fs.base), { recursive: true })
     await writeFile(file, `${key}\n`, { mode: 0o600 })
     return key
+  }
+}
+
+/**
+ * With neither a console password nor an API key configured (the `npm start` case), a development
+ * console password is created once, kept beside the data like the development key, and printed.
+ */
+async function developmentConsolePassword(config: Config): Promise<string> {
+  const file = join(resolve(config.storage.fs.base), 'dev-console-password')
+  try {
+    return (await readFile(file, 'utf8')).trim()
+  } catch {
+    const password = randomBytes(15).toString('base64url')
+    await mkdir(resolve(config.storage.fs.base), { recursive: true })
+    await writeFile(file, `${password}\n`, { mode: 0o600 })
+    return password
   }
 }
 
@@ -58,6 +75,11 @@ async function main(): Promise<void> {
   }
   logger = createLogger({ ...config.log, base: { role: config.server.role } })
   let devKey: string | undefined
+  let devConsolePassword: string | undefined
+  if (config.console.enabled && !config.console.adminPasswordHash && config.auth.apiKeys.length === 0 && config.server.role !== 'worker') {
+    devConsolePassword = await developmentConsolePassword(config)
+    config.console.adminPasswordHash = await hashPassword(devConsolePassword)
+  }
   if (config.auth.apiKeys.length === 0) {
     devKey = await developmentKey(config)
     config.auth.apiKeys = [devKey]
@@ -81,6 +103,13 @@ async function main(): Promise<void> {
   )
   // The key is followed by a space, so `: (\S+)` finds it in a JSON line as on a terminal.
   if (devKey) startup.info(`development API key: ${devKey} (set SERVICE__AUTH__API_KEYS to use your own)`)
+  if (devConsolePassword) {
+    // A wildcard address is no page to open, and a browser sends the session cookie over plain http to loopback names only.
+    const host = ['0.0.0.0', '::', '[::]'].includes(config.server.host) ? 'localhost' : config.server.host
+    startup.info(
+      `development console password: ${devConsolePassword} (sign in at http://${host}:${server.port}/console/; set SERVICE__CONSOLE__ADMIN_PASSWORD_HASH to use your own)`,
+    )
+  }
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -19,8 +19,8 @@ const bins = PACKAGES.flatMap((name) => {
 })
 
 describe('the bins', () => {
-  it('are the four commands, each an executable file in the repository (not a build output)', () => {
-    expect(bins.map((b) => b.command).sort()).toEqual(['mos', 'mos-conformance', 'mos-license', 'mos-server'])
+  it('are the five commands, each an executable file in the repository (not a build output)', () => {
+    expect(bins.map((b) => b.command).sort()).toEqual(['mos', 'mos-conformance', 'mos-console-password', 'mos-license', 'mos-server'])
     for (const { file } of bins) {
       expect(file, file).not.toMatch(/[\\/]dist[\\/]/)
       expect(() => accessSync(file, constants.X_OK), file).not.toThrow()
@@ -31,6 +31,7 @@ describe('the bins', () => {
     ['mos', /^Usage: mos <command> FILE/],
     ['mos-conformance', /^Usage: mos-conformance --base-url URL/],
     ['mos-license', /^mos license: issue and inspect/],
+    ['mos-console-password', /^mos-console-password: prints the scrypt hash/],
   ])('%s --help runs the built command with plain Node', async (command, usage) => {
     const { file } = bins.find((b) => b.command === command)!
     const { stdout } = await promisify(execFile)(process.execPath, [file, '--help'], { cwd: REPO })

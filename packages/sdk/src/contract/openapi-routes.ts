@@ -6,6 +6,7 @@ import {
   convertFieldSpecs,
   textureKtx2FieldSpecs,
   textureOptimizeFieldSpecs,
+  type FieldCondition,
   type FieldSpec,
 } from './fields.ts'
 import { MAX_TASK_WAIT_SECONDS } from './extensions.ts'
@@ -44,8 +45,8 @@ export interface ApiRoute {
 export interface FormBody {
   file: { name: string; many?: boolean; description: string }
   fields: readonly FieldSpec[]
-  /** Rules that differ with another field's value: `field` takes `specs` when `when` holds. */
-  alternatives?: { when: string; specs: readonly FieldSpec[] }[]
+  /** Rules that differ with another field's value: `field` takes `specs` when `when` (`condition`) holds. */
+  alternatives?: { when: string; condition: FieldCondition; specs: readonly FieldSpec[] }[]
 }
 
 /** Options of the deployment a document describes (the served one reads its configuration). */
@@ -59,8 +60,8 @@ const taskIdParam = '{task_id}'
 /** The long poll's query on a task read (a Mos extension beside the contract's plain read). */
 const taskWaitQuerySchema = z.object({ wait: z.int().min(0).max(MAX_TASK_WAIT_SECONDS).optional() })
 
-/** The form of one submit endpoint in a variant. */
-function operationForm(type: TaskType, variant: Variant): FormBody {
+/** The form of one submit endpoint in a variant (the OpenAPI documents and the web console's forms read it). */
+export function operationForm(type: TaskType, variant: Variant): FormBody {
   const file = { name: 'file', description: type.startsWith('texture') ? 'Model file or standalone image.' : 'Model file.' }
   switch (type) {
     case 'compress':
@@ -71,10 +72,14 @@ function operationForm(type: TaskType, variant: Variant): FormBody {
       return {
         file,
         fields: textureOptimizeFieldSpecs('jpeg'),
-        alternatives: [{ when: 'format is png', specs: textureOptimizeFieldSpecs('png') }],
+        alternatives: [{ when: 'format is png', condition: { field: 'format', equals: 'png' }, specs: textureOptimizeFieldSpecs('png') }],
       }
     case 'texture_ktx2':
-      return { file, fields: textureKtx2FieldSpecs(false), alternatives: [{ when: 'uastc is true', specs: textureKtx2FieldSpecs(true) }] }
+      return {
+        file,
+        fields: textureKtx2FieldSpecs(false),
+        alternatives: [{ when: 'uastc is true', condition: { field: 'uastc', equals: 'true' }, specs: textureKtx2FieldSpecs(true) }],
+      }
     case 'repair':
     case 'diagnose':
       return { file, fields: [] }

@@ -291,6 +291,28 @@ export const CONFIG_SCHEMA = {
       doc: 'Wait before the first retry of a failed webhook delivery, in seconds; each next wait doubles, up to an hour.',
     }),
   },
+  console: {
+    enabled: setting.boolean({
+      default: true,
+      doc: 'Serve the web console (`/console`, `/config`, `/events`, `/auth/*`, `/admin/*`) on the API role (never on a worker).',
+    }),
+    adminPasswordHash: setting.string({
+      default: '',
+      secret: true,
+      doc: "scrypt hash of the console administrator's password (`scrypt$N$r$p$salt$hash`), made by `npm run console-password`. Empty: with no API key set either, `npm start` creates a development password and prints it; with API keys set, console sign-in answers 503.",
+    }),
+    sessionHours: setting.number({
+      default: 12,
+      min: 0.001,
+      max: 8760,
+      doc: 'How long a console session lasts after sign-in, in hours (fractions allowed).',
+    }),
+    cookieSecure: setting.choice({
+      default: 'auto',
+      values: ['auto', 'true', 'false'],
+      doc: "Whether the console's session cookie is `Secure` (sent over HTTPS only): `auto`, unless the request's host is loopback (localhost, 127.0.0.1, ::1).",
+    }),
+  },
   metrics: {
     requireKey: setting.boolean({
       default: true,

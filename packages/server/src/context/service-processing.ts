@@ -77,6 +77,7 @@ export function createServiceProcessing(
     queue,
     lock: createSweepLock(config, redis),
     records: storage.stores.records,
+    sessions: storage.consoleSessions,
     retentionMs,
     orphanAgeMs,
     requeue: config.queue.driver === 'bullmq',

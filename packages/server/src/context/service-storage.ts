@@ -1,5 +1,6 @@
 import { createBatchStore, type BatchStore } from '../batches/batch-store.ts'
 import type { Config } from '../config/schema.ts'
+import { createConsoleSessions, type ConsoleSessions } from '../console/console-sessions.ts'
 import { createRecordsIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from '../idempotency/idempotency-store.ts'
 import { queueRedisUrl } from '../queue/create-queue.ts'
 import type { TaskState } from '../tasks/task-state.ts'
@@ -21,6 +22,8 @@ export interface ServiceStorage {
   /** Each owner's tasks, newest first (task listing). */
   taskIndex: TaskIndex
   batches: BatchStore
+  /** Signed-in console sessions, among the records so every API process of a cluster shares them. */
+  consoleSessions: ConsoleSessions
   /** Idempotency keys of submits: in Redis with BullMQ (every API process sees them), else among the records. */
   idempotency: IdempotencyStore
 }
@@ -41,6 +44,7 @@ export function createServiceStorage(config: Config, redis: RedisConnections): S
     taskEvents,
     taskIndex,
     batches: createBatchStore(stores.records),
+    consoleSessions: createConsoleSessions(stores.records, { sessionHours: config.console.sessionHours }),
     idempotency:
       config.queue.driver === 'bullmq'
         ? createRedisIdempotencyStore(redis.commands(queueRedisUrl(config)), config.queue.prefix)

@@ -16,6 +16,12 @@ export interface AuthThrottle {
    * once the address is over its allowance, turns it into a 429 with Retry-After.
    */
   refuse(event: H3Event, unauthorized: ApiError): Promise<ApiError>
+  /**
+   * The 429 for an address already over its allowance, else undefined: asked before a password is
+   * checked at all, since a password (unlike a key) is short enough that answering a right one
+   * to a guesser who is being throttled would still let the guessing go on.
+   */
+  throttled(event: H3Event): Promise<ApiError | undefined>
 }
 
 /**
@@ -26,20 +32,25 @@ export interface AuthThrottle {
  * X-Forwarded-For (which the guesser writes); behind a proxy every client shares the proxy's.
  */
 export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
-  if (options.failuresPerMinute <= 0) return { refuse: async (_event, unauthorized) => unauthorized }
+  if (options.failuresPerMinute <= 0) return { refuse: async (_event, unauthorized) => unauthorized, throttled: async () => undefined }
   const limiter = new RateLimiterMemory({ points: options.failuresPerMinute, duration: options.windowSeconds })
+  const tooMany = (msBeforeNext: number | undefined) =>
+    new ApiError(429, ERROR_TEXTS.authThrottled(options.failuresPerMinute), {
+      [RATE_LIMIT_HEADERS.retryAfter]: String(Math.max(1, Math.ceil((msBeforeNext ?? options.windowSeconds * 1000) / 1000))),
+    })
+  const addressOf = (event: H3Event) => getRequestIP(event) ?? 'unknown'
   return {
     async refuse(event, unauthorized) {
-      const address = getRequestIP(event) ?? 'unknown'
       try {
-        await limiter.consume(address)
+        await limiter.consume(addressOf(event))
         return unauthorized
       } catch (error) {
-        const msBeforeNext = (error as { msBeforeNext?: number }).msBeforeNext ?? options.windowSeconds * 1000
-        return new ApiError(429, ERROR_TEXTS.authThrottled(options.failuresPerMinute), {
-          [RATE_LIMIT_HEADERS.retryAfter]: String(Math.max(1, Math.ceil(msBeforeNext / 1000))),
-        })
+        return tooMany((error as { msBeforeNext?: number }).msBeforeNext)
       }
+    },
+    async throttled(event) {
+      const used = await limiter.get(addressOf(event))
+      return used && used.consumedPoints >= options.failuresPerMinute ? tooMany(used.msBeforeNext) : undefined
     },
   }
 }

@@ -13,6 +13,8 @@ export interface SweeperOptions {
   files: FileStore & { abortStaleUploads?(olderThanMs: number): Promise<number> }
   queue: TaskQueue
   lock: SweepLock
+  /** Console sessions, whose expired ones each round removes. */
+  sessions?: { sweep(now: number): Promise<number> }
   /** Record storage, for the batch records that follow their tasks out. */
   records?: Storage
   /** How long ended tasks are kept (for records written without `expires_at`). */
@@ -32,6 +34,7 @@ export interface SweepReport {
   requeued: number
   abortedUploads: number
   batches: number
+  sessions: number
 }
 
 /**
@@ -39,7 +42,7 @@ export interface SweepReport {
  * also safe when two run at once, since removing twice is harmless):
  * - removes the files, then the record, of ended tasks past `expires_at` (a crash in between leaves
  *   a record whose download answers 404, and the next round finishes the job);
- * - removes batch records none of whose tasks is left;
+ * - removes batch records none of whose tasks is left, and expired console sessions;
  * - removes uploads that never got a record (a process killed between upload and record) once they
  *   are older than `orphanAgeMs`, and unfinished S3 multipart uploads as old;
  * - with bullmq, queues every unfinished task again: a no-op for tasks already queued or running
@@ -55,11 +58,12 @@ export function createSweeper(options: SweeperOptions) {
     const now = Date.now()
     const all = await tasks.list()
     const known = new Set(all.map((task) => task.task_id))
-    const report: SweepReport = { expired: 0, orphans: 0, requeued: 0, abortedUploads: 0, batches: 0 }
+    const report: SweepReport = { expired: 0, orphans: 0, requeued: 0, abortedUploads: 0, batches: 0, sessions: 0 }
     report.expired = await removeExpired(options, all, known, now)
     report.orphans = await removeOrphans(options, known, now)
     if (files.abortStaleUploads) report.abortedUploads = await files.abortStaleUploads(options.orphanAgeMs)
     if (options.records) report.batches = await sweepBatches(options.records, known, options.orphanAgeMs, now)
+    if (options.sessions) report.sessions = await options.sessions.sweep(now)
     if (options.requeue) report.requeued = await requeueUnfinished(queue, all)
     return report
   }

@@ -15,6 +15,8 @@ export interface Metrics {
   taskSettled(task: TaskState): void
   /** An HTTP response left the app (h3's `onResponse`). */
   responseSent(method: string, status: number): void
+  /** This process's totals since it started, in both variants (the console's charts). */
+  totals(): { requests: number; completed: number; failed: number }
 }
 
 const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800]
@@ -34,6 +36,25 @@ function processingSeconds(task: TaskState): number | undefined {
  * never task ids or keys, which would grow without end and leak.
  */
 export function createMetrics(options: MetricsOptions): Metrics {
+  const totals = { requests: 0, completed: 0, failed: 0 }
+  const families = createMetricFamilies(options)
+  return {
+    registry: families.registry,
+    taskSettled(task) {
+      if (task.status === 'completed') totals.completed++
+      else if (task.status === 'failed') totals.failed++
+      families.taskSettled(task)
+    },
+    responseSent(method, status) {
+      totals.requests++
+      families.responseSent(method, status)
+    },
+    totals: () => ({ ...totals }),
+  }
+}
+
+/** The Prometheus families of the variant (the published names differ between A and B). */
+function createMetricFamilies(options: MetricsOptions): Omit<Metrics, 'totals'> {
   const registry = new Registry()
   const registers = [registry]
   collectDefaultMetrics({ register: registry })

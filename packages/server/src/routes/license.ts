@@ -24,14 +24,15 @@ async function readLicenseKey(event: H3Event): Promise<string> {
 }
 
 /**
- * POST /api/v1/license/verify: checks the key (signature, expiry, machine). Sent with an admin key,
- * a valid key also becomes the active licence, stored for every process sharing the records. In B a
- * refused key answers 402 with the verify document plus `error`.
+ * POST /api/v1/license/verify: checks the key (signature, expiry, machine). From an administrator
+ * (`mayActivate`: an admin key, or the console's signed-in administrator), a valid key also becomes
+ * the active licence, stored for every process sharing the records. In B a refused key answers 402
+ * with the verify document plus `error`.
  */
-export async function verifyLicense(event: H3Event, ctx: ServiceContext, apiKey: string): Promise<unknown> {
+export async function verifyLicense(event: H3Event, ctx: ServiceContext, mayActivate: boolean): Promise<unknown> {
   const key = await readLicenseKey(event)
   const check = ctx.access.licensing.check(key)
-  const activated = check.ok && ctx.access.adminKeys.match(apiKey) !== undefined
+  const activated = check.ok && mayActivate
   if (activated) await ctx.access.licensing.activate(key)
   if (ctx.variant === 'A') return { ...verifyDocumentA(check), activated }
   const document = verifyDocumentB(check)

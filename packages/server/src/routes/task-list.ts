@@ -1,4 +1,4 @@
-import { ERROR_TEXTS, parseTaskListQuery, type TaskList, type TaskRecord } from '@mos/sdk/contract'
+import { ERROR_TEXTS, parseTaskListQuery, type TaskRecord } from '@mos/sdk/contract'
 import { getQuery, type H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
@@ -24,9 +24,15 @@ function decodeCursor(cursor: string): string {
 /**
  * GET /api/v1/tasks (Mos extension): the caller's tasks, newest first, filtered by status, type
  * and batch, a page at a time. Reads the owner's index, then only the records of the entries it
- * walks; an entry whose record is gone (removed meanwhile) is skipped.
+ * walks; an entry whose record is gone (removed meanwhile) is skipped. `present` makes each item
+ * (the public record; the console's administrator sees more).
  */
-export async function listTasks(event: H3Event, ctx: ServiceContext, owner: string): Promise<TaskList> {
+export async function listTasks<T = TaskRecord>(
+  event: H3Event,
+  ctx: ServiceContext,
+  owner: string,
+  present: (task: TaskState) => T = (task) => toTaskRecord(task, ctx.variant) as T,
+): Promise<{ tasks: T[]; next_cursor: string | null }> {
   const parsed = parseTaskListQuery(getQuery(event))
   if (!parsed.ok) throw new ApiError(400, parsed.error)
   const query = parsed.value
@@ -35,7 +41,7 @@ export async function listTasks(event: H3Event, ctx: ServiceContext, owner: stri
     (!query.type || task.type === query.type) &&
     (!query.batch_id || task.batch_id === query.batch_id)
 
-  const tasks: TaskRecord[] = []
+  const tasks: T[] = []
   let position = query.cursor ? decodeCursor(query.cursor) : undefined
   let scanned = 0
   while (tasks.length < query.limit && scanned < LIST_SCAN_BUDGET) {
@@ -43,7 +49,7 @@ export async function listTasks(event: H3Event, ctx: ServiceContext, owner: stri
     const entries = await ctx.storage.taskIndex.page(owner, position, count)
     const records = await Promise.all(entries.map((entry) => ctx.storage.taskStore.get(entryTaskId(entry))))
     records.forEach((record) => {
-      if (record && matches(record)) tasks.push(toTaskRecord(record, ctx.variant))
+      if (record && matches(record)) tasks.push(present(record))
     })
     scanned += entries.length
     position = entries.at(-1) ?? position

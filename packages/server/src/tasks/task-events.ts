@@ -16,6 +16,8 @@ export interface TaskEvents {
    * a change written after it resolves is never missed. Resolves with the function that stops it.
    */
   listen(taskId: string, listener: () => void): Promise<() => void>
+  /** As `listen`, for a change of any task's record (the console's event stream): `listener` gets the task id. */
+  listenAll(listener: (taskId: string) => void): Promise<() => void>
   /** Calls `listener` when the service stops (waiters answer with what they have); at once if it has. */
   onClose(listener: () => void): () => void
   close(): Promise<void>
@@ -65,24 +67,32 @@ interface Transport {
   ready?(emit: (taskId: string) => void): Promise<unknown>
 }
 
+/** The emitter's event for a change of any task (a task id is never this). */
+const ANY_TASK = 'any-task'
+
 function createTaskEventsOver(transport: Transport): TaskEvents {
   const emitter = new EventEmitter()
   // Every waiting request adds a listener; the default limit of 10 would warn under ordinary load.
   emitter.setMaxListeners(0)
-  const emit = (taskId: string) => emitter.emit(`task:${taskId}`)
+  const emit = (taskId: string) => {
+    emitter.emit(`task:${taskId}`)
+    emitter.emit(ANY_TASK, taskId)
+  }
   let closed = false
+  const on = async (name: string, listener: (taskId: string) => void) => {
+    emitter.on(name, listener)
+    try {
+      await transport.ready?.(emit)
+    } catch (error) {
+      emitter.off(name, listener)
+      throw error
+    }
+    return () => void emitter.off(name, listener)
+  }
   return {
     changed: (taskId) => transport.publish(taskId, emit),
-    async listen(taskId, listener) {
-      emitter.on(`task:${taskId}`, listener)
-      try {
-        await transport.ready?.(emit)
-      } catch (error) {
-        emitter.off(`task:${taskId}`, listener)
-        throw error
-      }
-      return () => emitter.off(`task:${taskId}`, listener)
-    },
+    listen: (taskId, listener) => on(`task:${taskId}`, listener),
+    listenAll: (listener) => on(ANY_TASK, listener),
     onClose(listener) {
       if (closed) {
         queueMicrotask(listener)

@@ -1,17 +1,19 @@
 import type { Redis } from 'ioredis'
 import type { TaskStore } from '../storage/task-store.ts'
+import { ALL_OWNERS } from './task-owner.ts'
 import type { TaskState } from './task-state.ts'
 
 /**
  * Which tasks each owner (API key digest) has, newest first, so listing a key's tasks reads only
  * the records of the page it returns, not every record in the store. An entry is
  * `<created_at> <task_id>`: ISO 8601 UTC times of one width sort as text in time order, and the
- * task id breaks ties, so a position in the list is one string that never moves.
+ * task id breaks ties, so a position in the list is one string that never moves. One more list,
+ * ALL_OWNERS's, holds every task (the console's administrator lists them all).
  */
 export interface TaskIndex {
   add(task: IndexedTask): Promise<void>
   remove(task: IndexedTask): Promise<void>
-  /** Up to `count` entries of the owner's, newest first, after the entry `after` (from the newest when absent). */
+  /** Up to `count` entries of the owner's (every task's for ALL_OWNERS), newest first, after the entry `after` (from the newest when absent). */
   page(owner: string, after: string | undefined, count: number): Promise<string[]>
 }
 
@@ -19,6 +21,9 @@ type IndexedTask = Pick<TaskState, 'task_id' | 'created_at' | 'owner'>
 
 /** The index entry of a task. */
 export const indexEntry = (task: Pick<TaskState, 'task_id' | 'created_at'>) => `${task.created_at} ${task.task_id}`
+
+/** The lists a task is in: its owner's (a task without one has none) and everyone's. */
+const listsOf = (task: IndexedTask) => (task.owner ? [task.owner, ALL_OWNERS] : [ALL_OWNERS])
 
 /** The task id of an index entry. */
 export const entryTaskId = (entry: string) => entry.slice(entry.lastIndexOf(' ') + 1)
@@ -32,10 +37,12 @@ export function createRedisTaskIndex(client: Redis, prefix: string): TaskIndex {
   const key = (owner: string) => `${prefix}:${owner}`
   return {
     async add(task) {
-      if (task.owner) await client.zadd(key(task.owner), 0, indexEntry(task))
+      const entry = indexEntry(task)
+      await Promise.all(listsOf(task).map((owner) => client.zadd(key(owner), 0, entry)))
     },
     async remove(task) {
-      if (task.owner) await client.zrem(key(task.owner), indexEntry(task))
+      const entry = indexEntry(task)
+      await Promise.all(listsOf(task).map((owner) => client.zrem(key(owner), entry)))
     },
     page: (owner, after, count) => client.zrevrangebylex(key(owner), after === undefined ? '+' : `(${after}`, '-', 'LIMIT', 0, count),
   }
@@ -49,17 +56,18 @@ export function createMemoryTaskIndex(seed: () => Promise<TaskState[]>): TaskInd
   const owners = new Map<string, Set<string>>()
   let seeded: Promise<void> | undefined
   const add = (task: IndexedTask) => {
-    if (!task.owner) return
-    let entries = owners.get(task.owner)
-    if (!entries) owners.set(task.owner, (entries = new Set()))
-    entries.add(indexEntry(task))
+    for (const owner of listsOf(task)) {
+      let entries = owners.get(owner)
+      if (!entries) owners.set(owner, (entries = new Set()))
+      entries.add(indexEntry(task))
+    }
   }
   return {
     async add(task) {
       add(task)
     },
     async remove(task) {
-      if (task.owner) owners.get(task.owner)?.delete(indexEntry(task))
+      for (const owner of listsOf(task)) owners.get(owner)?.delete(indexEntry(task))
     },
     async page(owner, after, count) {
       seeded ??= seed().then((tasks) => tasks.forEach(add))

@@ -1,0 +1,108 @@
+import type { H3Event } from 'h3'
+import type { ServiceContext } from '../context.ts'
+import { findTask } from '../routes/tasks.ts'
+import { ALL_OWNERS } from '../tasks/task-owner.ts'
+import type { TaskState } from '../tasks/task-state.ts'
+import { adminTaskView } from './admin-views.ts'
+
+/** A comment this often keeps the stream open through proxies that cut idle connections (nginx: 60 s). */
+const PING_MS = 15_000
+/** How soon a browser reconnects after the stream drops (EventSource's `retry`). */
+const RETRY_MS = 2000
+/**
+ * Events a client may fall behind by before its stream is ended (it reconnects and reads the list
+ * again): a stalled reader must not make the service hold every change for it.
+ */
+const MAX_BACKLOG = 1000
+
+/**
+ * GET /events: `event: task` with the task's admin view whenever any task's record changes, in any
+ * process of the cluster (the service's task events: an emitter, or Redis pub/sub with BullMQ);
+ * `event: task-removed` with `{"task_id"}` once a record is gone. `?task=<id>` keeps one task's
+ * events, and starts with its record as it is now (404 when it does not exist). Changes that
+ * arrive while a task is being read are coalesced into one more read of it.
+ */
+export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): Promise<Response> {
+  const only = event.url.searchParams.get('task') || undefined
+  if (only) await findTask(ctx, only, ALL_OWNERS)
+  const encoder = new TextEncoder()
+  let stop: () => void = () => undefined
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let ended = false
+      const send = (text: string) => {
+        if (ended) return
+        if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return end()
+        controller.enqueue(encoder.encode(text))
+      }
+      const end = () => {
+        if (ended) return
+        ended = true
+        stop()
+        controller.close()
+      }
+      const sendTask = (id: string, task: TaskState | undefined) =>
+        send(
+          task
+            ? `event: task\ndata: ${JSON.stringify(adminTaskView(ctx, task))}\n\n`
+            : `event: task-removed\ndata: ${JSON.stringify({ task_id: id })}\n\n`,
+        )
+      const dirty = new Set<string>()
+      let reading = false
+      const readDirty = async () => {
+        if (reading) return
+        reading = true
+        try {
+          while (dirty.size > 0 && !ended) {
+            const ids = [...dirty]
+            dirty.clear()
+            // A failed read (storage away) skips this change; the next change reads the record again.
+            const tasks = await Promise.all(ids.map((id) => ctx.processing.tasks.get(id).catch(() => null)))
+            ids.forEach((id, at) => {
+              if (tasks[at] !== null) sendTask(id, tasks[at])
+            })
+          }
+        } finally {
+          reading = false
+        }
+      }
+      const ping = setInterval(() => send(': ping\n\n'), PING_MS)
+      const stopOnClose = ctx.storage.taskEvents.onClose(end)
+      let unlisten: (() => void) | undefined
+      stop = () => {
+        clearInterval(ping)
+        stopOnClose()
+        unlisten?.()
+      }
+      send(`retry: ${RETRY_MS}\n\n`)
+      const listening = await ctx.storage.taskEvents
+        .listenAll((id) => {
+          if (only && id !== only) return
+          dirty.add(id)
+          void readDirty()
+        })
+        .catch(() => undefined)
+      // Task events that cannot be listened to (Redis away) end the stream; the browser reconnects.
+      if (!listening || ended) {
+        listening?.()
+        end()
+      } else {
+        unlisten = listening
+        // Read once listening, so a change written between the 404 check and now is not missed.
+        if (only) {
+          dirty.add(only)
+          void readDirty()
+        }
+      }
+    },
+    cancel: () => stop(),
+  })
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    },
+  })
+}

@@ -1,0 +1,112 @@
+import { defineHandler, getRouterParam, type H3, type H3Event } from 'h3'
+import type { ServiceContext } from '../context.ts'
+import { servesApi } from '../queue/create-queue.ts'
+import { getBatchRecord, submitBatch } from '../routes/batch.ts'
+import { licenseInfo, verifyLicense } from '../routes/license.ts'
+import { submitRoutes } from '../routes/operations.ts'
+import { submitTask } from '../routes/submit.ts'
+import { cancelTask, deleteTask } from '../routes/task-control.ts'
+import { listTasks } from '../routes/task-list.ts'
+import { downloadResult, findTask } from '../routes/tasks.ts'
+import { ALL_OWNERS, CONSOLE_OWNER } from '../tasks/task-owner.ts'
+import { adminTaskView, limitsDocument, maskedConfig, metricsSnapshot, queueDocument } from './admin-views.ts'
+import { createConsoleAuth } from './console-auth.ts'
+import { consoleConfigDocument } from './console-config.ts'
+import { streamConsoleEvents } from './console-events.ts'
+
+/** Whether this process serves the console's routes: enabled, and an API role (a worker serves health only). */
+export const servesConsole = (ctx: ServiceContext) => ctx.config.console.enabled && servesApi(ctx.role)
+
+/**
+ * The web console's server side (docs/console.md): sign-in, the deployment's description, the
+ * event stream and /admin/*. Every route but sign-in needs the session cookie, never an API key;
+ * the work itself is the API's own route code with the console's owner: it submits as
+ * `console:admin` and reads, cancels and deletes every owner's tasks.
+ */
+export function mountConsole(app: H3, ctx: ServiceContext): void {
+  if (!servesConsole(ctx)) return
+  const auth = createConsoleAuth(ctx.config, ctx.storage.consoleSessions)
+  // Signed in (and, for POST and DELETE, the CSRF token and Origin), then the licence read as the API's guard does.
+  const signedIn = (handler: (event: H3Event) => unknown) =>
+    defineHandler(async (event) => {
+      await auth.require(event)
+      await ctx.access.licensing.refresh()
+      return handler(event)
+    })
+  const id = (event: H3Event) => decodeURIComponent(getRouterParam(event, 'id') ?? '')
+
+  app.post('/auth/login', (event) => auth.login(event))
+  app.post('/auth/logout', (event) => auth.logout(event))
+  app.get('/auth/me', (event) => auth.me(event))
+
+  app.get(
+    '/config',
+    signedIn(() => consoleConfigDocument(ctx)),
+  )
+  app.get(
+    '/events',
+    signedIn((event) => streamConsoleEvents(ctx, event)),
+  )
+
+  for (const route of submitRoutes(ctx.variant)) {
+    app.post(
+      `/admin/submit${route.path}`,
+      signedIn((event) => submitTask(event, ctx, route, CONSOLE_OWNER)),
+    )
+  }
+  app.post(
+    '/admin/submit/batch/compress',
+    signedIn((event) => submitBatch(event, ctx, CONSOLE_OWNER)),
+  )
+
+  app.get(
+    '/admin/tasks',
+    signedIn((event) => listTasks(event, ctx, ALL_OWNERS, (task) => adminTaskView(ctx, task))),
+  )
+  app.get(
+    '/admin/tasks/:id',
+    signedIn(async (event) => adminTaskView(ctx, await findTask(ctx, id(event), ALL_OWNERS))),
+  )
+  app.get(
+    '/admin/tasks/:id/download',
+    signedIn((event) => downloadResult(ctx, id(event), ALL_OWNERS)),
+  )
+  app.post(
+    '/admin/tasks/:id/cancel',
+    signedIn((event) => cancelTask(ctx, id(event), ALL_OWNERS)),
+  )
+  app.delete(
+    '/admin/tasks/:id',
+    signedIn((event) => deleteTask(ctx, id(event), ALL_OWNERS)),
+  )
+  app.get(
+    '/admin/batches/:id',
+    signedIn((event) => getBatchRecord(ctx, id(event), ALL_OWNERS)),
+  )
+
+  app.get(
+    '/admin/license',
+    signedIn(() => licenseInfo(ctx)),
+  )
+  // The administrator signed in is the operator: a valid key becomes the active licence, as with an admin key.
+  app.post(
+    '/admin/license/verify',
+    signedIn((event) => verifyLicense(event, ctx, true)),
+  )
+  app.get(
+    '/admin/limits',
+    signedIn(() => limitsDocument(ctx)),
+  )
+  app.get(
+    '/admin/queue',
+    signedIn(() => queueDocument(ctx)),
+  )
+  app.get(
+    '/admin/metrics',
+    signedIn(() => metricsSnapshot(ctx)),
+  )
+  app.get(
+    '/admin/config',
+    signedIn(() => maskedConfig(ctx)),
+  )
+}
