@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { postJson, request } from '../api.ts'
+import { ConfigPanel } from './config-panel.tsx'
 import { KeyValues } from './key-values.tsx'
 import { MetricsPanel } from './metrics-panel.tsx'
 import { TasksPanel } from './tasks-panel.tsx'
@@ -137,7 +138,7 @@ export function AdminPage() {
       <MetricsPanel />
       <TasksPanel />
       <BatchLookup />
-      <DocumentPanel path="/admin/config" title="Configuration" id="config" />
+      <ConfigPanel />
     </>
   )
 }

@@ -12,7 +12,6 @@ import {
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
 import { VIEW_BACKGROUND } from './background.ts'
 
-
 interface Side {
   renderer: WebGLRenderer
   scene: Scene
