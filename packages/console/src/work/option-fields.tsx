@@ -51,6 +51,7 @@ export function OptionFields({
         const help = [field.description, field.extension ? 'Mos extension.' : ''].filter(Boolean).join(' ')
         const helpId = help ? `${id}-help` : undefined
         const value = values[field.name] ?? ''
+        const hasDefault = field.default !== undefined && field.default !== null
         let control
         if (field.kind === 'boolean') {
           control = (
@@ -67,10 +68,15 @@ export function OptionFields({
             <select
               id={id}
               value={value}
+              required={field.required}
               aria-describedby={helpId}
               onChange={(event) => set(field.name, (event.target as HTMLSelectElement).value)}
             >
-              {field.required || field.default !== undefined ? null : <option value="">(service default)</option>}
+              {hasDefault ? null : (
+                <option value="" disabled={field.required}>
+                  {field.required ? 'Choose…' : '(service default)'}
+                </option>
+              )}
               {field.choices.map((choice) => (
                 <option key={String(choice)} value={String(choice)}>
                   {String(choice)}
