@@ -27,6 +27,7 @@ const SLOW = 120_000
  */
 describe.skipIf(!runnable)('the console in chromium', () => {
   let mos: MosProcess | undefined
+  let mosB: MosProcess | undefined
   let dir: Awaited<ReturnType<typeof tempDir>> | undefined
   let browser: Browser | undefined
   let context: BrowserContext
@@ -60,6 +61,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   afterAll(async () => {
     await browser?.close()
     await stopMos(mos)
+    await stopMos(mosB)
     await dir?.remove()
   })
 
@@ -213,4 +215,28 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     await page.getByLabel('Administrator password').waitFor()
     expect(pageProblems).toEqual([])
   })
+
+  it(
+    "in variant B, is served the same way and offers only B's operations",
+    async () => {
+      mosB = await startMos(
+        'console-b',
+        localServiceEnv({
+          variant: 'B',
+          dataDir: `${dir!.path}/b`,
+          apiKeys: API_KEY,
+          extra: { SERVICE__CONSOLE__ADMIN_PASSWORD_HASH: PASSWORD_HASH },
+        }),
+      )
+      await page.goto(`${mosB.url}/`)
+      await page.getByLabel('Administrator password').fill(PASSWORD)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByTestId('who').waitFor()
+      expect(await page.getByText('variant B').count()).toBe(1)
+      const operations = await page.getByLabel('Operation').locator('option').allTextContents()
+      expect(operations).toEqual(['compress', 'convert', 'repair', 'texture optimize'])
+      expect(pageProblems).toEqual([])
+    },
+    SLOW,
+  )
 })

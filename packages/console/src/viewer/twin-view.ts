@@ -43,6 +43,8 @@ export class TwinView {
       sun.position.set(3, 5, 4)
       scene.add(sun)
       const controls = new OrbitControls(this.camera, canvas)
+      // The keyboard moves the views too: arrow keys pan once a view has the focus (the canvas is focusable).
+      controls.listenToKeyEvents(canvas)
       controls.addEventListener('change', () => this.sync(controls))
       return { renderer, scene, controls }
     })

@@ -68,17 +68,25 @@ export function CompareView({ file, task }: { file: File; task: TaskRecord }) {
   const saving = task.output?.savings_percent
   return (
     <section class="compare" aria-label="Input and output side by side">
-      <p class="muted">Drag in either view to turn both; scroll to zoom.</p>
+      <p class="muted">Drag in either view to turn both, scroll to zoom; with a view focused, the arrow keys pan.</p>
       <div class="views">
         <figure>
           <figcaption>Input · {file.name}</figcaption>
-          <canvas ref={left} class="view" data-testid="input-view" aria-label={`3D view of the input ${file.name}`} role="img" />
+          <canvas
+            ref={left}
+            tabIndex={0}
+            class="view"
+            data-testid="input-view"
+            aria-label={`3D view of the input ${file.name}`}
+            role="img"
+          />
           <Stats side={input} bytes={file.size} />
         </figure>
         <figure>
           <figcaption>Output · {task.output?.filename}</figcaption>
           <canvas
             ref={right}
+            tabIndex={0}
             class="view"
             data-testid="output-view"
             aria-label={`3D view of the output ${task.output?.filename ?? ''}`}
