@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -72,6 +73,37 @@ describe('console password hashes', () => {
   })
 })
 
+/** Runs the built `mos-console-password` with `stdin` piped in. */
+function consolePasswordBin(args: string[], stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bin = new URL('../bin/mos-console-password.js', import.meta.url)
+  const child = spawn(process.execPath, [bin.pathname, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+  child.stdin.end(stdin)
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+}
+
+describe('npm run console-password (the built bin)', () => {
+  it('prints a hash of the first line of stdin that signs in, and nothing else on stdout', async () => {
+    const run = await consolePasswordBin([], 'a password from a pipe\nignored second line\n')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^scrypt\$[^\n]+\n$/)
+    const hash = parsePasswordHash(run.stdout)!
+    expect(await verifyPassword('a password from a pipe', hash)).toBe(true)
+    expect(await verifyPassword('a password from a pipe\n', hash)).toBe(false)
+  })
+  it('refuses a password given as an argument, and one too short', async () => {
+    const argv = await consolePasswordBin(['a password on the command line'], '')
+    expect([argv.code, argv.stdout]).toEqual([2, ''])
+    expect(argv.stderr).toContain('takes no arguments')
+    const short = await consolePasswordBin([], 'short\n')
+    expect([short.code, short.stdout]).toEqual([1, ''])
+    expect(short.stderr).toContain('at least 12 characters')
+  })
+})
+
 describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) => {
   const mos = useConsoleApp(variant)
 
@@ -117,7 +149,7 @@ describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) 
 
   it('answers GET /auth/me 401 without a session, with an unknown cookie and with only an API key', async () => {
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { cookie: `mos_session=${'A'.repeat(43)}` },
       { cookie: 'mos_session=../../etc' },
       { 'X-API-Key': API_KEY },
@@ -147,7 +179,7 @@ describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) 
     const admin = await signIn(mos.fetcher)
     const other = await signIn(mos.fetcher)
     const cancel = (headers: Record<string, string>) => mos.fetcher('/admin/tasks/no-such-task/cancel', { method: 'POST', headers })
-    const refused = [
+    const refused: Record<string, string>[] = [
       { cookie: admin.cookie },
       { cookie: admin.cookie, 'x-csrf-token': 'x' },
       { cookie: admin.cookie, 'x-csrf-token': other.csrf },
@@ -159,10 +191,11 @@ describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) 
       expect([response.status, Object.keys(await json(response))]).toEqual([403, ['error']])
     }
     // Past both locks the route itself answers: 404 for a task that does not exist.
-    for (const headers of [
+    const accepted: Record<string, string>[] = [
       { cookie: admin.cookie, 'x-csrf-token': admin.csrf },
       { cookie: admin.cookie, 'x-csrf-token': admin.csrf, origin: 'http://mos.test' },
-    ]) {
+    ]
+    for (const headers of accepted) {
       expect((await cancel(headers)).status).toBe(404)
     }
     const deleted = await mos.fetcher('/admin/tasks/no-such-task', { method: 'DELETE', headers: { cookie: admin.cookie } })

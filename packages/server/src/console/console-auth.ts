@@ -39,7 +39,7 @@ export interface ConsoleAuth {
    * The session of a console request, or 401; for a state-changing method also the CSRF token and
    * the Origin (403). Never reads X-API-Key: an API key opens nothing here.
    */
-  require(event: H3Event): Promise<SignedIn>
+  requireSession(event: H3Event): Promise<SignedIn>
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -134,7 +134,7 @@ export function createConsoleAuth(config: Pick<Config, 'console' | 'server' | 'r
     if (!session || !value) throw new ApiError(401, CONSOLE_TEXTS.notSignedIn)
     return { session, cookie: value }
   }
-  const require = async (event: H3Event): Promise<SignedIn> => {
+  const requireSession = async (event: H3Event): Promise<SignedIn> => {
     const signedIn = await current(event)
     if (!SAFE_METHODS.has(event.req.method)) {
       assertSameOrigin(event)
@@ -159,7 +159,7 @@ export function createConsoleAuth(config: Pick<Config, 'console' | 'server' | 'r
       return view(created.session)
     },
     async logout(event) {
-      const signedIn = await require(event)
+      const signedIn = await requireSession(event)
       await sessions.remove(signedIn.cookie)
       return new Response(null, { status: 204, headers: { 'set-cookie': cookie(event, '', 0), 'cache-control': 'no-store' } })
     },
@@ -167,6 +167,6 @@ export function createConsoleAuth(config: Pick<Config, 'console' | 'server' | 'r
       event.res.headers.set('cache-control', 'no-store')
       return view((await current(event)).session)
     },
-    require,
+    requireSession,
   }
 }

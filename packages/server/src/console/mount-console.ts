@@ -29,7 +29,7 @@ export function mountConsole(app: H3, ctx: ServiceContext): void {
   // Signed in (and, for POST and DELETE, the CSRF token and Origin), then the licence read as the API's guard does.
   const signedIn = (handler: (event: H3Event) => unknown) =>
     defineHandler(async (event) => {
-      await auth.require(event)
+      await auth.requireSession(event)
       await ctx.access.licensing.refresh()
       return handler(event)
     })
