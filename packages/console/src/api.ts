@@ -11,6 +11,12 @@ export class RequestError extends Error {
 }
 
 let csrfToken = ''
+let sessionEnded: () => void = () => {}
+
+/** What to do when the service says the session is gone (expired, signed out elsewhere): back to the sign-in page. */
+export function onSessionEnded(handler: () => void): void {
+  sessionEnded = handler
+}
 
 /** Remembers the session's CSRF token (from /auth/login or /auth/me) for the state-changing requests. */
 export function setSession(session: Session | null): void {
@@ -45,6 +51,7 @@ export async function request<T>(path: string, init: RequestInit = {}): Promise<
   } catch {
     throw new RequestError(0, 'the service cannot be reached: check that it is running and the network')
   }
+  if (response.status === 401 && !path.startsWith('/auth/')) sessionEnded()
   if (!response.ok) throw await errorOf(response)
   if (response.status === 204) return undefined as T
   return (await response.json()) as T

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { postJson, request, RequestError, setSession } from './api.ts'
+import { onSessionEnded, postJson, request, RequestError, setSession } from './api.ts'
 import { AdminPage } from './admin/admin-page.tsx'
 import { SignIn } from './sign-in.tsx'
 import type { ConsoleConfig, Session } from './types.ts'
@@ -23,6 +23,7 @@ export function App() {
   const signedIn = (value: Session | null) => {
     setSession(value)
     setSessionState(value)
+    if (value) setFailure('')
   }
 
   useEffect(() => {
@@ -32,6 +33,10 @@ export function App() {
         if (!(error instanceof RequestError && error.status === 401)) setFailure(String((error as Error).message))
         signedIn(null)
       })
+    onSessionEnded(() => {
+      setFailure('Your session has ended: sign in again.')
+      signedIn(null)
+    })
     const onPop = () => setPage(pageFromLocation())
     addEventListener('popstate', onPop)
     return () => removeEventListener('popstate', onPop)

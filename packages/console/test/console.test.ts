@@ -208,11 +208,20 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     expect(await page.getByRole('button', { name: 'Start' }).isVisible()).toBe(true)
   })
 
-  it('signs out: the session ends and the sign-in page returns', async () => {
+  it('signs out: the session ends and the sign-in page returns; so it does when the session ends on its own', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByLabel('Administrator password').waitFor()
     await page.reload()
     await page.getByLabel('Administrator password').waitFor()
+
+    // A session that ends under the page (expired, removed): the next request brings the sign-in page back, saying why.
+    await page.getByLabel('Administrator password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByTestId('who').waitFor()
+    await context.clearCookies()
+    await page.getByRole('link', { name: 'Admin' }).click()
+    await page.getByText('Your session has ended: sign in again.').waitFor()
+    expect(await page.getByLabel('Administrator password').isVisible()).toBe(true)
     expect(pageProblems).toEqual([])
   })
 
