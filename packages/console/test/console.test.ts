@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
-import { tempDir } from '../../server/test/support/harness.ts'
 import { VIEW_BACKGROUND } from '../src/viewer/background.ts'
 import { chromiumAvailable, consolePasswordHash, inkShare, launchChromium } from './support/browser.ts'
 
@@ -28,7 +29,7 @@ const SLOW = 120_000
 describe.skipIf(!runnable)('the console in chromium', () => {
   let mos: MosProcess | undefined
   let mosB: MosProcess | undefined
-  let dir: Awaited<ReturnType<typeof tempDir>> | undefined
+  let dir: string | undefined
   let browser: Browser | undefined
   let context: BrowserContext
   let page: Page
@@ -36,12 +37,12 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   const taskIds: string[] = []
 
   beforeAll(async () => {
-    dir = await tempDir()
+    dir = await mkdtemp(join(tmpdir(), 'mos-console-'))
     mos = await startMos(
       'console',
       localServiceEnv({
         variant: 'A',
-        dataDir: dir.path,
+        dataDir: dir,
         apiKeys: API_KEY,
         extra: { SERVICE__CONSOLE__ADMIN_PASSWORD_HASH: PASSWORD_HASH, ...throwAwayLicenceEnv('lic_console') },
       }),
@@ -62,7 +63,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     await browser?.close()
     await stopMos(mos)
     await stopMos(mosB)
-    await dir?.remove()
+    if (dir) await rm(dir, { recursive: true, force: true })
   })
 
   it('refuses a wrong password, in words', async () => {
@@ -92,7 +93,11 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     'compresses a chosen model: live progress to 100, both 3D views drawn, sizes and triangles, the result downloaded as a GLB',
     async () => {
       await page.getByLabel('Operation').selectOption('compress')
+      // Fields that apply under another field's value come and go with it (/config's applies_when).
+      await page.getByLabel('engine').selectOption('meshopt')
+      expect(await page.getByLabel('position_quantization_bits').count()).toBe(0)
       await page.getByLabel('engine').selectOption('draco')
+      expect(await page.getByLabel('position_quantization_bits').inputValue()).toBe('14')
       await page.locator('#files').setInputFiles(corpus.paths.box)
       await page.getByRole('button', { name: 'Start' }).click()
 
@@ -232,7 +237,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
         'console-b',
         localServiceEnv({
           variant: 'B',
-          dataDir: `${dir!.path}/b`,
+          dataDir: join(dir!, 'b'),
           apiKeys: API_KEY,
           extra: { SERVICE__CONSOLE__ADMIN_PASSWORD_HASH: PASSWORD_HASH },
         }),
