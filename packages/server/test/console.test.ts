@@ -269,6 +269,31 @@ describe('console cookie on a loopback host', () => {
   })
 })
 
+describe('console routes with CORS on for the API', () => {
+  const mos = useConsoleApp('A', { SERVICE__SERVER__CORS_ORIGINS: 'https://app.example.com' })
+  it('never let another origin send the CSRF header or read an answer with the cookie', async () => {
+    const preflight = await mos.fetcher('/admin/tasks/x/cancel', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-csrf-token',
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-headers')!.toLowerCase()).not.toContain('x-csrf-token')
+    const admin = await signIn(mos.fetcher)
+    const read = await mos.fetcher('/admin/tasks', { headers: { origin: 'https://app.example.com', cookie: admin.cookie } })
+    expect(read.headers.get('access-control-allow-credentials')).toBeNull()
+    // Even with the token (which another origin cannot read), the Origin is not this console's.
+    const cancel = await mos.fetcher('/admin/tasks/x/cancel', {
+      method: 'POST',
+      headers: { origin: 'https://app.example.com', cookie: admin.cookie, 'x-csrf-token': admin.csrf },
+    })
+    expect(cancel.status).toBe(403)
+  })
+})
+
 describe('console sign-in throttling', () => {
   const mos = useConsoleApp('A', { SERVICE__SERVER__AUTH_FAILURES_PER_MINUTE: '3' })
   it('answers 429 with Retry-After after repeated wrong passwords, even to the right one', async () => {
