@@ -180,7 +180,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(await record.textContent()).toContain('chr_knight.glb')
       expect(await record.textContent()).toContain('console:admin')
 
-      expect(await page.getByTestId('license').textContent()).toContain('professional')
+      await expect.poll(() => page.getByTestId('license').textContent()).toContain('professional')
       await expect.poll(() => page.getByTestId('limits').textContent()).toContain('max file size mb')
       await expect.poll(() => page.getByTestId('queue-pending').textContent()).toMatch(/^\d+$/)
       // Two polls make a line: the charts are drawn from /admin/metrics every few seconds.
