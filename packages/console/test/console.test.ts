@@ -55,6 +55,11 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       if (message.type() === 'error' && !/401|Unauthorized|status of 4\d\d/.test(message.text())) pageProblems.push(message.text())
     })
     page.on('pageerror', (error) => pageProblems.push(error.message))
+    // Everything the page loads comes from the service itself (or is a blob/data URL it made): no CDN.
+    page.on('request', (request) => {
+      const url = new URL(request.url())
+      if (!['blob:', 'data:'].includes(url.protocol) && url.hostname !== '127.0.0.1') pageProblems.push(`request to ${url.href}`)
+    })
     const webgl = await page.evaluate(() => Boolean(document.createElement('canvas').getContext('webgl2')))
     if (!webgl) throw new Error('chromium has no WebGL here (SwiftShader missing?): the 3D views cannot be checked')
   }, SLOW)
