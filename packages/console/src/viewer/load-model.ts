@@ -31,13 +31,15 @@ function gltfLoader(renderer: WebGLRenderer): GLTFLoader {
   return new GLTFLoader().setDRACOLoader(draco).setKTX2Loader(ktx2).setMeshoptDecoder(MeshoptDecoder)
 }
 
-/** STL and PLY give a geometry: a mesh of it (or points when it has no faces), lit like the rest. */
-function fromGeometry(geometry: BufferGeometry): Object3D {
-  if (!geometry.index && !geometry.getAttribute('normal') && geometry.getAttribute('position').count % 3 !== 0) {
-    return new Points(geometry, new PointsMaterial({ size: 0.01, vertexColors: geometry.hasAttribute('color') }))
-  }
+/**
+ * STL and PLY give a geometry: a mesh of it, lit like the rest, or points for a PLY without faces
+ * (PLYLoader indexes the faces it reads; STL is always a triangle list).
+ */
+function fromGeometry(geometry: BufferGeometry, points: boolean): Object3D {
+  const colors = geometry.hasAttribute('color')
+  if (points) return new Points(geometry, new PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: colors }))
   if (!geometry.getAttribute('normal')) geometry.computeVertexNormals()
-  return new Mesh(geometry, new MeshStandardMaterial({ color: 0xb0b8c8, vertexColors: geometry.hasAttribute('color') }))
+  return new Mesh(geometry, new MeshStandardMaterial({ color: colors ? 0xffffff : 0xb0b8c8, vertexColors: colors }))
 }
 
 /**
@@ -52,9 +54,11 @@ export async function loadModel(url: string, extension: string, renderer: WebGLR
     case 'obj':
       return new OBJLoader().loadAsync(url)
     case 'stl':
-      return fromGeometry(await new STLLoader().loadAsync(url))
-    case 'ply':
-      return fromGeometry(await new PLYLoader().loadAsync(url))
+      return fromGeometry(await new STLLoader().loadAsync(url), false)
+    case 'ply': {
+      const geometry = await new PLYLoader().loadAsync(url)
+      return fromGeometry(geometry, geometry.index === null)
+    }
     case 'fbx':
       return new FBXLoader().loadAsync(url)
     case 'dae': {
