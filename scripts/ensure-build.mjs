@@ -13,6 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const BUILT = [
   'packages/sdk/dist/index.js',
   'packages/engines/dist/worker.js',
+  'packages/console/dist/index.html',
   'packages/server/dist/main.js',
   'packages/conformance/dist/cli.js',
 ]

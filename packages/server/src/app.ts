@@ -1,13 +1,14 @@
 import { API_PREFIX, ERROR_TEXTS } from '@mos/sdk/contract'
 import { defineHandler, getRouterParam, H3, type H3Event } from 'h3'
 import { createKeyCheck } from './auth.ts'
-import { mountConsole } from './console/mount-console.ts'
+import { mountConsole, servesConsole } from './console/mount-console.ts'
 import type { ServiceContext } from './context.ts'
 import { ApiError, renderError } from './errors.ts'
 import { createRequestLog } from './logging/request-log.ts'
 import { applyHttpPolicy } from './http-policy.ts'
 import { getBatchRecord, submitBatch } from './routes/batch.ts'
 import { capabilitiesDocument } from './routes/capabilities.ts'
+import { mountConsolePage } from './routes/console-page.ts'
 import { healthDocument } from './routes/health.ts'
 import { licenseInfo, verifyLicense } from './routes/license.ts'
 import { metricsResponse } from './routes/metrics.ts'
@@ -125,6 +126,8 @@ export function createApp(ctx: ServiceContext): H3 {
 
   // The web console's sign-in, description, events and /admin/* (docs/console.md): session cookie, never a key.
   mountConsole(app, ctx)
+  // Its page: the compiled build under /console, and / redirects there.
+  if (servesConsole(ctx)) mountConsolePage(app)
 
   // Last: security headers, CORS and the 405s are derived from the routes above.
   applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })

@@ -1,0 +1,176 @@
+import { useEffect, useState } from 'preact/hooks'
+import { downloadPath, formatBytes, postJson, request } from '../api.ts'
+import type { TaskPage, TaskRecord } from '../types.ts'
+import { KeyValues } from './key-values.tsx'
+
+const STATUSES = ['', 'pending', 'processing', 'completed', 'failed']
+const TYPES = ['', 'compress', 'convert', 'repair', 'diagnose', 'texture_optimize', 'texture_ktx2']
+
+/** Every owner's tasks, newest first, with filters, paging, each record and its controls. */
+export function TasksPanel() {
+  const [filters, setFilters] = useState({ status: '', type: '', batch_id: '' })
+  const [applied, setApplied] = useState(filters)
+  const [tasks, setTasks] = useState<TaskRecord[]>([])
+  const [cursor, setCursor] = useState<string | null>(null)
+  const [error, setError] = useState('')
+  const [loading, setLoading] = useState(false)
+  const [selected, setSelected] = useState<TaskRecord | null>(null)
+  const [message, setMessage] = useState('')
+
+  const load = async (from: string | null) => {
+    setLoading(true)
+    const query = new URLSearchParams({ limit: '20' })
+    for (const [name, value] of Object.entries(applied)) if (value) query.set(name, value)
+    if (from) query.set('cursor', from)
+    try {
+      const page = await request<TaskPage>(`/admin/tasks?${query}`)
+      setTasks((current) => (from ? [...current, ...page.tasks] : page.tasks))
+      setCursor(page.next_cursor)
+      setError('')
+    } catch (failure) {
+      setError((failure as Error).message)
+    } finally {
+      setLoading(false)
+    }
+  }
+
+  useEffect(() => {
+    void load(null)
+  }, [applied])
+
+  const open = async (id: string) => {
+    setMessage('')
+    try {
+      setSelected(await request<TaskRecord>(`/admin/tasks/${encodeURIComponent(id)}`))
+    } catch (failure) {
+      setMessage(`Could not read task ${id}: ${(failure as Error).message}`)
+    }
+  }
+
+  const control = async (id: string, action: 'cancel' | 'delete') => {
+    try {
+      if (action === 'cancel') await postJson(`/admin/tasks/${encodeURIComponent(id)}/cancel`, {})
+      else await request(`/admin/tasks/${encodeURIComponent(id)}`, { method: 'DELETE' })
+      setMessage(`Task ${id}: ${action === 'cancel' ? 'cancelled' : 'deleted'}.`)
+      setSelected(null)
+      void load(null)
+    } catch (failure) {
+      setMessage(`Could not ${action} task ${id}: ${(failure as Error).message}`)
+    }
+  }
+
+  const setFilter = (name: keyof typeof filters) => (event: Event) =>
+    setFilters({ ...filters, [name]: (event.target as HTMLInputElement | HTMLSelectElement).value })
+
+  return (
+    <section class="card" aria-labelledby="tasks-title">
+      <h2 id="tasks-title">Tasks</h2>
+      <form
+        class="filters"
+        onSubmit={(event) => {
+          event.preventDefault()
+          setApplied({ ...filters })
+        }}
+      >
+        <div class="field">
+          <label for="filter-status">Status</label>
+          <select id="filter-status" value={filters.status} onChange={setFilter('status')}>
+            {STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {status || 'any'}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-type">Type</label>
+          <select id="filter-type" value={filters.type} onChange={setFilter('type')}>
+            {TYPES.map((type) => (
+              <option key={type} value={type}>
+                {type || 'any'}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-batch">Batch id</label>
+          <input id="filter-batch" value={filters.batch_id} onInput={setFilter('batch_id')} />
+        </div>
+        <button type="submit">Filter</button>
+      </form>
+      {error ? (
+        <p class="error" role="alert">
+          Could not list the tasks: {error}
+        </p>
+      ) : null}
+      <p class="muted" aria-live="polite">
+        {loading ? 'Loading…' : `${tasks.length} task${tasks.length === 1 ? '' : 's'} shown`}
+      </p>
+      <div class="table-scroll">
+        <table data-testid="task-table">
+          <thead>
+            <tr>
+              <th scope="col">Task</th>
+              <th scope="col">Type</th>
+              <th scope="col">Status</th>
+              <th scope="col">Input</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tasks.map((task) => (
+              <tr key={task.task_id}>
+                <th scope="row">
+                  <button type="button" class="link" onClick={() => open(task.task_id)}>
+                    {task.task_id}
+                  </button>
+                </th>
+                <td>{task.type ?? '—'}</td>
+                <td>
+                  {task.status}
+                  {task.status === 'processing' ? ` ${task.progress ?? 0}%` : ''}
+                </td>
+                <td>
+                  {task.input_filename ?? '—'} <span class="muted">{formatBytes(task.input_size_bytes)}</span>
+                </td>
+                <td>{task.owner ?? '—'}</td>
+                <td>{task.created_at ? new Date(task.created_at).toLocaleString() : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {cursor ? (
+        <button type="button" class="secondary" onClick={() => load(cursor)} disabled={loading}>
+          Load more
+        </button>
+      ) : null}
+      {message ? <p role="status">{message}</p> : null}
+      {selected ? (
+        <section class="record" aria-label={`Task ${selected.task_id}`} data-testid="task-record">
+          <h3>Task {selected.task_id}</h3>
+          <p class="actions">
+            {selected.status === 'completed' ? (
+              <a class="button" href={downloadPath(selected.task_id)}>
+                Download
+              </a>
+            ) : null}
+            {selected.status === 'pending' || selected.status === 'processing' ? (
+              <button type="button" class="secondary" onClick={() => control(selected.task_id, 'cancel')}>
+                Cancel
+              </button>
+            ) : null}
+            <button type="button" class="danger" onClick={() => control(selected.task_id, 'delete')}>
+              Delete
+            </button>
+            <button type="button" class="secondary" onClick={() => setSelected(null)}>
+              Close
+            </button>
+          </p>
+          <KeyValues value={selected} />
+        </section>
+      ) : null}
+    </section>
+  )
+}

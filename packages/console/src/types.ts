@@ -1,0 +1,125 @@
+/** The documents of the console's HTTP interface (CONSOLE-INTERFACE.md, docs/console.md) as the console reads them. */
+
+export interface Session {
+  user: string
+  csrf_token: string
+  expires_at: string
+}
+
+export interface FieldCondition {
+  field: string
+  equals: string
+}
+
+export type FieldKind = 'enum' | 'integer' | 'number' | 'boolean' | 'string'
+
+/** One form field of an operation, with the ranges of the running variant (GET /config). */
+export interface FieldInfo {
+  name: string
+  kind: FieldKind
+  required?: boolean
+  default?: string | number | boolean | null
+  min?: number | null
+  max?: number | null
+  choices?: (string | number)[] | null
+  extension?: boolean
+  /** Min excluded (a share: above 0). */
+  min_exclusive?: boolean
+  /** Sent only when another field has this value (e.g. Draco's quantization bits). */
+  applies_when?: FieldCondition | null
+  /** Other ranges while another field has a value (the quality of png). */
+  alternatives?: { when: FieldCondition; min: number | null; max: number | null; default: string | number | boolean | null }[]
+  description?: string
+}
+
+export interface OperationInfo {
+  type: string
+  path: string
+  admin_path: string
+  input_formats: string[]
+  images: boolean
+  fields: FieldInfo[]
+}
+
+export interface ConsoleConfig {
+  variant: 'A' | 'B'
+  version: string
+  operations: OperationInfo[]
+  batch: { admin_path: string; max_files: number; fields: FieldInfo[] } | null
+  limits: Record<string, unknown>
+}
+
+export interface Issue {
+  type: string
+  count: number
+  severity: 'low' | 'medium' | 'high' | 'critical'
+}
+
+export interface MeshDiagnosis {
+  name: string
+  vertices: number
+  triangles: number
+  has_normals: boolean
+  has_texcoords: boolean
+  has_colors: boolean
+  has_tangents: boolean
+  skinned: boolean
+  morph_targets: number
+  issues: Issue[]
+}
+
+export interface TextureDiagnosis {
+  name: string
+  format: string
+  width: number
+  height: number
+  size_kb: number
+}
+
+export interface DiagnosisResult {
+  format: string
+  version: string
+  file_size_bytes: number
+  meshes: MeshDiagnosis[]
+  textures: TextureDiagnosis[]
+  animations: unknown[]
+  issues?: Issue[]
+  total_issues: number
+  recommendations: string[]
+}
+
+/** A task record as GET /admin/tasks and /events carry it: the API's record plus the admin's fields. */
+export interface TaskRecord {
+  task_id: string
+  status: 'pending' | 'processing' | 'completed' | 'failed'
+  type?: string
+  progress?: number
+  input_filename?: string
+  input_size_bytes?: number
+  created_at?: string
+  started_at?: string
+  completed_at?: string
+  failed_at?: string
+  owner?: string
+  batch_id?: string
+  error?: string
+  output?: { filename: string; size_bytes: number; compression_ratio?: number; savings_percent?: number }
+  result?: DiagnosisResult
+  notes?: string[]
+  [key: string]: unknown
+}
+
+export interface TaskPage {
+  tasks: TaskRecord[]
+  next_cursor: string | null
+}
+
+export interface MetricsSnapshot {
+  time: string
+  requests_total: number
+  tasks: { completed: number; failed: number; pending: number; processing: number }
+  queue_length: number
+  rss_mb: number
+  heap_mb: number
+  event_loop_lag_ms: number
+}

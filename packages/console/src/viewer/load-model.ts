@@ -1,0 +1,72 @@
+import type { Object3D, WebGLRenderer } from 'three'
+import { ColladaLoader } from 'three/examples/jsm/loaders/ColladaLoader.js'
+import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js'
+import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js'
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
+import { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js'
+import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js'
+import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js'
+import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js'
+import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js'
+import { Mesh, MeshStandardMaterial, Points, PointsMaterial, type BufferGeometry } from 'three'
+
+/** The model formats the views open, by file extension. */
+export const VIEWABLE_EXTENSIONS = ['glb', 'gltf', 'obj', 'stl', 'ply', 'fbx', 'dae'] as const
+
+export function extensionOf(filename: string): string {
+  const dot = filename.lastIndexOf('.')
+  return dot < 0 ? '' : filename.slice(dot + 1).toLowerCase()
+}
+
+let draco: DRACOLoader | undefined
+let ktx2: KTX2Loader | undefined
+
+/**
+ * A glTF loader with Draco, meshopt and KTX2 (Basis) decoding, the decoders shared by every view.
+ * Draco and Basis come from the build's own assets (their default paths, see vite.config.ts).
+ */
+function gltfLoader(renderer: WebGLRenderer): GLTFLoader {
+  draco ??= new DRACOLoader()
+  ktx2 ??= new KTX2Loader().detectSupport(renderer)
+  return new GLTFLoader().setDRACOLoader(draco).setKTX2Loader(ktx2).setMeshoptDecoder(MeshoptDecoder)
+}
+
+/**
+ * STL and PLY give a geometry: a mesh of it, lit like the rest, or points for a PLY without faces
+ * (PLYLoader indexes the faces it reads; STL is always a triangle list).
+ */
+function fromGeometry(geometry: BufferGeometry, points: boolean): Object3D {
+  const colors = geometry.hasAttribute('color')
+  if (points) return new Points(geometry, new PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: colors }))
+  if (!geometry.getAttribute('normal')) geometry.computeVertexNormals()
+  return new Mesh(geometry, new MeshStandardMaterial({ color: colors ? 0xffffff : 0xb0b8c8, vertexColors: colors }))
+}
+
+/**
+ * Loads a model from `url` (an object URL of a dropped file or of a downloaded result) with the
+ * loader of its extension. A .gltf that names external files cannot find them from a single file.
+ */
+export async function loadModel(url: string, extension: string, renderer: WebGLRenderer): Promise<Object3D> {
+  switch (extension) {
+    case 'glb':
+    case 'gltf':
+      return (await gltfLoader(renderer).loadAsync(url)).scene
+    case 'obj':
+      return new OBJLoader().loadAsync(url)
+    case 'stl':
+      return fromGeometry(await new STLLoader().loadAsync(url), false)
+    case 'ply': {
+      const geometry = await new PLYLoader().loadAsync(url)
+      return fromGeometry(geometry, geometry.index === null)
+    }
+    case 'fbx':
+      return new FBXLoader().loadAsync(url)
+    case 'dae': {
+      const collada = await new ColladaLoader().loadAsync(url)
+      if (!collada) throw new Error('the COLLADA file holds no scene')
+      return collada.scene
+    }
+    default:
+      throw new Error(`no 3D view for .${extension} files`)
+  }
+}

@@ -1,0 +1,139 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { downloadResult, formatBytes } from '../api.ts'
+import type { TaskRecord } from '../types.ts'
+import { extensionOf, loadModel } from '../viewer/load-model.ts'
+import { modelStats, type ModelStats } from '../viewer/model-stats.ts'
+import { TwinView } from '../viewer/twin-view.ts'
+
+type SideState = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; stats: ModelStats }
+
+function Stats({ side, bytes }: { side: SideState; bytes: number | undefined }) {
+  if (side.state === 'loading')
+    return (
+      <p aria-busy="true">
+        <span class="spinner" aria-hidden="true" /> Loading the model…
+      </p>
+    )
+  if (side.state === 'error') return <p class="error">{side.message}</p>
+  const { stats } = side
+  return (
+    <dl class="stats">
+      <dt>Size</dt>
+      <dd>{formatBytes(bytes)}</dd>
+      <dt>Triangles</dt>
+      <dd data-testid="triangles">{stats.triangles.toLocaleString('en')}</dd>
+      <dt>Meshes</dt>
+      <dd>{stats.meshes}</dd>
+      <dt>Textures</dt>
+      <dd>{stats.textures.length === 0 ? 'none' : stats.textures.map((texture) => `${texture.width}×${texture.height}`).join(', ')}</dd>
+    </dl>
+  )
+}
+
+/**
+ * The input (the dropped file itself, from an object URL) and the output (the downloaded result)
+ * side by side in two views of one camera, with their sizes, triangles, textures and the saving.
+ */
+export function CompareView({ file, task }: { file: File; task: TaskRecord }) {
+  const left = useRef<HTMLCanvasElement>(null)
+  const right = useRef<HTMLCanvasElement>(null)
+  const [input, setInput] = useState<SideState>({ state: 'loading' })
+  const [output, setOutput] = useState<SideState>({ state: 'loading' })
+
+  useEffect(() => {
+    const view = new TwinView([left.current!, right.current!])
+    const urls: string[] = []
+    let alive = true
+    const load = async (side: 0 | 1, source: () => Promise<Blob>, filename: string, done: (state: SideState) => void) => {
+      try {
+        const url = URL.createObjectURL(await source())
+        urls.push(url)
+        const model = await loadModel(url, extensionOf(filename), view.renderer(side))
+        if (!alive) return
+        view.show(side, model)
+        done({ state: 'ready', stats: modelStats(model) })
+      } catch (error) {
+        if (alive) done({ state: 'error', message: `This model cannot be shown: ${(error as Error).message}` })
+      }
+    }
+    void load(0, async () => file, file.name, setInput)
+    void load(1, () => downloadResult(task.task_id), task.output?.filename ?? '', setOutput)
+    return () => {
+      alive = false
+      view.dispose()
+      for (const url of urls) URL.revokeObjectURL(url)
+    }
+  }, [file, task.task_id])
+
+  const saving = task.output?.savings_percent
+  return (
+    <section class="compare" aria-label="Input and output side by side">
+      <p class="muted">Drag in either view to turn both, scroll to zoom; with a view focused, the arrow keys pan.</p>
+      <div class="views">
+        <figure>
+          <figcaption>Input · {file.name}</figcaption>
+          <canvas
+            ref={left}
+            tabIndex={0}
+            class="view"
+            data-testid="input-view"
+            aria-label={`3D view of the input ${file.name}`}
+            role="img"
+          />
+          <Stats side={input} bytes={file.size} />
+        </figure>
+        <figure>
+          <figcaption>Output · {task.output?.filename}</figcaption>
+          <canvas
+            ref={right}
+            tabIndex={0}
+            class="view"
+            data-testid="output-view"
+            aria-label={`3D view of the output ${task.output?.filename ?? ''}`}
+            role="img"
+          />
+          <Stats side={output} bytes={task.output?.size_bytes} />
+        </figure>
+      </div>
+      {saving !== undefined ? (
+        <p class="saving">
+          Saving: <strong data-testid="saving">{saving.toFixed(1)}%</strong> ({formatBytes(file.size)} →{' '}
+          {formatBytes(task.output?.size_bytes)})
+        </p>
+      ) : null}
+    </section>
+  )
+}
+
+/** Two images side by side (the texture operations on a standalone image). */
+export function CompareImages({ file, task }: { file: File; task: TaskRecord }) {
+  const [urls, setUrls] = useState<{ input: string; output?: string; error?: string }>({ input: '' })
+  useEffect(() => {
+    const input = URL.createObjectURL(file)
+    let output: string | undefined
+    setUrls({ input })
+    downloadResult(task.task_id)
+      .then((blob) => {
+        output = URL.createObjectURL(blob)
+        setUrls({ input, output })
+      })
+      .catch((error: Error) => setUrls({ input, error: error.message }))
+    return () => {
+      URL.revokeObjectURL(input)
+      if (output) URL.revokeObjectURL(output)
+    }
+  }, [file, task.task_id])
+  return (
+    <div class="views">
+      <figure>
+        <figcaption>Input · {formatBytes(file.size)}</figcaption>
+        {urls.input ? <img src={urls.input} alt={`Input: ${file.name}`} /> : null}
+      </figure>
+      <figure>
+        <figcaption>Output · {formatBytes(task.output?.size_bytes)}</figcaption>
+        {urls.output ? <img src={urls.output} alt={`Output: ${task.output?.filename ?? ''}`} /> : null}
+        {urls.error ? <p class="error">{urls.error}</p> : null}
+      </figure>
+    </div>
+  )
+}

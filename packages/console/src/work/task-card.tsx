@@ -1,0 +1,110 @@
+import { useState } from 'preact/hooks'
+import { downloadPath, formatBytes } from '../api.ts'
+import type { TaskRecord } from '../types.ts'
+import { extensionOf, VIEWABLE_EXTENSIONS } from '../viewer/load-model.ts'
+import { CompareImages, CompareView } from './compare-view.tsx'
+import { DiagnoseReport } from './diagnose-report.tsx'
+
+/** One submitted file: its upload, then its task's live progress, then what came out. */
+export interface WorkItem {
+  key: string
+  file: File
+  /** Share of the upload sent, 0..1, until the service answers. */
+  uploaded: number
+  uploadError?: string
+  task?: TaskRecord
+}
+
+const STATUS_WORDS: Record<TaskRecord['status'], string> = {
+  pending: 'waiting in the queue',
+  processing: 'processing',
+  completed: 'completed',
+  failed: 'failed',
+}
+
+function statusLine(item: WorkItem): string {
+  if (item.uploadError) return `Upload refused: ${item.uploadError}`
+  if (!item.task) return `Uploading ${Math.round(item.uploaded * 100)}%`
+  const { task } = item
+  if (task.status === 'processing') return `Processing ${task.progress ?? 0}%`
+  if (task.status === 'failed') return `Failed: ${task.error ?? 'no reason given'}`
+  return task.status === 'completed' ? 'Completed 100%' : `${STATUS_WORDS[task.status]}`
+}
+
+function progressOf(item: WorkItem): number | undefined {
+  if (!item.task) return item.uploaded * 100
+  if (item.task.status === 'completed') return 100
+  if (item.task.status === 'processing') return item.task.progress ?? 0
+  return undefined // pending: an indeterminate bar, still moving
+}
+
+export function TaskCard({ item }: { item: WorkItem }) {
+  const [showCompare, setShowCompare] = useState(true)
+  const task = item.task
+  const progress = progressOf(item)
+  const failed = Boolean(item.uploadError) || task?.status === 'failed'
+  const done = task?.status === 'completed'
+  const running = !failed && !done
+  const outputExtension = extensionOf(task?.output?.filename ?? '')
+  const inputExtension = extensionOf(item.file.name)
+  const viewable = VIEWABLE_EXTENSIONS as readonly string[]
+  const isModelPair = viewable.includes(inputExtension) && viewable.includes(outputExtension)
+  const isImagePair = ['png', 'jpg', 'jpeg', 'webp'].includes(inputExtension) && ['png', 'jpg', 'jpeg', 'webp'].includes(outputExtension)
+  const labelId = `task-${item.key}-name`
+
+  return (
+    <article
+      class={`card task ${failed ? 'task-failed' : ''}`}
+      aria-labelledby={labelId}
+      data-testid="task-card"
+      data-status={task?.status ?? 'uploading'}
+    >
+      <header class="task-head">
+        <h3 id={labelId}>{item.file.name}</h3>
+        <span class="muted">
+          {task?.type ?? ''} {task ? `· ${task.task_id}` : ''} · {formatBytes(item.file.size)}
+        </span>
+      </header>
+      <div class="progress-row">
+        {running ? <span class="spinner" aria-hidden="true" /> : null}
+        <progress max={100} value={progress} aria-labelledby={`${labelId}-status`} data-testid="task-progress" />
+        <span id={`${labelId}-status`} class={failed ? 'error' : ''} role="status" aria-live="polite" data-testid="task-status">
+          {statusLine(item)}
+        </span>
+      </div>
+      {done && task ? (
+        <>
+          <p class="outcome">
+            {task.output ? (
+              <>
+                {formatBytes(item.file.size)} → {formatBytes(task.output.size_bytes)}
+                {task.output.savings_percent !== undefined ? ` (saving ${task.output.savings_percent.toFixed(1)}%)` : ''}{' '}
+                <a class="button" href={downloadPath(task.task_id)} download={task.output.filename} data-testid="download">
+                  Download {task.output.filename}
+                </a>
+              </>
+            ) : null}
+            {isModelPair ? (
+              <button type="button" class="secondary" aria-expanded={showCompare} onClick={() => setShowCompare(!showCompare)}>
+                {showCompare ? 'Hide the 3D views' : 'Show the 3D views'}
+              </button>
+            ) : null}
+          </p>
+          {Array.isArray(task.notes) && task.notes.length > 0 ? (
+            <details>
+              <summary>Notes ({task.notes.length})</summary>
+              <ul>
+                {task.notes.map((note) => (
+                  <li key={note}>{note}</li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
+          {task.result ? <DiagnoseReport result={task.result} /> : null}
+          {isModelPair && showCompare ? <CompareView file={item.file} task={task} /> : null}
+          {isImagePair ? <CompareImages file={item.file} task={task} /> : null}
+        </>
+      ) : null}
+    </article>
+  )
+}

@@ -1,0 +1,77 @@
+import { request } from '../api.ts'
+import type { TaskRecord } from '../types.ts'
+
+type Listener = (record: TaskRecord) => void
+
+/**
+ * One `/events` stream for the whole page: every task record change arrives as an `event: task`.
+ * EventSource reconnects by itself (the service sends `retry`); while it is down, the tasks still
+ * open are read every few seconds instead, so progress never stops moving because a proxy cut the stream.
+ */
+export class TaskEvents {
+  private source: EventSource | undefined
+  private readonly listeners = new Set<Listener>()
+  private readonly watched = new Set<string>()
+  private poller: ReturnType<typeof setInterval> | undefined
+  private connected = false
+
+  constructor(private readonly path = '/events') {}
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener)
+    this.open()
+    return () => {
+      this.listeners.delete(listener)
+      if (this.listeners.size === 0) this.close()
+    }
+  }
+
+  /** A task the page waits for: read once now (its first events may have passed before the stream saw it). */
+  watch(taskId: string): void {
+    this.watched.add(taskId)
+    void this.read(taskId)
+  }
+
+  private open(): void {
+    if (this.source) return
+    this.source = new EventSource(this.path, { withCredentials: true })
+    this.source.addEventListener('open', () => {
+      this.connected = true
+      // Whatever changed while the stream was down: read the open tasks once.
+      for (const id of this.watched) void this.read(id)
+    })
+    this.source.addEventListener('error', () => {
+      this.connected = false
+    })
+    this.source.addEventListener('task', (event) => {
+      try {
+        this.deliver(JSON.parse((event as MessageEvent<string>).data) as TaskRecord)
+      } catch {
+        // A malformed event changes nothing on the page.
+      }
+    })
+    this.poller = setInterval(() => {
+      if (this.connected) return
+      for (const id of this.watched) void this.read(id)
+    }, 3000)
+  }
+
+  private async read(taskId: string): Promise<void> {
+    try {
+      this.deliver(await request<TaskRecord>(`/admin/tasks/${encodeURIComponent(taskId)}`))
+    } catch {
+      // The stream or the next poll will tell.
+    }
+  }
+
+  private deliver(record: TaskRecord): void {
+    if (record.status === 'completed' || record.status === 'failed') this.watched.delete(record.task_id)
+    for (const listener of this.listeners) listener(record)
+  }
+
+  private close(): void {
+    this.source?.close()
+    this.source = undefined
+    clearInterval(this.poller)
+  }
+}

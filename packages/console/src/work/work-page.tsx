@@ -1,0 +1,202 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { upload } from '../api.ts'
+import type { ConsoleConfig, TaskRecord } from '../types.ts'
+import { extensionOf } from '../viewer/load-model.ts'
+import { defaultValues, formEntries, OptionFields, type FieldValues } from './option-fields.tsx'
+import { TaskCard, type WorkItem } from './task-card.tsx'
+import { TaskEvents } from './task-events.ts'
+
+interface BatchAnswer {
+  batch_id: string
+  total: number
+  tasks: { task_id: string; filename: string; status: string }[]
+}
+
+let nextKey = 0
+
+/** Drop models or images, pick the operation and its options, watch each task, compare and download. */
+export function WorkPage({ config }: { config: ConsoleConfig }) {
+  const operations = config.operations
+  const [type, setType] = useState(operations[0]?.type ?? '')
+  const operation = operations.find((candidate) => candidate.type === type) ?? operations[0]
+  const [values, setValues] = useState<FieldValues>(() => defaultValues(operation?.fields ?? []))
+  const [files, setFiles] = useState<File[]>([])
+  const [asBatch, setAsBatch] = useState(false)
+  const [batchValues, setBatchValues] = useState<FieldValues>(() => defaultValues(config.batch?.fields ?? []))
+  const [items, setItems] = useState<WorkItem[]>([])
+  const [problem, setProblem] = useState('')
+  const [dragging, setDragging] = useState(false)
+  const fileInput = useRef<HTMLInputElement>(null)
+  const events = useMemo(() => new TaskEvents(), [])
+
+  useEffect(() => {
+    setValues(defaultValues(operation?.fields ?? []))
+  }, [operation?.type])
+
+  useEffect(
+    () =>
+      events.subscribe((record: TaskRecord) =>
+        setItems((current) =>
+          current.map((item) => (item.task?.task_id === record.task_id ? { ...item, task: { ...item.task, ...record } } : item)),
+        ),
+      ),
+    [events],
+  )
+
+  const accepted = operation ? operation.input_formats.map((format) => `.${format}`).join(',') : ''
+  const batchPossible = Boolean(config.batch) && operation?.type === 'compress' && files.length > 1
+
+  const choose = (list: FileList | null) => {
+    if (!list || list.length === 0) return
+    const chosen = [...list]
+    const refused = chosen.filter((file) => operation && !operation.input_formats.includes(extensionOf(file.name)))
+    setProblem(
+      refused.length > 0 && operation
+        ? `${refused.map((file) => file.name).join(', ')}: ${operation.type} takes ${operation.input_formats.join(', ')} files`
+        : '',
+    )
+    setFiles(chosen)
+  }
+
+  const update = (key: string, change: Partial<WorkItem>) =>
+    setItems((current) => current.map((item) => (item.key === key ? { ...item, ...change } : item)))
+
+  const submitOne = async (item: WorkItem) => {
+    if (!operation) return
+    const form = new FormData()
+    for (const [name, value] of formEntries(operation.fields, values)) form.append(name, value)
+    form.append('file', item.file, item.file.name)
+    try {
+      const answer = await upload<{ task_id: string; status: 'pending' }>(operation.admin_path, form, (share) =>
+        update(item.key, { uploaded: share }),
+      )
+      update(item.key, { uploaded: 1, task: { task_id: answer.task_id, status: 'pending', type: operation.type } })
+      events.watch(answer.task_id)
+    } catch (error) {
+      update(item.key, { uploadError: (error as Error).message })
+    }
+  }
+
+  const submitBatch = async (batchItems: WorkItem[]) => {
+    if (!config.batch) return
+    const form = new FormData()
+    for (const [name, value] of formEntries(config.batch.fields, batchValues)) form.append(name, value)
+    for (const item of batchItems) form.append('files', item.file, item.file.name)
+    const progress = (share: number) =>
+      setItems((current) => current.map((item) => (batchItems.some((sent) => sent.key === item.key) ? { ...item, uploaded: share } : item)))
+    try {
+      const answer = await upload<BatchAnswer>(config.batch.admin_path, form, progress)
+      setItems((current) =>
+        current.map((item) => {
+          const index = batchItems.findIndex((sent) => sent.key === item.key)
+          const sub = index >= 0 ? answer.tasks[index] : undefined
+          return sub
+            ? { ...item, uploaded: 1, task: { task_id: sub.task_id, status: 'pending', type: 'compress', batch_id: answer.batch_id } }
+            : item
+        }),
+      )
+      for (const sub of answer.tasks) events.watch(sub.task_id)
+    } catch (error) {
+      const message = (error as Error).message
+      setItems((current) =>
+        current.map((item) => (batchItems.some((sent) => sent.key === item.key) ? { ...item, uploadError: message } : item)),
+      )
+    }
+  }
+
+  const submit = (event: Event) => {
+    event.preventDefault()
+    if (files.length === 0) {
+      setProblem('Choose or drop at least one file first.')
+      return
+    }
+    const created = files.map((file) => ({ key: String(nextKey++), file, uploaded: 0 }))
+    setItems((current) => [...created, ...current])
+    setFiles([])
+    if (fileInput.current) fileInput.current.value = ''
+    if (asBatch && batchPossible) void submitBatch(created)
+    else for (const item of created) void submitOne(item)
+  }
+
+  if (!operation) return <p class="error">This deployment offers no operation to the console.</p>
+
+  return (
+    <>
+      <h1>Work</h1>
+      <form class="card work-form" onSubmit={submit} aria-label="New task">
+        <div class="field">
+          <label for="operation">Operation</label>
+          <select id="operation" value={operation.type} onChange={(event) => setType((event.target as HTMLSelectElement).value)}>
+            {operations.map((candidate) => (
+              <option key={candidate.type} value={candidate.type}>
+                {candidate.type.replace('_', ' ')}
+              </option>
+            ))}
+          </select>
+          <small class="muted">Accepts {operation.input_formats.join(', ')}</small>
+        </div>
+        <section
+          class={`drop-zone ${dragging ? 'dragging' : ''}`}
+          data-testid="drop-zone"
+          aria-label="Files to process"
+          onDragOver={(event) => {
+            event.preventDefault()
+            setDragging(true)
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={(event) => {
+            event.preventDefault()
+            setDragging(false)
+            choose(event.dataTransfer?.files ?? null)
+          }}
+        >
+          <label for="files">Drop models or images here, or choose files</label>
+          <input
+            id="files"
+            ref={fileInput}
+            type="file"
+            multiple
+            accept={accepted}
+            onChange={(event) => choose((event.target as HTMLInputElement).files)}
+          />
+          <p class="muted" aria-live="polite">
+            {files.length === 0
+              ? 'No file chosen.'
+              : `${files.length} file${files.length === 1 ? '' : 's'}: ${files.map((file) => file.name).join(', ')}`}
+          </p>
+        </section>
+        {batchPossible ? (
+          <div class="field field-boolean">
+            <label for="as-batch">Send as one batch (up to {config.batch?.max_files} files)</label>
+            <input
+              id="as-batch"
+              type="checkbox"
+              checked={asBatch}
+              onChange={(event) => setAsBatch((event.target as HTMLInputElement).checked)}
+            />
+          </div>
+        ) : null}
+        <fieldset>
+          <legend>Options</legend>
+          {asBatch && batchPossible && config.batch ? (
+            <OptionFields fields={config.batch.fields} values={batchValues} idPrefix="batch" onChange={setBatchValues} />
+          ) : (
+            <OptionFields fields={operation.fields} values={values} idPrefix={`opt-${operation.type}`} onChange={setValues} />
+          )}
+        </fieldset>
+        {problem ? (
+          <p class="error" role="alert">
+            {problem}
+          </p>
+        ) : null}
+        <button type="submit">Start</button>
+      </form>
+      <section aria-label="Tasks" class="tasks">
+        {items.length === 0 ? <p class="muted">Tasks you start appear here with their progress.</p> : null}
+        {items.map((item) => (
+          <TaskCard key={item.key} item={item} />
+        ))}
+      </section>
+    </>
+  )
+}

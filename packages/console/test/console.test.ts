@@ -1,0 +1,280 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
+import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
+import { VIEW_BACKGROUND } from '../src/viewer/background.ts'
+import { chromiumAvailable, consolePasswordHash, inkShare, launchChromium } from './support/browser.ts'
+
+const corpus = corpusFiles({
+  box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  knight: shared('glb', 'chr_knight.glb'),
+})
+const runnable = corpus.available && chromiumAvailable()
+const API_KEY = `console-ui-${randomBytes(8).toString('hex')}`
+const PASSWORD = `pw-${randomBytes(12).toString('base64url')}`
+const PASSWORD_HASH = consolePasswordHash(PASSWORD)
+/** Long enough for an engine task on a loaded two-core machine; nothing here is timed. */
+const SLOW = 120_000
+
+/**
+ * The console in a real browser against the real compiled service (`packages/server/dist/main.js`,
+ * variant A, its own data folder, a free port): sign-in, work, the 3D views, the admin pages. One
+ * browser and one page for the whole file; the steps run in order and build on each other.
+ */
+describe.skipIf(!runnable)('the console in chromium', () => {
+  let mos: MosProcess | undefined
+  let mosB: MosProcess | undefined
+  let dir: string | undefined
+  let browser: Browser | undefined
+  let context: BrowserContext
+  let page: Page
+  const pageProblems: string[] = []
+  const taskIds: string[] = []
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mos-console-'))
+    mos = await startMos(
+      'console',
+      localServiceEnv({
+        variant: 'A',
+        dataDir: dir,
+        apiKeys: API_KEY,
+        extra: { SERVICE__CONSOLE__ADMIN_PASSWORD_HASH: PASSWORD_HASH, ...throwAwayLicenceEnv('lic_console') },
+      }),
+    )
+    browser = await launchChromium()
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
+    page = await context.newPage()
+    // A CSP refusal or an uncaught error in the page fails the file at the end (CDN use, inline code, a crash).
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/401|Unauthorized|status of 4\d\d/.test(message.text())) pageProblems.push(message.text())
+    })
+    page.on('pageerror', (error) => pageProblems.push(error.message))
+    // Everything the page loads comes from the service itself (or is a blob/data URL it made): no CDN.
+    page.on('request', (request) => {
+      const url = new URL(request.url())
+      if (!['blob:', 'data:'].includes(url.protocol) && url.hostname !== '127.0.0.1') pageProblems.push(`request to ${url.href}`)
+    })
+    const webgl = await page.evaluate(() => Boolean(document.createElement('canvas').getContext('webgl2')))
+    if (!webgl) throw new Error('chromium has no WebGL here (SwiftShader missing?): the 3D views cannot be checked')
+  }, SLOW)
+
+  afterAll(async () => {
+    await browser?.close()
+    await stopMos(mos)
+    await stopMos(mosB)
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('refuses a wrong password, in words', async () => {
+    await page.goto(`${mos!.url}/`)
+    await page.getByLabel('Administrator password').fill('not-the-password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('wrong password')
+    expect(page.url()).toBe(`${mos!.url}/console/`)
+  })
+
+  it('signs in with the password and says who is signed in; the browser holds a session cookie, no key', async () => {
+    await page.getByLabel('Administrator password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByTestId('who').waitFor()
+    expect(await page.getByTestId('who').textContent()).toBe('admin')
+    const cookies = await context.cookies()
+    expect(cookies.map((cookie) => cookie.name)).toEqual(['mos_session'])
+    expect(cookies[0]!.httpOnly).toBe(true)
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))
+    expect(stored).not.toContain(API_KEY)
+    // Only what variant A implements, from /config.
+    const operations = await page.getByLabel('Operation').locator('option').allTextContents()
+    expect(operations).toEqual(['compress', 'convert', 'repair', 'diagnose', 'texture optimize', 'texture ktx2'])
+  })
+
+  it(
+    'compresses a chosen model: live progress to 100, both 3D views drawn, sizes and triangles, the result downloaded as a GLB',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      // Fields that apply under another field's value come and go with it (/config's applies_when).
+      await page.getByLabel('engine').selectOption('meshopt')
+      expect(await page.getByLabel('position_quantization_bits').count()).toBe(0)
+      await page.getByLabel('engine').selectOption('draco')
+      expect(await page.getByLabel('position_quantization_bits').inputValue()).toBe('14')
+      await page.locator('#files').setInputFiles(corpus.paths.box)
+      await page.getByRole('button', { name: 'Start' }).click()
+
+      const card = page.getByTestId('task-card').first()
+      // Ended either way; a failure shows its words in the status line, which the next line prints.
+      await expect.poll(() => card.getAttribute('data-status'), { timeout: SLOW }).toMatch(/^(completed|failed)$/)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await card.getByTestId('task-progress').getAttribute('value')).toBe('100')
+      expect(await card.getByTestId('task-status').getAttribute('aria-live')).toBe('polite')
+      taskIds.push(/ · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!)
+
+      // Both views loaded their model (the input from the dropped file, the output downloaded) …
+      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: SLOW }).toBe(2)
+      // BoxTextured is a cube: 12 triangles before and after Draco.
+      expect(await card.getByTestId('triangles').allTextContents()).toEqual(['12', '12'])
+      // Its one texture (CesiumLogoFlat.png) is 211×211, read from the image three decoded.
+      expect(await card.locator('.stats').first().textContent()).toContain('211×211')
+      // … and drew it: the screenshots of both canvases show the textured box, not only the background.
+      for (const view of ['input-view', 'output-view']) {
+        await expect.poll(() => inkShare(card.getByTestId(view), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.05)
+      }
+      expect(await card.getByTestId('saving').textContent()).toMatch(/^-?\d+\.\d%$/)
+
+      const [download] = await Promise.all([page.waitForEvent('download'), card.getByTestId('download').click()])
+      const bytes = await readFile((await download.path())!)
+      expect(bytes.subarray(0, 4).toString('latin1')).toBe('glTF')
+      expect(bytes.readUInt32LE(4)).toBe(2)
+      expect(bytes.readUInt32LE(8)).toBe(bytes.length)
+      expect(download.suggestedFilename()).toMatch(/\.glb$/)
+    },
+    SLOW * 2,
+  )
+
+  it(
+    'converts a model to STL: the output view opens it with its own loader and draws it',
+    async () => {
+      await page.getByLabel('Operation').selectOption('convert')
+      await page.getByLabel('target_format').selectOption('stl')
+      await page.locator('#files').setInputFiles(corpus.paths.box)
+      await page.getByRole('button', { name: 'Start' }).click()
+      const card = page.getByTestId('task-card').first()
+      // Ended either way; a failure shows its words in the status line, which the next line prints.
+      await expect.poll(() => card.getAttribute('data-status'), { timeout: SLOW }).toMatch(/^(completed|failed)$/)
+      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: SLOW }).toBe(2)
+      expect(await card.getByTestId('triangles').allTextContents()).toEqual(['12', '12'])
+      await expect.poll(() => inkShare(card.getByTestId('output-view'), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.05)
+    },
+    SLOW,
+  )
+
+  it(
+    'diagnoses a dropped model and shows the report: meshes, textures, issues, recommendations',
+    async () => {
+      await page.getByLabel('Operation').selectOption('diagnose')
+      const file = await readFile(corpus.paths.knight)
+      const transfer = await page.evaluateHandle(
+        ({ base64, name }) => {
+          const data = new DataTransfer()
+          data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name, { type: 'model/gltf-binary' }))
+          return data
+        },
+        { base64: file.toString('base64'), name: 'chr_knight.glb' },
+      )
+      await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer: transfer })
+      await page.getByText('1 file: chr_knight.glb').waitFor()
+      await page.getByRole('button', { name: 'Start' }).click()
+
+      const card = page.getByTestId('task-card').first()
+      // Ended either way; a failure shows its words in the status line, which the next line prints.
+      await expect.poll(() => card.getAttribute('data-status'), { timeout: SLOW }).toMatch(/^(completed|failed)$/)
+      const report = card.getByRole('region', { name: 'Diagnosis report' })
+      await report.waitFor()
+      expect(await report.locator('p').first().textContent()).toMatch(/^GLB/)
+      expect(await report.getByRole('heading', { name: /^Meshes \(\d+\)$/ }).count()).toBe(1)
+      expect(await report.locator('tbody tr').count()).toBeGreaterThan(0)
+      expect(await report.getByRole('heading', { name: /^Textures \(1\)$/ }).count()).toBe(1)
+      // Uncompressed geometry: a low-severity issue and the engines' expected savings (docs/diagnose.md).
+      expect(await report.textContent()).toContain('uncompressed geometry')
+      const recommendations = await report.locator('.recommendations li').allTextContents()
+      expect(recommendations.some((line) => line.startsWith('compress with engine draco'))).toBe(true)
+      taskIds.push(/ · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!)
+    },
+    SLOW,
+  )
+
+  it(
+    'runs the deployment: tasks with their records, licence, limits, queue, live charts, the configuration masked',
+    async () => {
+      await page.getByRole('link', { name: 'Admin' }).click()
+      expect(page.url()).toBe(`${mos!.url}/console/admin`)
+      const table = page.getByTestId('task-table')
+      for (const id of taskIds) await table.getByRole('button', { name: id }).waitFor()
+      await page.getByLabel('Type').selectOption('diagnose')
+      await page.getByRole('button', { name: 'Filter' }).click()
+      await expect.poll(() => table.locator('tbody tr').count()).toBe(1)
+      await table.getByRole('button', { name: taskIds[1]! }).click()
+      const record = page.getByTestId('task-record')
+      await record.waitFor()
+      expect(await record.textContent()).toContain('chr_knight.glb')
+      expect(await record.textContent()).toContain('console:admin')
+
+      await expect.poll(() => page.getByTestId('license').textContent()).toContain('professional')
+      await expect.poll(() => page.getByTestId('limits').textContent()).toContain('max file size mb')
+      await expect.poll(() => page.getByTestId('queue-pending').textContent()).toMatch(/^\d+$/)
+      // Two polls make a line: the charts are drawn from /admin/metrics every few seconds.
+      await expect.poll(() => page.getByTestId('chart').locator('polyline').count(), { timeout: 30_000 }).toBe(5)
+      const config = page.getByTestId('config')
+      await expect.poll(() => config.textContent()).toContain('••••')
+      expect(await config.textContent()).not.toContain(API_KEY)
+      expect(await config.textContent()).not.toContain(PASSWORD_HASH.split('$').at(-1))
+    },
+    SLOW,
+  )
+
+  it('fits a phone-sized screen (375×667): no sideways scrolling, the controls reachable', async () => {
+    await page.setViewportSize({ width: 375, height: 667 })
+    for (const name of ['Admin', 'Work']) {
+      await page.getByRole('link', { name }).click()
+      await page.getByRole('heading', { level: 1, name }).waitFor()
+      // Whatever sticks out past the right edge, named (tag.class), so a failure says what to fix.
+      const sticking = await page.evaluate(() =>
+        [...document.querySelectorAll('body *')]
+          .filter((element) => element.getBoundingClientRect().right > 376 && !element.closest('.table-scroll'))
+          .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+      )
+      expect(sticking, name).toEqual([])
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    }
+    await page.getByLabel('Drop models or images here, or choose files').focus()
+    await page.keyboard.press('Shift+Tab')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('operation')
+    expect(await page.getByRole('button', { name: 'Start' }).isVisible()).toBe(true)
+  })
+
+  it('signs out: the session ends and the sign-in page returns; so it does when the session ends on its own', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByLabel('Administrator password').waitFor()
+    await page.reload()
+    await page.getByLabel('Administrator password').waitFor()
+
+    // A session that ends under the page (expired, removed): the next request brings the sign-in page back, saying why.
+    await page.getByLabel('Administrator password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByTestId('who').waitFor()
+    await context.clearCookies()
+    await page.getByRole('link', { name: 'Admin' }).click()
+    await page.getByText('Your session has ended: sign in again.').waitFor()
+    expect(await page.getByLabel('Administrator password').isVisible()).toBe(true)
+    expect(pageProblems).toEqual([])
+  })
+
+  it(
+    "in variant B, is served the same way and offers only B's operations",
+    async () => {
+      mosB = await startMos(
+        'console-b',
+        localServiceEnv({
+          variant: 'B',
+          dataDir: join(dir!, 'b'),
+          apiKeys: API_KEY,
+          extra: { SERVICE__CONSOLE__ADMIN_PASSWORD_HASH: PASSWORD_HASH },
+        }),
+      )
+      await page.goto(`${mosB.url}/`)
+      await page.getByLabel('Administrator password').fill(PASSWORD)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByTestId('who').waitFor()
+      expect(await page.getByText('variant B').count()).toBe(1)
+      const operations = await page.getByLabel('Operation').locator('option').allTextContents()
+      expect(operations).toEqual(['compress', 'convert', 'repair', 'texture optimize'])
+      expect(pageProblems).toEqual([])
+    },
+    SLOW,
+  )
+})

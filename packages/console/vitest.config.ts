@@ -1,0 +1,3 @@
+import { workspaceProject } from '../../vitest.source.ts'
+
+export default workspaceProject('console')
