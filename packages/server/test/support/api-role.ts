@@ -31,6 +31,8 @@ export const API_ROLE_ADAPTERS: Readonly<Record<string, string>> = {
   'src/logging/create-logger.ts': 'pino (Node streams); the app logs through the Logger interface',
   'src/metrics/metrics.ts': "prom-client (Node's process and event-loop metrics); routes read it through the context",
   'src/routes/openapi.ts': "reads the Scalar reference bundle from node_modules (node:fs, node:module's resolve)",
+  'src/routes/console-page.ts':
+    "reads the console's compiled page from its package's dist/ (node:fs, node:module's resolve), as openapi.ts reads Scalar's",
   'src/routes/probes.ts': "the disk probe's free space (node:fs statfs of the data folder)",
   'src/version.ts': "reads the package's version from package.json (node:fs)",
   'src/config/schema.ts': "the engine threads' default is node:os' availableParallelism (Node 20 has no navigator)",
