@@ -189,3 +189,14 @@ async function storedObjects(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { recursive: true }).catch(() => [] as string[])
   return entries.map(String).filter((entry) => entry.endsWith('/object') || entry === 'object')
 }
+
+/**
+ * workerd: the API role is not bundled as a Worker yet. Listed here so a run shows what is not
+ * tested and why; docs/deployment.md ("workerd") says what blocks each part and what would lift it.
+ */
+describe.skip('on workerd (not shipped: see docs/deployment.md, "workerd")', () => {
+  it('submissions: the BullMQ queue needs ioredis over node:net; a Worker has only cloudflare:sockets, and no maintained BullMQ client uses it', () => {})
+  it('task reads, waits and events: records, idempotency, rate limits and cancels use the same ioredis connections', () => {})
+  it('uploads: read through Node streams until the web-streams rewrite (issue 24, part 1) lands', () => {})
+  it('start-up: settings from process.env and .env, pino, prom-client and the engine pool have no Worker counterpart in the entry yet', () => {})
+})
