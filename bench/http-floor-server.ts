@@ -1,13 +1,13 @@
 // The overhead section's floor (http-floor.ts), in a process of its own as the service is: a bare
 // node:http server that does only what every service storing an upload must do. It parses the
-// multipart body with busboy, writes the file part with the service's own fs file store, answers a
+// multipart body with the service's own form parser, writes the file part with its fs file store, answers a
 // poll, and streams a stored file back. It keeps no records, queues nothing and runs no engine.
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import busboy from 'busboy'
 import { createFsFileStore } from '../packages/server/src/storage/fs-file-store.ts'
+import { createFormParser } from '../packages/server/src/uploads/form-parser.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'mos-floor-'))
 const files = createFsFileStore(dir)
@@ -16,14 +16,22 @@ let stored: string | undefined
 
 async function receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const key = `uploads/${uploads++}/input`
-  const parser = busboy({ headers: req.headers })
   const writes: Promise<number>[] = []
-  parser.on('file', (_name, stream) => void writes.push(files.write(key, stream)))
-  await new Promise<void>((resolve, reject) => {
-    parser.on('close', resolve)
-    parser.on('error', reject)
-    req.pipe(parser)
+  const parser = createFormParser(String(req.headers['content-type']), {
+    field: () => undefined,
+    file() {
+      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>()
+      const writer = writable.getWriter()
+      writes.push(files.write(key, readable))
+      return { push: (chunk) => void writer.write(chunk), end: () => void writer.close() }
+    },
   })
+  for await (const chunk of req as AsyncIterable<Uint8Array>) {
+    const refused = parser.write(chunk)
+    if (refused) throw new Error(refused)
+  }
+  const refused = parser.end()
+  if (refused) throw new Error(refused)
   await Promise.all(writes)
   stored = key
   answer(res, { task_id: String(uploads) })

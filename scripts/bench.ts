@@ -130,7 +130,9 @@ if (wants('overhead') || wants('anchors')) {
         ]),
       )
       out('The HTTP floor: the same upload, one poll and a download of the same size against a bare node:http server that')
-      out('only stores the upload (busboy, the fs file store) and sends a file back (bench/http-floor-server.ts). Library + floor')
+      out(
+        'only stores the upload (the service form parser and fs file store) and sends a file back (bench/http-floor-server.ts). Library + floor',
+      )
       out(
         'is the least a service that stores its uploads should expect to take on this machine; service − library − floor is what Mos adds.',
       )

@@ -21,7 +21,8 @@ import { listTasks } from './routes/task-list.ts'
 import { readTaskRecord } from './routes/task-wait.ts'
 import { keyOwner } from './tasks/task-owner.ts'
 
-type KeyedHandler = (event: H3Event, apiKey: string) => unknown
+/** `owner`: the key's `keyOwner`, which tasks and batches record and reads check. */
+type KeyedHandler = (event: H3Event, apiKey: string, owner: string) => unknown
 
 /**
  * Builds the h3 app over a service context. No I/O happens here: tests call `app.fetch(request)`
@@ -45,7 +46,7 @@ export function createApp(ctx: ServiceContext): H3 {
     defineHandler(async (event) => {
       const apiKey = await checkKey(event)
       for (const guard of ctx.access.guards) await guard(event, apiKey)
-      return handler(event, apiKey)
+      return handler(event, apiKey, await keyOwner(apiKey))
     })
   const param = (event: H3Event, name: string) => decodeURIComponent(getRouterParam(event, name) ?? '')
 
@@ -62,7 +63,7 @@ export function createApp(ctx: ServiceContext): H3 {
   for (const route of submitRoutes(ctx.variant)) {
     app.post(
       API_PREFIX + route.path,
-      keyed((event, apiKey) => submitTask(event, ctx, route, keyOwner(apiKey))),
+      keyed((event, _apiKey, owner) => submitTask(event, ctx, route, owner)),
     )
   }
   for (const reserved of RESERVED_ROUTES[ctx.variant]) {
@@ -76,37 +77,37 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.get(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event, apiKey) => readTaskRecord(ctx, event, param(event, 'id'), keyOwner(apiKey))),
+    keyed((event, _apiKey, owner) => readTaskRecord(ctx, event, param(event, 'id'), owner)),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/events`,
-    keyed((event, apiKey) => streamTaskEvents(ctx, param(event, 'id'), keyOwner(apiKey))),
+    keyed((event, _apiKey, owner) => streamTaskEvents(ctx, param(event, 'id'), owner)),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/download`,
-    keyed((event, apiKey) => downloadResult(ctx, param(event, 'id'), keyOwner(apiKey))),
+    keyed((event, _apiKey, owner) => downloadResult(ctx, param(event, 'id'), owner)),
   )
   // Task control (Mos extensions, docs/api.md): off the contract's paths and methods.
   app.get(
     `${API_PREFIX}/tasks`,
-    keyed((event, apiKey) => listTasks(event, ctx, keyOwner(apiKey))),
+    keyed((event, _apiKey, owner) => listTasks(event, ctx, owner)),
   )
   app.post(
     `${API_PREFIX}/tasks/:id/cancel`,
-    keyed((event, apiKey) => cancelTask(ctx, param(event, 'id'), keyOwner(apiKey))),
+    keyed((event, _apiKey, owner) => cancelTask(ctx, param(event, 'id'), owner)),
   )
   app.delete(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event, apiKey) => deleteTask(ctx, param(event, 'id'), keyOwner(apiKey))),
+    keyed((event, _apiKey, owner) => deleteTask(ctx, param(event, 'id'), owner)),
   )
 
   app.post(
     `${API_PREFIX}/batch/compress`,
-    keyed((event, apiKey) => submitBatch(event, ctx, keyOwner(apiKey))),
+    keyed((event, _apiKey, owner) => submitBatch(event, ctx, owner)),
   )
   app.get(
     `${API_PREFIX}/batch/:id`,
-    keyed((event, apiKey) => getBatchRecord(ctx, param(event, 'id'), keyOwner(apiKey))),
+    keyed((event, _apiKey, owner) => getBatchRecord(ctx, param(event, 'id'), owner)),
   )
 
   app.post(

@@ -169,6 +169,9 @@ function closeAfterEarlyAnswer(req: IncomingMessage, res: ServerResponse): void 
     socket.once('close', () => clearInterval(watch))
     socket.end()
     req.unpipe()
+    // A reader the app left (h3 hands the app `Readable.toWeb(req)`, whose 'data' listener pauses
+    // the request again at each chunk once nobody reads the web stream) must not stop the drain.
+    req.removeAllListeners('data')
     req.once('end', () => socket.destroy())
     req.resume()
   }

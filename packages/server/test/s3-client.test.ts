@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer, type AddressInfo } from 'node:net'
-import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
@@ -10,16 +9,17 @@ import { createS3Client, s3Credentials, type S3ClientOptions } from '../src/stor
 const text = async (body: ReadableStream<Uint8Array> | undefined) => (body ? new Response(body).text() : undefined)
 const bytesOf = async (body: ReadableStream<Uint8Array> | undefined) => new Uint8Array(await new Response(body).arrayBuffer())
 
-/** `bytes` as a network upload arrives: uneven chunks, optionally failing after `failAfter` bytes. */
-const streamOf = (bytes: Uint8Array, failAfter = Infinity) =>
-  Readable.from(
-    (function* () {
-      for (let at = 0; at < bytes.length; ) {
-        if (at > failAfter) throw new Error('client went away')
-        yield Buffer.from(bytes.subarray(at, (at += 300_000 + (at % 77_777))))
-      }
-    })(),
-  )
+/** `bytes` as a network upload arrives (a web stream): uneven chunks, optionally failing after `failAfter` bytes. */
+const streamOf = (bytes: Uint8Array, failAfter = Infinity) => {
+  let at = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close()
+      if (at > failAfter) return controller.error(new Error('client went away'))
+      controller.enqueue(bytes.subarray(at, (at += 300_000 + (at % 77_777))))
+    },
+  })
+}
 
 describe('s3 client (fetch + SigV4) against an S3-protocol server', () => {
   let s3: TestS3

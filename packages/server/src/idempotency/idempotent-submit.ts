@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto'
 import { EXTENSION_ERROR_TEXTS, EXTENSION_HEADERS, ERROR_TEXTS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
+import { sha256 as sha256Stream } from '@noble/hashes/sha2.js'
 import { ApiError } from '../errors.ts'
 import type { FileStore } from '../storage/file-store.ts'
 import type { Upload } from '../uploads/read-upload.ts'
+import { sha256Hex, toHex } from '../web-crypto.ts'
 import type { IdempotencyStore } from './idempotency-store.ts'
 
 /** How long a key answers with its first response (Stripe keeps keys 24 h too). */
@@ -57,7 +58,7 @@ export interface IdempotentRequest {
 export async function idempotent<T>(request: IdempotentRequest, run: () => Promise<T>): Promise<T> {
   if (request.key === undefined) return run()
   const { store } = request
-  const id = `${request.owner}:${sha256(request.key)}`
+  const id = `${request.owner}:${await sha256Hex(request.key)}`
   const fingerprint = await requestFingerprint(request.files, request.path, request.upload)
   for (let waited = 0; ; waited += IN_FLIGHT_WAIT.stepMs) {
     const held = await store.claim(id, fingerprint, IDEMPOTENCY_TTL_MS)
@@ -90,14 +91,16 @@ async function requestFingerprint(files: FileStore, path: string, upload: Upload
     upload.files.map(async (file) => ({ name: file.filename, size: file.size, sha256: await fileDigest(files, file.key) })),
   )
   const fields = Object.entries(upload.fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return sha256(JSON.stringify({ path, fields, files: digests }))
+  return sha256Hex(JSON.stringify({ path, fields, files: digests }))
 }
 
-/** The stored upload's digest, read back only for requests that carry a key. */
+/**
+ * The stored upload's digest, read back only for requests that carry a key. Incremental (noble's
+ * SHA-256): Web Crypto digests only whole buffers, and an upload may be hundreds of MB.
+ */
 async function fileDigest(files: FileStore, key: string): Promise<string> {
-  const hash = createHash('sha256')
-  for await (const chunk of await files.read(key)) hash.update(chunk as Buffer)
-  return hash.digest('hex')
+  const hash = sha256Stream.create()
+  const reader = (await files.read(key)).getReader()
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) hash.update(chunk.value)
+  return toHex(hash.digest())
 }
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto'
 import { ERROR_TEXTS, RATE_LIMIT_HEADERS } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import type { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Guard } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { sha256Hex } from '../web-crypto.ts'
 
 export interface RateLimitOptions {
   perMinute: number
@@ -20,7 +20,7 @@ export interface RateLimit {
 }
 
 /** Keys are never stored as they are: the counter's name is a digest of the key. */
-const counterName = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex').slice(0, 32)
+const counterName = async (apiKey: string) => (await sha256Hex(apiKey)).slice(0, 32)
 
 /**
  * Variant A's per-key rate limit (rate-limiter-flexible). With a Redis URL every process counts in
@@ -44,7 +44,7 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
   const guard: Guard = async (event: H3Event, apiKey: string) => {
     let res: RateLimiterRes
     try {
-      res = await limiter.consume(counterName(apiKey))
+      res = await limiter.consume(await counterName(apiKey))
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error
       throw new ApiError(429, ERROR_TEXTS.rateLimited(options.perMinute), {

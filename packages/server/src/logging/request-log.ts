@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto'
 import type { H3Event } from 'h3'
+import { sha256Hex } from '../web-crypto.ts'
 import type { Logger } from './create-logger.ts'
 import { API_KEY_HEADER } from '@mos/sdk/contract'
 
@@ -18,6 +18,8 @@ export interface RequestFacts {
   startedAt: number
   taskId?: string
   batchId?: string
+  /** The API key's fingerprint, when the request carried a key. */
+  keyHash?: string
   /** The error text of a 5xx answer. */
   error?: string
 }
@@ -26,12 +28,12 @@ const FACTS_KEY = 'mosRequest'
 
 /** The request id sent by the client when acceptable, else a new one. */
 function acceptedRequestId(sent: string | null | undefined): string {
-  return sent && ACCEPTED_REQUEST_ID.test(sent) ? sent : randomUUID()
+  return sent && ACCEPTED_REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
 }
 
 /** A short, stable fingerprint of an API key: lines of one key can be told apart, the key never appears. */
-function keyFingerprint(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 12)
+async function keyFingerprint(key: string): Promise<string> {
+  return (await sha256Hex(key)).slice(0, 12)
 }
 
 /**
@@ -60,8 +62,11 @@ export interface RequestLogOptions {
 export function createRequestLog(options: RequestLogOptions) {
   const quiet = new Set(options.quietPaths ?? [])
   return {
-    onRequest(event: H3Event): void {
-      requestFacts(event)
+    async onRequest(event: H3Event): Promise<void> {
+      const facts = requestFacts(event)
+      // Here, as Web Crypto's digest is asynchronous and the response hook is not.
+      const key = event.req.headers.get(API_KEY_HEADER)
+      if (key) facts.keyHash = await keyFingerprint(key)
     },
     onResponse(response: Response, event: H3Event): void {
       const facts = requestFacts(event)
@@ -70,7 +75,6 @@ export function createRequestLog(options: RequestLogOptions) {
       } catch {
         // A response with immutable headers (none of ours today): the line below still carries the id.
       }
-      const key = event.req.headers.get(API_KEY_HEADER)
       const fields = {
         requestId: facts.requestId,
         method: event.req.method,
@@ -78,7 +82,7 @@ export function createRequestLog(options: RequestLogOptions) {
         path: event.url.pathname,
         status: response.status,
         durationMs: Math.round((performance.now() - facts.startedAt) * 10) / 10,
-        ...(key ? { keyHash: keyFingerprint(key) } : {}),
+        ...(facts.keyHash ? { keyHash: facts.keyHash } : {}),
         ...(facts.taskId ? { taskId: facts.taskId } : {}),
         ...(facts.batchId ? { batchId: facts.batchId } : {}),
         ...(facts.error ? { error: facts.error } : {}),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 
 /** Lets one process of many do a periodic job; the others skip that round. */
@@ -18,7 +17,7 @@ export function createLocalLock(): SweepLock {
  * per round. Losing it to a crash only delays the next sweep by `ttlMs`.
  */
 export function createRedisLock(client: Redis, prefix: string): SweepLock {
-  const token = randomUUID()
+  const token = crypto.randomUUID()
   return {
     async acquire(name, ttlMs) {
       const key = `${prefix}:lock:${name}`

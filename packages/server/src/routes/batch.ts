@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, parseBatchCompressFields, type BatchRecord, type BatchSubmitResponse } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { toBatchRecord } from '../batches/batch-status.ts'
@@ -51,7 +50,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: st
   })
   const removeUploads = async () => void (await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`))))
   const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
-  const batchId = randomUUID()
+  const batchId = crypto.randomUUID()
   const facts = requestFacts(event)
   try {
     if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))

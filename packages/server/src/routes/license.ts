@@ -31,7 +31,7 @@ async function readLicenseKey(event: H3Event): Promise<string> {
 export async function verifyLicense(event: H3Event, ctx: ServiceContext, apiKey: string): Promise<unknown> {
   const key = await readLicenseKey(event)
   const check = ctx.access.licensing.check(key)
-  const activated = check.ok && ctx.access.adminKeys.match(apiKey) !== undefined
+  const activated = check.ok && (await ctx.access.adminKeys.find(apiKey)) !== undefined
   if (activated) await ctx.access.licensing.activate(key)
   if (ctx.variant === 'A') return { ...verifyDocumentA(check), activated }
   const document = verifyDocumentB(check)

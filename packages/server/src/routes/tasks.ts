@@ -1,5 +1,4 @@
 import { ERROR_TEXTS } from '@mos/sdk/contract'
-import { Readable } from 'node:stream'
 import type { ServiceContext } from '../context.ts'
 import { contentDisposition } from './content-disposition.ts'
 import { ApiError } from '../errors.ts'
@@ -23,7 +22,7 @@ export async function downloadResult(ctx: ServiceContext, id: string, owner: str
   if (task.status !== 'completed' || !task.output || !task.job.outputKey) {
     throw new ApiError(409, ERROR_TEXTS.taskNotCompleted(id, task.status))
   }
-  let stream: Readable
+  let stream: ReadableStream<Uint8Array>
   try {
     stream = await ctx.storage.files.read(task.job.outputKey)
   } catch (error) {
@@ -31,7 +30,7 @@ export async function downloadResult(ctx: ServiceContext, id: string, owner: str
     throw error
   }
   const filename = task.output.filename
-  return new Response(Readable.toWeb(stream) as ReadableStream, {
+  return new Response(stream, {
     status: 200,
     headers: {
       'content-type': 'application/octet-stream',

@@ -1,4 +1,3 @@
-import { join, resolve } from 'node:path'
 import { createStorage, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import type { Config } from '../config/schema.ts'
@@ -31,6 +30,9 @@ export interface StoreClients {
 
 type StorageConfig = Config['storage']
 
+// The fs drivers resolve their folders (a relative base is the working directory's, as before):
+// this module only names them, so it needs no node:path and the API role's walk goes through it.
+
 /** The S3 settings with the key prefix ending in '/' (`prod` → `prod/`), so records and files stay in its folder. */
 const s3Settings = (config: StorageConfig) => {
   const prefix = config.s3.prefix.replace(/^\/+/, '')
@@ -56,7 +58,7 @@ function createRecordStorage(config: StorageConfig, clients: { redis: RedisConne
     case 'memory':
       return createStorage({ driver: memoryDriver() })
     case 'fs':
-      return createStorage({ driver: fsAtomicDriver({ base: join(resolve(config.fs.base), 'records') }) })
+      return createStorage({ driver: fsAtomicDriver({ base: `${config.fs.base}/records` }) })
     case 'redis':
       return createStorage({
         driver: redisRecordsDriver({ client: clients.redis.commands(config.redis.url), base: `${config.redis.prefix}:records` }),
@@ -72,7 +74,7 @@ function createFileStore(config: StorageConfig, clients: { s3: () => S3Client })
     case 'memory':
       return createMemoryFileStore()
     case 'fs':
-      return createFsFileStore(join(resolve(config.fs.base), 'files'))
+      return createFsFileStore(`${config.fs.base}/files`)
     case 's3':
       return createS3FileStore(clients.s3(), { prefix: `${s3Settings(config).prefix}files/` })
   }

@@ -1,14 +1,16 @@
-import type { Readable } from 'node:stream'
-
 /**
- * Where uploaded inputs and results live. Drivers move files as streams; a driver that keeps files
- * on this machine also says where (`localPath`), so worker threads read them without a copy.
+ * Where uploaded inputs and results live. Drivers move files as web streams (the API role runs on
+ * any runtime with web streams); a driver that keeps files on this machine also says where
+ * (`localPath`), so worker threads read them without a copy.
  */
 export interface FileStore {
-  /** Streams `source` into `key` atomically (readers never see half a file); resolves to the byte count. */
-  write(key: string, source: Readable | Uint8Array): Promise<number>
-  /** A stream of the file; rejects with `FileNotFoundError` when absent. */
-  read(key: string): Promise<Readable>
+  /**
+   * Streams `source` into `key` atomically (readers never see half a file); resolves to the byte
+   * count. A source that errors (the writer cut it) rejects the write and leaves nothing behind.
+   */
+  write(key: string, source: ReadableStream<Uint8Array> | Uint8Array): Promise<number>
+  /** A stream of the file; rejects with `FileNotFoundError` when absent. Cancelling it releases the file. */
+  read(key: string): Promise<ReadableStream<Uint8Array>>
   /** The whole file in memory (for drivers without a local path). */
   readBytes(key: string): Promise<Uint8Array>
   /** Size in bytes, or undefined when absent. */

@@ -3,10 +3,15 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web'
 import { randomUUID } from 'node:crypto'
 import { FileNotFoundError, type FileStore } from './file-store.ts'
 
-/** Files under one folder; keys are relative paths (`tasks/<id>/input.glb`). */
+/**
+ * Files under one folder; keys are relative paths (`tasks/<id>/input.glb`). A Node adapter: the
+ * API role takes it from the context (`storage/create-storage.ts`), and reads and writes it as web
+ * streams through `FileStore`.
+ */
 export function createFsFileStore(base: string): FileStore {
   const root = resolve(base)
   const pathOf = (key: string) => {
@@ -23,7 +28,7 @@ export function createFsFileStore(base: string): FileStore {
       // Write beside the target and rename: a crash mid-write leaves no half file under the key.
       const temp = join(dirname(path), `.${randomUUID()}.part`)
       try {
-        const input = source instanceof Uint8Array ? Readable.from([source]) : source
+        const input = source instanceof Uint8Array ? Readable.from([source]) : Readable.fromWeb(source as NodeWebReadableStream<Uint8Array>)
         let bytes = 0
         input.on('data', (chunk: Buffer) => (bytes += chunk.length))
         await pipeline(input, createWriteStream(temp, { highWaterMark: 1 << 20 }))
@@ -36,7 +41,8 @@ export function createFsFileStore(base: string): FileStore {
     },
     async read(key) {
       if ((await this.size(key)) === undefined) throw missing(key)
-      return createReadStream(pathOf(key))
+      // Cancelling the web stream destroys the file stream, which closes its descriptor.
+      return Readable.toWeb(createReadStream(pathOf(key))) as unknown as ReadableStream<Uint8Array>
     },
     async readBytes(key) {
       try {

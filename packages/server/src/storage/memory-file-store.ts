@@ -1,5 +1,3 @@
-import { Readable } from 'node:stream'
-import { buffer } from 'node:stream/consumers'
 import { FileNotFoundError, type FileStore } from './file-store.ts'
 
 /** Files in this process's memory: for tests and throw-away runs. */
@@ -13,13 +11,19 @@ export function createMemoryFileStore(): FileStore {
   }
   return {
     async write(key, source) {
-      const bytes = source instanceof Uint8Array ? source : new Uint8Array(await buffer(source))
+      const bytes = source instanceof Uint8Array ? source : new Uint8Array(await new Response(source).arrayBuffer())
       files.set(key, bytes)
       modified.set(key, Date.now())
       return bytes.byteLength
     },
     async read(key) {
-      return Readable.from([get(key)])
+      const bytes = get(key)
+      return new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes)
+          controller.close()
+        },
+      })
     },
     async readBytes(key) {
       return get(key)

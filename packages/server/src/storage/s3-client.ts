@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import type { Readable } from 'node:stream'
+import { md5 } from '@noble/hashes/legacy.js'
 import { AwsClient } from 'aws4fetch'
 import { ConfigError } from '../config/load.ts'
 
@@ -50,7 +49,7 @@ export interface S3Client {
   /** The object's body as a web stream, or undefined when absent. */
   get(key: string): Promise<ReadableStream<Uint8Array> | undefined>
   /** Writes `body` whole; a stream longer than one part goes up as a multipart upload. Resolves to the byte count. */
-  put(key: string, body: Uint8Array | string | Readable): Promise<number>
+  put(key: string, body: Uint8Array | string | ReadableStream<Uint8Array>): Promise<number>
   /** Size and change time, or undefined when absent. */
   head(key: string): Promise<S3Object | undefined>
   /** Removes the keys (in batches of S3's maximum of 1000); absent keys are no error. */
@@ -181,7 +180,7 @@ export function createS3Client(options: S3ClientOptions): S3Client {
    * between one PUT (the stream ended within a part) and a multipart upload, so small files cost
    * one request.
    */
-  async function putStream(key: string, source: Readable): Promise<number> {
+  async function putStream(key: string, source: ReadableStream<Uint8Array>): Promise<number> {
     let bytes = 0
     const parts = partsOf(source, partBytes, (length) => (bytes += length))
     const first = await parts.next()
@@ -190,14 +189,19 @@ export function createS3Client(options: S3ClientOptions): S3Client {
       await putWhole(key, first.done ? new Uint8Array(0) : first.value)
       return bytes
     }
-    await putMultipart(
-      key,
-      (async function* () {
-        yield first.value as Uint8Array
-        yield second.value
-        yield* parts
-      })(),
-    )
+    try {
+      await putMultipart(
+        key,
+        (async function* () {
+          yield first.value as Uint8Array
+          yield second.value
+          yield* parts
+        })(),
+      )
+    } finally {
+      // Ends the read of `source` (cancelling it) when the upload stopped before its end.
+      await parts.return(undefined)
+    }
     return bytes
   }
 
@@ -275,8 +279,9 @@ export function createS3Client(options: S3ClientOptions): S3Client {
     },
     async put(key, body) {
       if (typeof body === 'string') {
-        await putWhole(key, body)
-        return Buffer.byteLength(body)
+        const bytes = new TextEncoder().encode(body)
+        await putWhole(key, bytes)
+        return bytes.byteLength
       }
       if (body instanceof Uint8Array) {
         // Bytes already in memory go in parts too (views, no copies), as a stream would.
@@ -301,8 +306,9 @@ export function createS3Client(options: S3ClientOptions): S3Client {
       for (let i = 0; i < keys.length; i += 1000) {
         const batch = keys.slice(i, i + 1000)
         const body = `<Delete><Quiet>true</Quiet>${batch.map((key) => `<Object><Key>${escapeXml(key)}</Key></Object>`).join('')}</Delete>`
-        // DeleteObjects requires a body digest; Content-MD5 is the one every S3-compatible server knows.
-        const headers = { 'content-md5': createHash('md5').update(body).digest('base64'), 'content-type': 'application/xml' }
+        // DeleteObjects requires a body digest; Content-MD5 is the one every S3-compatible server knows
+        // (Web Crypto has no MD5, hence @noble/hashes).
+        const headers = { 'content-md5': base64(md5(new TextEncoder().encode(body))), 'content-type': 'application/xml' }
         const response = await send('delete', batch[0] ?? '', `${bucketUrl}/?delete`, { method: 'POST', body, headers })
         const text = await response!.text()
         const failed = tags(text, 'Error')[0]
@@ -361,21 +367,51 @@ function* viewsOf(bytes: Uint8Array, size: number): Generator<Uint8Array> {
   for (let at = 0; at < bytes.byteLength; at += size) yield bytes.subarray(at, at + size)
 }
 
-/** The stream cut into parts of `size` bytes (the last one shorter, none empty), counting what it reads. */
-async function* partsOf(source: Readable, size: number, onRead: (length: number) => void): AsyncGenerator<Uint8Array> {
-  let pending: Buffer[] = []
-  let pendingBytes = 0
-  for await (const chunk of source as AsyncIterable<Buffer | string>) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
-    onRead(buffer.length)
-    pending.push(buffer)
-    pendingBytes += buffer.length
-    while (pendingBytes >= size) {
-      const all = Buffer.concat(pending)
-      pending = [all.subarray(size)]
-      pendingBytes = all.length - size
-      yield all.subarray(0, size)
-    }
+/** Standard base64 of `bytes` (a header value; `btoa` takes one character per byte). */
+function base64(bytes: Uint8Array): string {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary)
+}
+
+/** `chunks` joined into one array of `length` bytes. */
+function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  const all = new Uint8Array(length)
+  let at = 0
+  for (const chunk of chunks) {
+    all.set(chunk, at)
+    at += chunk.byteLength
   }
-  if (pendingBytes > 0) yield Buffer.concat(pending)
+  return all
+}
+
+/**
+ * The stream cut into parts of `size` bytes (the last one shorter, none empty), counting what it
+ * reads. Stopping early (a failed part) cancels the stream, so its source learns the write is over.
+ */
+async function* partsOf(source: ReadableStream<Uint8Array>, size: number, onRead: (length: number) => void): AsyncGenerator<Uint8Array> {
+  const reader = source.getReader()
+  let pending: Uint8Array[] = []
+  let pendingBytes = 0
+  let finished = false
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      onRead(value.byteLength)
+      pending.push(value)
+      pendingBytes += value.byteLength
+      while (pendingBytes >= size) {
+        const all = concat(pending, pendingBytes)
+        pending = [all.subarray(size)]
+        pendingBytes = all.byteLength - size
+        yield all.subarray(0, size)
+      }
+    }
+    finished = true
+    if (pendingBytes > 0) yield concat(pending, pendingBytes)
+  } finally {
+    if (!finished) await reader.cancel().catch(() => undefined)
+    reader.releaseLock()
+  }
 }

@@ -1,5 +1,3 @@
-import { Readable } from 'node:stream'
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import { FileNotFoundError, type FileStore, type StoredFile } from './file-store.ts'
 import type { S3Client } from './s3-client.ts'
 
@@ -31,7 +29,7 @@ export function createS3FileStore(client: S3Client, options: S3FileStoreOptions)
     async read(key) {
       const body = await client.get(full(key))
       if (!body) throw missing(key)
-      return Readable.fromWeb(body as NodeReadableStream<Uint8Array>)
+      return body
     },
     async readBytes(key) {
       const body = await client.get(full(key))

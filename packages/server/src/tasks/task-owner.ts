@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../web-crypto.ts'
 
 /**
  * The owner a task or batch records: a digest of the API key that made it, never the key itself,
  * so a leaked record store gives away no key. 128 bits of SHA-256 are ample to tell keys apart.
  */
-export function keyOwner(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex').slice(0, 32)
+export async function keyOwner(apiKey: string): Promise<string> {
+  return (await sha256Hex(apiKey)).slice(0, 32)
 }
 
 /**

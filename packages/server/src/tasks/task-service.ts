@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { TERMINAL_TASK_STATUSES, type TaskType } from '@mos/sdk/contract'
 import type { TaskQueue } from '../queue/task-queue.ts'
 import type { FileStore } from '../storage/file-store.ts'
@@ -115,4 +114,4 @@ export function createTaskService(options: TaskServiceOptions): TaskService {
 }
 
 /** Task ids are random UUIDs: unguessable, so a task id is as good as a download link. */
-export const newTaskId = () => randomUUID()
+export const newTaskId = () => crypto.randomUUID()

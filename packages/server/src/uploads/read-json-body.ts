@@ -1,7 +1,7 @@
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { ApiError } from '../errors.ts'
-import { requestBodyStream } from './read-upload.ts'
+import { readRequestBody } from './request-body.ts'
 
 /**
  * The body of a small JSON request as text, never more than `maxBytes` in memory: a declared
@@ -11,26 +11,25 @@ import { requestBodyStream } from './read-upload.ts'
 export async function readJsonText(event: H3Event, maxBytes: number): Promise<string> {
   const declared = Number(event.req.headers.get('content-length') ?? NaN)
   if (declared > maxBytes) throw new ApiError(413, ERROR_TEXTS.requestTooLarge(declared, maxBytes))
-  const body = requestBodyStream(event)
+  const body = readRequestBody(event)
   if (!body) return ''
-  return new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let bytes = 0
-    const stop = (error: ApiError) => {
-      body.off('data', onData)
-      body.pause()
-      reject(error)
+  const chunks: Uint8Array[] = []
+  let bytes = 0
+  for (;;) {
+    const next = await body.next()
+    if ('error' in next) {
+      throw new ApiError(400, ERROR_TEXTS.malformedBody('the request body ended before it was complete'))
     }
-    const onData = (chunk: Buffer) => {
-      bytes += chunk.length
-      if (bytes > maxBytes) return stop(new ApiError(413, ERROR_TEXTS.requestTooLarge(bytes, maxBytes)))
-      chunks.push(chunk)
-    }
-    body.on('data', onData)
-    body.on('error', (error: Error) => stop(new ApiError(400, ERROR_TEXTS.malformedBody(error.message))))
-    body.on('close', () => {
-      if (!body.readableEnded) stop(new ApiError(400, ERROR_TEXTS.malformedBody('the request body ended before it was complete')))
-    })
-    body.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-  })
+    if (next.done) break
+    bytes += next.value.byteLength
+    if (bytes > maxBytes) throw new ApiError(413, ERROR_TEXTS.requestTooLarge(bytes, maxBytes))
+    chunks.push(next.value)
+  }
+  const all = new Uint8Array(bytes)
+  let at = 0
+  for (const chunk of chunks) {
+    all.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return new TextDecoder().decode(all)
 }

@@ -1,11 +1,9 @@
-import type { IncomingMessage } from 'node:http'
-import { Readable, Transform } from 'node:stream'
-import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web'
-import busboy from 'busboy'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { ApiError } from '../errors.ts'
 import type { FileStore } from '../storage/file-store.ts'
+import { createFormParser, type FormParser } from './form-parser.ts'
+import { readRequestBody, type BodyChunks } from './request-body.ts'
 
 export interface UploadOptions {
   files: FileStore
@@ -39,41 +37,46 @@ export interface Upload {
 const MB = 1024 * 1024
 /** Multipart framing and the small form fields, on top of the files themselves. */
 const FORM_OVERHEAD_BYTES = 1 * MB
-/** Form fields are options (numbers, names): 64 KB is far above any real one. */
-const MAX_FIELD_BYTES = 64 * 1024
-const MAX_FIELDS = 100
-const MAX_PARTS = 10_000
+/**
+ * Bytes of one file part queued for the store before the body is read on: the store's write pace
+ * is the upload's pace, and an upload holds about this much in memory per file being written.
+ */
+const FILE_QUEUE_BYTES = 1 * MB
 
 /** `1.5` → "1.5", `2` → "2": sizes in the 413/402 text. */
 export function formatMb(bytes: number): number {
   return Math.round((bytes / MB) * 10) / 10
 }
 
+const malformed = (detail: string) => new ApiError(400, ERROR_TEXTS.malformedBody(detail))
+
 /**
- * Streams a multipart upload into the file store while counting bytes, with busboy. Every bound
- * holds while the body streams: a file over its limit, a body over its total or a field over its
- * size ends the read at once (nothing past the limit is read or stored), and a declared length over
- * the total is refused before a byte is read. Every stream's errors are handled here: a truncated or
- * malformed body is a 400, a client that goes away ends the request, a store that fails (disk full)
- * keeps its own error. On any refusal the partial files are removed before the error is thrown.
+ * Streams a multipart upload into the file store while counting bytes, on the request's web body
+ * (any runtime). Every bound holds while the body streams: a file over its limit, a body over its
+ * total or a field over its size ends the read at once (nothing past the limit is stored), and a
+ * declared length over the total is refused before a byte is read. A truncated or malformed body
+ * is a 400, a store that fails (disk full) keeps its own error. On any refusal the files still being
+ * written are cut (the store removes what they had written) and the finished ones removed before
+ * the error is thrown. The rest of a refused body is left unread: how a connection ends after an
+ * early answer is the listener's business (node-listener.ts reads it off and closes).
  */
 export async function readUploadStream(event: H3Event, options: UploadOptions): Promise<Upload> {
   const contentType = event.req.headers.get('content-type') ?? ''
-  if (!/^multipart\/form-data/i.test(contentType)) {
-    throw new ApiError(400, ERROR_TEXTS.malformedBody('expected a multipart/form-data body'))
-  }
+  if (!/^multipart\/form-data/i.test(contentType)) throw malformed('expected a multipart/form-data body')
   const bounds = uploadBounds(Number(event.req.headers.get('content-length') ?? NaN), options)
-  const body = requestBodyStream(event)
-  if (!body) throw new ApiError(400, ERROR_TEXTS.malformedBody('expected a multipart/form-data body'))
-  const read = startRead(body, createParser(contentType), options, bounds)
+  const body = readRequestBody(event)
+  if (!body) throw malformed('expected a multipart/form-data body')
+  const read = createUploadRead(options, bounds)
+  const parser = createFormParser(contentType, read.handlers)
   try {
-    await read.done
+    await pump(body, parser, read, bounds)
     await Promise.all(read.writes)
     if (read.failed) throw read.failed
   } catch (error) {
+    read.fail(error instanceof Error ? error : new Error(String(error)))
     await Promise.allSettled(read.writes)
     await removeAll(options.files, read.written)
-    throw error
+    throw read.failed ?? error
   }
   return { fields: read.fields, files: read.written }
 }
@@ -105,134 +108,118 @@ function uploadBounds(declared: number, options: UploadOptions): UploadBounds {
   return bounds
 }
 
-function createParser(contentType: string): busboy.Busboy {
-  try {
-    return busboy({
-      headers: { 'content-type': contentType },
-      limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_PARTS, headerPairs: 100 },
-      defParamCharset: 'utf8',
-    })
-  } catch (error) {
-    throw new ApiError(400, ERROR_TEXTS.malformedBody((error as Error).message))
+/**
+ * Feeds the body to the parser chunk by chunk, counting its bytes, until the form ends or the read
+ * fails. Before each next chunk it waits for room in the file being written (the store's pace).
+ */
+async function pump(body: BodyChunks, parser: FormParser, read: UploadRead, bounds: UploadBounds): Promise<void> {
+  let bodyBytes = 0
+  while (!read.failed) {
+    const next = await Promise.race([body.next(), read.stopped])
+    if (next === STOPPED || read.failed) return
+    if ('error' in next) return read.fail(malformed('the request body ended before it was complete'))
+    if (next.done) {
+      const ended = parser.end()
+      if (ended) read.fail(malformed(ended))
+      return
+    }
+    bodyBytes += next.value.byteLength
+    if (bodyBytes > bounds.maxBodyBytes) return read.fail(bounds.bodyTooLarge(bodyBytes))
+    const refused = parser.write(next.value)
+    if (refused) return read.fail(malformed(refused))
+    await Promise.race([read.room(), read.stopped])
   }
 }
+
+const STOPPED = Symbol('stopped')
 
 /** One upload being read: what arrived so far, and the one way it fails. */
 interface UploadRead {
-  readonly options: UploadOptions
-  readonly bounds: UploadBounds
   readonly fields: Record<string, string>
   readonly written: UploadedFile[]
   readonly writes: Promise<void>[]
-  /** File parts still streaming into the store: destroyed when the request fails. */
-  readonly open: Set<Transform>
-  fileParts: number
   /** The first failure, once there is one. */
-  failed: Error | undefined
-  /** Settles when the parser has read the whole form, or rejects with the first failure. */
-  readonly done: Promise<void>
+  readonly failed: Error | undefined
+  /** Resolves (never rejects) to STOPPED at the first failure. */
+  readonly stopped: Promise<typeof STOPPED>
+  /** Resolves once every file being written has room for more bytes. */
+  room(): Promise<void>
+  /** The first failure ends the read and cuts every file still being written. */
   fail(error: Error): void
+  readonly handlers: Parameters<typeof createFormParser>[1]
 }
 
-const malformed = (error: Error) => new ApiError(400, ERROR_TEXTS.malformedBody(error.message))
-
-/** Feeds the body to the parser, counting its bytes, and routes every part and every stream's error. */
-function startRead(body: Readable, parser: busboy.Busboy, options: UploadOptions, bounds: UploadBounds): UploadRead {
-  let failRead: (error: Error) => void = () => undefined
-  let bodyBytes = 0
-  const countBody = (chunk: Buffer) => {
-    bodyBytes += chunk.length
-    if (bodyBytes > bounds.maxBodyBytes) read.fail(bounds.bodyTooLarge(bodyBytes))
-  }
+function createUploadRead(options: UploadOptions, bounds: UploadBounds): UploadRead {
+  const open = new Set<FilePart>()
+  let fileParts = 0
+  let stop: (value: typeof STOPPED) => void = () => undefined
   const read: UploadRead = {
-    options,
-    bounds,
     fields: {},
     written: [],
     writes: [],
-    open: new Set(),
-    fileParts: 0,
     failed: undefined,
-    done: new Promise<void>((resolve, reject) => {
-      parser.on('close', resolve)
-      failRead = reject
-    }),
-    // The first failure ends the read: stop feeding the parser, cut every file still being written
-    // (its store write then rejects and removes its temp file), and let whatever remains of the body
-    // go to the listener's lingering close.
+    stopped: new Promise((resolve) => (stop = resolve)),
+    async room() {
+      for (const file of open) await file.room()
+    },
     fail(error) {
       if (read.failed) return
-      read.failed = error
-      body.unpipe(parser)
-      body.off('data', countBody)
-      body.pause()
-      for (const counter of read.open) counter.destroy(error)
-      parser.removeAllListeners('field')
-      parser.removeAllListeners('file')
-      parser.on('error', () => undefined)
-      parser.destroy()
-      failRead(error)
+      ;(read as { failed: Error | undefined }).failed = error
+      stop(STOPPED)
+      for (const file of open) file.cut(error)
+    },
+    handlers: {
+      field(name, value) {
+        if (!read.failed && !(name in read.fields)) read.fields[name] = value
+      },
+      file(name, rawFilename) {
+        if (read.failed || name !== options.fileField) return undefined
+        fileParts++
+        if (fileParts > options.maxFiles) {
+          if (options.onTooManyFiles) read.fail(options.onTooManyFiles(fileParts))
+          return undefined
+        }
+        const filename = (rawFilename ?? '').replace(/^.*[\\/]/, '')
+        let key: string
+        try {
+          key = options.place(filename).key
+        } catch (error) {
+          read.fail(error instanceof Error ? error : new Error(String(error)))
+          return undefined
+        }
+        const file = createFilePart(options.maxFileBytes, (seen) => read.fail(bounds.tooLarge(seen)))
+        open.add(file)
+        read.writes.push(
+          options.files.write(key, file.stream).then(
+            (size) => {
+              open.delete(file)
+              read.written.push({ filename, key, size })
+              if (file.seen > options.maxFileBytes) read.fail(bounds.tooLarge(file.seen))
+            },
+            (error: unknown) => {
+              open.delete(file)
+              // The store's own failure (disk full, S3 down) keeps its error for renderError.
+              read.fail(read.failed ?? (error instanceof Error ? error : new Error(String(error))))
+            },
+          ),
+        )
+        return file
+      },
     },
   }
-  const fail = read.fail
-  parser.on('field', (name, value, info) => {
-    if (info.nameTruncated || info.valueTruncated)
-      return fail(new ApiError(400, ERROR_TEXTS.malformedBody(`form field ${name} is longer than ${MAX_FIELD_BYTES} bytes`)))
-    if (!(name in read.fields)) read.fields[name] = value
-  })
-  parser.on('fieldsLimit', () => fail(new ApiError(400, ERROR_TEXTS.malformedBody(`more than ${MAX_FIELDS} form fields`))))
-  parser.on('partsLimit', () => fail(new ApiError(400, ERROR_TEXTS.malformedBody(`more than ${MAX_PARTS} form parts`))))
-  parser.on('file', (name, stream, info) => takeFilePart(read, name, stream, info.filename))
-  parser.on('error', (error: Error) => fail(malformed(error)))
-  body.on('data', countBody)
-  body.on('error', (error: Error) => fail(malformed(error)))
-  // A client that goes away mid-body: the body closes without having ended.
-  body.on('close', () => {
-    if (!body.readableEnded) fail(new ApiError(400, ERROR_TEXTS.malformedBody('the request body ended before it was complete')))
-  })
-  body.pipe(parser)
   return read
 }
 
-/** A file part: skipped unless it is the file field, refused past the count or by `place`, else streamed into the store. */
-function takeFilePart(read: UploadRead, name: string, stream: Readable, rawFilename: string | undefined): void {
-  const { options, fail } = read
-  // busboy reports a body cut inside a part on the part's own stream: always listened to.
-  stream.on('error', (error: Error) => fail(malformed(error)))
-  if (name !== options.fileField || read.failed) return void stream.resume()
-  read.fileParts++
-  if (read.fileParts > options.maxFiles) {
-    stream.resume()
-    if (options.onTooManyFiles) fail(options.onTooManyFiles(read.fileParts))
-    return
-  }
-  const filename = (rawFilename ?? '').replace(/^.*[\\/]/, '')
-  let key: string
-  try {
-    key = options.place(filename).key
-  } catch (error) {
-    stream.resume()
-    return fail(error instanceof Error ? error : new Error(String(error)))
-  }
-  const counter = countBytes(options.maxFileBytes, read.bounds.tooLarge, fail)
-  read.open.add(counter)
-  // Destroyed with the request's error when it fails (a part's own error fails the read above,
-  // which destroys every open counter); the store sees that through its own read.
-  counter.on('error', () => undefined)
-  read.writes.push(
-    options.files.write(key, stream.pipe(counter)).then(
-      (size) => {
-        read.open.delete(counter)
-        read.written.push({ filename, key, size })
-        if (counter.seen > options.maxFileBytes) fail(read.bounds.tooLarge(counter.seen))
-      },
-      (error: unknown) => {
-        read.open.delete(counter)
-        // The store's own failure (disk full, S3 down) keeps its error for renderError.
-        fail(read.failed ?? (error instanceof Error ? error : new Error(String(error))))
-      },
-    ),
-  )
+/** A file part on its way to the store: a web stream the parser pushes into and the store reads. */
+interface FilePart {
+  readonly stream: ReadableStream<Uint8Array>
+  /** Bytes of the part seen so far (stored or not). */
+  readonly seen: number
+  push(chunk: Uint8Array): void
+  end(): void
+  /** Errors the stream: the store's write rejects and removes what it had written. */
+  cut(error: Error): void
+  room(): Promise<void>
 }
 
 /**
@@ -242,28 +229,53 @@ function takeFilePart(read: UploadRead, name: string, stream: Readable, rawFilen
  * size reported then is the declared one when the request has a length, else what arrived until
  * the cut (a lower bound).
  */
-function countBytes(limit: number, tooLarge: (seen: number) => ApiError, cut: (error: ApiError) => void): Transform & { seen: number } {
+function createFilePart(limit: number, tooLarge: (seen: number) => void): FilePart {
   const slack = Math.min(0.9 * MB, 0.5 * limit)
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      counter.seen += chunk.length
-      if (counter.seen > limit + slack) cut(tooLarge(counter.seen))
-      callback(null, counter.seen > limit ? undefined : chunk)
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  let finished = false
+  let wake: (() => void) | undefined
+  const wakeUp = () => {
+    wake?.()
+    wake = undefined
+  }
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start: (c) => void (controller = c),
+      pull: wakeUp,
+      // The store stopped reading (its write failed): its rejection fails the upload.
+      cancel() {
+        finished = true
+        wakeUp()
+      },
     },
-  }) as Transform & { seen: number }
-  counter.seen = 0
-  return counter
-}
-
-/**
- * The request body as a Node stream. Served by Node, that is the IncomingMessage itself: going
- * through the web stream h3 would build costs a conversion each way (a 27 MB upload spent ~0.1 s
- * there). Elsewhere (in-process `app.fetch`) it is the web body.
- */
-export function requestBodyStream(event: H3Event): Readable | undefined {
-  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
-  if (node) return node
-  return event.req.body ? Readable.fromWeb(event.req.body as unknown as NodeWebReadableStream<Uint8Array>) : undefined
+    { highWaterMark: FILE_QUEUE_BYTES, size: (chunk) => chunk.byteLength },
+  )
+  const part = {
+    stream,
+    seen: 0,
+    push(chunk: Uint8Array) {
+      part.seen += chunk.byteLength
+      if (part.seen > limit + slack) return tooLarge(part.seen)
+      if (!finished && part.seen <= limit) controller.enqueue(chunk)
+    },
+    end() {
+      if (finished) return
+      finished = true
+      controller.close()
+      wakeUp()
+    },
+    cut(error: Error) {
+      if (finished) return
+      finished = true
+      controller.error(error)
+      wakeUp()
+    },
+    room() {
+      if (finished || (controller.desiredSize ?? 1) > 0) return Promise.resolve()
+      return new Promise<void>((resolve) => (wake = resolve))
+    },
+  }
+  return part
 }
 
 async function removeAll(files: FileStore, written: UploadedFile[]): Promise<void> {

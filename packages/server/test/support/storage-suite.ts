@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { Readable } from 'node:stream'
-import { buffer } from 'node:stream/consumers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Stores } from '../../src/storage/create-storage.ts'
 import { FileNotFoundError } from '../../src/storage/file-store.ts'
@@ -27,16 +25,18 @@ const task = (id: string, extra: Partial<TaskState> = {}): TaskState => ({
   ...extra,
 })
 
-/** Yields `bytes` in uneven chunks, as a network upload arrives. */
-const chunked = (bytes: Uint8Array) =>
-  Readable.from(
-    (function* () {
-      for (let at = 0; at < bytes.length; ) {
-        const size = 64 * 1024 + ((at / 7) % 50_000)
-        yield bytes.subarray(at, (at += size))
-      }
-    })(),
-  )
+/** `bytes` as a web stream of uneven chunks, as a network upload arrives (pulled: one chunk per read). */
+const chunked = (bytes: Uint8Array, failAfter = Infinity) => {
+  let at = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close()
+      if (at > failAfter) return controller.error(new Error('client went away'))
+      const size = 64 * 1024 + ((at / 7) % 50_000)
+      controller.enqueue(bytes.subarray(at, (at += size)))
+    },
+  })
+}
 
 /**
  * One behaviour for every storage backend (records and files), in the manner of unstorage's
@@ -91,9 +91,28 @@ export function describeStorage(name: string, options: StorageSuiteOptions): voi
       const bytes = new Uint8Array(randomBytes(20 * 1024 * 1024 + 12345))
       expect(await stores.files.write('tasks/big/input', chunked(bytes))).toBe(bytes.length)
       expect(await stores.files.size('tasks/big/input')).toBe(bytes.length)
-      const back = new Uint8Array(await buffer(await stores.files.read('tasks/big/input')))
+      const back = new Uint8Array(await new Response(await stores.files.read('tasks/big/input')).arrayBuffer())
       expect(back.length).toBe(bytes.length)
       expect(Buffer.compare(back, bytes)).toBe(0)
+    })
+
+    it('a source stream that fails mid-write rejects the write and leaves nothing (no file, no unfinished write)', async () => {
+      const bytes = new Uint8Array(randomBytes(12 * 1024 * 1024))
+      await expect(stores.files.write('tasks/cut-1/input', chunked(bytes, 9 * 1024 * 1024))).rejects.toThrow('client went away')
+      expect(await stores.files.size('tasks/cut-1/input')).toBeUndefined()
+      const left = []
+      for await (const file of stores.files.list('tasks/cut-1')) left.push(file.key)
+      expect(left).toEqual([])
+    })
+
+    it('a read cancelled part-way ends cleanly, and the file reads whole again after', async () => {
+      const bytes = new Uint8Array(randomBytes(3 * 1024 * 1024))
+      await stores.files.write('tasks/r-1/output', bytes)
+      const reader = (await stores.files.read('tasks/r-1/output')).getReader()
+      const first = await reader.read()
+      expect(first.done).toBe(false)
+      await reader.cancel()
+      expect((await stores.files.readBytes('tasks/r-1/output')).byteLength).toBe(bytes.length)
     })
 
     it('writes bytes, overwrites in place (idempotent re-runs), reads them back', async () => {
