@@ -107,18 +107,16 @@ describe.skipIf(!hasRedis)('the API role on Node, Deno and Bun in front of Node 
         ;[apis.A, apis.B, apis.hostile] = running
         completedBefore = await Promise.all(workers.map(completedTasks))
         // Both variants at once: the checks wait on the workers' tasks far more than on each other.
-        const [a, b] = await Promise.all(
-          (['A', 'B'] as const).map((variant) =>
-            runSuite({
-              baseUrl: apis[variant]!.url,
-              apiKey: API_KEY,
-              variant,
-              profiles: ['core'],
-              exclude: [SPLIT_ROLES_CHECK],
-              concurrency: 4,
-            }),
-          ),
-        )
+        const suite = (variant: Variant) =>
+          runSuite({
+            baseUrl: apis[variant]!.url,
+            apiKey: API_KEY,
+            variant,
+            profiles: ['core'],
+            exclude: [SPLIT_ROLES_CHECK],
+            concurrency: 4,
+          })
+        const [a, b] = await Promise.all([suite('A'), suite('B')])
         reports.A = a
         reports.B = b
         console.info(
@@ -197,6 +195,5 @@ async function storedObjects(folder: string): Promise<string[]> {
 describe.skip('on workerd (not shipped: see docs/deployment.md, "workerd")', () => {
   it('submissions: the BullMQ queue needs ioredis over node:net; a Worker has only cloudflare:sockets, and no maintained BullMQ client uses it', () => {})
   it('task reads, waits and events: records, idempotency, rate limits and cancels use the same ioredis connections', () => {})
-  it('uploads: read through Node streams until the web-streams rewrite (issue 24, part 1) lands', () => {})
-  it('start-up: settings from process.env and .env, pino, prom-client and the engine pool have no Worker counterpart in the entry yet', () => {})
+  it('start-up: settings from process.env and .env, pino, prom-client, the licence file and the engine pool (the Node adapters of the API path) have no Worker counterpart yet', () => {})
 })

@@ -113,24 +113,26 @@ export function hostileUploadCases(target: HostileUploadTarget): void {
     await expectHealthyAndClean()
   }, 90_000)
 
-  it('refuses bodies 10× over the file and batch limits early: from the headers when declared, as the count passes the limit when chunked', async () => {
+  it('refuses bodies 10× over the file and batch limits before half of them is sent, declared and chunked', async () => {
     const paced = { paceMs: 2 }
     const upload = multipart({ name: 'big.glb', bytes: new Uint8Array(0) })
     const type = { 'Content-Type': `multipart/form-data; boundary=${upload.boundary}` }
     const big = () => [upload.head, ...pieces(10 * limitMb * MB)]
+    // What the client wrote when the answer came bounds what the server read only loosely: loopback
+    // socket buffers take a few MB before the server reads a byte, and a busy machine answers a
+    // refusal from the headers some milliseconds late while the client keeps writing. Half of the
+    // 10× body unsent shows the refusal came early; a server reading to the end would let all of it in.
+    const early = 5 * limitMb * MB
     const declared = await raw('/api/v1/compress', { ...type, 'Content-Length': 10 * limitMb * MB }, big(), paced)
     expect(declared.status).toBe(413)
     expect(JSON.parse(declared.body)).toEqual({ error: ERROR_TEXTS.fileTooLarge(10, limitMb) })
-    expect(declared.writtenBeforeAnswer).toBeLessThan(2 * limitMb * MB)
+    expect(declared.writtenBeforeAnswer).toBeLessThan(early)
     const chunked = await raw('/api/v1/compress', { ...type, 'Transfer-Encoding': 'chunked' }, big(), { chunked: true, ...paced })
     expect(chunked.status).toBe(413)
     expect(JSON.parse(chunked.body).error).toMatch(
       new RegExp(`^file size [\\d.]+MB exceeds limit of ${limitMb}MB for current license tier$`),
     )
-    // Without a declared length the cut comes as the count passes the limit; the answer then waits
-    // for the stored part to be removed (an S3 request), while the client keeps writing: what it
-    // wrote by then bounds what was read only loosely, and stays far from the 10× it would send.
-    expect(chunked.writtenBeforeAnswer).toBeLessThan(5 * limitMb * MB)
+    expect(chunked.writtenBeforeAnswer).toBeLessThan(early)
 
     const boundary = 'BATCH'
     const batchBody = function* () {
@@ -151,13 +153,10 @@ export function hostileUploadCases(target: HostileUploadTarget): void {
       chunked: true,
       ...paced,
     })
-    for (const [answer, bound] of [
-      [batchDeclared, 2],
-      [batchChunked, 5],
-    ] as const) {
+    for (const answer of [batchDeclared, batchChunked]) {
       expect(answer.status).toBe(413)
       expect(JSON.parse(answer.body).error).toMatch(/^request body of \d+ bytes exceeds limit of \d+ bytes$/)
-      expect(answer.writtenBeforeAnswer).toBeLessThan(bound * batchLimitMb * MB)
+      expect(answer.writtenBeforeAnswer).toBeLessThan(5 * batchLimitMb * MB)
     }
     await expectHealthyAndClean()
   }, 60_000)
