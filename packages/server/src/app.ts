@@ -60,7 +60,7 @@ export function createApp(ctx: ServiceContext): H3 {
     keyed(() => capabilitiesDocument(ctx)),
   )
 
-  for (const route of submitRoutes(ctx.variant)) {
+  for (const route of submitRoutes(ctx.variant, ctx.processing.operations)) {
     app.post(
       API_PREFIX + route.path,
       keyed((event, _apiKey, owner) => submitTask(event, ctx, route, owner)),

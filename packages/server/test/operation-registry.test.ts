@@ -2,6 +2,7 @@ import { OPERATION_NAMES, findOperation } from '@mos/engines'
 import { OPERATION_ENDPOINTS, TASK_TYPES, VARIANTS } from '@mos/sdk/contract'
 import { describe, expect, it } from 'vitest'
 import type { ServiceContext } from '../src/context.ts'
+import { engineOperationCatalog } from '../src/context/operation-catalog.ts'
 import { RESERVED_ROUTES, submitRoutes } from '../src/routes/operations.ts'
 
 /** Raw form fields that make each endpoint's parse succeed with every default filled. */
@@ -26,7 +27,7 @@ describe('the contract table and the engines registry', () => {
 
   it('what a route validates, in the contract names, is what the engine parses', () => {
     for (const variant of VARIANTS) {
-      for (const route of submitRoutes(variant)) {
+      for (const route of submitRoutes(variant, engineOperationCatalog())) {
         const operation = findOperation(route.type)!
         const shape = Object.keys((operation.options as unknown as { shape: Record<string, unknown> }).shape)
         for (const raw of MINIMAL_FIELDS[route.type]!) {
@@ -43,7 +44,7 @@ describe('the contract table and the engines registry', () => {
 
   it('routes are served or reserved per variant, with the engines formats', () => {
     // The paths of the published interface (sections 4.3-4.8): B reserves diagnose and ktx2.
-    expect(submitRoutes('A').map((route) => route.path)).toEqual([
+    expect(submitRoutes('A', engineOperationCatalog()).map((route) => route.path)).toEqual([
       '/compress',
       '/convert',
       '/repair',
@@ -51,11 +52,16 @@ describe('the contract table and the engines registry', () => {
       '/textures/optimize',
       '/textures/ktx2',
     ])
-    expect(submitRoutes('B').map((route) => route.path)).toEqual(['/compress', '/convert', '/repair', '/textures/optimize'])
+    expect(submitRoutes('B', engineOperationCatalog()).map((route) => route.path)).toEqual([
+      '/compress',
+      '/convert',
+      '/repair',
+      '/textures/optimize',
+    ])
     expect(RESERVED_ROUTES.A).toEqual([])
     expect(RESERVED_ROUTES.B.map((route) => route.path)).toEqual(['/diagnose', '/textures/ktx2'])
     const formats = (type: string) =>
-      submitRoutes('A')
+      submitRoutes('A', engineOperationCatalog())
         .find((route) => route.type === type)!
         .formats()
     expect(formats('compress')).toEqual(expect.arrayContaining(['glb', 'gltf', 'obj', 'fbx', 'dae', 'stl', 'ply']))
@@ -64,7 +70,7 @@ describe('the contract table and the engines registry', () => {
   })
 
   it('texture jobs carry the tier texture limit, other jobs do not', () => {
-    const routes = submitRoutes('A')
+    const routes = submitRoutes('A', engineOperationCatalog())
     const value = (type: string, raw: Record<string, string>) => {
       const parsed = routes.find((route) => route.type === type)!.parseFields(raw, ctx)
       return parsed.ok ? parsed.value : parsed.error

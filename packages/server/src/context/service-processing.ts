@@ -1,4 +1,6 @@
 import { createEnginePool, describeEngines, type EnginePool } from '@mos/engines'
+import type { OperationCatalog } from '../routes/operations.ts'
+import { engineOperationCatalog } from './operation-catalog.ts'
 import type { Config } from '../config/schema.ts'
 import { createSweepLock } from '../maintenance/create-sweep-lock.ts'
 import { createSweeper, sweepIntervalMs, type Sweeper } from '../maintenance/sweep.ts'
@@ -18,6 +20,8 @@ export interface ServiceProcessing {
   queue: TaskQueue
   runner: TaskRunner
   tasks: TaskService
+  /** The engines' operation registry as the submit routes see it (input formats, option keys). */
+  operations: OperationCatalog
   /** The codecs' install facts (variant B capabilities), read from disk once. */
   engines: ReturnType<typeof describeEngines>
   /** Retention, orphan uploads, lost tasks; started by `startServer`. */
@@ -88,6 +92,7 @@ export function createServiceProcessing(
     queue,
     runner,
     tasks: createTaskService({ tasks: storage.taskStore, queue, log: taskLog, files: storage.files, cancels, retentionMs }),
+    operations: engineOperationCatalog(),
     engines: describeEngines(),
     sweeper,
     webhooks,

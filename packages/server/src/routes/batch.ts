@@ -26,7 +26,7 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: st
   const idempotencyKey = idempotencyKeyOf(event)
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
-  const formats = submitRoutes(ctx.variant)
+  const formats = submitRoutes(ctx.variant, ctx.processing.operations)
     .find((route) => route.type === 'compress')!
     .formats()
   const placed: { task_id: string; filename: string }[] = []

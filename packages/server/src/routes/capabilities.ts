@@ -18,7 +18,12 @@ import { submitRoutes } from './operations.ts'
 export function capabilitiesDocument(ctx: ServiceContext): CapabilitiesA | CapabilitiesB {
   const mos_extensions = extensionFieldNames(ctx.variant)
   if (ctx.variant === 'A') {
-    return { engines: [...ENGINES], formats: [...MODEL_FORMATS], features: submitRoutes('A').map((route) => route.type), mos_extensions }
+    return {
+      engines: [...ENGINES],
+      formats: [...MODEL_FORMATS],
+      features: submitRoutes('A', ctx.processing.operations).map((route) => route.type),
+      mos_extensions,
+    }
   }
   return {
     engines: ctx.processing.engines,

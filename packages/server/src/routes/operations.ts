@@ -1,4 +1,3 @@
-import { findOperation, operationFormats } from '@mos/engines'
 import {
   IMPLEMENTED_TASK_TYPES,
   OPERATION_ENDPOINTS,
@@ -11,19 +10,29 @@ import type { ServiceContext } from '../context.ts'
 import type { SubmitRoute } from './submit.ts'
 
 /**
+ * What the submit routes need of the engines' operation registry. The context hands it in
+ * (`context/operation-catalog.ts`): the engines stay on Node, the routes on web standards.
+ */
+export interface OperationCatalog {
+  /** Input formats (lower-case extensions) an operation reads. */
+  formats(type: TaskType): readonly string[]
+  /** Whether the operation's option schema has `key`. */
+  acceptsOption(type: TaskType, key: string): boolean
+}
+
+/**
  * Texture jobs carry the tier's per-image limit (bytes; negative = unlimited): added to the jobs of
  * every operation whose engine options take it, so a new texture operation gets it by declaring it.
  */
-function withTextureLimit(type: TaskType, parsed: ParseResult<object>, ctx: ServiceContext): ParseResult<object> {
-  return parsed.ok && acceptsOption(type, 'maxTextureBytes')
+function withTextureLimit(
+  type: TaskType,
+  parsed: ParseResult<object>,
+  ctx: ServiceContext,
+  catalog: OperationCatalog,
+): ParseResult<object> {
+  return parsed.ok && catalog.acceptsOption(type, 'maxTextureBytes')
     ? { ok: true, value: { ...parsed.value, maxTextureBytes: ctx.limits().maxTextureBytes } }
     : parsed
-}
-
-/** Whether an engine operation's option schema has a key (its zod object's shape). */
-function acceptsOption(type: TaskType, key: string): boolean {
-  const schema = findOperation(type)?.options as { shape?: Record<string, unknown> } | undefined
-  return schema?.shape !== undefined && key in schema.shape
 }
 
 /**
@@ -31,12 +40,12 @@ function acceptsOption(type: TaskType, key: string): boolean {
  * (`OPERATION_ENDPOINTS`: path, field rules) with the engines' registry for the input formats.
  * The validated fields go to the engine as they are, in the contract's names.
  */
-export function submitRoutes(variant: Variant): SubmitRoute[] {
+export function submitRoutes(variant: Variant, catalog: OperationCatalog): SubmitRoute[] {
   return implementedEndpoints(variant).map((endpoint) => ({
     type: endpoint.type,
     path: endpoint.path,
-    formats: () => operationFormats(endpoint.type),
-    parseFields: (raw, ctx) => withTextureLimit(endpoint.type, endpoint.parseFields(variant, raw), ctx),
+    formats: () => catalog.formats(endpoint.type),
+    parseFields: (raw, ctx) => withTextureLimit(endpoint.type, endpoint.parseFields(variant, raw), ctx, catalog),
   }))
 }
 

@@ -22,10 +22,8 @@ export const API_ROLE_ADAPTERS: Readonly<Record<string, string>> = {
   'src/storage/fs-atomic-driver.ts': 'the fs records driver (node:fs)',
   'src/lazy-modules.ts': 'loads ioredis (the Redis connection factory) and BullMQ on first use, with createRequire',
   'src/context/service-processing.ts':
-    'the engine pool (@mos/engines: worker threads; engine workers stay on Node); behind it the webhook sender (webhooks/sign.ts: node:crypto HMAC), run by the process that runs tasks',
+    'the engine pool and the operation catalog the submit routes read (@mos/engines: worker threads; engine workers stay on Node); behind it the webhook sender (webhooks/sign.ts: node:crypto HMAC), run by the process that runs tasks',
   'src/tasks/task-runner.ts': 'runs tasks on the engine pool (@mos/engines): the process that runs tasks is on Node',
-  'src/routes/operations.ts':
-    "the operation registry's input formats come from @mos/engines' root export, which loads the engines (a web-only registry export is still to come)",
   'src/queue/create-queue.ts': "names BullMQ workers with node:os' hostname (the queue that runs tasks)",
   'src/webhooks/callback-url.ts': "checks a callback URL's host with DNS lookups (node:dns) and node:net's BlockList",
   'src/licensing/licensing.ts':
