@@ -10,6 +10,35 @@ export interface UploadMemoryResult {
 }
 
 /**
+ * A compress request's multipart body of `uploadMb` megabytes, made as it is read (1 MB pieces of
+ * one buffer): nothing is buffered on the client, so the RSS measured is the service's own.
+ */
+export function streamedUpload(uploadMb: number): { body: ReadableStream<Uint8Array>; contentType: string; sentMb(): number } {
+  const boundary = 'mosbenchboundary'
+  const head = new TextEncoder().encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="engine"\r\n\r\ndraco\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.glb"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  )
+  const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`)
+  const chunk = new Uint8Array(1024 * 1024).fill(0x41)
+  let sent = 0
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(head)
+    },
+    pull(controller) {
+      if (sent >= uploadMb) {
+        controller.enqueue(tail)
+        controller.close()
+        return
+      }
+      sent++
+      controller.enqueue(chunk)
+    },
+  })
+  return { body, contentType: `multipart/form-data; boundary=${boundary}`, sentMb: () => sent }
+}
+
+/**
  * RSS of the service while it receives a large upload streamed from a generator: nothing is
  * buffered on the client either, so the figure is the service's own.
  */
@@ -17,27 +46,7 @@ export async function measureUploadMemory(uploadMb: number): Promise<UploadMemor
   // Upload into a service with no engine work in the way: the file is refused by its magic later.
   const service = await startBenchService({ SERVICE__LIMITS__MAX_FILE_SIZE_MB: String(uploadMb * 2), SERVICE__ENGINES__THREADS: '1' })
   try {
-    const boundary = 'mosbenchboundary'
-    const head = new TextEncoder().encode(
-      `--${boundary}\r\nContent-Disposition: form-data; name="engine"\r\n\r\ndraco\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.glb"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    )
-    const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`)
-    const chunk = new Uint8Array(1024 * 1024).fill(0x41)
-    let sent = 0
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(head)
-      },
-      pull(controller) {
-        if (sent >= uploadMb) {
-          controller.enqueue(tail)
-          controller.close()
-          return
-        }
-        sent++
-        controller.enqueue(chunk)
-      },
-    })
+    const { body, contentType } = streamedUpload(uploadMb)
     const baseline = await service.rss()
     let peak = baseline
     const sampler = setInterval(() => void service.rss().then((r) => (peak = Math.max(peak, r))), 50)
@@ -45,7 +54,7 @@ export async function measureUploadMemory(uploadMb: number): Promise<UploadMemor
     const response = await service.call('/api/v1/compress', {
       method: 'POST',
       body,
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      headers: { 'content-type': contentType },
       duplex: 'half',
     } as RequestInit)
     clearInterval(sampler)

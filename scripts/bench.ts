@@ -2,7 +2,7 @@
 // writes JSON to bench-results/. Exits non-zero only on errors, never on a missed goal.
 //   --quick        smaller inputs and counts (a smoke run)
 //   --write-docs   replace the results table in docs/performance.md
-//   --only a,b     sections: startup, overhead, anchors, corpus, scaling, queue, memory, read, convert, textures
+//   --only a,b     sections: startup, overhead, anchors, corpus, scaling, queue, memory, runtimes, read, convert, textures
 //                  (corpus: issue 21's table, every file of both corpora against gltfpack and gltf-transform)
 //                  (e.g. `npm run bench -- --only startup,memory` for cold start and RSS after many tasks)
 //                  (convert and textures, the engine-level benchmarks of the format and texture work,
@@ -20,6 +20,7 @@ import { generateGrid } from '../bench/mesh.ts'
 import { measureMeshoptSteps } from '../bench/meshopt-steps.ts'
 import { measureOverhead } from '../bench/overhead.ts'
 import { measureReadPath } from '../bench/read-path.ts'
+import { measureRuntimeUploads } from '../bench/runtimes.ts'
 import { measureQueue, measureScaling } from '../bench/scaling.ts'
 import { startBenchService, startCommand } from '../bench/service.ts'
 import { mb, type Input } from '../bench/stats.ts'
@@ -459,6 +460,30 @@ if (wants('memory')) {
   table(
     ['settings', 'start RSS MB', 'warm-up RSS MB', `after ${tasks} tasks MB`, 'after/warm-up', 'after idle MB', 'seconds', 'goal'],
     rss.map((r) => [r.label, r.startRssMb, r.warmRssMb, r.afterRssMb, r.ratio, r.idleRssMb, r.seconds, goal(r.ratio <= 1.5)]),
+  )
+}
+
+if (wants('runtimes')) {
+  // Issue 24: the API role on each runtime, in front of Redis and S3 (no worker: the upload path alone).
+  const uploadMb = quick ? 64 : 500
+  const rows = await measureRuntimeUploads(uploadMb)
+  results.runtimes = rows
+  // Flat: the second half of the upload adds at most 32 MB (four S3 parts) to what the first half reached.
+  out(`## Runtimes: a ${uploadMb} MB streamed upload into the API role (goals: RSS growth ≤ 150 MB; flat, the second half adds ≤ 32 MB)`)
+  out()
+  table(
+    ['runtime', 'files', 'MB/s', 'seconds', 'baseline RSS MB', 'peak RSS MB', 'growth, 1st half MB', 'growth MB', 'goal'],
+    rows.map((r) => [
+      r.runtime,
+      r.files,
+      r.mbPerSecond,
+      r.seconds,
+      r.baselineRssMb,
+      r.peakRssMb,
+      r.firstHalfGrowthMb,
+      r.growthMb,
+      `${goal(r.growthMb <= 150)}, ${r.growthMb - r.firstHalfGrowthMb <= 32 ? 'flat' : 'NOT FLAT'}`,
+    ]),
   )
 }
 

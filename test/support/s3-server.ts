@@ -6,6 +6,8 @@ import S3rver from '@20minutes/s3rver'
 export interface TestS3 {
   endpoint: string
   bucket: string
+  /** The folder holding the bucket's objects (`<directory>/<bucket>/<key>/object`), for tests that look for leftovers. */
+  directory: string
   /** SERVICE__STORAGE__S3__* variables for this server. */
   env: Record<string, string>
   close(): Promise<void>
@@ -37,6 +39,7 @@ export async function startTestS3(bucket = 'mos'): Promise<TestS3> {
   return {
     endpoint,
     bucket,
+    directory,
     env: {
       SERVICE__STORAGE__S3__ENDPOINT: endpoint,
       SERVICE__STORAGE__S3__BUCKET: bucket,

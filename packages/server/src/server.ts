@@ -1,11 +1,11 @@
-import { toNodeHandler } from 'h3/node'
+import type { H3 } from 'h3'
 import { createApp } from './app.ts'
 import { loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
 import { createServiceContext, type ServiceContext } from './context.ts'
 import { createLogger, type Logger } from './logging/create-logger.ts'
-import { listenNode, type NodeListener } from './node-listener.ts'
 import { servesApi } from './queue/create-queue.ts'
+import { currentRuntime } from './runtime.ts'
 import { createWorkerApp } from './worker-app.ts'
 import { withTimeout } from './with-timeout.ts'
 
@@ -53,9 +53,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   context.processing.sweeper.start()
   const app = servesApi(config.server.role) ? createApp(context) : createWorkerApp(context)
-  let listener: NodeListener
+  let listener: Listener
   try {
-    listener = await listenNode(toNodeHandler(app), {
+    listener = await listen(app, {
       port: config.server.port,
       host: config.server.host,
       keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
@@ -81,6 +81,29 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await context.close(closeOptions)
     },
   }
+}
+
+interface Listener {
+  port: number
+  close(): Promise<void>
+}
+
+type ListenOptions = { port: number; host: string; keepAliveTimeoutMs: number; onHandlerError: (error: unknown) => void }
+
+/**
+ * Serves the app with the runtime's own server. On Node, `node:http` with the hardening of
+ * node-listener.ts (431, 408, `Expect: 100-continue`, lingering close); on Deno and Bun, their
+ * native servers with h3's `app.fetch`. Each is imported only where it runs, so the Deno and Bun
+ * processes never load the Node server's modules.
+ */
+async function listen(app: H3, options: ListenOptions): Promise<Listener> {
+  const runtime = currentRuntime()
+  if (runtime === 'node') {
+    const [{ listenNode }, { toNodeHandler }] = await Promise.all([import('./node-listener.ts'), import('h3/node')])
+    return listenNode(toNodeHandler(app), options)
+  }
+  const { listenFetch } = await import('./fetch-listener.ts')
+  return listenFetch(runtime, (request) => app.fetch(request), options)
 }
 
 /** Closes a context whose start failed. Closing may itself wait on the connection that failed: give it a moment, not forever. */

@@ -21,13 +21,13 @@ export const CONFIG_SCHEMA = {
     role: setting.choice({
       default: 'all',
       values: ['all', 'api', 'worker'],
-      doc: 'What this process does: `all` (HTTP API and worker), `api` (HTTP API, only queues tasks), `worker` (runs queued tasks; serves only health on its port). `api` and `worker` need SERVICE__QUEUE__DRIVER=bullmq.',
+      doc: 'What this process does: `all` (HTTP API and worker), `api` (HTTP API, only queues tasks), `worker` (runs queued tasks; serves only health on its port). `api` and `worker` need SERVICE__QUEUE__DRIVER=bullmq. On Deno and Bun (`npm run start:api:deno`, `start:api:bun`) only `api`.',
     }),
     keepAliveTimeoutMs: setting.integer({
       default: 65_000,
       min: 1_000,
       max: 3_600_000,
-      doc: 'How long an idle keep-alive connection stays open, in ms. Keep it above the idle time-out of the load balancer in front (60 s on AWS ALB and nginx), so the balancer closes idle connections, never the service under a request in flight. Headers must arrive within this plus 1 s.',
+      doc: 'How long an idle keep-alive connection stays open, in ms. Keep it above the idle time-out of the load balancer in front (60 s on AWS ALB and nginx), so the balancer closes idle connections, never the service under a request in flight. Headers must arrive within this plus 1 s. On Bun, its idle time-out (at most 255 s); not used on Deno.',
     }),
     corsOrigins: setting.list({
       default: [],

@@ -3,6 +3,7 @@ import { ConfigError } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
 import type { RedisConnections } from '../redis/redis-connections.ts'
 import type { Logger } from '../logging/create-logger.ts'
+import { currentRuntime, rolesOn } from '../runtime.ts'
 import { createBullQueue } from './bullmq-queue.ts'
 import { createLocalQueue } from './local-queue.ts'
 import type { TaskHandler, TaskQueue } from './task-queue.ts'
@@ -18,11 +19,19 @@ export const servesApi = (role: Role) => role !== 'worker'
 export const queueRedisUrl = (config: Config) => config.queue.redis.url || config.storage.redis.url
 
 /**
- * Stops at start-up on combinations that cannot work: split roles need a shared queue, and a shared
- * queue needs records and files that every process sees.
+ * Stops at start-up on combinations that cannot work: a role the runtime cannot take (Deno and Bun
+ * serve the API only), split roles need a shared queue, and a shared queue needs records and files
+ * that every process sees.
  */
 export function checkDeployment(config: Config): void {
   const role = config.server.role
+  const runtime = currentRuntime()
+  if (!rolesOn(runtime).includes(role)) {
+    throw new ConfigError(
+      `SERVICE__SERVER__ROLE=${role} cannot run on ${runtime}: tasks run in Node's engine threads, so ${runtime} serves only the API ` +
+        '(set SERVICE__SERVER__ROLE=api, with SERVICE__QUEUE__DRIVER=bullmq, and run the workers with `npm start` and SERVICE__SERVER__ROLE=worker)',
+    )
+  }
   if (role !== 'all' && config.queue.driver !== 'bullmq') {
     throw new ConfigError(`SERVICE__SERVER__ROLE=${role} needs SERVICE__QUEUE__DRIVER=bullmq (the local queue lives inside one process)`)
   }

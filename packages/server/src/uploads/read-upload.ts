@@ -115,7 +115,7 @@ function uploadBounds(declared: number, options: UploadOptions): UploadBounds {
 async function pump(body: BodyChunks, parser: FormParser, read: UploadRead, bounds: UploadBounds): Promise<void> {
   let bodyBytes = 0
   while (!read.failed) {
-    const next = await Promise.race([body.next(), read.stopped])
+    const next = await read.orStopped(body.next())
     if (next === STOPPED || read.failed) return
     if ('error' in next) return read.fail(malformed('the request body ended before it was complete'))
     if (next.done) {
@@ -127,7 +127,7 @@ async function pump(body: BodyChunks, parser: FormParser, read: UploadRead, boun
     if (bodyBytes > bounds.maxBodyBytes) return read.fail(bounds.bodyTooLarge(bodyBytes))
     const refused = parser.write(next.value)
     if (refused) return read.fail(malformed(refused))
-    await Promise.race([read.room(), read.stopped])
+    await read.orStopped(read.room())
   }
 }
 
@@ -140,8 +140,12 @@ interface UploadRead {
   readonly writes: Promise<void>[]
   /** The first failure, once there is one. */
   readonly failed: Error | undefined
-  /** Resolves (never rejects) to STOPPED at the first failure. */
-  readonly stopped: Promise<typeof STOPPED>
+  /**
+   * `promise`'s outcome, or STOPPED at the first failure, whichever comes first. Not a
+   * `Promise.race` with one long-lived "stopped" promise: each race leaves a reaction on it that
+   * holds the race's result, so every chunk read would stay in memory until the upload ended.
+   */
+  orStopped<T>(promise: Promise<T>): Promise<T | typeof STOPPED>
   /** Resolves once every file being written has room for more bytes. */
   room(): Promise<void>
   /** The first failure ends the read and cuts every file still being written. */
@@ -152,20 +156,37 @@ interface UploadRead {
 function createUploadRead(options: UploadOptions, bounds: UploadBounds): UploadRead {
   const open = new Set<FilePart>()
   let fileParts = 0
-  let stop: (value: typeof STOPPED) => void = () => undefined
+  const onStop = new Set<() => void>()
   const read: UploadRead = {
     fields: {},
     written: [],
     writes: [],
     failed: undefined,
-    stopped: new Promise((resolve) => (stop = resolve)),
+    orStopped<T>(promise: Promise<T>) {
+      if (read.failed) return Promise.resolve(STOPPED)
+      return new Promise<T | typeof STOPPED>((resolve, reject) => {
+        const stopped = () => resolve(STOPPED)
+        onStop.add(stopped)
+        promise.then(
+          (value) => {
+            onStop.delete(stopped)
+            resolve(value)
+          },
+          (error: unknown) => {
+            onStop.delete(stopped)
+            reject(error)
+          },
+        )
+      })
+    },
     async room() {
       for (const file of open) await file.room()
     },
     fail(error) {
       if (read.failed) return
       ;(read as { failed: Error | undefined }).failed = error
-      stop(STOPPED)
+      for (const stopped of onStop) stopped()
+      onStop.clear()
       for (const file of open) file.cut(error)
     },
     handlers: {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runtimeArgs, runtimeBinary } from '../../../../scripts/runtime-binary.mjs'
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url))
 const MAIN = 'packages/server/dist/main.js'
@@ -29,6 +30,21 @@ export interface StartMosOptions {
   cwd?: string
   /** The file Node runs, from the repository's root: `npm start`'s entry unless a test starts another (a bin). */
   entry?: string
+  /**
+   * The runtime that runs the entry (`npm run start:api:deno` / `start:api:bun` run the same binary
+   * with the same arguments); `nodeArgs` apply to Node only.
+   */
+  runtime?: 'node' | 'deno' | 'bun'
+}
+
+/** The command that starts `entry` on `runtime`, or an error naming the missing binary. */
+function command(options: StartMosOptions): [string, string[]] {
+  const entry = join(REPO, options.entry ?? MAIN)
+  const runtime = options.runtime ?? 'node'
+  if (runtime === 'node') return [process.execPath, [...(options.nodeArgs ?? []), entry]]
+  const binary = runtimeBinary(runtime)
+  if (!binary) throw new Error(`no ${runtime} binary installed`)
+  return [binary, runtimeArgs(runtime, entry)]
 }
 
 /**
@@ -43,7 +59,8 @@ export async function startMos(
   options: StartMosOptions = {},
 ): Promise<MosProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE__')))
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(REPO, options.entry ?? MAIN)], {
+  const [binary, args] = command(options)
+  const child = spawn(binary, args, {
     cwd: options.cwd ?? tmpdir(),
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
