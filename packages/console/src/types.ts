@@ -1,3 +1,5 @@
+import type { DiagnosisResult as ContractDiagnosis, DiagnosisIssue } from '@mos/sdk/contract'
+
 /** The documents of the console's HTTP interface (CONSOLE-INTERFACE.md, docs/console.md) as the console reads them. */
 
 export interface Session {
@@ -49,44 +51,11 @@ export interface ConsoleConfig {
   limits: Record<string, unknown>
 }
 
-export interface Issue {
-  type: string
-  count: number
-  severity: 'low' | 'medium' | 'high' | 'critical'
-}
+/** One issue of a diagnosis, as the contract declares it (section 2.3). */
+export type Issue = DiagnosisIssue
 
-export interface MeshDiagnosis {
-  name: string
-  vertices: number
-  triangles: number
-  has_normals: boolean
-  has_texcoords: boolean
-  has_colors: boolean
-  has_tangents: boolean
-  skinned: boolean
-  morph_targets: number
-  issues: Issue[]
-}
-
-export interface TextureDiagnosis {
-  name: string
-  format: string
-  width: number
-  height: number
-  size_kb: number
-}
-
-export interface DiagnosisResult {
-  format: string
-  version: string
-  file_size_bytes: number
-  meshes: MeshDiagnosis[]
-  textures: TextureDiagnosis[]
-  animations: unknown[]
-  issues?: Issue[]
-  total_issues: number
-  recommendations: string[]
-}
+/** A diagnose task's result: the contract's document plus the file-level `issues` Mos adds (docs/diagnose.md). */
+export type DiagnosisResult = ContractDiagnosis & { issues?: Issue[] }
 
 /** A task record as GET /admin/tasks and /events carry it: the API's record plus the admin's fields. */
 export interface TaskRecord {

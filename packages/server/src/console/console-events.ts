@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
+import { eventStreamResponse } from '../routes/task-events.ts'
 import { findTask } from '../routes/tasks.ts'
 import { ALL_OWNERS } from '../tasks/task-owner.ts'
 import type { TaskState } from '../tasks/task-state.ts'
@@ -97,12 +98,5 @@ export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): 
     },
     cancel: () => stop(),
   })
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-    },
-  })
+  return eventStreamResponse(body)
 }

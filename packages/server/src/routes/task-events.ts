@@ -68,6 +68,11 @@ export async function streamTaskEvents(ctx: ServiceContext, id: string, owner: s
     // The client went away: stop listening.
     cancel: () => stop(),
   })
+  return eventStreamResponse(body)
+}
+
+/** A server-sent-events answer over `body`: never cached, and never buffered by a proxy on the way. */
+export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response {
   return new Response(body, {
     status: 200,
     headers: {
