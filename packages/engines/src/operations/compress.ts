@@ -57,11 +57,12 @@ export const compressOperation = defineOperation({
     const scene = { simplify_ratio, simplify_error, texture_max_size, texture_power_of_two, merge, instance }
     const details = await optimizeScene(doc, scene, resources)
     context.report(40)
-    await doc.transform(compress({ ...encoding, meshoptEncoder: context.platform.meshoptEncoder }))
+    const notes: string[] = []
+    await doc.transform(compress({ ...encoding, meshoptEncoder: context.platform.meshoptEncoder, notes }))
     settleSimplifyDetails(details, doc)
     context.report(85)
     const written = await writeModel(context.platform, doc, 'glb')
     context.report(95)
-    return modelOutput(written, details)
+    return modelOutput(written, details, notes)
   },
 })

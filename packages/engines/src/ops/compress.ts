@@ -8,6 +8,7 @@ import { weldBitwise } from '../geometry/weld-bitwise.ts'
 import { reorderForSize, type ReorderEncoder } from '../geometry/reorder-for-size.ts'
 import { dropDegenerateTriangles } from '../geometry/degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
+import { dropUnreadTexcoords } from './unread-texcoords.ts'
 import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
@@ -25,9 +26,11 @@ export interface CompressOptions {
   meshopt_compression_level?: 'high' | 'medium' | 'low'
   /** The meshoptimizer encoder, passed in by the caller (see Platform). */
   meshoptEncoder?: unknown
+  /** Where to say what compression dropped from the file (the task's `details.notes`). */
+  notes?: string[]
 }
 
-export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder'>> = {
+export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder' | 'notes'>> = {
   level: 7,
   position_quantization_bits: 14,
   normal_quantization_bits: 10,
@@ -90,6 +93,9 @@ export function compress(options: CompressOptions): Transform {
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     dropInputCompression(doc)
     dropWhiteVertexColors(doc)
+    // Decision (docs/api.md): texture coordinates no texture reads are dropped, as gltfpack and
+    // `gltf-transform optimize` drop them, and named in the notes with their vertices.
+    options.notes?.push(...dropUnreadTexcoords(doc))
     await doc.transform(dedup(), prune({ keepAttributes: false }))
     // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
     // empty fallback buffer, which glTF-Validator rejects): say so instead.
