@@ -1,5 +1,5 @@
 import type { Document } from '@gltf-transform/core'
-import { unpartition } from '@gltf-transform/functions'
+import { draco, unpartition } from '@gltf-transform/functions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countSceneTriangles, createEnginePool, documentBounds, loadPlatform } from '../src/index.ts'
@@ -10,8 +10,16 @@ import { validateGlb } from './texture-fixtures.ts'
 
 const { available, paths } = corpusFiles({
   shapes: shared('glb', 'ShapeCollection.glb'),
+  sphere: shared('glb', 'DenseSphere.glb'),
   spot: shared('obj', 'spot.obj'),
   beast: shared('obj', 'beast.obj'),
+  pirate: shared('obj', 'pirate.obj'),
+  ...Object.fromEntries(
+    ['08', '09', '10', '11', '12'].map((n) => [
+      `mode${n}`,
+      assimp('glTF2', 'glTF-Asset-Generator', 'Mesh_PrimitiveMode', `Mesh_PrimitiveMode_${n}.gltf`),
+    ]),
+  ),
   knight: shared('glb', 'chr_knight.glb'),
 })
 
@@ -27,7 +35,7 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
   async function compressFile(path: string, options: Record<string, unknown>) {
     const input = path.endsWith('.obj') ? await readModel(platform, await readFile(path), 'obj') : await platform.io.read(path)
     const source = path.endsWith('.gltf') ? { bytes: await platform.io.writeBinary(await input.transform(unpartition())) } : { path }
-    const format = path.slice(path.lastIndexOf('.') + 1)
+    const format = path.endsWith('.obj') ? 'obj' : 'glb'
     const result = success(await pool.run({ name: 'compress', input: source, format, options }))
     const bytes = result.bytes!
     const validation = await validateGlb(bytes)
@@ -75,6 +83,58 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
       }
     })
   }
+
+  for (const engine of ENGINES) {
+    it(`joins the primitives of one mesh that share a material into one, the scene graph kept (pirate.obj, ${engine})`, async () => {
+      const { input, output } = await compressFile(paths.pirate, { engine })
+      const prims = (doc: Document) =>
+        doc
+          .getRoot()
+          .listMeshes()
+          .flatMap((mesh) => mesh.listPrimitives())
+      // The reader writes one primitive per OBJ group, all under copies of the one material.
+      expect(prims(input).length).toBeGreaterThan(1)
+      expect(prims(output)).toHaveLength(1)
+      expect(output.getRoot().listNodes()).toHaveLength(input.getRoot().listNodes().length)
+      expect(output.getRoot().listMeshes()).toHaveLength(input.getRoot().listMeshes().length)
+      expect(countSceneTriangles(output)).toBeLessThanOrEqual(countSceneTriangles(input))
+      expect(countSceneTriangles(output)).toBeGreaterThanOrEqual(countSceneTriangles(input) * 0.999)
+      expectSameBounds(input, output, 0.001)
+    })
+  }
+
+  it('writes points and lines, which Draco leaves plain, smaller than glTF-Transform’s draco() does (Mesh_PrimitiveMode_08–12)', async () => {
+    for (const n of ['08', '09', '10', '11', '12']) {
+      const path = (paths as Record<string, string>)[`mode${n}`]!
+      const { input, output, bytes } = await compressFile(path, { engine: 'draco' })
+      const prim = (doc: Document) => doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+      expect(prim(input).getMode(), path).not.toBe(4) // nothing here for Draco to encode
+      expect(Array.from(prim(output).getIndices()!.getArray()!), path).toEqual(Array.from(prim(input).getIndices()!.getArray()!))
+      expect(Array.from(prim(output).getAttribute('POSITION')!.getArray()!), path).toEqual(
+        Array.from(prim(input).getAttribute('POSITION')!.getArray()!),
+      )
+      // The library's own draco() on the same one-buffer file, as `gltf-transform draco` runs it.
+      const library = await platform.io.readBinary(
+        await platform.io.writeBinary(await (await platform.io.read(path)).transform(unpartition())),
+      )
+      await library.transform(draco())
+      expect(bytes.byteLength, path).toBeLessThan((await platform.io.writeBinary(library)).byteLength)
+    }
+  })
+
+  it('says why meshopt of a Draco input is larger than it (DenseSphere), and that Draco keeps it smaller', async () => {
+    const inputBytes = (await readFile(paths.sphere)).byteLength
+    const meshopt = await compressFile(paths.sphere, { engine: 'meshopt' })
+    expect(meshopt.bytes.byteLength).toBeGreaterThan(inputBytes)
+    expect(meshopt.details.notes).toEqual([expect.stringMatching(/^the input was Draco-compressed, .* \(engine=draco keeps it smaller\)$/)])
+    expect(meshopt.details.size_rule).toMatchObject({ input_bytes: inputBytes, result_bytes: meshopt.bytes.byteLength, kept_input: false })
+    expect(countSceneTriangles(meshopt.output)).toBe(countSceneTriangles(meshopt.input))
+    expectSameBounds(meshopt.input, meshopt.output, 0.001)
+    const dracoResult = await compressFile(paths.sphere, { engine: 'draco' })
+    expect(dracoResult.bytes.byteLength).toBeLessThan(inputBytes)
+    expect(dracoResult.details.notes).toBeUndefined()
+    expect(dracoResult.details.size_rule).toBeUndefined()
+  })
 
   it('keeps the texture coordinates a texture reads, with no note (chr_knight)', async () => {
     const { output, details } = await compressFile(paths.knight, { engine: 'meshopt' })

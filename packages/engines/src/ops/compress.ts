@@ -9,6 +9,8 @@ import { reorderForSize, type ReorderEncoder } from '../geometry/reorder-for-siz
 import { dropDegenerateTriangles } from '../geometry/degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
 import { dropUnreadTexcoords } from './unread-texcoords.ts'
+import { joinMeshPrimitives } from './join-mesh-primitives.ts'
+import { narrowIndices } from './narrow-indices.ts'
 import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
@@ -97,13 +99,18 @@ export function compress(options: CompressOptions): Transform {
     // `gltf-transform optimize` drop them, and named in the notes with their vertices.
     options.notes?.push(...dropUnreadTexcoords(doc))
     await doc.transform(dedup(), prune({ keepAttributes: false }))
+    joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
     // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
     // empty fallback buffer, which glTF-Validator rejects): say so instead.
     if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')
+    // Decision (docs/api.md): accessor names are not kept. They name the input's buffer layout, which
+    // compression rewrites, not anything a viewer shows (gltfpack and glTF-Transform's weld drop them).
+    for (const accessor of doc.getRoot().listAccessors()) accessor.setName('')
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
     if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await doc.transform(weldWhereNeeded())
     if (o.engine === 'draco') {
+      narrowIndices(doc) // what Draco leaves plain (points, lines)
       // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
       const speed = dracoSpeedForLevel(o.level)
       doc
