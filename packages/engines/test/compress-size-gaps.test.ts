@@ -113,6 +113,15 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
     })
   }
 
+  it('simplify_ratio=0.5 halves pirate.obj within 5%: its groups are joined before the simplifier sees them', async () => {
+    const { input, output, details } = await compressFile(paths.pirate, { engine: 'meshopt', simplify_ratio: 0.5 })
+    const simplify = details.simplify as { triangles_before: number; triangles_after: number }
+    expect(simplify.triangles_before).toBe(countSceneTriangles(input))
+    expect(simplify.triangles_after).toBe(countSceneTriangles(output))
+    expect(Math.abs(simplify.triangles_after / (simplify.triangles_before / 2) - 1)).toBeLessThanOrEqual(0.05)
+    expectSameBounds(input, output, 0.02)
+  })
+
   it('writes points and lines, which Draco leaves plain, smaller than glTF-Transform’s draco() does (Mesh_PrimitiveMode_08–12)', async () => {
     for (const n of ['08', '09', '10', '11', '12']) {
       const path = (paths as Record<string, string>)[`mode${n}`]!
