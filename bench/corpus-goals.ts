@@ -130,10 +130,16 @@ function reason(error: unknown): string {
   return (stderr || (error as Error).message.split('\n')[0]!).slice(0, 120)
 }
 
-/** Which of opt-fields' compress extensions this service offers: its capabilities name them. */
-async function offered(service: BenchService): Promise<{ merge: boolean; simplify: boolean }> {
-  const text = await (await service.call('/api/v1/capabilities')).text()
-  return { merge: text.includes('"merge"'), simplify: text.includes('"simplify_ratio"') }
+/**
+ * Which compress extensions the running service offers, from its capabilities document's
+ * `mos_extensions.compress` (docs/api.md, "Mos extensions"): the rows are measured only where it does.
+ */
+export async function offered(service: BenchService): Promise<{ merge: boolean; simplify: boolean }> {
+  const response = await service.call('/api/v1/capabilities')
+  if (!response.ok) throw new Error(`GET /api/v1/capabilities: ${response.status} ${await response.text()}`)
+  const document = (await response.json()) as { mos_extensions?: { compress?: string[] } }
+  const fields = document.mos_extensions?.compress ?? []
+  return { merge: fields.includes('merge'), simplify: fields.includes('simplify_ratio') }
 }
 
 /** Measures every input with every tool (see CorpusRow); `runs` timed runs each, best kept. */

@@ -13,6 +13,8 @@ export function hausdorff(a: Document, b: Document, samples = 100_000): number {
   const sa = surfacePoints(a, samples)
   const sb = surfacePoints(b, samples)
   if (sa.points.length === 0 || sb.points.length === 0) return NaN
+  // A position that is not finite (BoxWithInfinites) has no distance to measure; the grid would never end its search.
+  if (!sa.points.every(Number.isFinite) || !sb.points.every(Number.isFinite)) return NaN
   const diagonal = Math.hypot(...extent(sa.points))
   if (!(diagonal > 0)) return NaN
   return Math.max(farthest(sa.points, sb), farthest(sb.points, sa)) / diagonal

@@ -27,16 +27,34 @@ export function embeddedGltf(path: string): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(json))
 }
 
-/** A triangle with no material whose texture coordinates run outside [0, 1]: no texture grid covers them. */
-export function untexturedWideUvs(): Document {
+/** A 2×2 PNG of four colours (not solid: prune would fold a solid texture into its material's factor). */
+const FOUR_COLOURS_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAE0lEQVQImWP4z8DwHwwZGP6DAQBJyAn3iFfyTAAAAABJRU5ErkJggg=='
+
+/**
+ * A triangle drawn twice, under two textured materials that share its texture coordinates, which run
+ * outside [0, 1]: no one material's texture grid can cover them, so meshopt keeps them as floats.
+ * (Coordinates that no texture reads are dropped by compress, so a texture must read them.)
+ */
+export function sharedWideUvs(): Document {
   const doc = new Document()
   const buffer = doc.createBuffer()
   const accessor = (type: 'VEC2' | 'VEC3', values: number[]) =>
     doc.createAccessor().setType(type).setArray(new Float32Array(values)).setBuffer(buffer)
-  const prim = doc
-    .createPrimitive()
-    .setAttribute('POSITION', accessor('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0]))
-    .setAttribute('TEXCOORD_0', accessor('VEC2', [-1, 0, 2, 0, 0, 3]))
-  doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh().addPrimitive(prim)))
+  const position = accessor('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0])
+  const uv = accessor('VEC2', [-1, 0, 2, 0, 0, 3])
+  const texture = doc.createTexture().setMimeType('image/png').setImage(Buffer.from(FOUR_COLOURS_PNG, 'base64'))
+  const mesh = doc.createMesh()
+  for (const colour of [
+    [1, 1, 1, 1],
+    [1, 0.5, 0.5, 1],
+  ]) {
+    const material = doc
+      .createMaterial()
+      .setBaseColorTexture(texture)
+      .setBaseColorFactor(colour as [number, number, number, number])
+    mesh.addPrimitive(doc.createPrimitive().setAttribute('POSITION', position).setAttribute('TEXCOORD_0', uv).setMaterial(material))
+  }
+  doc.createScene().addChild(doc.createNode().setMesh(mesh))
   return doc
 }

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { generateGrid } from '../../../bench/mesh.ts'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { expectSameGeometry } from '../../../test/support/geometry.ts'
-import { embeddedGltf, untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
+import { embeddedGltf, sharedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { compress, documentBounds, loadGltfValidator, loadPlatform, type Platform } from '../src/index.ts'
 import { validateGltf } from '../src/ops/gltf-validation.ts'
 import { glbJson } from '../src/io/gltf-limits.ts'
@@ -243,8 +243,8 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
 })
 
 describe('meshopt layout helpers', () => {
-  it('warns, and keeps floats, for texture coordinates outside [0, 1] that no texture uses', async () => {
-    const doc = untexturedWideUvs()
+  it('warns, and keeps floats, for texture coordinates outside [0, 1] that two materials share', async () => {
+    const doc = sharedWideUvs()
     const warnings: string[] = []
     doc.setLogger({ warn: (m: string) => warnings.push(m), info() {}, debug() {}, error() {} } as never)
     await doc.transform(compress({ engine: 'meshopt', meshoptEncoder: platform.meshoptEncoder }))

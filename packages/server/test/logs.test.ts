@@ -3,7 +3,7 @@ import { NodeIO } from '@gltf-transform/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { until } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { untexturedWideUvs } from '../../../test/support/gltf-fixtures.ts'
+import { sharedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { localServiceEnv } from '../../../test/support/service-env.ts'
 import { API_KEY, fetchMos, form, tempDir, waitForTask } from './support/harness.ts'
@@ -34,7 +34,7 @@ const fingerprint = (key: string) => createHash('sha256').update(key).digest('he
 const requestIdFor = (name: string) => `${name}-${randomUUID().slice(0, 8)}`
 
 async function wideUvsGlb(): Promise<Uint8Array> {
-  return new NodeIO().writeBinary(untexturedWideUvs())
+  return new NodeIO().writeBinary(sharedWideUvs())
 }
 
 describe.skipIf(!available)('logs: one process', () => {

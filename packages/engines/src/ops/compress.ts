@@ -8,6 +8,9 @@ import { weldBitwise } from '../geometry/weld-bitwise.ts'
 import { reorderForSize, type ReorderEncoder } from '../geometry/reorder-for-size.ts'
 import { dropDegenerateTriangles } from '../geometry/degenerate-triangles.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
+import { dropUnreadTexcoords } from './unread-texcoords.ts'
+import { joinMeshPrimitives } from './join-mesh-primitives.ts'
+import { narrowIndices } from './narrow-indices.ts'
 import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
@@ -25,9 +28,11 @@ export interface CompressOptions {
   meshopt_compression_level?: 'high' | 'medium' | 'low'
   /** The meshoptimizer encoder, passed in by the caller (see Platform). */
   meshoptEncoder?: unknown
+  /** Where to say what compression dropped from the file (the task's `details.notes`). */
+  notes?: string[]
 }
 
-export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder'>> = {
+export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder' | 'notes'>> = {
   level: 7,
   position_quantization_bits: 14,
   normal_quantization_bits: 10,
@@ -90,14 +95,22 @@ export function compress(options: CompressOptions): Transform {
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     dropInputCompression(doc)
     dropWhiteVertexColors(doc)
+    // Decision (docs/api.md): texture coordinates no texture reads are dropped, as gltfpack and
+    // `gltf-transform optimize` drop them, and named in the notes with their vertices.
+    options.notes?.push(...dropUnreadTexcoords(doc))
     await doc.transform(dedup(), prune({ keepAttributes: false }))
+    joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
     // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
     // empty fallback buffer, which glTF-Validator rejects): say so instead.
     if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')
+    // Decision (docs/api.md): accessor names are not kept. They name the input's buffer layout, which
+    // compression rewrites, not anything a viewer shows (gltfpack and glTF-Transform's weld drop them).
+    for (const accessor of doc.getRoot().listAccessors()) accessor.setName('')
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
     if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await doc.transform(weldWhereNeeded())
     if (o.engine === 'draco') {
+      narrowIndices(doc) // what Draco leaves plain (points, lines)
       // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
       const speed = dracoSpeedForLevel(o.level)
       doc

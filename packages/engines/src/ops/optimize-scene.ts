@@ -4,6 +4,7 @@ import type { MeshoptSimplifier } from 'meshoptimizer'
 import { countMeshTriangles } from '../geometry-stats.ts'
 import { weldWhereNeeded } from '../geometry/weld-where-needed.ts'
 import { instanceMeshes } from './instance-meshes.ts'
+import { joinMeshPrimitives } from './join-mesh-primitives.ts'
 import { mergeMeshes } from './merge-meshes.ts'
 import { simplifyMeshes } from './simplify-meshes.ts'
 import type { TextureLimits } from './texture-limits.ts'
@@ -48,7 +49,10 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
   if (o.merge) details.merge = await mergeMeshes(doc)
   if (o.simplify_ratio !== undefined || o.simplify_error !== undefined) {
     // Float attributes, and one vertex per position and attribute values, so seams are the only splits.
-    await doc.transform(dequantize(), weldWhereNeeded())
+    // Primitives of one mesh under one material are joined first (compress would join them after), so
+    // the simplifier sees no border between them (pirate.obj's seven OBJ groups).
+    await doc.transform(dedup(), dequantize(), weldWhereNeeded())
+    joinMeshPrimitives(doc)
     const ratio = o.simplify_ratio ?? 0
     const error = o.simplify_error ?? SIMPLIFY_DEFAULT_ERROR
     details.simplify = { target_ratio: ratio, max_error: error, ...simplifyMeshes(doc, { simplifier: resources.simplifier, ratio, error }) }
