@@ -91,7 +91,11 @@ async function requestFingerprint(files: FileStore, path: string, upload: Upload
     upload.files.map(async (file) => ({ name: file.filename, size: file.size, sha256: await fileDigest(files, file.key) })),
   )
   const fields = Object.entries(upload.fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return sha256Hex(JSON.stringify({ path, fields, files: digests }))
+  // The upload lists files as their writes finish, which is not always the order they were sent in:
+  // the same files in another order are the same request.
+  const order = (file: (typeof digests)[number]) => `${file.name}\u0000${file.sha256}\u0000${file.size}`
+  const sorted = digests.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
+  return sha256Hex(JSON.stringify({ path, fields, files: sorted }))
 }
 
 /**
