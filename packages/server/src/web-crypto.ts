@@ -34,11 +34,16 @@ export function equalInConstantTime(a: Uint8Array, b: Uint8Array): boolean {
   return difference === 0
 }
 
-/** `bytes` in base64url without padding (RFC 4648 §5), as cookies and settings carry them. */
-export function toBase64Url(bytes: Uint8Array): string {
+/** Standard base64 of `bytes` (`btoa` takes one character per byte): header values such as Content-MD5. */
+export function toBase64(bytes: Uint8Array): string {
   let binary = ''
   for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return btoa(binary)
+}
+
+/** `bytes` in base64url without padding (RFC 4648 §5), as cookies and settings carry them. */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 }
 
 /** The bytes of base64url text (padding optional); the caller checks the alphabet first. */

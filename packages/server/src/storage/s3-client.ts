@@ -1,6 +1,7 @@
 import { md5 } from '@noble/hashes/legacy.js'
 import { AwsClient } from 'aws4fetch'
 import { ConfigError } from '../config/load.ts'
+import { toBase64 } from '../web-crypto.ts'
 
 export interface S3ClientOptions {
   /** S3-compatible endpoint; empty for AWS S3 itself. */
@@ -308,7 +309,7 @@ export function createS3Client(options: S3ClientOptions): S3Client {
         const body = `<Delete><Quiet>true</Quiet>${batch.map((key) => `<Object><Key>${escapeXml(key)}</Key></Object>`).join('')}</Delete>`
         // DeleteObjects requires a body digest; Content-MD5 is the one every S3-compatible server knows
         // (Web Crypto has no MD5, hence @noble/hashes).
-        const headers = { 'content-md5': base64(md5(new TextEncoder().encode(body))), 'content-type': 'application/xml' }
+        const headers = { 'content-md5': toBase64(md5(new TextEncoder().encode(body))), 'content-type': 'application/xml' }
         const response = await send('delete', batch[0] ?? '', `${bucketUrl}/?delete`, { method: 'POST', body, headers })
         const text = await response!.text()
         const failed = tags(text, 'Error')[0]
@@ -365,13 +366,6 @@ export function createS3Client(options: S3ClientOptions): S3Client {
 /** `bytes` as views of `size` bytes (the last one shorter). */
 function* viewsOf(bytes: Uint8Array, size: number): Generator<Uint8Array> {
   for (let at = 0; at < bytes.byteLength; at += size) yield bytes.subarray(at, at + size)
-}
-
-/** Standard base64 of `bytes` (a header value; `btoa` takes one character per byte). */
-function base64(bytes: Uint8Array): string {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary)
 }
 
 /** `chunks` joined into one array of `length` bytes. */
