@@ -1,17 +1,29 @@
 import { request } from '../api.ts'
 import type { TaskRecord } from '../types.ts'
+import { isOlder } from './record-order.ts'
 
 type Listener = (record: TaskRecord) => void
+
+/** How often the tasks still open are read while the stream is down. */
+const POLL_MS = 3000
+/**
+ * How often they are read while it is up: a change the stream did not carry (one that happened
+ * before the page knew the task's id, or a read the service skipped) still reaches the page.
+ */
+const CHECK_MS = 10_000
 
 /**
  * One `/events` stream for the whole page: every task record change arrives as an `event: task`.
  * EventSource reconnects by itself (the service sends `retry`); while it is down, the tasks still
- * open are read every few seconds instead, so progress never stops moving because a proxy cut the stream.
+ * open are read every few seconds instead, so progress never stops moving because a proxy cut the
+ * stream. A record older than one already delivered is dropped (`isOlder`).
  */
 export class TaskEvents {
   private source: EventSource | undefined
   private readonly listeners = new Set<Listener>()
   private readonly watched = new Set<string>()
+  /** The newest record delivered per task this page watched, its end included (a late read must not undo it). */
+  private readonly newest = new Map<string, TaskRecord>()
   private poller: ReturnType<typeof setInterval> | undefined
   private connected = false
 
@@ -50,10 +62,12 @@ export class TaskEvents {
         // A malformed event changes nothing on the page.
       }
     })
+    let lastRead = Date.now()
     this.poller = setInterval(() => {
-      if (this.connected) return
+      if (this.connected && Date.now() - lastRead < CHECK_MS) return
+      lastRead = Date.now()
       for (const id of this.watched) void this.read(id)
-    }, 3000)
+    }, POLL_MS)
   }
 
   private async read(taskId: string): Promise<void> {
@@ -65,7 +79,10 @@ export class TaskEvents {
   }
 
   private deliver(record: TaskRecord): void {
-    if (record.status === 'completed' || record.status === 'failed') this.watched.delete(record.task_id)
+    const id = record.task_id
+    if (isOlder(record, this.newest.get(id))) return
+    if (this.watched.has(id) || this.newest.has(id)) this.newest.set(id, record)
+    if (record.status === 'completed' || record.status === 'failed') this.watched.delete(id)
     for (const listener of this.listeners) listener(record)
   }
 
