@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { MessageChannel, type TransferListItem } from 'node:worker_threads'
-import { Piscina } from 'piscina'
 import { stackOverflowMessage } from './errors.ts'
-import type { EngineJob, EngineLogEntry, JobResult, PortMessage } from './jobs.ts'
+import type { EngineJob, EngineLogEntry, JobResult } from './jobs.ts'
+import { createJobBudget, eitherSignal, listenToJob, resultOf } from './pool-job.ts'
+import { createPoolSlots, type PoolSlots } from './pool-slots.ts'
+import { createPoolThreads, type PoolThreads } from './pool-threads.ts'
 import type { ThreadRecyclingOptions } from './thread-recycling.ts'
 import { workBudgetMessage } from './work-budget.ts'
 
@@ -66,15 +67,6 @@ export interface EnginePool {
 }
 
 /**
- * The thread entry beside this module. Compiled (dist/pool.js) it is the compiled worker, loaded by
- * plain Node with no hook; from source (tests, `npm run dev`) it is worker-entry.mjs, which loads the
- * TypeScript worker through tsx, since Node 20 carries no loader hooks into worker threads.
- */
-const WORKER_FILE = import.meta.url.endsWith('.ts')
-  ? new URL('./worker-entry.mjs', import.meta.url)
-  : new URL('./worker.js', import.meta.url)
-
-/**
  * Creates the thread pool that runs every engine job off the event loop.
  *
  * ```ts
@@ -84,155 +76,52 @@ const WORKER_FILE = import.meta.url.endsWith('.ts')
  */
 export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
   const o = { ...ENGINE_POOL_DEFAULTS, ...options }
-  const createPiscina = () =>
-    new Piscina({
-      filename: fileURLToPath(WORKER_FILE),
-      minThreads: o.prestart ? o.threads : 0,
-      maxThreads: o.threads,
-      idleTimeout: o.idleTimeoutMs,
-      concurrentTasksPerWorker: 1,
-      resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
-      // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
-      workerData: { threads: o.threads, recycling: o.recycling },
-    })
-  let piscina = createPiscina()
-
-  /**
-   * Jobs wait here, not in piscina: piscina gets at most one job per thread. A thread that retires
-   * (thread-recycling.ts) ends with its job still open in piscina, and piscina replaces an ended
-   * thread only up to `minThreads`, so jobs queued inside piscina behind it could wait for a thread
-   * nobody starts. A slot is freed once the retired thread has ended; the next job then finds a
-   * thread missing and piscina starts one for it.
-   */
-  const waiting: ((granted: boolean) => void)[] = []
-  let running = 0
-  const acquire = (signal: AbortSignal | undefined) =>
-    new Promise<boolean>((resolve) => {
-      if (signal?.aborted || destroyed) return resolve(false)
-      if (running < o.threads) {
-        running++
-        return resolve(true)
-      }
-      const answer = (granted: boolean) => {
-        signal?.removeEventListener('abort', cancel)
-        if (granted) running++
-        resolve(granted)
-      }
-      const cancel = () => {
-        const index = waiting.indexOf(answer)
-        if (index >= 0) waiting.splice(index, 1)
-        resolve(false)
-      }
-      signal?.addEventListener('abort', cancel, { once: true })
-      waiting.push(answer)
-    })
-  const release = () => {
-    running--
-    waiting.shift()?.(true)
-  }
-
-  let inFlight = 0
-  let recycledThreads = 0
-  let destroyed = false
-  // Jobs run since the current threads started: only threads that did work are worth replacing.
-  let jobsSinceFresh = 0
-  let idleTimer: ReturnType<typeof setTimeout> | undefined
-  /**
-   * Idle recycling swaps in a new piscina: with no job in flight nothing can be handed to a thread
-   * that is ending, so this needs no coordination with `run` (the old pool is simply destroyed).
-   */
-  const recycleIdle = () => {
-    idleTimer = undefined
-    if (destroyed || inFlight > 0 || jobsSinceFresh === 0) return
-    const old = piscina
-    const replaced = old.threads.length
-    piscina = createPiscina()
-    jobsSinceFresh = 0
-    recycledThreads += replaced
-    void old.destroy().catch(() => undefined)
-    o.onLog?.({ level: 'info', message: 'engine threads recycled (idle)', fields: { threads: replaced, idleMs: o.idleRecycleMs } })
-  }
-
+  const threads = createPoolThreads(o)
+  const slots = createPoolSlots(o.threads)
   return {
-    async run(job, runOptions = {}) {
-      clearTimeout(idleTimer)
-      const { port1, port2 } = new MessageChannel()
-      const { budgetMs } = runOptions
-      const budget = budgetMs !== undefined ? new AbortController() : undefined
-      let budgetTimer: ReturnType<typeof setTimeout> | undefined
-      // A thread that retires after this job sends its result on the port, then ends (worker.ts).
-      let final: ((result: JobResult) => void) | undefined
-      const finalResult = new Promise<JobResult>((resolve) => (final = resolve))
-      port1.on('message', (message: PortMessage) => {
-        // The worker's first message says a thread has taken the job: its budget starts now.
-        if (budget && !budgetTimer) budgetTimer = setTimeout(() => budget.abort(), budgetMs)
-        if ('progress' in message) runOptions.onProgress?.(message.progress)
-        else if ('log' in message) runOptions.onLog?.(message.log)
-        else if ('final' in message) {
-          recycledThreads++
-          runOptions.onLog?.({ level: 'info', message: 'engine thread recycled', fields: { ...message.retiring } })
-          port1.postMessage('received')
-          final?.(message.final)
-        }
-      })
-      const transferList: TransferListItem[] = [port2]
-      if ('bytes' in job.input) transferList.push(job.input.bytes.buffer as ArrayBuffer)
-      const signals = [runOptions.signal, budget?.signal].filter((signal): signal is AbortSignal => signal !== undefined)
-      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0]
-      inFlight++
-      jobsSinceFresh++
-      let slot = false
-      try {
-        slot = await acquire(runOptions.signal)
-        if (!slot) return { ok: false, message: destroyed ? 'the engine pool is stopped' : 'cancelled' }
-        const returned = piscina.run(
-          { ...job, port: port2 },
-          { name: 'runEngineJob', transferList, ...(signal ? { signal } : {}) },
-        ) as Promise<JobResult>
-        // A retiring thread's task ends in piscina with "worker exited" once the thread has ended:
-        // its result came on the port, and its slot is freed only after that end (see `acquire`).
-        const outcome = returned.then(
-          (result) => ({ result }),
-          (error: unknown) => ({ error }),
-        )
-        const first = await Promise.race([outcome, finalResult.then((final) => ({ final }))])
-        if ('final' in first) {
-          await Promise.race([outcome, new Promise((resolve) => setTimeout(resolve, 10_000).unref())])
-          return first.final
-        }
-        if ('error' in first) throw first.error
-        return first.result
-      } catch (error) {
-        if (budget?.signal.aborted && !runOptions.signal?.aborted) return { ok: false, message: workBudgetMessage(budgetMs!) }
-        return { ok: false, message: threadFailureMessage(error) }
-      } finally {
-        clearTimeout(budgetTimer)
-        if (slot) release()
-        inFlight--
-        port1.close()
-        if (inFlight === 0 && o.idleRecycleMs > 0 && !destroyed) {
-          idleTimer = setTimeout(recycleIdle, o.idleRecycleMs)
-          idleTimer.unref()
-        }
-      }
-    },
+    run: (job, runOptions = {}) => runJob(threads, slots, job, runOptions),
     get active() {
-      return running
+      return slots.running
     },
     get queued() {
-      return waiting.length
+      return slots.waiting
     },
     threads: o.threads,
-    status() {
-      return { liveThreads: piscina.threads.length, recycledThreads, destroyed }
-    },
+    status: () => ({ ...threads.status(), destroyed: slots.closed }),
     async destroy() {
-      destroyed = true
-      clearTimeout(idleTimer)
       // Jobs still waiting for a thread fail, as piscina fails the ones it holds.
-      for (const answer of waiting.splice(0)) answer(false)
-      await piscina.destroy()
+      slots.close()
+      await threads.destroy()
     },
+  }
+}
+
+/** Runs one job on a thread once it holds a slot; every failure is a `{ ok: false }` result. */
+async function runJob(threads: PoolThreads, slots: PoolSlots, job: EngineJob, runOptions: RunOptions): Promise<JobResult> {
+  const { port1, port2 } = new MessageChannel()
+  const budget = createJobBudget(runOptions.budgetMs)
+  const retiredResult = listenToJob(port1, runOptions, budget, threads.countRecycled)
+  const transferList: TransferListItem[] = [port2]
+  if ('bytes' in job.input) transferList.push(job.input.bytes.buffer as ArrayBuffer)
+  const signal = eitherSignal(runOptions.signal, budget.signal)
+  threads.jobStarted()
+  let slot = false
+  try {
+    slot = await slots.acquire(runOptions.signal)
+    if (!slot) return { ok: false, message: slots.closed ? 'the engine pool is stopped' : 'cancelled' }
+    const returned = threads.piscina.run(
+      { ...job, port: port2 },
+      { name: 'runEngineJob', transferList, ...(signal ? { signal } : {}) },
+    ) as Promise<JobResult>
+    return await resultOf(returned, retiredResult)
+  } catch (error) {
+    if (budget.spent && !runOptions.signal?.aborted) return { ok: false, message: workBudgetMessage(runOptions.budgetMs!) }
+    return { ok: false, message: threadFailureMessage(error) }
+  } finally {
+    budget.clear()
+    if (slot) slots.release()
+    port1.close()
+    threads.jobEnded()
   }
 }
 

@@ -1,0 +1,91 @@
+import { fileURLToPath } from 'node:url'
+import { Piscina } from 'piscina'
+import type { EnginePoolOptions } from './pool.ts'
+
+/**
+ * The thread entry beside this module. Compiled (dist/pool.js) it is the compiled worker, loaded by
+ * plain Node with no hook; from source (tests, `npm run dev`) it is worker-entry.mjs, which loads the
+ * TypeScript worker through tsx, since Node 20 carries no loader hooks into worker threads.
+ */
+const WORKER_FILE = import.meta.url.endsWith('.ts')
+  ? new URL('./worker-entry.mjs', import.meta.url)
+  : new URL('./worker.js', import.meta.url)
+
+/**
+ * The pool's threads (one piscina), swapped for fresh ones after `idleRecycleMs` with no job, so an
+ * idle service holds what it held at start-up, not what its largest input made its threads grow to.
+ */
+export interface PoolThreads {
+  /** The piscina to run the next job on (idle recycling replaces it). */
+  readonly piscina: Piscina
+  /** A job begins: no idle recycling until every job has ended. */
+  jobStarted(): void
+  /** A job has ended; the last one to end starts the idle count. */
+  jobEnded(): void
+  /** A thread retired after its job (thread-recycling.ts) and was replaced. */
+  countRecycled(): void
+  status(): { liveThreads: number; recycledThreads: number }
+  destroy(): Promise<void>
+}
+
+export function createPoolThreads(o: Required<Omit<EnginePoolOptions, 'onLog'>> & Pick<EnginePoolOptions, 'onLog'>): PoolThreads {
+  const createPiscina = () =>
+    new Piscina({
+      filename: fileURLToPath(WORKER_FILE),
+      minThreads: o.prestart ? o.threads : 0,
+      maxThreads: o.threads,
+      idleTimeout: o.idleTimeoutMs,
+      concurrentTasksPerWorker: 1,
+      resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
+      // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
+      workerData: { threads: o.threads, recycling: o.recycling },
+    })
+  let piscina = createPiscina()
+  let inFlight = 0
+  let recycledThreads = 0
+  let destroyed = false
+  // Jobs run since the current threads started: only threads that did work are worth replacing.
+  let jobsSinceFresh = 0
+  let idleTimer: ReturnType<typeof setTimeout> | undefined
+
+  /**
+   * Idle recycling swaps in a new piscina: with no job in flight nothing can be handed to a thread
+   * that is ending, so this needs no coordination with `run` (the old pool is simply destroyed).
+   */
+  const recycleIdle = () => {
+    idleTimer = undefined
+    if (destroyed || inFlight > 0 || jobsSinceFresh === 0) return
+    const old = piscina
+    const replaced = old.threads.length
+    piscina = createPiscina()
+    jobsSinceFresh = 0
+    recycledThreads += replaced
+    void old.destroy().catch(() => undefined)
+    o.onLog?.({ level: 'info', message: 'engine threads recycled (idle)', fields: { threads: replaced, idleMs: o.idleRecycleMs } })
+  }
+
+  return {
+    get piscina() {
+      return piscina
+    },
+    jobStarted() {
+      clearTimeout(idleTimer)
+      inFlight++
+      jobsSinceFresh++
+    },
+    jobEnded() {
+      inFlight--
+      if (inFlight === 0 && o.idleRecycleMs > 0 && !destroyed) {
+        idleTimer = setTimeout(recycleIdle, o.idleRecycleMs)
+        idleTimer.unref()
+      }
+    },
+    countRecycled: () => void recycledThreads++,
+    status: () => ({ liveThreads: piscina.threads.length, recycledThreads }),
+    async destroy() {
+      destroyed = true
+      clearTimeout(idleTimer)
+      await piscina.destroy()
+    },
+  }
+}
