@@ -1,0 +1,105 @@
+import { workBudgetMs, type EngineJob, type EnginePool, type JobName, type JobResult, type WorkBudget } from '@mos/engines'
+import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
+import type { FileStore } from '../storage/file-store.ts'
+import type { TaskStore } from '../storage/task-store.ts'
+import type { ProgressWriter } from './progress-writer.ts'
+import type { RecordWriter } from './record-writer.ts'
+import type { RunSignal } from './run-signal.ts'
+import type { TaskLog } from './task-log.ts'
+import type { TaskState } from './task-state.ts'
+import type { RunOutcome } from './task-transitions.ts'
+
+/** What a task's engine job needs from the runner. */
+export interface TaskJobContext {
+  tasks: TaskStore
+  files: FileStore
+  pool: EnginePool
+  maxAllocationBytes?: number | undefined
+  workBudget?: WorkBudget | undefined
+  timeoutMs?: number | undefined
+  log?: TaskLog | undefined
+  /** True while this process stops: results of interrupted jobs are not recorded. */
+  stopping(): boolean
+}
+
+/** The pieces of one run the job reports to and is stopped by. */
+export interface TaskJobRun {
+  task: TaskState
+  outputKey: string
+  writer: RecordWriter
+  progress: ProgressWriter
+  runSignal: RunSignal
+}
+
+/**
+ * Runs the task's engine job and stores its result file: how the run ended, or undefined when
+ * there is nothing to record (the task was handed back, or finished elsewhere meanwhile).
+ */
+export async function runTaskJob(context: TaskJobContext, run: TaskJobRun): Promise<RunOutcome | undefined> {
+  const { files } = context
+  const { outputKey, runSignal } = run
+  const handedBack = () => context.stopping() || runSignal.handedBack()
+  try {
+    const result = await runOnPool(context, run)
+    if (handedBack()) return undefined
+    if (runSignal.cancelled()) return cancelled(files, outputKey)
+    await run.writer.settled()
+    // Another worker may have finished this task while we ran (at-least-once): never record twice.
+    if (await finishedElsewhere(context.tasks, run.task.task_id)) return undefined
+    if (runSignal.timedOut()) return { kind: 'timed-out', timeoutMs: context.timeoutMs ?? 0 }
+    // A result the thread had half written (disk full) would hold the space the record needs.
+    if (!result.ok) await files.remove(outputKey).catch(() => undefined)
+    else if (result.bytes) await files.write(outputKey, result.bytes)
+    return { kind: 'result', result, outputKey }
+  } catch (error) {
+    run.runSignal.clear()
+    run.progress.stop()
+    if (handedBack()) return undefined
+    if (runSignal.cancelled()) return cancelled(files, outputKey)
+    await files.remove(outputKey).catch(() => undefined)
+    return { kind: 'error', error }
+  }
+}
+
+/** The job on the engine pool, with the task's budget, progress and log; its signal and progress end with it. */
+async function runOnPool(context: TaskJobContext, { task, outputKey, progress, runSignal }: TaskJobRun): Promise<JobResult> {
+  const budgetMs = context.workBudget ? workBudgetMs(task.input_size_bytes, context.workBudget) : undefined
+  const job = await engineJob(task, context.files, outputKey, context.maxAllocationBytes)
+  return context.pool
+    .run(job, {
+      onProgress: progress.report,
+      signal: runSignal.signal,
+      onLog: (entry) => context.log?.engine(task, entry),
+      ...(budgetMs !== undefined ? { budgetMs } : {}),
+    })
+    .finally(() => {
+      runSignal.clear()
+      progress.stop()
+    })
+}
+
+/** A cancelled run keeps no half-written result. */
+async function cancelled(files: FileStore, outputKey: string): Promise<RunOutcome> {
+  await files.remove(outputKey).catch(() => undefined)
+  return { kind: 'cancelled' }
+}
+
+/** The engine job of a task, reading its input from the local path where the store has one. */
+async function engineJob(task: TaskState, files: FileStore, outputKey: string, maxAllocationBytes?: number): Promise<EngineJob> {
+  const inputKey = task.job.inputKey
+  const localOutput = files.localPath?.(outputKey)
+  return {
+    name: task.type as JobName,
+    input: files.localPath ? { path: files.localPath(inputKey) } : { bytes: await files.readBytes(inputKey) },
+    format: task.job.format,
+    filename: task.input_filename,
+    options: { ...task.job.options, ...(maxAllocationBytes ? { maxAllocationBytes } : {}) },
+    ...(localOutput ? { outputPath: localOutput } : {}),
+  }
+}
+
+/** True when the task's record is gone or already ended (another worker finished it, or it was deleted). */
+export async function finishedElsewhere(tasks: TaskStore, taskId: string): Promise<boolean> {
+  const latest = await tasks.get(taskId)
+  return !latest || TERMINAL_TASK_STATUSES.includes(latest.status)
+}
