@@ -1,9 +1,10 @@
-import type { Job, Worker as BullWorker } from 'bullmq'
-import { loadBullMQ } from '../lazy-modules.ts'
+import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
+import { loadBullMQ } from '../lazy-modules.ts'
 import type { Logger } from '../logging/create-logger.ts'
-import type { TaskHandler, TaskQueue } from './task-queue.ts'
 import { withTimeout } from '../with-timeout.ts'
+import { createBullWorker } from './bullmq-worker.ts'
+import type { TaskHandler, TaskQueue } from './task-queue.ts'
 
 export interface BullQueueOptions {
   /** The process's BullMQ connection (`maxRetriesPerRequest: null`); the worker duplicates it for its blocking reads. */
@@ -41,7 +42,7 @@ const COUNTS_REFRESH_MS = 2000
  */
 export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(): Promise<void> } {
   const { connection } = options
-  const { Queue, Worker, WaitingError } = loadBullMQ()
+  const { Queue } = loadBullMQ()
   const queue = new Queue(QUEUE_NAME, {
     connection,
     prefix: options.prefix,
@@ -54,74 +55,21 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       backoff: { type: 'exponential', delay: 2000 },
     },
   })
-  // Connection errors repeat every retry: say each distinct one once a minute, not hundreds of times.
-  const said = new Map<string, number>()
-  const report = (where: string) => (error: Error) => {
-    const text = `${where}: ${error.message}`
-    if (Date.now() - (said.get(text) ?? 0) < 60_000) return
-    said.set(text, Date.now())
-    options.logger?.error({ component: where, error: error.message }, `queue ${where} error`)
-  }
+  const report = createErrorReporter(options.logger)
   queue.on('error', report('queue'))
-
-  const active = new Map<string, AbortController>()
-  let handingBack = false
-  let counts = { waiting: 0, active: 0 }
-  let worker: BullWorker | undefined
-
-  if (options.consume) {
-    const { handler, concurrency } = options.consume
-    worker = new Worker(
-      QUEUE_NAME,
-      async (job: Job<{ taskId: string; requestId?: string }>, token?: string) => {
-        const controller = new AbortController()
-        active.set(job.id!, controller)
-        try {
-          await handler(job.data.taskId, { signal: controller.signal, ...(job.data.requestId ? { requestId: job.data.requestId } : {}) })
-        } finally {
-          active.delete(job.id!)
-        }
-        if (handingBack && controller.signal.aborted) {
-          // Stopping without drain: give the task straight back instead of waiting for the lock to expire.
-          await job.moveToWait(token)
-          throw new WaitingError()
-        }
-      },
-      {
-        connection,
-        prefix: options.prefix,
-        concurrency,
-        lockDuration: options.lockMs,
-        stalledInterval: options.stalledCheckMs,
-        maxStalledCount: options.maxStalls,
-        ...(options.name ? { name: options.name } : {}),
-      },
-    )
-    worker.on('error', report('worker'))
-  }
-
-  const refresh = async () => {
-    try {
-      const c = await queue.getJobCounts('wait', 'prioritized', 'delayed', 'active')
-      counts = { waiting: (c.wait ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0), active: c.active ?? 0 }
-    } catch {
-      // Redis away: keep the last figures; health is not the place to fail.
-    }
-  }
-  const timer = setInterval(refresh, COUNTS_REFRESH_MS)
-  timer.unref()
+  const consumer = options.consume ? createBullWorker({ ...options, ...options.consume, queueName: QUEUE_NAME }) : undefined
+  consumer?.worker.on('error', report('worker'))
+  const counts = createQueueCounts(queue)
 
   return {
     async ready() {
-      await withTimeout(
-        (async () => {
-          await queue.waitUntilReady()
-          if (worker) await worker.waitUntilReady()
-        })(),
-        READY_TIMEOUT_MS,
-        `cannot reach the queue's Redis at ${connection.options.host}:${connection.options.port} (waited ${READY_TIMEOUT_MS / 1000} s)`,
-      )
-      await refresh()
+      const connected = async () => {
+        await queue.waitUntilReady()
+        await consumer?.worker.waitUntilReady()
+      }
+      const where = `${connection.options.host}:${connection.options.port}`
+      await withTimeout(connected(), READY_TIMEOUT_MS, `cannot reach the queue's Redis at ${where} (waited ${READY_TIMEOUT_MS / 1000} s)`)
+      await counts.refresh()
     },
     async enqueue(taskId, meta = {}) {
       await queue.add('run', { taskId, ...meta }, { jobId: taskId })
@@ -138,17 +86,50 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       return counts.active
     },
     async close({ drain = true } = {}) {
-      clearInterval(timer)
-      if (worker) {
-        if (!drain) {
-          handingBack = true
-          for (const controller of active.values()) controller.abort()
-        }
+      counts.stop()
+      if (consumer) {
+        if (!drain) consumer.handBack()
         // Not forced: waits for the jobs in flight (all of them when draining; only the moment it
         // takes to hand each back otherwise). No new job is taken from here on.
-        await worker.close()
+        await consumer.worker.close()
       }
       await queue.close()
     },
+  }
+}
+
+/** Connection errors repeat every retry: each distinct one is said once a minute, not hundreds of times. */
+function createErrorReporter(logger: Logger | undefined): (where: string) => (error: Error) => void {
+  const said = new Map<string, number>()
+  return (where) => (error) => {
+    const text = `${where}: ${error.message}`
+    if (Date.now() - (said.get(text) ?? 0) < 60_000) return
+    said.set(text, Date.now())
+    logger?.error({ component: where, error: error.message }, `queue ${where} error`)
+  }
+}
+
+/** The queue's cluster-wide figures for health, read from Redis every COUNTS_REFRESH_MS. */
+function createQueueCounts(queue: Pick<Queue, 'getJobCounts'>) {
+  let counts = { waiting: 0, active: 0 }
+  const refresh = async () => {
+    try {
+      const c = await queue.getJobCounts('wait', 'prioritized', 'delayed', 'active')
+      counts = { waiting: (c.wait ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0), active: c.active ?? 0 }
+    } catch {
+      // Redis away: keep the last figures; health is not the place to fail.
+    }
+  }
+  const timer = setInterval(refresh, COUNTS_REFRESH_MS)
+  timer.unref()
+  return {
+    refresh,
+    get waiting() {
+      return counts.waiting
+    },
+    get active() {
+      return counts.active
+    },
+    stop: () => clearInterval(timer),
   }
 }
