@@ -1,5 +1,5 @@
 import { API_PREFIX, ERROR_TEXTS } from '@mos/sdk/contract'
-import { defineHandler, getRouterParam, H3, type H3Event } from 'h3'
+import { H3, type H3Event } from 'h3'
 import { createKeyCheck } from './auth.ts'
 import { mountConsole, servesConsole } from './console/mount-console.ts'
 import type { ServiceContext } from './context.ts'
@@ -12,6 +12,7 @@ import { mountConsolePage } from './routes/console-page.ts'
 import { healthDocument } from './routes/health.ts'
 import { licenseInfo, verifyLicense } from './routes/license.ts'
 import { metricsResponse } from './routes/metrics.ts'
+import { guarded, routeParam } from './routes/guarded.ts'
 import { createOpenApiRoute, createReferenceScript, REFERENCE_SCRIPT_PATH, referencePage } from './routes/openapi.ts'
 import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 import { RESERVED_ROUTES, submitRoutes } from './routes/operations.ts'
@@ -45,12 +46,7 @@ export function createApp(ctx: ServiceContext): H3 {
   const checkKey = createKeyCheck(ctx.access.keys, ctx.config)
   // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
   const keyed = (handler: KeyedHandler) =>
-    defineHandler(async (event) => {
-      const apiKey = await checkKey(event)
-      for (const guard of ctx.access.guards) await guard(event, apiKey)
-      return handler(event, apiKey, await keyOwner(apiKey))
-    })
-  const param = (event: H3Event, name: string) => decodeURIComponent(getRouterParam(event, name) ?? '')
+    guarded(checkKey, ctx.access.guards, async (event, apiKey) => handler(event, apiKey, await keyOwner(apiKey)))
 
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
   // The interface described and rendered (Mos extensions): public, like a documentation page.
@@ -79,15 +75,15 @@ export function createApp(ctx: ServiceContext): H3 {
 
   app.get(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event, _apiKey, owner) => readTaskRecord(ctx, event, param(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => readTaskRecord(ctx, event, routeParam(event, 'id'), owner)),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/events`,
-    keyed((event, _apiKey, owner) => streamTaskEvents(ctx, param(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => streamTaskEvents(ctx, routeParam(event, 'id'), owner)),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/download`,
-    keyed((event, _apiKey, owner) => downloadResult(ctx, param(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => downloadResult(ctx, routeParam(event, 'id'), owner)),
   )
   // Task control (Mos extensions, docs/api.md): off the contract's paths and methods.
   app.get(
@@ -96,11 +92,11 @@ export function createApp(ctx: ServiceContext): H3 {
   )
   app.post(
     `${API_PREFIX}/tasks/:id/cancel`,
-    keyed((event, _apiKey, owner) => cancelTask(ctx, param(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => cancelTask(ctx, routeParam(event, 'id'), owner)),
   )
   app.delete(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event, _apiKey, owner) => deleteTask(ctx, param(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => deleteTask(ctx, routeParam(event, 'id'), owner)),
   )
 
   app.post(
@@ -109,7 +105,7 @@ export function createApp(ctx: ServiceContext): H3 {
   )
   app.get(
     `${API_PREFIX}/batch/:id`,
-    keyed((event, _apiKey, owner) => getBatchRecord(ctx, param(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => getBatchRecord(ctx, routeParam(event, 'id'), owner)),
   )
 
   app.post(

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { until } from '../../../test/support/poll.ts'
-import { IMPLEMENTED_TASK_TYPES, OPERATION_ENDPOINTS, OUTPUT_FORMATS, type Variant } from '@mos/sdk/contract'
+import { IMPLEMENTED_TASK_TYPES, OPERATION_ENDPOINTS, OUTPUT_FORMATS, RATE_LIMIT_HEADERS, type Variant } from '@mos/sdk/contract'
 import { createApp, createServiceContext, loadConfig, type ServiceContext } from '../src/index.ts'
 import { parsePasswordHash, verifyPassword, hashPassword } from '../src/console/password-hash.ts'
 import { API_KEY, form, inProcessApp, tempDir, testEnv, VARIANTS } from './support/harness.ts'
@@ -303,6 +303,24 @@ describe('console sign-in throttling', () => {
     expect(throttled.status).toBe(429)
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0)
     expect((await attempt(CONSOLE_PASSWORD)).status).toBe(429)
+  })
+})
+
+describe('console routes and the guards (variant A, one request a minute per key)', () => {
+  const mos = useConsoleApp('A', { SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1' })
+  it('run the licence guard but not the per-key rate limit: a session is no API key', async () => {
+    const admin = await signIn(mos.fetcher)
+    // The limit holds on the API: the key's second request is refused.
+    const first = await mos.api('/api/v1/license/info')
+    expect([first.status, first.headers.get(RATE_LIMIT_HEADERS.limit)]).toEqual([200, '1'])
+    const document = await json(first)
+    expect(document).toMatchObject({ mode: 'trial', trial: { enabled: true } })
+    expect((await mos.api('/api/v1/license/info')).status).toBe(429)
+    for (let i = 0; i < 3; i++) {
+      const response = await admin.call('/admin/license')
+      expect([response.status, response.headers.get(RATE_LIMIT_HEADERS.limit)]).toEqual([200, null])
+      expect(await json(response)).toEqual(document)
+    }
   })
 })
 

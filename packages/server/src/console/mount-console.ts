@@ -1,8 +1,9 @@
-import { defineHandler, getRouterParam, type H3, type H3Event } from 'h3'
+import type { EventHandler, H3, H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { servesApi } from '../queue/create-queue.ts'
 import { getBatchRecord, submitBatch } from '../routes/batch.ts'
 import { licenseInfo, verifyLicense } from '../routes/license.ts'
+import { guarded, routeParam } from '../routes/guarded.ts'
 import { submitRoutes } from '../routes/operations.ts'
 import { submitTask } from '../routes/submit.ts'
 import { cancelTask, deleteTask } from '../routes/task-control.ts'
@@ -17,6 +18,11 @@ import { streamConsoleEvents } from './console-events.ts'
 /** Whether this process serves the console's routes: enabled, and an API role (a worker serves health only). */
 export const servesConsole = (ctx: ServiceContext) => ctx.config.console.enabled && servesApi(ctx.role)
 
+/** A console route's handler, made from the API's route code. */
+type ConsoleHandler = (event: H3Event) => unknown
+/** Makes a handler need the session (and the guards that count no key). */
+type SignedIn = (handler: ConsoleHandler) => EventHandler
+
 /**
  * The web console's server side (docs/console.md): sign-in, the deployment's description, the
  * event stream and /admin/*. Every route but sign-in needs the session cookie, never an API key;
@@ -26,19 +32,16 @@ export const servesConsole = (ctx: ServiceContext) => ctx.config.console.enabled
 export function mountConsole(app: H3, ctx: ServiceContext): void {
   if (!servesConsole(ctx)) return
   const auth = createConsoleAuth(ctx.config, ctx.storage.consoleSessions)
-  // Signed in (and, for POST and DELETE, the CSRF token and Origin), then the licence read as the API's guard does.
-  const signedIn = (handler: (event: H3Event) => unknown) =>
-    defineHandler(async (event) => {
-      await auth.requireSession(event)
-      await ctx.access.licensing.refresh()
-      return handler(event)
-    })
-  const id = (event: H3Event) => decodeURIComponent(getRouterParam(event, 'id') ?? '')
+  // Signed in (and, for POST and DELETE, the CSRF token and Origin), then the guards, as the API's keyed routes.
+  const session = async (event: H3Event) => {
+    await auth.requireSession(event)
+    return CONSOLE_OWNER
+  }
+  const signedIn: SignedIn = (handler) => guarded(session, ctx.access.sessionGuards, handler)
 
   app.post('/auth/login', (event) => auth.login(event))
   app.post('/auth/logout', (event) => auth.logout(event))
   app.get('/auth/me', (event) => auth.me(event))
-
   app.get(
     '/config',
     signedIn(() => consoleConfigDocument(ctx)),
@@ -47,7 +50,13 @@ export function mountConsole(app: H3, ctx: ServiceContext): void {
     '/events',
     signedIn((event) => streamConsoleEvents(ctx, event)),
   )
+  mountAdminWork(app, ctx, signedIn)
+  mountAdminViews(app, ctx, signedIn)
+}
 
+/** Submits as the console's owner; reads, downloads, cancels and deletes any owner's tasks and batches. */
+function mountAdminWork(app: H3, ctx: ServiceContext, signedIn: SignedIn): void {
+  const id = (event: H3Event) => routeParam(event, 'id')
   for (const route of submitRoutes(ctx.variant, ctx.processing.operations)) {
     app.post(
       `/admin/submit${route.path}`,
@@ -58,7 +67,6 @@ export function mountConsole(app: H3, ctx: ServiceContext): void {
     '/admin/submit/batch/compress',
     signedIn((event) => submitBatch(event, ctx, CONSOLE_OWNER)),
   )
-
   app.get(
     '/admin/tasks',
     signedIn((event) => listTasks(event, ctx, ALL_OWNERS, (task) => adminTaskView(ctx, task))),
@@ -83,7 +91,10 @@ export function mountConsole(app: H3, ctx: ServiceContext): void {
     '/admin/batches/:id',
     signedIn((event) => getBatchRecord(ctx, id(event), ALL_OWNERS)),
   )
+}
 
+/** The deployment as the operator sees it: licence (and its activation), limits, queue, metrics, configuration. */
+function mountAdminViews(app: H3, ctx: ServiceContext, signedIn: SignedIn): void {
   app.get(
     '/admin/license',
     signedIn(() => licenseInfo(ctx)),

@@ -16,7 +16,13 @@ export interface ServiceAccess {
   /** Admin keys only (licence activation). */
   adminKeys: KeyRing
   licensing: Licensing
+  /** Run before every keyed handler, in order: the rate limit (per key, variant A), then the licence. */
   guards: Guard[]
+  /**
+   * The guards that count no key, run before the console's signed-in handlers: the licence. A
+   * session is no API key, so the console is not rate limited (docs/console.md).
+   */
+  sessionGuards: Guard[]
   /** The shared trial count, where the deployment has Redis; closed with the service. */
   trial?: TrialCounter
 }
@@ -43,11 +49,14 @@ export function createServiceAccess(
           ...(config.rateLimit.redisUrl ? { redis: parts.redis.commands(config.rateLimit.redisUrl) } : {}),
         })
       : undefined
+  // Reads the licence activated through the API again (every few seconds): an activation on another node reaches this one.
+  const licenceGuard: Guard = () => licensing.refresh()
   return {
     keys: createKeyRing([...config.auth.apiKeys, ...config.auth.adminKeys]),
     adminKeys: createKeyRing(config.auth.adminKeys),
     licensing,
-    guards: [...(rateLimit ? [rateLimit.guard] : []), () => licensing.refresh()],
+    guards: [...(rateLimit ? [rateLimit.guard] : []), licenceGuard],
+    sessionGuards: [licenceGuard],
     ...(trial ? { trial } : {}),
   }
 }
