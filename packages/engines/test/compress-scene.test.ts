@@ -1,5 +1,4 @@
 import type { Document } from '@gltf-transform/core'
-import { uninstance, unpartition } from '@gltf-transform/functions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { readImageHeader } from '../src/io/image-header.ts'
@@ -7,7 +6,6 @@ import {
   countMeshTriangles,
   countSceneTriangles,
   createEnginePool,
-  documentBounds,
   loadPlatform,
   resizedDimensions,
   type InstanceReport,
@@ -15,8 +13,8 @@ import {
   type SimplifyReport,
   type TextureReport,
 } from '../src/index.ts'
+import { compressFileWith, expectBoundsKept } from './support/compress-file.ts'
 import { success } from './support/job-result.ts'
-import { validateGlb } from './texture-fixtures.ts'
 
 const { available, paths } = corpusFiles({
   sphere: shared('glb', 'DenseSphere.glb'),
@@ -39,36 +37,7 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
   const platform = await loadPlatform()
   afterAll(() => pool.destroy())
 
-  /**
-   * Runs one compress job on a corpus file (a .gltf goes in as the GLB it reads as, since some keep
-   * their buffers beside them); returns the input and output as read back, the output's bytes and the job's details.
-   */
-  async function compressFile(path: string, options: Record<string, unknown>) {
-    const input = await platform.io.read(path)
-    // One buffer, as a GLB holds (the glTF corpus files keep theirs in several, some beside the file).
-    const source = path.endsWith('.gltf') ? { bytes: await platform.io.writeBinary(await input.transform(unpartition())) } : { path }
-    const result = success(await pool.run({ name: 'compress', input: source, format: 'glb', options }))
-    const bytes = result.bytes!
-    const validation = await validateGlb(bytes)
-    expect(validation.errors, `glTF-Validator on ${path} with ${JSON.stringify(options)}`).toEqual([])
-    return { input, output: await platform.io.readBinary(bytes), bytes, details: result.details ?? {} }
-  }
-
-  /**
-   * The output draws within the input's bounds, off by at most `share` of its extent (quantization,
-   * simplification). Instances are drawn where their transforms put them (glTF-Transform's bounds
-   * would count an instanced mesh once, at its node).
-   */
-  async function expectBoundsKept(input: Document, output: Document, share: number) {
-    await output.transform(uninstance())
-    const a = documentBounds(input)
-    const b = documentBounds(output)
-    const extent = Math.max(...a.max.map((max, i) => max - a.min[i]!))
-    for (let i = 0; i < 3; i++) {
-      expect(Math.abs(b.min[i]! - a.min[i]!)).toBeLessThanOrEqual(extent * share)
-      expect(Math.abs(b.max[i]! - a.max[i]!)).toBeLessThanOrEqual(extent * share)
-    }
-  }
+  const compressFile = compressFileWith(pool, platform, 'none')
 
   for (const engine of ENGINES) {
     it(`simplify_ratio=0.5 halves DenseSphere's triangles within 5% (${engine}), and reports what the file holds`, async () => {

@@ -2,11 +2,9 @@ import type { Document } from '@gltf-transform/core'
 import { draco, unpartition } from '@gltf-transform/functions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { countSceneTriangles, createEnginePool, documentBounds, loadPlatform } from '../src/index.ts'
-import { readModel } from '../src/io/index.ts'
+import { countSceneTriangles, createEnginePool, loadPlatform } from '../src/index.ts'
 import { readFile } from 'node:fs/promises'
-import { success } from './support/job-result.ts'
-import { validateGlb } from './texture-fixtures.ts'
+import { compressFileWith, expectBoundsKept } from './support/compress-file.ts'
 
 const { available, paths } = corpusFiles({
   shapes: shared('glb', 'ShapeCollection.glb'),
@@ -33,35 +31,7 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
   const platform = await loadPlatform()
   afterAll(() => pool.destroy())
 
-  /** One compress job on a corpus file (a .gltf as the one-buffer GLB it reads as): input and output read back, bytes, details. */
-  async function compressFile(path: string, options: Record<string, unknown>) {
-    const input = path.endsWith('.obj') ? await readModel(platform, await readFile(path), 'obj') : await platform.io.read(path)
-    const glb = path.endsWith('.gltf') ? await platform.io.writeBinary(await input.transform(unpartition())) : null
-    const source = glb ? { bytes: glb } : { path }
-    const format = path.endsWith('.obj') ? 'obj' : 'glb'
-    // The corpus has invalid inputs (texcoord_crash's texture without its UV set): compress must add no error.
-    const inputErrors = format === 'obj' ? [] : (await validateGlb(glb ?? (await readFile(path)))).errors
-    const result = success(await pool.run({ name: 'compress', input: source, format, options }))
-    const bytes = result.bytes!
-    const codes = (errors: string[]) => errors.map((error) => error.split(' ')[0])
-    const validation = await validateGlb(bytes)
-    expect(
-      codes(validation.errors).filter((code) => !codes(inputErrors).includes(code)),
-      `glTF-Validator on ${path} with ${JSON.stringify(options)}: ${validation.errors.join('; ')}`,
-    ).toEqual([])
-    expect(validation.errors.length).toBeLessThanOrEqual(inputErrors.length)
-    return { input, output: await platform.io.readBinary(bytes), bytes, details: result.details ?? {} }
-  }
-
-  function expectSameBounds(input: Document, output: Document, share: number) {
-    const a = documentBounds(input)
-    const b = documentBounds(output)
-    const extent = Math.max(...a.max.map((max, i) => max - a.min[i]!))
-    for (let i = 0; i < 3; i++) {
-      expect(Math.abs(b.min[i]! - a.min[i]!)).toBeLessThanOrEqual(extent * share)
-      expect(Math.abs(b.max[i]! - a.max[i]!)).toBeLessThanOrEqual(extent * share)
-    }
-  }
+  const compressFile = compressFileWith(pool, platform, "the input's")
 
   const texcoordSets = (doc: Document) =>
     doc
@@ -89,7 +59,7 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
         // Meshopt drops the slivers its grid collapses (8 of beast's 64 618 triangles); Draco keeps them.
         expect(countSceneTriangles(output), path).toBeLessThanOrEqual(countSceneTriangles(input))
         expect(countSceneTriangles(output), path).toBeGreaterThanOrEqual(countSceneTriangles(input) * 0.999)
-        expectSameBounds(input, output, 0.001)
+        await expectBoundsKept(input, output, 0.001)
       }
     })
   }
@@ -109,7 +79,7 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
       expect(output.getRoot().listMeshes()).toHaveLength(input.getRoot().listMeshes().length)
       expect(countSceneTriangles(output)).toBeLessThanOrEqual(countSceneTriangles(input))
       expect(countSceneTriangles(output)).toBeGreaterThanOrEqual(countSceneTriangles(input) * 0.999)
-      expectSameBounds(input, output, 0.001)
+      await expectBoundsKept(input, output, 0.001)
     })
   }
 
@@ -119,7 +89,7 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
     expect(simplify.triangles_before).toBe(countSceneTriangles(input))
     expect(simplify.triangles_after).toBe(countSceneTriangles(output))
     expect(Math.abs(simplify.triangles_after / (simplify.triangles_before / 2) - 1)).toBeLessThanOrEqual(0.05)
-    expectSameBounds(input, output, 0.02)
+    await expectBoundsKept(input, output, 0.02)
   })
 
   it('writes points and lines, which Draco leaves plain, smaller than glTF-Transform’s draco() does (Mesh_PrimitiveMode_08–12)', async () => {
@@ -148,7 +118,7 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
     expect(meshopt.details.notes).toEqual([expect.stringMatching(/^the input was Draco-compressed, .* \(engine=draco keeps it smaller\)$/)])
     expect(meshopt.details.size_rule).toMatchObject({ input_bytes: inputBytes, result_bytes: meshopt.bytes.byteLength, kept_input: false })
     expect(countSceneTriangles(meshopt.output)).toBe(countSceneTriangles(meshopt.input))
-    expectSameBounds(meshopt.input, meshopt.output, 0.001)
+    await expectBoundsKept(meshopt.input, meshopt.output, 0.001)
     const dracoResult = await compressFile(paths.sphere, { engine: 'draco' })
     expect(dracoResult.bytes.byteLength).toBeLessThan(inputBytes)
     expect(dracoResult.details.notes).toBeUndefined()
@@ -169,7 +139,7 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
     expect(drawCalls(merged.output)).toBe(drawCalls(plain.output)) // one per material, as before
     expect(countSceneTriangles(merged.output)).toBe(countSceneTriangles(merged.input))
     expect(merged.bytes.byteLength).toBeLessThan(plain.bytes.byteLength)
-    expectSameBounds(merged.input, merged.output, 0.001)
+    await expectBoundsKept(merged.input, merged.output, 0.001)
   })
 
   it('merge=true leaves meshes whose streams other meshes share unjoined: ClearCoatTest no larger than without merge', async () => {

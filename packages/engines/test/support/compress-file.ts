@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises'
+import type { Document } from '@gltf-transform/core'
+import { uninstance, unpartition } from '@gltf-transform/functions'
+import { expect } from 'vitest'
+import { documentBounds, type EnginePool, type loadPlatform } from '../../src/index.ts'
+import { readModel } from '../../src/io/index.ts'
+import { validateGlb } from '../texture-fixtures.ts'
+import { success } from './job-result.ts'
+
+type Platform = Awaited<ReturnType<typeof loadPlatform>>
+
+/**
+ * What glTF-Validator may say of the output: `none`, no error at all; `the input's`, no error code
+ * the input did not already have, and no more errors than it had (the corpus holds invalid inputs,
+ * such as texcoord_crash's texture without its UV set, that compress must make no worse).
+ */
+export type OutputErrors = 'none' | "the input's"
+
+/** The validator's error codes (its messages start with the code). */
+const codes = (errors: string[]) => errors.map((error) => error.split(' ')[0])
+
+/**
+ * A function running one compress job on a corpus file, checking the output with glTF-Validator;
+ * it returns the input and output as read back, the output's bytes and the job's details. A .gltf
+ * goes in as the one-buffer GLB it reads as (some keep their buffers beside them, in several), an
+ * .obj as itself.
+ */
+export function compressFileWith(pool: EnginePool, platform: Platform, allowed: OutputErrors) {
+  return async (path: string, options: Record<string, unknown>) => {
+    const format = path.endsWith('.obj') ? 'obj' : 'glb'
+    const input = format === 'obj' ? await readModel(platform, await readFile(path), 'obj') : await platform.io.read(path)
+    const glb = path.endsWith('.gltf') ? await platform.io.writeBinary(await input.transform(unpartition())) : null
+    // Read before the job: the pool moves the GLB's buffer to the worker thread.
+    const inputErrors = allowed === 'none' || format === 'obj' ? [] : (await validateGlb(glb ?? (await readFile(path)))).errors
+    const result = success(await pool.run({ name: 'compress', input: glb ? { bytes: glb } : { path }, format, options }))
+    const bytes = result.bytes!
+    const validation = await validateGlb(bytes)
+    const message = `glTF-Validator on ${path} with ${JSON.stringify(options)}: ${validation.errors.join('; ')}`
+    if (allowed === 'none') expect(validation.errors, message).toEqual([])
+    else {
+      expect(
+        codes(validation.errors).filter((code) => !codes(inputErrors).includes(code)),
+        message,
+      ).toEqual([])
+      expect(validation.errors.length).toBeLessThanOrEqual(inputErrors.length)
+    }
+    return { input, output: await platform.io.readBinary(bytes), bytes, details: result.details ?? {} }
+  }
+}
+
+/**
+ * The output draws within the input's bounds, off by at most `share` of its extent (quantization,
+ * simplification). Instances are drawn where their transforms put them (glTF-Transform's bounds
+ * would count an instanced mesh once, at its node).
+ */
+export async function expectBoundsKept(input: Document, output: Document, share: number): Promise<void> {
+  await output.transform(uninstance())
+  const a = documentBounds(input)
+  const b = documentBounds(output)
+  const extent = Math.max(...a.max.map((max, i) => max - a.min[i]!))
+  for (let i = 0; i < 3; i++) {
+    expect(Math.abs(b.min[i]! - a.min[i]!)).toBeLessThanOrEqual(extent * share)
+    expect(Math.abs(b.max[i]! - a.max[i]!)).toBeLessThanOrEqual(extent * share)
+  }
+}
