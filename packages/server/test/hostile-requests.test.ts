@@ -1,7 +1,6 @@
-import { readdir, readFile, readlink } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { join } from 'node:path'
-import { APIError, createClient } from '@mos/sdk'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sleep, until } from '../../../test/support/poll.ts'
@@ -9,6 +8,7 @@ import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { API_KEY, tempDir } from './support/harness.ts'
 import { startMos, stopMosGroup, type MosProcess } from './support/processes.ts'
+import { descriptors, hostileUploadCases } from './support/hostile-upload-cases.ts'
 import { multipart, pieces, rawRequest } from './support/raw-http.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
@@ -24,12 +24,6 @@ async function leftovers(base: string): Promise<string[]> {
   const list = async (folder: string) =>
     (await readdir(join(base, folder), { recursive: true }).catch(() => [] as string[])).map((entry) => `${folder}/${String(entry)}`)
   return [...(await list('files/tasks')), ...(await list('records/tasks'))]
-}
-
-/** Open descriptors of a process, by what they point to. */
-async function descriptors(pid: number): Promise<string[]> {
-  const fds = await readdir(`/proc/${pid}/fd`)
-  return Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => 'gone')))
 }
 
 describe.skipIf(!available)('hostile requests against the real server (fs storage)', () => {
@@ -84,62 +78,7 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     ).toEqual([])
   }
 
-  it('answers 400 "malformed request: …" to a multipart body cut inside the file part (fixed length and chunked)', async () => {
-    const body = Buffer.from('--ZZ\r\nContent-Disposition: form-data; name="file"; filename="a.glb"\r\n\r\nabc')
-    const fixed = await rawRequest({
-      port: server.port,
-      head: head('/api/v1/compress', {
-        'X-API-Key': API_KEY,
-        'Content-Type': 'multipart/form-data; boundary=ZZ',
-        'Content-Length': body.length,
-      }),
-      body: [body],
-    })
-    expect(fixed.status).toBe(400)
-    expect(JSON.parse(fixed.body).error).toMatch(/^malformed request: /)
-
-    const chunked = await rawRequest({
-      port: server.port,
-      head: head('/api/v1/compress', {
-        'X-API-Key': API_KEY,
-        'Content-Type': 'multipart/form-data; boundary=ZZ',
-        'Transfer-Encoding': 'chunked',
-      }),
-      body: [body],
-      chunked: true,
-    })
-    expect(chunked.status).toBe(400)
-    expect(JSON.parse(chunked.body).error).toMatch(/^malformed request: /)
-    await expectHealthyAndClean()
-  })
-
-  it('answers a contract error to malformed multipart and HTTP', async () => {
-    const cases: { headers: Record<string, string | number>; body: string; status: number; error: RegExp }[] = [
-      { headers: { 'Content-Type': 'multipart/form-data' }, body: 'x', status: 400, error: /^malformed request: / },
-      {
-        headers: { 'Content-Type': 'multipart/form-data; boundary=ZZ' },
-        body: 'no parts at all',
-        status: 400,
-        error: /^(malformed request|missing required field): /,
-      },
-      {
-        headers: { 'Content-Type': 'multipart/form-data; boundary=ZZ' },
-        body: '--ZZ\r\nContent-Disposition: form-data; name="engine"\r\n\r\n' + 'x'.repeat(100_000) + '\r\n--ZZ--\r\n',
-        status: 400,
-        error: /^malformed request: form field engine is longer/,
-      },
-      { headers: { 'Content-Type': 'text/plain' }, body: 'hello', status: 400, error: /^malformed request: expected a multipart/ },
-    ]
-    for (const item of cases) {
-      const body = Buffer.from(item.body)
-      const answer = await rawRequest({
-        port: server.port,
-        head: head('/api/v1/compress', { 'X-API-Key': API_KEY, ...item.headers, 'Content-Length': body.length }),
-        body: [body],
-      })
-      expect(answer.status, item.body.slice(0, 40)).toBe(item.status)
-      expect(JSON.parse(answer.body).error).toMatch(item.error)
-    }
+  it('answers a contract error to malformed HTTP: a garbage request line, headers too large', async () => {
     const garbage = await rawRequest({ port: server.port, head: 'BREW /pot HTCPCP/9\r\nGarbage' })
     expect(garbage.status).toBe(400)
     expect(JSON.parse(garbage.body).error).toMatch(/^malformed request: /)
@@ -152,6 +91,17 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     await expectHealthyAndClean()
   })
 
+  // The upload cases every runtime and storage passes (runtimes.test.ts runs them on Deno, Bun, workerd, S3).
+  hostileUploadCases({
+    server: () => server,
+    apiKey: API_KEY,
+    limitMb: LIMIT_MB,
+    batchLimitMb: BATCH_LIMIT_MB,
+    leftovers: () => leftovers(base),
+  })
+
+  // Node on fs holds tighter bounds than the shared cases' (any runtime's connection pools, socket
+  // buffers): no more than 2 descriptors after 100 drops and no `.part` file, refusals before 2× the limit.
   it('100 clients dropping their uploads mid-body leave no descriptor, file or pending request', async () => {
     const before = await descriptors(server.pid)
     const upload = multipart({ name: 'drop.glb', bytes: new Uint8Array(900 * 1024) })
@@ -313,43 +263,22 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       return { status: response.status, body: (await response.json()) as { error: string }, headers: response.headers }
     }
 
-    it('413 (A) and 402 (B): file over the tier limit', async () => {
-      for (const [target, status] of [
-        [server, 413],
-        [serverB, 402],
-      ] as const) {
-        const fixed = await send(`${target.url}/api/v1/compress`, API_KEY, { body: bigForm() })
-        expect(fixed.status).toBe(status)
-        expect(fixed.body.error).toMatch(new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`))
-        const chunked = await send(`${target.url}/api/v1/compress`, API_KEY, streamed(bigForm()))
-        expect(chunked.status).toBe(status)
-        expect(chunked.body.error).toMatch(/^file size [\d.]+MB exceeds limit/)
-      }
+    // Variant A's 413, the SDK's typed error and the 400 from the headers are the shared upload cases'.
+    it('402 (B): file over the tier limit', async () => {
+      const fixed = await send(`${serverB.url}/api/v1/compress`, API_KEY, { body: bigForm() })
+      expect(fixed.status).toBe(402)
+      expect(fixed.body.error).toMatch(new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`))
+      const chunked = await send(`${serverB.url}/api/v1/compress`, API_KEY, streamed(bigForm()))
+      expect(chunked.status).toBe(402)
+      expect(chunked.body.error).toMatch(/^file size [\d.]+MB exceeds limit/)
     })
 
-    it('the SDK (ofetch over fetch) gets the contract error as its typed error, not a connection error', async () => {
-      const client = createClient({ baseURL: server.url, apiKey: API_KEY, maxRetries: 0 })
-      const error = await client
-        .compress({ file: new Uint8Array(10 * LIMIT_MB * MB), filename: 'big.glb', engine: 'draco' })
-        .catch((caught: unknown) => caught)
-      expect(error).toBeInstanceOf(APIError)
-      expect((error as APIError).status).toBe(413)
-      expect((error as APIError).body).toEqual({ error: ERROR_TEXTS.fileTooLarge(10, LIMIT_MB) })
-    })
-
-    it('400: not a multipart body, decided from the headers', async () => {
-      const answer = await send(`${server.url}/api/v1/compress`, API_KEY, {
-        body: new Uint8Array(10 * LIMIT_MB * MB),
-        headers: { 'Content-Type': 'application/octet-stream' },
-      })
-      expect(answer).toMatchObject({ status: 400, body: { error: ERROR_TEXTS.malformedBody('expected a multipart/form-data body') } })
-    })
-
+    // On B: the shared upload cases send a wrong key to A, and failures count per process.
     it(`401 for a wrong key, then 429 with Retry-After after ${AUTH_FAILURES} wrong keys a minute from one address; a right key still works`, async () => {
       const statuses: number[] = []
       for (let attempt = 0; attempt < AUTH_FAILURES + 1; attempt++) {
         const answer = await send(
-          `${server.url}/api/v1/compress`,
+          `${serverB.url}/api/v1/compress`,
           `wrong-${attempt}`,
           attempt % 2 ? streamed(bigForm()) : { body: bigForm() },
         )
@@ -360,9 +289,9 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
           expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0)
         }
       }
-      // Earlier cases of this file sent no wrong key: the first AUTH_FAILURES are 401s.
+      // No other case of this file sends B a wrong key: the first AUTH_FAILURES are 401s.
       expect(statuses).toEqual([...Array(AUTH_FAILURES).fill(401), 429])
-      const right = await fetch(`${server.url}/api/v1/capabilities`, { headers: { 'X-API-Key': API_KEY } })
+      const right = await fetch(`${serverB.url}/api/v1/capabilities`, { headers: { 'X-API-Key': API_KEY } })
       expect(right.status).toBe(200)
     })
   })

@@ -21,7 +21,7 @@ export interface HostileUploadTarget {
 }
 
 /** Open descriptors of a process, by what they point to. */
-async function descriptors(pid: number): Promise<string[]> {
+export async function descriptors(pid: number): Promise<string[]> {
   const fds = await readdir(`/proc/${pid}/fd`)
   return Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => 'gone')))
 }
