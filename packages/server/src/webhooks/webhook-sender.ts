@@ -60,34 +60,9 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const timers = new Set<ReturnType<typeof setTimeout>>()
   let closed = false
 
-  async function attempt(url: string, body: string, eventId: string): Promise<string | undefined> {
-    const problem = await callbackUrlProblem(url, { allowPrivate: options.allowPrivate })
-    if (problem) return `callback_url refused: ${problem}`
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(attemptTimeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'mos-webhooks',
-          [EXTENSION_HEADERS.signature]: signatureHeader(body, options.secret),
-          [EXTENSION_HEADERS.eventId]: eventId,
-        },
-      })
-      await response.body?.cancel().catch(() => undefined)
-      return response.status >= 200 && response.status < 300 ? undefined : `answered ${response.status}`
-    } catch (error) {
-      return error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)
-    }
-  }
-
-  const itemKey = (eventId: string) => `webhooks:${eventId}`
-
   /** One delivery: persisted before each wait, removed once it ends (delivered or dropped). */
   function deliver(entry: OutboxEntry): void {
-    void attempt(entry.url, entry.body, entry.eventId).then(async (failure) => {
+    void attemptDelivery(entry, options.allowPrivate, options.secret, attemptTimeoutMs).then(async (failure) => {
       const fields = { taskId: entry.taskId, eventId: entry.eventId }
       if (!failure || Date.now() + entry.waitMs > entry.giveUpAt) {
         await options.outbox.removeItem(itemKey(entry.eventId)).catch(() => undefined)
@@ -116,18 +91,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 
   return {
     notify(task) {
-      const url = task.job.callbackUrl
-      if (!url || closed) return
-      const now = Date.now()
-      const entry: OutboxEntry = {
-        eventId: `${task.task_id}.${task.status}`,
-        taskId: task.task_id,
-        url,
-        body: JSON.stringify(toTaskRecord(task, options.variant)),
-        giveUpAt: now + options.retryMs,
-        nextAt: now,
-        waitMs: options.firstWaitMs,
-      }
+      const entry = outboxEntry(task, options)
+      if (!entry || closed) return
       // In the outbox before the first attempt: a process killed during it leaves the delivery to the next start.
       void options.outbox.setItem(itemKey(entry.eventId), entry).then(
         () => deliver(entry),
@@ -145,5 +110,53 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       for (const timer of timers) clearTimeout(timer)
       timers.clear()
     },
+  }
+}
+
+/** Where a delivery waits among the records. */
+const itemKey = (eventId: string) => `webhooks:${eventId}`
+
+/** A finished task's delivery, due now, or undefined when the task has no callback_url. */
+function outboxEntry(task: TaskState, options: Pick<WebhookSenderOptions, 'variant' | 'retryMs' | 'firstWaitMs'>): OutboxEntry | undefined {
+  const url = task.job.callbackUrl
+  if (!url) return undefined
+  const now = Date.now()
+  return {
+    eventId: `${task.task_id}.${task.status}`,
+    taskId: task.task_id,
+    url,
+    body: JSON.stringify(toTaskRecord(task, options.variant)),
+    giveUpAt: now + options.retryMs,
+    nextAt: now,
+    waitMs: options.firstWaitMs,
+  }
+}
+
+/** One signed POST of the delivery; resolves to why it failed, or undefined once answered 2xx. */
+async function attemptDelivery(
+  { url, body, eventId }: OutboxEntry,
+  allowPrivate: boolean,
+  secret: string,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const problem = await callbackUrlProblem(url, { allowPrivate })
+  if (problem) return `callback_url refused: ${problem}`
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'mos-webhooks',
+        [EXTENSION_HEADERS.signature]: signatureHeader(body, secret),
+        [EXTENSION_HEADERS.eventId]: eventId,
+      },
+    })
+    await response.body?.cancel().catch(() => undefined)
+    return response.status >= 200 && response.status < 300 ? undefined : `answered ${response.status}`
+  } catch (error) {
+    return error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)
   }
 }
