@@ -26,77 +26,103 @@ const MAX_BACKLOG = 1000
 export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): Promise<Response> {
   const only = event.url.searchParams.get('task') || undefined
   if (only) await findTask(ctx, only, ALL_OWNERS)
-  const encoder = new TextEncoder()
   let stop: () => void = () => undefined
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      let ended = false
-      const send = (text: string) => {
-        if (ended) return
-        if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return end()
-        controller.enqueue(encoder.encode(text))
-      }
-      const end = () => {
-        if (ended) return
-        ended = true
-        stop()
-        controller.close()
-      }
-      const sendTask = (id: string, task: TaskState | undefined) =>
-        send(
-          task
-            ? `event: task\ndata: ${JSON.stringify(adminTaskView(ctx, task))}\n\n`
-            : `event: task-removed\ndata: ${JSON.stringify({ task_id: id })}\n\n`,
-        )
-      const dirty = new Set<string>()
-      let reading = false
-      const readDirty = async () => {
-        if (reading) return
-        reading = true
-        try {
-          while (dirty.size > 0 && !ended) {
-            const ids = [...dirty]
-            dirty.clear()
-            // A failed read (storage away) skips this change; the next change reads the record again.
-            const tasks = await Promise.all(ids.map((id) => ctx.processing.tasks.get(id).catch(() => null)))
-            ids.forEach((id, at) => {
-              if (tasks[at] !== null) sendTask(id, tasks[at])
-            })
-          }
-        } finally {
-          reading = false
-        }
-      }
-      const ping = setInterval(() => send(': ping\n\n'), PING_MS)
-      const stopOnClose = ctx.storage.taskEvents.onClose(end)
+      const writer = createEventWriter(controller, () => stop())
+      const changed = createChangedTaskReader(ctx, writer)
+      const ping = setInterval(() => writer.send(': ping\n\n'), PING_MS)
+      const stopOnClose = ctx.storage.taskEvents.onClose(writer.end)
       let unlisten: (() => void) | undefined
       stop = () => {
         clearInterval(ping)
         stopOnClose()
         unlisten?.()
       }
-      send(`retry: ${RETRY_MS}\n\n`)
+      writer.send(`retry: ${RETRY_MS}\n\n`)
       const listening = await ctx.storage.taskEvents
         .listenAll((id) => {
-          if (only && id !== only) return
-          dirty.add(id)
-          void readDirty()
+          if (!only || id === only) changed(id)
         })
         .catch(() => undefined)
       // Task events that cannot be listened to (Redis away) end the stream; the browser reconnects.
-      if (!listening || ended) {
+      if (!listening || writer.ended) {
         listening?.()
-        end()
+        writer.end()
       } else {
         unlisten = listening
         // Read once listening, so a change written between the 404 check and now is not missed.
-        if (only) {
-          dirty.add(only)
-          void readDirty()
-        }
+        if (only) changed(only)
       }
     },
     cancel: () => stop(),
   })
   return eventStreamResponse(body)
+}
+
+/** The stream's server-sent events, as text. */
+interface EventWriter {
+  /** Sends the text, unless the stream has ended; ends it instead once the reader is MAX_BACKLOG behind. */
+  send(text: string): void
+  /** Ends the stream once (and stops what feeds it). */
+  end(): void
+  readonly ended: boolean
+}
+
+function createEventWriter(controller: ReadableStreamDefaultController<Uint8Array>, onEnd: () => void): EventWriter {
+  const encoder = new TextEncoder()
+  let ended = false
+  const end = () => {
+    if (ended) return
+    ended = true
+    onEnd()
+    controller.close()
+  }
+  return {
+    send(text) {
+      if (ended) return
+      if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return end()
+      controller.enqueue(encoder.encode(text))
+    },
+    end,
+    get ended() {
+      return ended
+    },
+  }
+}
+
+/**
+ * Marks a task changed: its record is read and sent as `task` (or `task-removed` once gone). Changes
+ * that arrive while a read is under way are coalesced into one more read of each task.
+ */
+function createChangedTaskReader(ctx: ServiceContext, writer: EventWriter): (id: string) => void {
+  const sendTask = (id: string, task: TaskState | undefined) =>
+    writer.send(
+      task
+        ? `event: task\ndata: ${JSON.stringify(adminTaskView(ctx, task))}\n\n`
+        : `event: task-removed\ndata: ${JSON.stringify({ task_id: id })}\n\n`,
+    )
+  const dirty = new Set<string>()
+  let reading = false
+  const readDirty = async () => {
+    if (reading) return
+    reading = true
+    try {
+      while (dirty.size > 0 && !writer.ended) {
+        const ids = [...dirty]
+        dirty.clear()
+        // A failed read (storage away) skips this change; the next change reads the record again.
+        const tasks = await Promise.all(ids.map((id) => ctx.processing.tasks.get(id).catch(() => null)))
+        ids.forEach((id, at) => {
+          if (tasks[at] !== null) sendTask(id, tasks[at])
+        })
+      }
+    } finally {
+      reading = false
+    }
+  }
+  return (id) => {
+    dirty.add(id)
+    void readDirty()
+  }
 }
