@@ -284,6 +284,8 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await page.getByLabel('Administrator password').fill(PASSWORD)
       await page.getByRole('button', { name: 'Sign in' }).click()
       await page.getByTestId('who').waitFor()
+      // The name shows on sign-in, the variant once /config has answered: a count at once raced it.
+      await page.getByText('variant B').waitFor()
       expect(await page.getByText('variant B').count()).toBe(1)
       const operations = await page.getByLabel('Operation').locator('option').allTextContents()
       expect(operations).toEqual(['compress', 'convert', 'repair', 'texture optimize'])
