@@ -78,10 +78,7 @@ export function createLicensing(options: {
   const clock = options.now ?? Date.now
   const publicKey = loadPublicKey(config.publicKey)
   const machineId = readMachineId()
-  const fingerprint = createHash('sha256')
-    .update(publicKey.export({ format: 'der', type: 'spki' }))
-    .digest('hex')
-    .slice(0, 16)
+  const fingerprint = keyFingerprint(publicKey)
   const trial = options.trial ?? createTrialCounter(records)
   const verified = new Set<string>()
   const check = (key: string) => checkLicenseKey(publicKey, key, { machineId, now: clock(), verified })
@@ -102,39 +99,12 @@ export function createLicensing(options: {
     lastRead = clock()
   }
 
-  function state(): LicenseState {
-    const trialState = (message: string, extra: Partial<LicenseState> = {}): LicenseState => ({
-      status: 'trial',
-      tier: 'trial',
-      limits: TIER_LIMITS.trial,
-      message,
-      ...extra,
-    })
-    // The key activated through the API is the later act, so it wins over the configured one.
-    const candidates = [activated, configured].filter((key): key is string => Boolean(key))
-    let expired: { key: string; payload: LicensePayload } | undefined
-    let refused: string | undefined
-    for (const key of candidates) {
-      const result = check(key)
-      if (result.ok) {
-        return {
-          status: 'active',
-          tier: result.payload.tier,
-          limits: { ...TIER_LIMITS[result.payload.tier], ...result.payload.limits },
-          key,
-          payload: result.payload,
-          message: `licensed (${result.payload.tier})`,
-        }
-      }
-      if (result.reason === 'expired' && result.payload) expired ??= { key, payload: result.payload }
-      else refused ??= result.message
-    }
-    if (expired) {
-      const at = new Date(expired.payload.expires_at * 1000).toISOString()
-      return trialState(`license expired at ${at}; trial limits apply`, { status: 'expired', ...expired })
-    }
-    return trialState(refused ? `license key refused (${refused}); trial limits apply` : 'no license key; trial limits apply')
-  }
+  // The key activated through the API is the later act, so it wins over the configured one.
+  const state = () =>
+    licenseStateOf(
+      [activated, configured].filter((key): key is string => Boolean(key)),
+      check,
+    )
 
   return {
     machineId,
@@ -153,4 +123,48 @@ export function createLicensing(options: {
       activated = key
     },
   }
+}
+
+/** A short name of the public key licences are checked against (sha-256 of its SPKI DER, 16 hex digits). */
+function keyFingerprint(publicKey: KeyObject): string {
+  return createHash('sha256')
+    .update(publicKey.export({ format: 'der', type: 'spki' }))
+    .digest('hex')
+    .slice(0, 16)
+}
+
+/**
+ * The licence in force: the first candidate key that checks, else trial limits with the reason
+ * (the first expired key's expiry, else the first refusal, else no key at all).
+ */
+function licenseStateOf(candidates: string[], check: (key: string) => LicenseCheck): LicenseState {
+  const trialState = (message: string, extra: Partial<LicenseState> = {}): LicenseState => ({
+    status: 'trial',
+    tier: 'trial',
+    limits: TIER_LIMITS.trial,
+    message,
+    ...extra,
+  })
+  let expired: { key: string; payload: LicensePayload } | undefined
+  let refused: string | undefined
+  for (const key of candidates) {
+    const result = check(key)
+    if (result.ok) {
+      return {
+        status: 'active',
+        tier: result.payload.tier,
+        limits: { ...TIER_LIMITS[result.payload.tier], ...result.payload.limits },
+        key,
+        payload: result.payload,
+        message: `licensed (${result.payload.tier})`,
+      }
+    }
+    if (result.reason === 'expired' && result.payload) expired ??= { key, payload: result.payload }
+    else refused ??= result.message
+  }
+  if (expired) {
+    const at = new Date(expired.payload.expires_at * 1000).toISOString()
+    return trialState(`license expired at ${at}; trial limits apply`, { status: 'expired', ...expired })
+  }
+  return trialState(refused ? `license key refused (${refused}); trial limits apply` : 'no license key; trial limits apply')
 }
