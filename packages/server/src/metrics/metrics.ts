@@ -60,48 +60,59 @@ function createMetricFamilies(options: MetricsOptions): Omit<Metrics, 'totals'> 
   collectDefaultMetrics({ register: registry })
 
   if (options.variant === 'A') {
-    const tasks = new Counter({
-      name: 'service_tasks_total',
-      help: 'Total tasks, labelled by type and status.',
-      labelNames: ['type', 'status'],
-      registers,
-    })
-    const duration = new Histogram({
-      name: 'service_task_duration_seconds',
-      help: 'Task duration distribution (processing time).',
-      labelNames: ['type'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    })
-    const files = new Counter({ name: 'service_files_processed_total', help: 'Total files processed (tasks completed).', registers })
-    const ratio = new Histogram({
-      name: 'service_compression_ratio',
-      help: 'Compression ratio distribution (output size / input size).',
-      labelNames: ['type'],
-      buckets: RATIO_BUCKETS,
-      registers,
-    })
-    new Gauge({
-      name: 'service_active_tasks_gauge',
-      help: 'Current concurrent tasks.',
-      registers,
-      collect() {
-        this.set(options.queue().running)
-      },
-    })
-    return {
-      registry,
-      taskSettled(task) {
-        tasks.inc({ type: task.type, status: task.status })
-        const seconds = processingSeconds(task)
-        if (seconds !== undefined) duration.observe({ type: task.type }, seconds)
-        if (task.status === 'completed') files.inc()
-        if (task.output?.compression_ratio !== undefined) ratio.observe({ type: task.type }, task.output.compression_ratio)
-      },
-      responseSent() {},
-    }
+    return { registry, ...variantAFamilies(registers, options) }
   }
+  return { registry, ...variantBFamilies(registers, options) }
+}
 
+/** What a variant's families record: a task's end and a response. */
+type FamilyRecorders = Omit<Metrics, 'totals' | 'registry'>
+
+/** Variant A's published families: tasks by type and status, durations, files, compression ratios, active tasks. */
+function variantAFamilies(registers: Registry[], options: MetricsOptions): FamilyRecorders {
+  const tasks = new Counter({
+    name: 'service_tasks_total',
+    help: 'Total tasks, labelled by type and status.',
+    labelNames: ['type', 'status'],
+    registers,
+  })
+  const duration = new Histogram({
+    name: 'service_task_duration_seconds',
+    help: 'Task duration distribution (processing time).',
+    labelNames: ['type'],
+    buckets: DURATION_BUCKETS,
+    registers,
+  })
+  const files = new Counter({ name: 'service_files_processed_total', help: 'Total files processed (tasks completed).', registers })
+  const ratio = new Histogram({
+    name: 'service_compression_ratio',
+    help: 'Compression ratio distribution (output size / input size).',
+    labelNames: ['type'],
+    buckets: RATIO_BUCKETS,
+    registers,
+  })
+  new Gauge({
+    name: 'service_active_tasks_gauge',
+    help: 'Current concurrent tasks.',
+    registers,
+    collect() {
+      this.set(options.queue().running)
+    },
+  })
+  return {
+    taskSettled(task) {
+      tasks.inc({ type: task.type, status: task.status })
+      const seconds = processingSeconds(task)
+      if (seconds !== undefined) duration.observe({ type: task.type }, seconds)
+      if (task.status === 'completed') files.inc()
+      if (task.output?.compression_ratio !== undefined) ratio.observe({ type: task.type }, task.output.compression_ratio)
+    },
+    responseSent() {},
+  }
+}
+
+/** Variant B's published families: requests, active and waiting tasks, durations, completed and failed tasks, errors. */
+function variantBFamilies(registers: Registry[], options: MetricsOptions): FamilyRecorders {
   const requests = new Counter({ name: 'service_requests_total', help: 'Total requests.', labelNames: ['method', 'status'], registers })
   new Gauge({
     name: 'service_active_tasks',
@@ -135,7 +146,6 @@ function createMetricFamilies(options: MetricsOptions): Omit<Metrics, 'totals'> 
     registers,
   })
   return {
-    registry,
     taskSettled(task) {
       ;(task.status === 'completed' ? completed : failed).inc({ type: task.type })
       const seconds = processingSeconds(task)
