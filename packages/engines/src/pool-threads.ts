@@ -28,18 +28,10 @@ export interface PoolThreads {
   destroy(): Promise<void>
 }
 
-export function createPoolThreads(o: Required<Omit<EnginePoolOptions, 'onLog'>> & Pick<EnginePoolOptions, 'onLog'>): PoolThreads {
-  const createPiscina = () =>
-    new Piscina({
-      filename: fileURLToPath(WORKER_FILE),
-      minThreads: o.prestart ? o.threads : 0,
-      maxThreads: o.threads,
-      idleTimeout: o.idleTimeoutMs,
-      concurrentTasksPerWorker: 1,
-      resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
-      // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
-      workerData: { threads: o.threads, recycling: o.recycling },
-    })
+type PoolThreadsOptions = Required<Omit<EnginePoolOptions, 'onLog'>> & Pick<EnginePoolOptions, 'onLog'>
+
+export function createPoolThreads(o: PoolThreadsOptions): PoolThreads {
+  const createPiscina = () => startPiscina(o)
   let piscina = createPiscina()
   let inFlight = 0
   let recycledThreads = 0
@@ -88,4 +80,18 @@ export function createPoolThreads(o: Required<Omit<EnginePoolOptions, 'onLog'>> 
       await piscina.destroy()
     },
   }
+}
+
+/** A piscina of the pool's threads, one job per thread at a time. */
+function startPiscina(o: PoolThreadsOptions): Piscina {
+  return new Piscina({
+    filename: fileURLToPath(WORKER_FILE),
+    minThreads: o.prestart ? o.threads : 0,
+    maxThreads: o.threads,
+    idleTimeout: o.idleTimeoutMs,
+    concurrentTasksPerWorker: 1,
+    resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
+    // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
+    workerData: { threads: o.threads, recycling: o.recycling },
+  })
 }
