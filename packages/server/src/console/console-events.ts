@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
-import { eventStreamResponse } from '../routes/task-events.ts'
+import { createEventWriter, type EventWriter, eventStreamResponse } from '../routes/event-stream.ts'
 import { findTask } from '../routes/tasks.ts'
 import { ALL_OWNERS } from '../tasks/task-owner.ts'
 import type { TaskState } from '../tasks/task-state.ts'
@@ -29,7 +29,7 @@ export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): 
   let stop: () => void = () => undefined
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const writer = createEventWriter(controller, () => stop())
+      const writer = createEventWriter(controller, () => stop(), MAX_BACKLOG)
       const changed = createChangedTaskReader(ctx, writer)
       const ping = setInterval(() => writer.send(': ping\n\n'), PING_MS)
       const stopOnClose = ctx.storage.taskEvents.onClose(writer.end)
@@ -58,37 +58,6 @@ export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): 
     cancel: () => stop(),
   })
   return eventStreamResponse(body)
-}
-
-/** The stream's server-sent events, as text. */
-interface EventWriter {
-  /** Sends the text, unless the stream has ended; ends it instead once the reader is MAX_BACKLOG behind. */
-  send(text: string): void
-  /** Ends the stream once (and stops what feeds it). */
-  end(): void
-  readonly ended: boolean
-}
-
-function createEventWriter(controller: ReadableStreamDefaultController<Uint8Array>, onEnd: () => void): EventWriter {
-  const encoder = new TextEncoder()
-  let ended = false
-  const end = () => {
-    if (ended) return
-    ended = true
-    onEnd()
-    controller.close()
-  }
-  return {
-    send(text) {
-      if (ended) return
-      if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return end()
-      controller.enqueue(encoder.encode(text))
-    },
-    end,
-    get ended() {
-      return ended
-    },
-  }
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../context.ts'
 import { findTask } from './tasks.ts'
 import { ApiError } from '../errors.ts'
 import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
+import { createEventWriter, eventStreamResponse } from './event-stream.ts'
 import { followTask, isFinished } from './task-wait.ts'
 
 /**
@@ -27,29 +28,22 @@ const sseEvent = (record: TaskRecord) => `event: ${eventName(record)}\ndata: ${J
 export async function streamTaskEvents(ctx: ServiceContext, id: string, owner: string): Promise<Response> {
   // 404 for an unknown task and for another key's.
   const first = await findTask(ctx, id, owner)
-  const encoder = new TextEncoder()
   let stop: () => void = () => undefined
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
+      const writer = createEventWriter(controller, () => stop())
       let sent = ''
-      let ended = false
-      const end = () => {
-        if (ended) return
-        ended = true
-        stop()
-        controller.close()
-      }
       const send = (task: TaskState | undefined) => {
-        if (ended) return
-        if (!task) return end()
+        if (writer.ended) return
+        if (!task) return writer.end()
         const record = toTaskRecord(task, ctx.variant)
         const fingerprint = `${record.status}:${'progress' in record ? record.progress : ''}`
-        if (fingerprint !== sent) controller.enqueue(encoder.encode(sseEvent(record)))
+        if (fingerprint !== sent) writer.send(sseEvent(record))
         sent = fingerprint
-        if (isFinished(task)) end()
+        if (isFinished(task)) writer.end()
       }
-      const heartbeat = setInterval(() => controller.enqueue(encoder.encode(': heartbeat\n\n')), HEARTBEAT_MS)
-      const stopOnClose = ctx.storage.taskEvents.onClose(end)
+      const heartbeat = setInterval(() => writer.send(': heartbeat\n\n'), HEARTBEAT_MS)
+      const stopOnClose = ctx.storage.taskEvents.onClose(writer.end)
       let unfollow: (() => void) | undefined
       stop = () => {
         clearInterval(heartbeat)
@@ -57,29 +51,16 @@ export async function streamTaskEvents(ctx: ServiceContext, id: string, owner: s
         unfollow?.()
       }
       send(first)
-      if (ended) return
+      if (writer.ended) return
       // Storage that cannot be listened to (Redis away) ends the stream; the client reads the record.
       const following = await followTask(ctx, id, send).catch(() => undefined)
-      if (!following || ended) {
+      if (!following || writer.ended) {
         following?.()
-        end()
+        writer.end()
       } else unfollow = following
     },
     // The client went away: stop listening.
     cancel: () => stop(),
   })
   return eventStreamResponse(body)
-}
-
-/** A server-sent-events answer over `body`: never cached, and never buffered by a proxy on the way. */
-export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response {
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      // Proxies that buffer responses (nginx) would hold the events back until the stream ends.
-      'x-accel-buffering': 'no',
-    },
-  })
 }
