@@ -71,28 +71,9 @@ export function createTaskService(options: TaskServiceOptions): TaskService {
       await tasks.remove(task.task_id)
     },
     async submit(input) {
-      const id = input.taskId
-      const inputKey = taskFileKey(id, 'input')
-      const task: TaskState = {
-        task_id: id,
-        type: input.type,
-        status: 'pending',
-        input_filename: input.filename,
-        input_size_bytes: input.size,
-        created_at: now(),
-        ...(input.batchId ? { batch_id: input.batchId } : {}),
-        ...(input.owner ? { owner: input.owner } : {}),
-        job: {
-          inputKey,
-          format: input.format,
-          options: input.options,
-          attempts: 0,
-          ...(input.requestId ? { requestId: input.requestId } : {}),
-          ...(input.callbackUrl ? { callbackUrl: input.callbackUrl } : {}),
-        },
-      }
+      const task = pendingTask(input)
       await tasks.put(task)
-      await queue.enqueue(id, input.requestId ? { requestId: input.requestId } : {})
+      await queue.enqueue(task.task_id, input.requestId ? { requestId: input.requestId } : {})
       options.log?.queued(task)
       return task
     },
@@ -109,6 +90,28 @@ export function createTaskService(options: TaskServiceOptions): TaskService {
         await queue.enqueue(task.task_id)
       }
       return unfinished.length
+    },
+  }
+}
+
+/** The pending record of an uploaded task, its input at `taskFileKey(taskId, 'input')`. */
+function pendingTask(input: NewTask): TaskState {
+  return {
+    task_id: input.taskId,
+    type: input.type,
+    status: 'pending',
+    input_filename: input.filename,
+    input_size_bytes: input.size,
+    created_at: now(),
+    ...(input.batchId ? { batch_id: input.batchId } : {}),
+    ...(input.owner ? { owner: input.owner } : {}),
+    job: {
+      inputKey: taskFileKey(input.taskId, 'input'),
+      format: input.format,
+      options: input.options,
+      attempts: 0,
+      ...(input.requestId ? { requestId: input.requestId } : {}),
+      ...(input.callbackUrl ? { callbackUrl: input.callbackUrl } : {}),
     },
   }
 }
