@@ -22,23 +22,8 @@ export function createFsFileStore(base: string): FileStore {
   const missing = (key: string) => new FileNotFoundError(`[storage] [fs] no such file: ${key}`)
 
   return {
-    async write(key, source) {
-      const path = pathOf(key)
-      await mkdir(dirname(path), { recursive: true })
-      // Write beside the target and rename: a crash mid-write leaves no half file under the key.
-      const temp = join(dirname(path), `.${randomUUID()}.part`)
-      try {
-        const input = source instanceof Uint8Array ? Readable.from([source]) : Readable.fromWeb(source as NodeWebReadableStream<Uint8Array>)
-        let bytes = 0
-        input.on('data', (chunk: Buffer) => (bytes += chunk.length))
-        await pipeline(input, createWriteStream(temp, { highWaterMark: 1 << 20 }))
-        await rename(temp, path)
-        return bytes
-      } catch (error) {
-        await rm(temp, { force: true })
-        throw error
-      }
-    },
+    // Async, so a key escaping the base folder rejects rather than throws.
+    write: async (key, source) => writeAtomically(pathOf(key), source),
     async read(key) {
       if ((await this.size(key)) === undefined) throw missing(key)
       // Cancelling the web stream destroys the file stream, which closes its descriptor.
@@ -72,6 +57,26 @@ export function createFsFileStore(base: string): FileStore {
       }
     },
     localPath: pathOf,
+  }
+}
+
+/**
+ * Writes beside the target and renames: a crash mid-write leaves no half file under the key.
+ * Resolves to the byte count.
+ */
+async function writeAtomically(path: string, source: Uint8Array | ReadableStream<Uint8Array>): Promise<number> {
+  await mkdir(dirname(path), { recursive: true })
+  const temp = join(dirname(path), `.${randomUUID()}.part`)
+  try {
+    const input = source instanceof Uint8Array ? Readable.from([source]) : Readable.fromWeb(source as NodeWebReadableStream<Uint8Array>)
+    let bytes = 0
+    input.on('data', (chunk: Buffer) => (bytes += chunk.length))
+    await pipeline(input, createWriteStream(temp, { highWaterMark: 1 << 20 }))
+    await rename(temp, path)
+    return bytes
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
   }
 }
 
