@@ -112,8 +112,10 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))
     expect(stored).not.toContain(API_KEY)
     // Only what variant A implements, from /config.
-    const operations = await page.getByLabel('Operation').locator('option').allTextContents()
-    expect(operations).toEqual(['compress', 'convert', 'repair', 'diagnose', 'texture optimize', 'texture ktx2'])
+    // The form comes with /config, read once the session is known.
+    await expect
+      .poll(() => page.getByLabel('Operation').locator('option').allTextContents())
+      .toEqual(['compress', 'convert', 'repair', 'diagnose', 'texture optimize', 'texture ktx2'])
   })
 
   it(
@@ -122,7 +124,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await page.getByLabel('Operation').selectOption('compress')
       // Fields that apply under another field's value come and go with it (/config's applies_when).
       await page.getByLabel('engine').selectOption('meshopt')
-      expect(await page.getByLabel('position_quantization_bits').count()).toBe(0)
+      await expect.poll(() => page.getByLabel('position_quantization_bits').count()).toBe(0)
       await page.getByLabel('engine').selectOption('draco')
       expect(await page.getByLabel('position_quantization_bits').inputValue()).toBe('14')
       await page.locator('#files').setInputFiles(corpus.paths.box)
@@ -209,6 +211,17 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(page.url()).toBe(`${mos!.url}/console/admin`)
       const table = page.getByTestId('task-table')
       for (const id of taskIds) await table.getByRole('button', { name: id }).waitFor()
+      // The list follows the event stream: a task submitted through the API meanwhile joins it at the top and
+      // moves to its end, with no click on Filter.
+      const form = new FormData()
+      form.append('file', new Blob([await readFile(corpus.paths.box)]), 'from-the-api.glb')
+      const answer = await fetch(`${mos!.url}/api/v1/repair`, { method: 'POST', headers: { 'X-API-Key': API_KEY }, body: form })
+      expect(answer.ok).toBe(true)
+      const { task_id: fromApi } = (await answer.json()) as { task_id: string }
+      const row = table.locator('tbody tr').filter({ has: page.getByRole('button', { name: fromApi }) })
+      await expect.poll(() => table.locator('tbody tr').first().textContent(), { timeout: SLOW }).toContain(fromApi)
+      await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toMatch(/^(completed|failed)$/)
+      expect(await row.textContent()).toContain('from-the-api.glb')
       await page.getByLabel('Type').selectOption('diagnose')
       await page.getByRole('button', { name: 'Filter' }).click()
       await expect.poll(() => table.locator('tbody tr').count()).toBe(1)
@@ -284,9 +297,12 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await page.getByLabel('Administrator password').fill(PASSWORD)
       await page.getByRole('button', { name: 'Sign in' }).click()
       await page.getByTestId('who').waitFor()
+      // The header names the variant once /config is read, after the session is known.
+      await page.getByText('variant B').waitFor()
       expect(await page.getByText('variant B').count()).toBe(1)
-      const operations = await page.getByLabel('Operation').locator('option').allTextContents()
-      expect(operations).toEqual(['compress', 'convert', 'repair', 'texture optimize'])
+      await expect
+        .poll(() => page.getByLabel('Operation').locator('option').allTextContents())
+        .toEqual(['compress', 'convert', 'repair', 'texture optimize'])
       expect(pageProblems).toEqual([])
     },
     SLOW,
