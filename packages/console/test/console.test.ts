@@ -13,6 +13,7 @@ import { chromiumAvailable, consolePasswordHash, inkShare, launchChromium } from
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   knight: shared('glb', 'chr_knight.glb'),
+  png: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
 })
 const runnable = corpus.available && chromiumAvailable()
 const API_KEY = `console-ui-${randomBytes(8).toString('hex')}`
@@ -21,13 +22,18 @@ const PASSWORD_HASH = consolePasswordHash(PASSWORD)
 /** Long enough for an engine task on a loaded two-core machine; nothing here is timed. */
 const SLOW = 120_000
 
-/** Presses Start and answers the new task's card (the page puts it first), once it is there. */
-async function start(page: Page): Promise<Locator> {
+/** Presses Start and answers the new task's card (the page puts new cards first), once it is there. */
+async function start(page: Page, files = 1): Promise<Locator> {
   const cards = page.getByTestId('task-card')
   const before = await cards.count()
   await page.getByRole('button', { name: 'Start' }).click()
-  await expect.poll(() => cards.count()).toBe(before + 1)
+  await expect.poll(() => cards.count()).toBe(before + files)
   return cards.first()
+}
+
+/** The task id a card's header shows. */
+async function taskIdOf(card: Locator): Promise<string> {
+  return / · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!
 }
 
 /**
@@ -133,7 +139,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await card.getByTestId('task-progress').getAttribute('value')).toBe('100')
       expect(await card.getByTestId('task-status').getAttribute('aria-live')).toBe('polite')
-      taskIds.push(/ · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!)
+      taskIds.push(await taskIdOf(card))
 
       // Both views loaded their model (the input from the dropped file, the output downloaded) …
       await expect.poll(() => card.getByTestId('triangles').count(), { timeout: SLOW }).toBe(2)
@@ -199,9 +205,63 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(await report.textContent()).toContain('uncompressed geometry')
       const recommendations = await report.locator('.recommendations li').allTextContents()
       expect(recommendations.some((line) => line.startsWith('compress with engine draco'))).toBe(true)
-      taskIds.push(/ · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!)
+      taskIds.push(await taskIdOf(card))
     },
     SLOW * 2,
+  )
+
+  it(
+    'sends two models as one batch: a card each, both in one batch of the service',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.locator('#files').setInputFiles([corpus.paths.box, corpus.paths.knight])
+      // A professional licence sets no batch limit: the box says so by naming none.
+      expect(await page.getByText(/^Send as one batch/).textContent()).toBe('Send as one batch')
+      await page.getByLabel(/Send as one batch/).check()
+      await page.getByLabel('engine').selectOption('meshopt')
+      await start(page, 2)
+      const cards = page.getByTestId('task-card')
+      for (const card of [cards.nth(0), cards.nth(1)]) {
+        await untilEnded(card)
+        expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      }
+      expect(await cards.nth(0).locator('h3').textContent()).toBe('BoxTextured.glb')
+      expect(await cards.nth(1).locator('h3').textContent()).toBe('chr_knight.glb')
+      const ids = [await taskIdOf(cards.nth(0)), await taskIdOf(cards.nth(1))]
+      const batches = await page.evaluate(
+        (taskIds) =>
+          Promise.all(
+            taskIds.map(async (id) => ((await (await fetch(`/admin/tasks/${id}`)).json()) as { batch_id: string | null }).batch_id),
+          ),
+        ids,
+      )
+      expect(batches[0]).toMatch(/\S/)
+      expect(batches[1]).toBe(batches[0])
+    },
+    SLOW * 2,
+  )
+
+  it(
+    'optimizes a texture on its own: the input and output images side by side',
+    async () => {
+      await page.getByLabel('Operation').selectOption('texture_optimize')
+      await page.locator('#files').setInputFiles(corpus.paths.png)
+      await page.getByLabel('format').selectOption('webp')
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      const output = card.getByRole('img', { name: /^Output: / })
+      await output.waitFor()
+      // Both decoded by the browser: the output is the same 211×211 logo, in the format the task chose.
+      const sizes = () =>
+        card
+          .getByRole('img')
+          .evaluateAll((images) =>
+            (images as HTMLImageElement[]).map((image) => (image.complete ? `${image.naturalWidth}×${image.naturalHeight}` : 'loading')),
+          )
+      await expect.poll(sizes).toEqual(['211×211', '211×211'])
+    },
+    SLOW,
   )
 
   it(

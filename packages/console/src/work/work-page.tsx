@@ -167,7 +167,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
         </section>
         {batchPossible ? (
           <div class="field field-boolean">
-            <label for="as-batch">Send as one batch (up to {config.batch?.max_files} files)</label>
+            <label for="as-batch">Send as one batch{config.batch?.max_files ? ` (up to ${config.batch.max_files} files)` : ''}</label>
             <input
               id="as-batch"
               type="checkbox"
