@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
@@ -14,7 +14,15 @@ const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   knight: shared('glb', 'chr_knight.glb'),
   png: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
+  gltf: assimp('glTF2', 'BoxTextured-glTF', 'BoxTextured.gltf'),
+  bin: assimp('glTF2', 'BoxTextured-glTF', 'BoxTextured0.bin'),
+  spider: assimp('OBJ', 'spider.obj'),
+  spiderMtl: assimp('OBJ', 'spider.mtl'),
 })
+/** The textures spider.mtl names, beside it in the corpus. */
+const SPIDER_TEXTURES = ['SpiderTex.jpg', 'drkwood2.jpg', 'engineflare1.jpg', 'wal67ar_small.jpg', 'wal69ar_small.jpg'].map((name) =>
+  join(dirname(corpus.paths.spider), name),
+)
 const runnable = corpus.available && chromiumAvailable()
 const API_KEY = `console-ui-${randomBytes(8).toString('hex')}`
 const PASSWORD = `pw-${randomBytes(12).toString('base64url')}`
@@ -262,6 +270,48 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await expect.poll(sizes).toEqual(['211×211', '211×211'])
     },
     SLOW,
+  )
+
+  it(
+    'takes a .gltf dropped with its .bin and texture as one model: sent as one zip, the input view finds its files',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.locator('#files').setInputFiles([corpus.paths.gltf, corpus.paths.bin, corpus.paths.png])
+      await page.getByText(/^1 model from 3 files: .* \(sent as BoxTextured\.zip\)$/).waitFor()
+      await page.getByLabel('engine').selectOption('meshopt')
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await card.locator('h3').textContent()).toBe('BoxTextured.zip')
+      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
+      expect(await card.getByTestId('triangles').allTextContents()).toEqual(['12', '12'])
+      // The texture came from the dropped PNG, found by the name the .gltf gives it.
+      expect(await card.locator('.stats').first().textContent()).toContain('211×211')
+      await expect.poll(() => inkShare(card.getByTestId('input-view'), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.05)
+    },
+    SLOW * 2,
+  )
+
+  it(
+    'converts an OBJ dropped with its materials and textures to OBJ: the zip that comes back opens in the output view',
+    async () => {
+      await page.getByLabel('Operation').selectOption('convert')
+      await page.getByLabel('target_format').selectOption('obj')
+      await page.locator('#files').setInputFiles([corpus.paths.spider, corpus.paths.spiderMtl, ...SPIDER_TEXTURES])
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await card.getByTestId('download').textContent()).toMatch(/\.zip$/)
+      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
+      const [input, output] = await card.getByTestId('triangles').allTextContents()
+      expect(Number(input!.replace(/,/g, ''))).toBeGreaterThan(0)
+      expect(output).toBe(input)
+      // Both sides read the textures the .mtl names: the input's through backslashed paths, the output's from the zip.
+      for (const stats of await card.locator('.stats').all()) expect(await stats.textContent()).toMatch(/Textures\d+×\d+/)
+      // A spider is mostly thin legs: under 5% of the view, but drawn.
+      await expect.poll(() => inkShare(card.getByTestId('output-view'), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.02)
+    },
+    SLOW * 2,
   )
 
   it(
