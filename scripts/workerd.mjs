@@ -110,19 +110,21 @@ export async function startWorkerd(env, options = {}) {
   return { child, url, host, port, compatibilityDate: runtime.compatibilityDate }
 }
 
-/** Waits until the Worker answers its health (up to 60 s); a configuration error or an exit rejects. */
+/** Waits until the Worker answers its health with 200 (up to 60 s); a configuration error or an exit rejects. */
 async function answers(url, child) {
   let exited
+  let last = 'no answer'
   child.once('exit', (code, signal) => (exited = code ?? signal))
   for (const started = Date.now(); Date.now() - started < 60_000; await new Promise((r) => setTimeout(r, 100))) {
     if (exited !== undefined) throw new Error(`workerd exited (${exited}) before answering`)
     const response = await fetch(`${url}/api/v1/health`).catch(() => undefined)
     if (!response) continue
     const body = await response.text()
+    if (response.ok) return
     if (response.status === 500 && body.includes('configuration error')) throw new Error(JSON.parse(body).error)
-    return
+    last = `${response.status} ${body.slice(0, 500)}`
   }
-  throw new Error('workerd did not answer in 60 s')
+  throw new Error(`workerd did not answer its health with 200 in 60 s (last: ${last})`)
 }
 
 /** `.env` of the working directory under the environment (a variable set in the environment wins), as `npm start` reads it. */

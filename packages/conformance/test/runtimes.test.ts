@@ -39,7 +39,7 @@ for (const runtime of RUNTIMES.filter((name) => !installed(name) && !required)) 
  * The deployment of issue #24: the API role on Node, Deno, Bun and workerd (the Worker bundle, run by
  * `workerd serve` as `npm run start:api:workerd` runs it) in front of Node worker processes,
  * all sharing Redis (records, the BullMQ queue) and an S3-protocol server (files). One Node worker
- * per variant serves the three runtimes' API processes of that variant. On each runtime: the
+ * per variant serves every runtime's API processes of that variant. On each runtime: the
  * conformance suite's core profile in A and in B (the contract's every required check), and the
  * upload cases of the hostile-input suite against an API process with small limits, whose own
  * prefix no worker reads (every one of its uploads is refused, so nothing may be left).
@@ -153,15 +153,14 @@ describe.skipIf(!hasRedis)('the API role on Node, Deno, Bun and workerd in front
 
       it('was served by the runtime named (its process, not a Node fallback)', async () => {
         const { readlink } = await import('node:fs/promises')
-        // On workerd the process started is the launcher (`npm run start:api:workerd`); it names workerd's.
-        const pid = runtime === 'workerd' ? Number(/runtime: workerd [\d-]+, pid (\d+)/.exec(apis.A!.output())?.[1]) : apis.A!.pid
-        const executable = await readlink(`/proc/${pid}/exe`)
+        const executable = await readlink(`/proc/${servingPid(runtime, apis.A!)}/exe`)
         expect(executable).toMatch(runtime === 'node' ? /\/node[^/]*$/ : new RegExp(`/${runtime}$`))
       })
 
       describe('hostile uploads', () => {
         hostileUploadCases({
-          server: () => apis.hostile!,
+          // The descriptor count is the serving process's: workerd's, not its launcher's.
+          server: () => ({ ...apis.hostile!, pid: servingPid(runtime, apis.hostile!) }),
           apiKey: API_KEY,
           limitMb: LIMIT_MB,
           batchLimitMb: BATCH_LIMIT_MB,
@@ -174,6 +173,17 @@ describe.skipIf(!hasRedis)('the API role on Node, Deno, Bun and workerd in front
     })
   }
 })
+
+/**
+ * The process that serves: on workerd the process started is the launcher (`npm run start:api:workerd`),
+ * which names workerd's pid in its `listening on` line.
+ */
+function servingPid(runtime: Runtime, process_: MosProcess): number {
+  if (runtime !== 'workerd') return process_.pid
+  const pid = Number(/runtime: workerd [\d-]+, pid (\d+)/.exec(process_.output())?.[1])
+  if (!pid) throw new Error(`${process_.name} did not name workerd's pid:\n${process_.output()}`)
+  return pid
+}
 
 /** Completed tasks in a process's /metrics: `service_tasks_total{status="completed"}` (A) or `service_tasks_completed_total` (B), summed. */
 async function completedTasks(process_: MosProcess): Promise<number> {

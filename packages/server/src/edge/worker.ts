@@ -2,7 +2,8 @@ import { createApp } from '../app.ts'
 import { ConfigError, loadConfig } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
 import { createServiceContext, type ServiceContext } from '../context.ts'
-import { queueRedisUrl } from '../queue/create-queue.ts'
+import { checkDeployment, queueRedisUrl } from '../queue/create-queue.ts'
+import { filesDriverOf } from '../storage/create-storage.ts'
 import { createConsoleLogger } from './console-logger.ts'
 import { lingeringRequest } from './unread-body.ts'
 
@@ -57,14 +58,22 @@ let settings: { env: WorkerEnv; config: Config } | undefined
  * The configuration from the bindings, parsed once per isolate (the bindings do not change within
  * one). The role defaults to `api`, the only one a Worker takes; any other stops with the message
  * every runtime gives. An API role needs its keys set: there is no file to keep a development key
- * in. Variant A's rate limit counts in Redis (SERVICE__RATE_LIMIT__REDIS_URL, else the queue's).
+ * in. Records and files must be where the Node workers read them (Redis or S3, and S3). Variant A's
+ * rate limit counts in Redis (SERVICE__RATE_LIMIT__REDIS_URL, else the queue's).
  */
 function settingsOf(env: WorkerEnv): Config {
   if (settings?.env === env) return settings.config
   const strings = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
   const config = loadConfig({ SERVICE__SERVER__ROLE: 'api', ...strings })
+  checkDeployment(config)
   if (config.auth.apiKeys.length === 0)
     throw new ConfigError('SERVICE__AUTH__API_KEYS must be set on a Worker (no development key is made there)')
+  // A Worker has no folder the Node workers share (workerd's node:fs is a virtual one of its own),
+  // and `memory` lasts one request.
+  if (config.storage.driver === 'fs' || config.storage.driver === 'memory')
+    throw new ConfigError(`SERVICE__STORAGE__DRIVER=${config.storage.driver} cannot run on workerd: keep records in redis or s3`)
+  if (filesDriverOf(config.storage) !== 's3')
+    throw new ConfigError(`SERVICE__STORAGE__FILES_DRIVER=${filesDriverOf(config.storage)} cannot run on workerd: keep files in s3`)
   // A count kept "in this process" would last one request on a Worker: it counts in the queue's Redis.
   config.rateLimit.redisUrl ||= queueRedisUrl(config)
   settings = { env, config }
