@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { workerdRuntime } from '../../../scripts/workerd.mjs'
 import { REDIS_URL } from '../../../test/support/redis.ts'
+import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos } from './support/processes.ts'
 
 const required = process.env.REQUIRE_CORPUS === '1'
@@ -53,10 +54,10 @@ describe.skipIf(!installed && !required)('the API role on workerd', () => {
     expect(await refusal(withEnv({ SERVICE__SERVER__WHATEVER: '1' }))).toMatch(/unknown setting: SERVICE__SERVER__WHATEVER/)
   })
 
-  it("serves health, capabilities from the build's registry, and says the console's page is served elsewhere", {
+  it("serves health, capabilities from the build's registry and the licence's tier, and says the console's page is served elsewhere", {
     timeout: 120_000,
   }, async () => {
-    const worker = await startMos('workerd', WORKER_ENV, 90_000, { runtime: 'workerd' })
+    const worker = await startMos('workerd', { ...WORKER_ENV, ...throwAwayLicenceEnv('lic_workerd') }, 90_000, { runtime: 'workerd' })
     try {
       expect(worker.output()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(role: api, runtime: workerd \d{4}-\d\d-\d\d, pid \d+\)/)
       expect(await (await fetch(`${worker.url}/api/v1/health`)).json()).toEqual({ status: 'ok' })
@@ -67,6 +68,9 @@ describe.skipIf(!installed && !required)('the API role on workerd', () => {
         expect.arrayContaining(['compress', 'convert', 'repair', 'diagnose', 'texture_optimize', 'texture_ktx2']),
       )
       expect(capabilities.formats).toEqual(expect.arrayContaining(['glb', 'gltf', 'obj', 'fbx', 'stl', 'dae', 'ply']))
+      // The licence key is checked on the Worker (Ed25519 through workerd's node:crypto).
+      const licence = await fetch(`${worker.url}/api/v1/license/info`, { headers: { 'X-API-Key': WORKER_ENV.SERVICE__AUTH__API_KEYS } })
+      expect(await licence.json()).toMatchObject({ status: 'active', tier: 'professional' })
       const page = await fetch(`${worker.url}/console/`)
       expect(page.status).toBe(503)
       expect(((await page.json()) as { error: string }).error).toMatch(/^the console's page is not served by a Worker/)
