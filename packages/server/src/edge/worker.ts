@@ -46,7 +46,7 @@ export default {
     }
     const answer = await lingering.answer(response, execution)
     if (answer === response) return closeAfterResponse(response, context, execution)
-    // A refusal sent whole (the body left unread is dropped behind it): the context is done with.
+    // A refusal answered from memory (the unread body is dropped behind it): the context is done with.
     execution.waitUntil(context.close({ drain: false }).catch(() => undefined))
     return answer
   },
