@@ -4,7 +4,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countSceneTriangles, createEnginePool, documentBounds, loadPlatform } from '../src/index.ts'
 import { readModel } from '../src/io/index.ts'
-import { readFile } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { glbJson } from '../src/io/gltf-limits.ts'
 import { success } from './support/job-result.ts'
 import { validateGlb } from './texture-fixtures.ts'
 
@@ -23,9 +28,24 @@ const { available, paths } = corpusFiles({
     ]),
   ),
   knight: shared('glb', 'chr_knight.glb'),
+  morphCube: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
 })
 
 const ENGINES = ['draco', 'meshopt'] as const
+
+/** gltfpack, pinned in the root's devDependencies, as the bench runs it. */
+const GLTFPACK = new URL('../../../node_modules/.bin/gltfpack', import.meta.url).pathname
+
+async function gltfpackBytes(glb: Uint8Array, args: string[]): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'mos-gltfpack-'))
+  try {
+    await writeFile(join(dir, 'in.glb'), glb)
+    await promisify(execFile)(GLTFPACK, ['-i', join(dir, 'in.glb'), '-o', join(dir, 'out.glb'), ...args])
+    return (await readFile(join(dir, 'out.glb'))).byteLength
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
 
 /** Issue 21's size gaps to gltfpack, each closed at its cause and checked on the corpus file that showed it. */
 describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files that showed them', async () => {
@@ -183,5 +203,46 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
     const { output, details } = await compressFile(paths.knight, { engine: 'meshopt' })
     expect(texcoordSets(output)).toEqual(['TEXCOORD_0'])
     expect(details.notes).toBeUndefined()
+  })
+
+  it('stores AnimatedMorphCube’s morph weights on 8 bits, codes their keyframe times and its target normals on 8 bits, as gltfpack does', async () => {
+    const { input, output, bytes } = await compressFile(paths.morphCube, { engine: 'meshopt' })
+    type Json = {
+      accessors: { componentType: number; normalized?: boolean; bufferView: number; min?: number[]; max?: number[] }[]
+      bufferViews: { extensions?: Record<string, unknown> }[]
+      animations: { samplers: { input: number; output: number }[] }[]
+      meshes: { primitives: { targets: Record<string, number>[] }[] }[]
+    }
+    const json = glbJson(bytes) as unknown as Json
+    const sampler = json.animations[0]!.samplers[0]!
+    const times = json.accessors[sampler.input]!
+    expect(json.bufferViews[times.bufferView]!.extensions).toHaveProperty('EXT_meshopt_compression')
+    expect(times.min).toHaveLength(1) // an animation input's bounds, required
+    expect(json.accessors[sampler.output]).toMatchObject({ componentType: 5121, normalized: true })
+    for (const target of json.meshes[0]!.primitives[0]!.targets)
+      expect(json.accessors[target.NORMAL!]).toMatchObject({ componentType: 5120, normalized: true })
+    // Read back: the same keyframe times, the weights within half a step of 1/255.
+    const samplerOf = (doc: Document) => doc.getRoot().listAnimations()[0]!.listSamplers()[0]!
+    expect(Array.from(samplerOf(output).getInput()!.getArray()!)).toEqual(Array.from(samplerOf(input).getInput()!.getArray()!))
+    const weights = (doc: Document) => {
+      const accessor = samplerOf(doc).getOutput()!
+      return Array.from({ length: accessor.getCount() }, (_, i) => accessor.getScalar(i))
+    }
+    const before = weights(input)
+    weights(output).forEach((w, i) => expect(Math.abs(w - before[i]!)).toBeLessThanOrEqual(0.5 / 255 + 1e-6))
+    // Every target normal delta decodes to one of the input's within a step of 1/127, and back.
+    const deltas = (doc: Document) => {
+      const out: number[][] = []
+      for (const target of doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.listTargets()) {
+        const normal = target.getAttribute('NORMAL')!
+        for (let i = 0; i < normal.getCount(); i++) out.push(normal.getElement(i, []))
+      }
+      return out
+    }
+    const near = (a: number[], set: number[][]) => set.some((b) => a.every((v, k) => Math.abs(v - b[k]!) <= 1 / 127 + 1e-6))
+    for (const d of deltas(output)) expect(near(d, deltas(input))).toBe(true)
+    for (const d of deltas(input)) expect(near(d, deltas(output))).toBe(true)
+    expectSameBounds(input, output, 0.001)
+    expect(bytes.byteLength).toBeLessThanOrEqual(await gltfpackBytes(await platform.io.writeBinary(input), ['-cc']))
   })
 })

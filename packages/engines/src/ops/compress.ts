@@ -14,6 +14,7 @@ import { narrowIndices } from './narrow-indices.ts'
 import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
+import { quantizeMorphWeights } from '../geometry/morph-weights.ts'
 
 /** Compress options, in the contract's names (the engine takes what the route validated, unrenamed). */
 export interface CompressOptions {
@@ -159,6 +160,7 @@ export function compress(options: CompressOptions): Transform {
       weldBitwise(),
     )
     dropDegenerateTriangles(doc)
+    quantizeMorphWeights(doc) // keyframes of morph weights on 8 bits, as gltfpack stores them
     await doc.transform(prune({ keepAttributes: true, keepLeaves: true }), reorderForSize({ encoder }))
     doc
       .createExtension(MeshoptFileLayout)
