@@ -4,6 +4,7 @@ import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
 import { assignDefaults, dedup, dequantize, prune } from '@gltf-transform/functions'
 import { weldWhereNeeded } from '../geometry/weld-where-needed.ts'
+import { clearNegativeZeros } from '../geometry/negative-zeros.ts'
 import { weldBitwise } from '../geometry/weld-bitwise.ts'
 import { reorderForSize, type ReorderEncoder } from '../geometry/reorder-for-size.ts'
 import { dropDegenerateTriangles } from '../geometry/degenerate-triangles.ts'
@@ -109,7 +110,10 @@ export function compress(options: CompressOptions): Transform {
     for (const accessor of doc.getRoot().listAccessors()) accessor.setName('')
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
-    if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await doc.transform(weldWhereNeeded())
+    if (o.engine === 'draco' || o.meshopt_compression_level === 'low') {
+      clearNegativeZeros(doc) // welding compares bytes: −0 and 0 would stay two vertices (chr_knight)
+      await doc.transform(weldWhereNeeded())
+    }
     if (o.engine === 'draco') {
       narrowIndices(doc) // what Draco leaves plain (points, lines)
       // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
