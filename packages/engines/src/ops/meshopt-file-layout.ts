@@ -19,7 +19,9 @@ const REPEAT = 10497
  * - JSON without what a reader assumes anyway: the spec's defaults (`"normalized": false` and
  *   `"byteOffset": 0` on accessors, `"mode": 4` on primitives, repeat wrapping on texture samplers
  *   and linear interpolation on animation samplers), buffer
- *   names, and node transforms printed to seventeen digits where a float32 needs at most nine.
+ *   names, and node transforms and material factors printed to seventeen digits where a float32
+ *   needs at most nine (a renderer reads both as float32; BoxTextured's specular-glossiness
+ *   material: 0.20000000298023224 three times).
  */
 export class MeshoptFileLayout extends EXTMeshoptCompression {
   override prewrite(context: WriterContext, propertyType: PropertyType): this {
@@ -51,6 +53,7 @@ export class MeshoptFileLayout extends EXTMeshoptCompression {
     }
     for (const animation of json.animations ?? [])
       for (const sampler of animation.samplers) if (sampler.interpolation === 'LINEAR') delete sampler.interpolation
+    for (const material of json.materials ?? []) shortenFloats(material)
     for (const node of json.nodes ?? []) {
       for (const key of ['translation', 'rotation', 'scale', 'matrix'] as const) {
         const values = node[key]
@@ -90,5 +93,16 @@ function withWeightTimesDetached<T>(context: WriterContext, animations: Animatio
       const def = index === undefined ? undefined : context.jsonDoc.json.accessors?.[index]
       if (def) Object.assign(def, { max: input.getMax([]).map(Math.fround), min: input.getMin([]).map(Math.fround) })
     }
+  }
+}
+
+/** Every fractional number of a JSON value (a material, its extensions) as the shortest decimal of its float32. */
+function shortenFloats(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return
+  const record = value as Record<string, unknown>
+  for (const key of Object.keys(record)) {
+    const item = record[key]
+    if (typeof item === 'number') record[key] = shortestFloat32(item)
+    else shortenFloats(item)
   }
 }
