@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sharedRedisEnv, startMos, stopMos } from '../packages/server/test/support/processes.ts'
 import { runtimeBinary } from '../scripts/runtime-binary.mjs'
+import { workerdRuntime } from '../scripts/workerd.mjs'
 import { REDIS_URL, removeRedisKeys, uniquePrefix } from '../test/support/redis.ts'
 import { startTestS3 } from '../test/support/s3-server.ts'
 import { throwAwayLicenceEnv } from '../test/support/service-env.ts'
 import { streamedUpload } from './memory.ts'
 import { BENCH_KEY } from './service.ts'
 
-export const RUNTIMES = ['node', 'deno', 'bun'] as const
+export const RUNTIMES = ['node', 'deno', 'bun', 'workerd'] as const
 export type Runtime = (typeof RUNTIMES)[number]
 
 export interface RuntimeUploadResult {
@@ -28,19 +29,26 @@ export interface RuntimeUploadResult {
 
 const rssOf = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
 
+/** Whether the runtime's binary is installed (Node always is). */
+const installed = (runtime: Runtime) =>
+  runtime === 'node' || (runtime === 'workerd' ? workerdRuntime() !== undefined : runtimeBinary(runtime) !== undefined)
+
 /**
  * A streamed upload of `uploadMb` into the API role on each runtime (`npm start` on Node,
- * `npm run start:api:deno`, `start:api:bun`: the same build and settings) as issue 24 deploys it:
- * records and the BullMQ queue in Redis, files on a local folder or on an S3-protocol server. No
- * worker runs: the task stays queued, so the figures are the upload path's alone. Runtimes whose
- * binary is not installed are left out.
+ * `npm run start:api:deno`, `start:api:bun`, `start:api:workerd`: the same sources and settings) as
+ * issue 24 deploys it: records and the BullMQ queue in Redis, files on a local folder or on an
+ * S3-protocol server (S3 only on workerd: a Worker has no shared folder). No worker runs: the task
+ * stays queued, so the figures are the upload path's alone. Runtimes whose binary is not installed
+ * are left out.
  */
 export async function measureRuntimeUploads(uploadMb: number): Promise<RuntimeUploadResult[]> {
   const results: RuntimeUploadResult[] = []
   const s3 = await startTestS3()
   try {
-    for (const runtime of RUNTIMES.filter((name) => name === 'node' || runtimeBinary(name))) {
-      for (const files of ['fs', 's3'] as const) results.push(await measureOne(runtime, files, uploadMb, s3.env))
+    for (const runtime of RUNTIMES.filter(installed)) {
+      for (const files of runtime === 'workerd' ? (['s3'] as const) : (['fs', 's3'] as const)) {
+        results.push(await measureOne(runtime, files, uploadMb, s3.env))
+      }
     }
   } finally {
     await s3.close()
@@ -70,13 +78,15 @@ async function measureOne(
     { runtime },
   )
   try {
+    // On workerd the process started is the launcher; the memory is workerd's, whose pid it prints.
+    const pid = runtime === 'workerd' ? Number(/runtime: workerd [\d-]+, pid (\d+)/.exec(api.output())?.[1]) : api.pid
     const { body, contentType, sentMb } = streamedUpload(uploadMb)
-    const baseline = await rssOf(api.pid)
+    const baseline = await rssOf(pid)
     let peak = baseline
     let firstHalfPeak = baseline
     const sampler = setInterval(
       () =>
-        void rssOf(api.pid).then(
+        void rssOf(pid).then(
           (rss) => {
             peak = Math.max(peak, rss)
             if (sentMb() <= uploadMb / 2) firstHalfPeak = peak

@@ -1,15 +1,17 @@
-// `npm run start:api:deno` / `npm run start:api:bun`: the API role of `npm start`'s build on Deno or
-// Bun, with the same SERVICE__* settings (and .env) as `npm start`. Signals are passed on, so a
-// SIGTERM drains as under Node, and the runtime's exit code is this script's.
+// `npm run start:api:deno` / `start:api:bun` / `start:api:workerd`: the API role of `npm start`'s build
+// on Deno, Bun or workerd, with the same SERVICE__* settings (and .env) as `npm start`. Signals are
+// passed on, so a SIGTERM drains as under Node, and the runtime's exit code is this script's.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { runtimeArgs, runtimeBinary } from './runtime-binary.mjs'
+import { startWorkerd, withDotEnv } from './workerd.mjs'
 
 const runtime = process.argv[2]
-if (runtime !== 'deno' && runtime !== 'bun') {
-  console.error('usage: node scripts/start-api.mjs deno|bun')
+if (runtime !== 'deno' && runtime !== 'bun' && runtime !== 'workerd') {
+  console.error('usage: node scripts/start-api.mjs deno|bun|workerd')
   process.exit(2)
 }
+if (runtime === 'workerd') await startOnWorkerd()
 const binary = runtimeBinary(runtime)
 if (!binary) {
   console.error(
@@ -21,3 +23,25 @@ const entry = fileURLToPath(new URL('../packages/server/dist/main.js', import.me
 const child = spawn(binary, runtimeArgs(runtime, entry), { stdio: 'inherit' })
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal))
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)))
+
+/**
+ * workerd runs the Worker bundle (built now, from the sources), not dist/main.js. The line below is
+ * the one `npm start` prints once it listens (scripts and tests read the port from it).
+ */
+async function startOnWorkerd() {
+  const env = withDotEnv(process.env)
+  let worker
+  try {
+    worker = await startWorkerd(env)
+  } catch (error) {
+    console.error(`[mos] cannot start on workerd: ${error.message}`)
+    process.exit(1)
+  }
+  const { child, host, port, compatibilityDate } = worker
+  console.log(
+    `[mos] variant ${env.SERVICE__SERVER__VARIANT || 'A'} listening on http://${host}:${port} (role: api, runtime: workerd ${compatibilityDate}, pid ${child.pid})`,
+  )
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal))
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)))
+  await new Promise(() => undefined)
+}

@@ -47,7 +47,8 @@ export interface ConsoleConfig {
   variant: 'A' | 'B'
   version: string
   operations: OperationInfo[]
-  batch: { admin_path: string; max_files: number; fields: FieldInfo[] } | null
+  /** `max_files` is null when the licence sets no limit. */
+  batch: { admin_path: string; max_files: number | null; fields: FieldInfo[] } | null
   limits: Record<string, unknown>
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
@@ -13,7 +13,16 @@ import { chromiumAvailable, consolePasswordHash, inkShare, launchChromium } from
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   knight: shared('glb', 'chr_knight.glb'),
+  png: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
+  gltf: assimp('glTF2', 'BoxTextured-glTF', 'BoxTextured.gltf'),
+  bin: assimp('glTF2', 'BoxTextured-glTF', 'BoxTextured0.bin'),
+  spider: assimp('OBJ', 'spider.obj'),
+  spiderMtl: assimp('OBJ', 'spider.mtl'),
 })
+/** The textures spider.mtl names, beside it in the corpus. */
+const SPIDER_TEXTURES = ['SpiderTex.jpg', 'drkwood2.jpg', 'engineflare1.jpg', 'wal67ar_small.jpg', 'wal69ar_small.jpg'].map((name) =>
+  join(dirname(corpus.paths.spider), name),
+)
 const runnable = corpus.available && chromiumAvailable()
 const API_KEY = `console-ui-${randomBytes(8).toString('hex')}`
 const PASSWORD = `pw-${randomBytes(12).toString('base64url')}`
@@ -21,13 +30,18 @@ const PASSWORD_HASH = consolePasswordHash(PASSWORD)
 /** Long enough for an engine task on a loaded two-core machine; nothing here is timed. */
 const SLOW = 120_000
 
-/** Presses Start and answers the new task's card (the page puts it first), once it is there. */
-async function start(page: Page): Promise<Locator> {
+/** Presses Start and answers the new task's card (the page puts new cards first), once it is there. */
+async function start(page: Page, files = 1): Promise<Locator> {
   const cards = page.getByTestId('task-card')
   const before = await cards.count()
   await page.getByRole('button', { name: 'Start' }).click()
-  await expect.poll(() => cards.count()).toBe(before + 1)
+  await expect.poll(() => cards.count()).toBe(before + files)
   return cards.first()
+}
+
+/** The task id a card's header shows. */
+async function taskIdOf(card: Locator): Promise<string> {
+  return / · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!
 }
 
 /**
@@ -112,8 +126,10 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))
     expect(stored).not.toContain(API_KEY)
     // Only what variant A implements, from /config.
-    const operations = await page.getByLabel('Operation').locator('option').allTextContents()
-    expect(operations).toEqual(['compress', 'convert', 'repair', 'diagnose', 'texture optimize', 'texture ktx2'])
+    // The form comes with /config, read once the session is known.
+    await expect
+      .poll(() => page.getByLabel('Operation').locator('option').allTextContents())
+      .toEqual(['compress', 'convert', 'repair', 'diagnose', 'texture optimize', 'texture ktx2'])
   })
 
   it(
@@ -122,7 +138,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await page.getByLabel('Operation').selectOption('compress')
       // Fields that apply under another field's value come and go with it (/config's applies_when).
       await page.getByLabel('engine').selectOption('meshopt')
-      expect(await page.getByLabel('position_quantization_bits').count()).toBe(0)
+      await expect.poll(() => page.getByLabel('position_quantization_bits').count()).toBe(0)
       await page.getByLabel('engine').selectOption('draco')
       expect(await page.getByLabel('position_quantization_bits').inputValue()).toBe('14')
       await page.locator('#files').setInputFiles(corpus.paths.box)
@@ -131,7 +147,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await card.getByTestId('task-progress').getAttribute('value')).toBe('100')
       expect(await card.getByTestId('task-status').getAttribute('aria-live')).toBe('polite')
-      taskIds.push(/ · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!)
+      taskIds.push(await taskIdOf(card))
 
       // Both views loaded their model (the input from the dropped file, the output downloaded) …
       await expect.poll(() => card.getByTestId('triangles').count(), { timeout: SLOW }).toBe(2)
@@ -197,7 +213,103 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(await report.textContent()).toContain('uncompressed geometry')
       const recommendations = await report.locator('.recommendations li').allTextContents()
       expect(recommendations.some((line) => line.startsWith('compress with engine draco'))).toBe(true)
-      taskIds.push(/ · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!)
+      taskIds.push(await taskIdOf(card))
+    },
+    SLOW * 2,
+  )
+
+  it(
+    'sends two models as one batch: a card each, both in one batch of the service',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.locator('#files').setInputFiles([corpus.paths.box, corpus.paths.knight])
+      // A professional licence sets no batch limit: the box says so by naming none.
+      expect(await page.getByText(/^Send as one batch/).textContent()).toBe('Send as one batch')
+      await page.getByLabel(/Send as one batch/).check()
+      await page.getByLabel('engine').selectOption('meshopt')
+      await start(page, 2)
+      const cards = page.getByTestId('task-card')
+      for (const card of [cards.nth(0), cards.nth(1)]) {
+        await untilEnded(card)
+        expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      }
+      expect(await cards.nth(0).locator('h3').textContent()).toBe('BoxTextured.glb')
+      expect(await cards.nth(1).locator('h3').textContent()).toBe('chr_knight.glb')
+      const ids = [await taskIdOf(cards.nth(0)), await taskIdOf(cards.nth(1))]
+      const batches = await page.evaluate(
+        (taskIds) =>
+          Promise.all(
+            taskIds.map(async (id) => ((await (await fetch(`/admin/tasks/${id}`)).json()) as { batch_id: string | null }).batch_id),
+          ),
+        ids,
+      )
+      expect(batches[0]).toMatch(/\S/)
+      expect(batches[1]).toBe(batches[0])
+    },
+    SLOW * 2,
+  )
+
+  it(
+    'optimizes a texture on its own: the input and output images side by side',
+    async () => {
+      await page.getByLabel('Operation').selectOption('texture_optimize')
+      await page.locator('#files').setInputFiles(corpus.paths.png)
+      await page.getByLabel('format').selectOption('webp')
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      const output = card.getByRole('img', { name: /^Output: / })
+      await output.waitFor()
+      // Both decoded by the browser: the output is the same 211×211 logo, in the format the task chose.
+      const sizes = () =>
+        card
+          .getByRole('img')
+          .evaluateAll((images) =>
+            (images as HTMLImageElement[]).map((image) => (image.complete ? `${image.naturalWidth}×${image.naturalHeight}` : 'loading')),
+          )
+      await expect.poll(sizes).toEqual(['211×211', '211×211'])
+    },
+    SLOW,
+  )
+
+  it(
+    'takes a .gltf dropped with its .bin and texture as one model: sent as one zip, the input view finds its files',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.locator('#files').setInputFiles([corpus.paths.gltf, corpus.paths.bin, corpus.paths.png])
+      await page.getByText(/^1 model from 3 files: .* \(sent as BoxTextured\.zip\)$/).waitFor()
+      await page.getByLabel('engine').selectOption('meshopt')
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await card.locator('h3').textContent()).toBe('BoxTextured.zip')
+      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
+      expect(await card.getByTestId('triangles').allTextContents()).toEqual(['12', '12'])
+      // The texture came from the dropped PNG, found by the name the .gltf gives it.
+      expect(await card.locator('.stats').first().textContent()).toContain('211×211')
+      await expect.poll(() => inkShare(card.getByTestId('input-view'), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.05)
+    },
+    SLOW * 2,
+  )
+
+  it(
+    'converts an OBJ dropped with its materials and textures to OBJ: the zip that comes back opens in the output view',
+    async () => {
+      await page.getByLabel('Operation').selectOption('convert')
+      await page.getByLabel('target_format').selectOption('obj')
+      await page.locator('#files').setInputFiles([corpus.paths.spider, corpus.paths.spiderMtl, ...SPIDER_TEXTURES])
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await card.getByTestId('download').textContent()).toMatch(/\.zip$/)
+      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
+      const [input, output] = await card.getByTestId('triangles').allTextContents()
+      expect(Number(input!.replace(/,/g, ''))).toBeGreaterThan(0)
+      expect(output).toBe(input)
+      // Both sides read the textures the .mtl names: the input's through backslashed paths, the output's from the zip.
+      for (const stats of await card.locator('.stats').all()) expect(await stats.textContent()).toMatch(/Textures\d+×\d+/)
+      // A spider is mostly thin legs: under 5% of the view, but drawn.
+      await expect.poll(() => inkShare(card.getByTestId('output-view'), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.02)
     },
     SLOW * 2,
   )
@@ -209,6 +321,17 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(page.url()).toBe(`${mos!.url}/console/admin`)
       const table = page.getByTestId('task-table')
       for (const id of taskIds) await table.getByRole('button', { name: id }).waitFor()
+      // The list follows the event stream: a task submitted through the API meanwhile joins it at the top and
+      // moves to its end, with no click on Filter.
+      const form = new FormData()
+      form.append('file', new Blob([await readFile(corpus.paths.box)]), 'from-the-api.glb')
+      const answer = await fetch(`${mos!.url}/api/v1/repair`, { method: 'POST', headers: { 'X-API-Key': API_KEY }, body: form })
+      expect(answer.ok).toBe(true)
+      const { task_id: fromApi } = (await answer.json()) as { task_id: string }
+      const row = table.locator('tbody tr').filter({ has: page.getByRole('button', { name: fromApi }) })
+      await expect.poll(() => table.locator('tbody tr').first().textContent(), { timeout: SLOW }).toContain(fromApi)
+      await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toMatch(/^(completed|failed)$/)
+      expect(await row.textContent()).toContain('from-the-api.glb')
       await page.getByLabel('Type').selectOption('diagnose')
       await page.getByRole('button', { name: 'Filter' }).click()
       await expect.poll(() => table.locator('tbody tr').count()).toBe(1)
@@ -284,11 +407,12 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await page.getByLabel('Administrator password').fill(PASSWORD)
       await page.getByRole('button', { name: 'Sign in' }).click()
       await page.getByTestId('who').waitFor()
-      // The name shows on sign-in, the variant once /config has answered: a count at once raced it.
+      // The header names the variant once /config is read, after the session is known.
       await page.getByText('variant B').waitFor()
       expect(await page.getByText('variant B').count()).toBe(1)
-      const operations = await page.getByLabel('Operation').locator('option').allTextContents()
-      expect(operations).toEqual(['compress', 'convert', 'repair', 'texture optimize'])
+      await expect
+        .poll(() => page.getByLabel('Operation').locator('option').allTextContents())
+        .toEqual(['compress', 'convert', 'repair', 'texture optimize'])
       expect(pageProblems).toEqual([])
     },
     SLOW,

@@ -3,7 +3,12 @@ import { draco, unpartition } from '@gltf-transform/functions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countSceneTriangles, createEnginePool, loadPlatform } from '../src/index.ts'
-import { readFile } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { glbJson } from '../src/io/gltf-limits.ts'
 import { compressFileWith, expectBoundsKept } from './support/compress-file.ts'
 
 const { available, paths } = corpusFiles({
@@ -21,9 +26,26 @@ const { available, paths } = corpusFiles({
     ]),
   ),
   knight: shared('glb', 'chr_knight.glb'),
+  suzanne: shared('obj', 'suzanne.obj'),
+  morphCube: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
 })
 
 const ENGINES = ['draco', 'meshopt'] as const
+
+/** gltfpack, pinned in the root's devDependencies, as the bench runs it. */
+const GLTFPACK = new URL('../../../node_modules/.bin/gltfpack', import.meta.url).pathname
+
+/** gltfpack's output for an input file (a GLB or an OBJ, as the bench gives it). */
+async function gltfpack(input: Uint8Array, extension: 'glb' | 'obj', args: string[]): Promise<Uint8Array> {
+  const dir = await mkdtemp(join(tmpdir(), 'mos-gltfpack-'))
+  try {
+    await writeFile(join(dir, `in.${extension}`), input)
+    await promisify(execFile)(GLTFPACK, ['-i', join(dir, `in.${extension}`), '-o', join(dir, 'out.glb'), ...args])
+    return new Uint8Array(await readFile(join(dir, 'out.glb')))
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
 
 /** Issue 21's size gaps to gltfpack, each closed at its cause and checked on the corpus file that showed it. */
 describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files that showed them', async () => {
@@ -153,5 +175,95 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
     const { output, details } = await compressFile(paths.knight, { engine: 'meshopt' })
     expect(texcoordSets(output)).toEqual(['TEXCOORD_0'])
     expect(details.notes).toBeUndefined()
+  })
+
+  it('stores AnimatedMorphCube’s morph weights on 8 bits, codes their keyframe times and its target normals on 8 bits, as gltfpack does', async () => {
+    const { input, output, bytes } = await compressFile(paths.morphCube, { engine: 'meshopt' })
+    type Json = {
+      accessors: { componentType: number; normalized?: boolean; bufferView: number; min?: number[]; max?: number[] }[]
+      bufferViews: { extensions?: Record<string, unknown> }[]
+      animations: { samplers: { input: number; output: number }[] }[]
+      meshes: { primitives: { targets: Record<string, number>[] }[] }[]
+    }
+    const json = glbJson(bytes) as unknown as Json
+    const sampler = json.animations[0]!.samplers[0]!
+    const times = json.accessors[sampler.input]!
+    expect(json.bufferViews[times.bufferView]!.extensions).toHaveProperty('EXT_meshopt_compression')
+    expect(times.min).toHaveLength(1) // an animation input's bounds, required
+    expect(json.accessors[sampler.output]).toMatchObject({ componentType: 5121, normalized: true })
+    for (const target of json.meshes[0]!.primitives[0]!.targets)
+      expect(json.accessors[target.NORMAL!]).toMatchObject({ componentType: 5120, normalized: true })
+    // Read back: the same keyframe times, the weights within half a step of 1/255.
+    const samplerOf = (doc: Document) => doc.getRoot().listAnimations()[0]!.listSamplers()[0]!
+    expect(Array.from(samplerOf(output).getInput()!.getArray()!)).toEqual(Array.from(samplerOf(input).getInput()!.getArray()!))
+    const weights = (doc: Document) => {
+      const accessor = samplerOf(doc).getOutput()!
+      return Array.from({ length: accessor.getCount() }, (_, i) => accessor.getScalar(i))
+    }
+    const before = weights(input)
+    weights(output).forEach((w, i) => expect(Math.abs(w - before[i]!)).toBeLessThanOrEqual(0.5 / 255 + 1e-6))
+    // Every target normal delta decodes to one of the input's within a step of 1/127, and back.
+    const deltas = (doc: Document) => {
+      const out: number[][] = []
+      for (const target of doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.listTargets()) {
+        const normal = target.getAttribute('NORMAL')!
+        for (let i = 0; i < normal.getCount(); i++) out.push(normal.getElement(i, []))
+      }
+      return out
+    }
+    const near = (a: number[], set: number[][]) => set.some((b) => a.every((v, k) => Math.abs(v - b[k]!) <= 1 / 127 + 1e-6))
+    for (const d of deltas(output)) expect(near(d, deltas(input))).toBe(true)
+    for (const d of deltas(input)) expect(near(d, deltas(output))).toBe(true)
+    await expectBoundsKept(input, output, 0.001)
+    expect(bytes.byteLength).toBeLessThanOrEqual((await gltfpack(await platform.io.writeBinary(input), 'glb', ['-cc'])).byteLength)
+  })
+
+  it('simplify_ratio=0.5 goes as far as gltfpack -si 0.5 where its seams were only a zero’s sign (chr_knight) or an open border (suzanne)', async () => {
+    for (const path of [paths.knight, paths.suzanne]) {
+      const extension = path.endsWith('.obj') ? 'obj' : 'glb'
+      const { input, output, details } = await compressFile(path, { engine: 'meshopt', simplify_ratio: 0.5 })
+      const simplify = details.simplify as { triangles_after: number; triangles_before: number }
+      const packed = await platform.io.readBinary(await gltfpack(new Uint8Array(await readFile(path)), extension, ['-cc', '-si', '0.5']))
+      expect(simplify.triangles_after, path).toBe(countSceneTriangles(output))
+      expect(simplify.triangles_after, path).toBeLessThanOrEqual(countSceneTriangles(packed))
+      await expectBoundsKept(input, output, 0.02)
+    }
+    // The knight's palette colours stay where they were: no kept triangle spans two texels.
+    const { output } = await compressFile(paths.knight, { engine: 'meshopt', simplify_ratio: 0.5, meshopt_compression_level: 'low' })
+    const prim = output.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+    const uv = prim.getAttribute('TEXCOORD_0')!
+    const indices = prim.getIndices()!
+    for (let t = 0; t < indices.getCount(); t += 3) {
+      const u = [0, 1, 2].map((k) => uv.getElement(indices.getScalar(t + k), [])[0]!)
+      expect(Math.max(...u) - Math.min(...u)).toBe(0)
+    }
+  })
+
+  it('simplify_ratio=0.5 drops the UVs no texture reads before simplifying (seams for nothing), named once in the notes (beast.obj)', async () => {
+    const { details } = await compressFile(paths.beast, { engine: 'meshopt', simplify_ratio: 0.5 })
+    expect(details.notes).toEqual([expect.stringMatching(/^TEXCOORD_0 dropped: no texture reads it/)])
+    const simplify = details.simplify as { triangles_after: number; triangles_before: number }
+    expect(Math.abs(simplify.triangles_after / (simplify.triangles_before / 2) - 1)).toBeLessThanOrEqual(0.05)
+  })
+
+  it('welds vertices that differ only in the sign of a zero (chr_knight’s normals), with Draco and lossless meshopt', async () => {
+    const { input, output } = await compressFile(paths.knight, { engine: 'meshopt', meshopt_compression_level: 'low' })
+    // Distinct vertices of the input, −0 and 0 alike (String(-0) is "0"); white COLOR_0 is dropped by compress.
+    const prim = input.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+    const semantics = prim.listSemantics().filter((s) => s !== 'COLOR_0')
+    const distinct = new Set<string>()
+    const bitwise = new Set<string>() // what welding on bytes alone keeps apart
+    const sign = (v: number) => (Object.is(v, -0) ? '-0' : String(v))
+    for (let i = 0; i < prim.getAttribute('POSITION')!.getCount(); i++) {
+      distinct.add(semantics.map((s) => prim.getAttribute(s)!.getElement(i, []).join(',')).join('|'))
+      bitwise.add(semantics.map((s) => prim.getAttribute(s)!.getElement(i, []).map(sign).join(',')).join('|'))
+    }
+    expect(distinct.size).toBeLessThan(bitwise.size)
+    const vertices = (doc: Document) => doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!.getCount()
+    expect(vertices(output)).toBe(distinct.size)
+    // Draco's decoder splits vertices along its own attribute seams: fewer than the byte-distinct ones is what shows the weld.
+    const draco = await compressFile(paths.knight, { engine: 'draco' })
+    expect(countSceneTriangles(draco.output)).toBe(countSceneTriangles(draco.input))
+    expect(vertices(draco.output)).toBeLessThan(bitwise.size)
   })
 })

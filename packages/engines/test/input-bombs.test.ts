@@ -29,14 +29,18 @@ import {
 const pool = createEnginePool({ threads: 1, prestart: true })
 afterAll(() => pool.destroy())
 
-/** Far more than any of these needs when checked before work; far less than the hang each would be otherwise. */
-const FAST_MS = 10_000
+/**
+ * Far more than any of these needs when checked before work, even on a loaded machine; far less
+ * than the hang or the minutes each would be otherwise. A bomb that slips through is cancelled at
+ * this bound, and its result then names the cancel, not the bomb: the test fails on what it
+ * checks, without timing a fast path against the wall clock (a loaded CI machine took 11 s once).
+ */
+const BOUND_MS = 30_000
 
 const run = (name: JobName, bytes: Uint8Array, format: string, options: Record<string, unknown> = {}) =>
   pool.run(
     { name, input: { bytes: bytes.slice() }, format, options: name === 'convert' ? { target_format: 'glb', ...options } : options },
-    // A bomb that slips through must fail this test, not hold the suite until vitest's own time-out.
-    { signal: AbortSignal.timeout(FAST_MS * 3) },
+    { signal: AbortSignal.timeout(BOUND_MS) },
   )
 
 /** A good job right after a bomb: the thread it ran on still works. */
@@ -53,12 +57,9 @@ async function expectRefused(
   message: RegExp,
   options: Record<string, unknown> = {},
 ): Promise<void> {
-  const started = performance.now()
   const result = await run(name, bytes, format, options)
-  const elapsed = performance.now() - started
   expect(result.ok ? 'completed' : result.message).toMatch(message)
   expect(!result.ok && result.message).not.toMatch(/engine thread failed|stack|\bat \S+:\d+|\/work\/|node_modules/i)
-  expect(elapsed, `${format} ${name} took ${Math.round(elapsed)} ms`).toBeLessThan(FAST_MS)
   await expectPoolUsable()
 }
 
@@ -194,12 +195,11 @@ describe('bombs in every input format fail fast through the pool, and the thread
     })
     await expectRefused('texture_ktx2', glbWithImage(jpeg, 'image/jpeg'), 'glb', /declares 65535×65535 pixels, over the limit/)
     await expectRefused('texture_optimize', webpDeclaring(), 'webp', /declares 16384×16384 pixels, over the limit/, { format: 'png' })
-    // Diagnose never decodes: it reports the bomb's declared size from the header, at once.
-    const started = performance.now()
+    // Diagnose never decodes: it reports the bomb's declared size from the header (decoding 10^10 pixels would
+    // not end within the bound).
     const diagnosis = await run('diagnose', glbWithImage(png, 'image/png'), 'glb')
     expect(diagnosis.ok).toBe(true)
     expect(JSON.stringify(diagnosis.ok && diagnosis.details)).toMatch(/"width":100000,"height":100000/)
-    expect(performance.now() - started).toBeLessThan(FAST_MS)
   })
 
   it('zip: an entry declaring 4 GiB, and one inflating past the bound', async () => {

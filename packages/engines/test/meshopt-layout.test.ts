@@ -23,6 +23,7 @@ const { available, paths } = corpusFiles({
   skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
   knight: shared('glb', 'chr_knight.glb'),
   pirate: shared('glb', 'pirate-meshopt.glb'),
+  specGloss: assimp('glTF2', 'BoxTextured-glTF-pbrSpecularGlossiness', 'BoxTextured.gltf'),
 })
 
 let platform: Platform
@@ -277,6 +278,21 @@ describe('meshopt layout helpers', () => {
     expect([...prim.getIndices()!.getArray()!]).toEqual([0, 1, 2, 2, 1, 0])
     expect(dropWhiteVertexColors(doc)).toBe(0)
     expect(prim.getAttribute('COLOR_0')).toBe(color)
+  })
+
+  it('prints material factors with the digits a float32 needs, reading back as the same float32 (specular-glossiness box)', async () => {
+    const { glb } = await meshopt(await load(paths.specGloss))
+    const numbers = (value: unknown): number[] =>
+      typeof value === 'number' ? [value] : typeof value === 'object' && value ? Object.values(value).flatMap(numbers) : []
+    const written = numbers((glbJson(glb) as { materials: unknown[] }).materials)
+    expect(written.length).toBeGreaterThan(0)
+    for (const value of written) expect(value).toBe(shortestFloat32(value))
+    const specular = (json: unknown) =>
+      (json as { materials: { extensions: Record<string, { specularFactor: number[] }> }[] }).materials[0]!.extensions
+        .KHR_materials_pbrSpecularGlossiness!.specularFactor
+    expect(specular(glbJson(glb)).map(Math.fround)).toEqual(
+      specular(JSON.parse(new TextDecoder().decode(await readFile(paths.specGloss)))).map(Math.fround),
+    )
   })
 
   it('prints node transforms with the digits a float32 needs', () => {

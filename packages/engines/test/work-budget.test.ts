@@ -18,22 +18,19 @@ describe('work budget', () => {
     const cowObj = () => readFile(shared('obj', 'cow.obj')).then((b) => new Uint8Array(b))
 
     it('stops a job at its budget with a message about the input, and the next job runs', async () => {
-      // A warm thread: what is timed below is the budget and the stop, not the thread loading its codecs.
+      // A warm thread: the budget below counts the job, not the thread loading its codecs.
       await pool.run({ name: 'convert', input: { bytes: await cowObj() }, format: 'obj', options: { target_format: 'glb' } })
       // ETC1S of a 1024² image takes seconds (docs/textures.md): far past a 300 ms budget.
       const png = await testImage(1024, 'png')
-      const started = performance.now()
       const stopped = await pool.run(
         { name: 'texture_ktx2', input: { bytes: png }, format: 'png', options: { uastc: false, quality: 128 } },
         { budgetMs: 300 },
       )
-      const elapsed = performance.now() - started
+      // Only the budget's stop answers with this message: without it the job completes, seconds later.
       expect(stopped).toEqual({ ok: false, message: workBudgetMessage(300) })
       expect(workBudgetMessage(300)).toBe(
         'the input needed more work than its budget allows (stopped after 0.3 s, the budget for its size)',
       )
-      // The budget plus stopping the thread; without the budget this job runs for seconds.
-      expect(elapsed).toBeLessThan(1_500)
       const next = await pool.run(
         { name: 'convert', input: { bytes: await cowObj() }, format: 'obj', options: { target_format: 'glb' } },
         { budgetMs: 30_000 },

@@ -1,12 +1,17 @@
 import { useEffect, useState } from 'preact/hooks'
 import { downloadPath, formatBytes, postJson, request } from '../api.ts'
 import type { TaskPage, TaskRecord } from '../types.ts'
+import { TaskEvents } from '../work/task-events.ts'
 import { KeyValues } from './key-values.tsx'
+import { withChange, withFirstPage, withoutTask } from './live-tasks.ts'
 
 const STATUSES = ['', 'pending', 'processing', 'completed', 'failed']
 const TYPES = ['', 'compress', 'convert', 'repair', 'diagnose', 'texture_optimize', 'texture_ktx2']
 
-/** Every owner's tasks, newest first, with filters, paging, each record and its controls. */
+/**
+ * Every owner's tasks, newest first, with filters, paging, each record and its controls. The rows
+ * follow the service's event stream: new tasks appear at the top, statuses move, removed ones go.
+ */
 export function TasksPanel() {
   const [filters, setFilters] = useState({ status: '', type: '', batch_id: '' })
   const [applied, setApplied] = useState(filters)
@@ -24,7 +29,7 @@ export function TasksPanel() {
     if (from) query.set('cursor', from)
     try {
       const page = await request<TaskPage>(`/admin/tasks?${query}`)
-      setTasks((current) => (from ? [...current, ...page.tasks] : page.tasks))
+      setTasks((current) => (from ? [...current, ...page.tasks] : withFirstPage(current, page.tasks, applied)))
       setCursor(page.next_cursor)
       setError('')
     } catch (failure) {
@@ -36,6 +41,11 @@ export function TasksPanel() {
 
   useEffect(() => {
     void load(null)
+    const events = new TaskEvents()
+    return events.subscribe(
+      (record) => setTasks((current) => withChange(current, record, applied)),
+      (taskId) => setTasks((current) => withoutTask(current, taskId)),
+    )
   }, [applied])
 
   const open = async (id: string) => {

@@ -1,9 +1,10 @@
-import type { Object3D, WebGLRenderer } from 'three'
+import { FileLoader, type LoadingManager, type Object3D, type WebGLRenderer } from 'three'
 import { ColladaLoader } from 'three/examples/jsm/loaders/ColladaLoader.js'
 import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js'
 import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js'
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
 import { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js'
+import { MTLLoader } from 'three/examples/jsm/loaders/MTLLoader.js'
 import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js'
 import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js'
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js'
@@ -25,10 +26,28 @@ let ktx2: KTX2Loader | undefined
  * A glTF loader with Draco, meshopt and KTX2 (Basis) decoding, the decoders shared by every view.
  * Draco and Basis come from the build's own assets (their default paths, see vite.config.ts).
  */
-function gltfLoader(renderer: WebGLRenderer): GLTFLoader {
+function gltfLoader(renderer: WebGLRenderer, manager?: LoadingManager): GLTFLoader {
   draco ??= new DRACOLoader()
   ktx2 ??= new KTX2Loader().detectSupport(renderer)
-  return new GLTFLoader().setDRACOLoader(draco).setKTX2Loader(ktx2).setMeshoptDecoder(MeshoptDecoder)
+  return new GLTFLoader(manager).setDRACOLoader(draco).setKTX2Loader(ktx2).setMeshoptDecoder(MeshoptDecoder)
+}
+
+/**
+ * An OBJ with the materials its `mtllib` names, when the package holds that file (OBJLoader alone
+ * draws every face grey); without one, the plain geometry.
+ */
+async function loadObj(url: string, manager?: LoadingManager): Promise<Object3D> {
+  const text = String(await new FileLoader(manager).loadAsync(url))
+  const library = /^mtllib[ \t]+(.+?)\s*$/m.exec(text)?.[1]
+  const loader = new OBJLoader(manager)
+  if (library && manager) {
+    const materials = await new MTLLoader(manager).loadAsync(library).catch(() => undefined)
+    if (materials) {
+      materials.preload()
+      loader.setMaterials(materials)
+    }
+  }
+  return loader.parse(text)
 }
 
 /**
@@ -43,26 +62,27 @@ function fromGeometry(geometry: BufferGeometry, points: boolean): Object3D {
 }
 
 /**
- * Loads a model from `url` (an object URL of a dropped file or of a downloaded result) with the
- * loader of its extension. A .gltf that names external files cannot find them from a single file.
+ * Loads a model from `url` (an object URL of a dropped file or of a downloaded result, or a path in
+ * a package that `manager` resolves, model-package.ts) with the loader of its extension. Without a
+ * manager, a .gltf that names external files cannot find them.
  */
-export async function loadModel(url: string, extension: string, renderer: WebGLRenderer): Promise<Object3D> {
+export async function loadModel(url: string, extension: string, renderer: WebGLRenderer, manager?: LoadingManager): Promise<Object3D> {
   switch (extension) {
     case 'glb':
     case 'gltf':
-      return (await gltfLoader(renderer).loadAsync(url)).scene
+      return (await gltfLoader(renderer, manager).loadAsync(url)).scene
     case 'obj':
-      return new OBJLoader().loadAsync(url)
+      return loadObj(url, manager)
     case 'stl':
-      return fromGeometry(await new STLLoader().loadAsync(url), false)
+      return fromGeometry(await new STLLoader(manager).loadAsync(url), false)
     case 'ply': {
-      const geometry = await new PLYLoader().loadAsync(url)
+      const geometry = await new PLYLoader(manager).loadAsync(url)
       return fromGeometry(geometry, geometry.index === null)
     }
     case 'fbx':
-      return new FBXLoader().loadAsync(url)
+      return new FBXLoader(manager).loadAsync(url)
     case 'dae': {
-      const collada = await new ColladaLoader().loadAsync(url)
+      const collada = await new ColladaLoader(manager).loadAsync(url)
       if (!collada) throw new Error('the COLLADA file holds no scene')
       return collada.scene
     }

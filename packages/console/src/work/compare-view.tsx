@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { downloadResult, formatBytes } from '../api.ts'
 import type { TaskRecord } from '../types.ts'
+import type { Object3D, WebGLRenderer } from 'three'
 import { extensionOf, loadModel } from '../viewer/load-model.ts'
+import { type ModelPackage, packageFromFiles, packageFromZip, packageLoading } from '../viewer/model-package.ts'
 import { modelStats, type ModelStats } from '../viewer/model-stats.ts'
 import { TwinView } from '../viewer/twin-view.ts'
 
@@ -31,10 +33,27 @@ function Stats({ side, bytes }: { side: SideState; bytes: number | undefined }) 
 }
 
 /**
- * The input (the dropped file itself, from an object URL) and the output (the downloaded result)
- * side by side in two views of one camera, with their sizes, triangles, textures and the saving.
+ * Opens a model from its bytes: a single file from an object URL, a package (a zip, or files
+ * dropped together) through a loading manager that finds its companion files. The object URLs made
+ * are added to `urls`, for the caller to revoke.
  */
-export function CompareView({ file, task }: { file: File; task: TaskRecord }) {
+async function openModel(source: Blob | ModelPackage, filename: string, renderer: WebGLRenderer, urls: string[]): Promise<Object3D> {
+  const pack = source instanceof Blob && extensionOf(filename) === 'zip' ? await packageFromZip(source) : source
+  if (pack instanceof Blob) {
+    const url = URL.createObjectURL(pack)
+    urls.push(url)
+    return loadModel(url, extensionOf(filename), renderer)
+  }
+  const loading = packageLoading(pack)
+  urls.push(...loading.urls)
+  return loadModel(pack.main, extensionOf(pack.main), renderer, loading.manager)
+}
+
+/**
+ * The input (the dropped file itself, or the files dropped with it) and the output (the downloaded
+ * result) side by side in two views of one camera, with their sizes, triangles, textures and the saving.
+ */
+export function CompareView({ file, parts, task }: { file: File; parts?: File[]; task: TaskRecord }) {
   const left = useRef<HTMLCanvasElement>(null)
   const right = useRef<HTMLCanvasElement>(null)
   const [input, setInput] = useState<SideState>({ state: 'loading' })
@@ -44,11 +63,9 @@ export function CompareView({ file, task }: { file: File; task: TaskRecord }) {
     const view = new TwinView([left.current!, right.current!])
     const urls: string[] = []
     let alive = true
-    const load = async (side: 0 | 1, source: () => Promise<Blob>, filename: string, done: (state: SideState) => void) => {
+    const load = async (side: 0 | 1, source: () => Promise<Blob | ModelPackage>, filename: string, done: (state: SideState) => void) => {
       try {
-        const url = URL.createObjectURL(await source())
-        urls.push(url)
-        const model = await loadModel(url, extensionOf(filename), view.renderer(side))
+        const model = await openModel(await source(), filename, view.renderer(side), urls)
         if (!alive) return
         view.show(side, model)
         done({ state: 'ready', stats: modelStats(model) })
@@ -56,14 +73,14 @@ export function CompareView({ file, task }: { file: File; task: TaskRecord }) {
         if (alive) done({ state: 'error', message: `This model cannot be shown: ${(error as Error).message}` })
       }
     }
-    void load(0, async () => file, file.name, setInput)
+    void load(0, async () => (parts && packageFromFiles(parts)) || file, file.name, setInput)
     void load(1, () => downloadResult(task.task_id), task.output?.filename ?? '', setOutput)
     return () => {
       alive = false
       view.dispose()
       for (const url of urls) URL.revokeObjectURL(url)
     }
-  }, [file, task.task_id])
+  }, [file, parts, task.task_id])
 
   const saving = task.output?.savings_percent
   return (

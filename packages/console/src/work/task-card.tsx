@@ -8,7 +8,10 @@ import { DiagnoseReport } from './diagnose-report.tsx'
 /** One submitted file: its upload, then its task's live progress, then what came out. */
 export interface WorkItem {
   key: string
+  /** What was sent: the chosen file, or the zip of a model and its companions. */
   file: File
+  /** The files a zip was made of, when the page packed a dropped model with its companions. */
+  parts?: File[]
   /** Share of the upload sent, 0..1, until the service answers. */
   uploaded: number
   uploadError?: string
@@ -47,7 +50,8 @@ export function TaskCard({ item }: { item: WorkItem }) {
   const running = !failed && !done
   const outputExtension = extensionOf(task?.output?.filename ?? '')
   const inputExtension = extensionOf(item.file.name)
-  const viewable = VIEWABLE_EXTENSIONS as readonly string[]
+  // A zip is a model with its companion files (model-package.ts).
+  const viewable = [...VIEWABLE_EXTENSIONS, 'zip']
   const isModelPair = viewable.includes(inputExtension) && viewable.includes(outputExtension)
   const isImagePair = ['png', 'jpg', 'jpeg', 'webp'].includes(inputExtension) && ['png', 'jpg', 'jpeg', 'webp'].includes(outputExtension)
   const labelId = `task-${item.key}-name`
@@ -101,7 +105,7 @@ export function TaskCard({ item }: { item: WorkItem }) {
             </details>
           ) : null}
           {task.result ? <DiagnoseReport result={task.result} /> : null}
-          {isModelPair && showCompare ? <CompareView file={item.file} task={task} /> : null}
+          {isModelPair && showCompare ? <CompareView file={item.file} parts={item.parts} task={task} /> : null}
           {isImagePair ? <CompareImages file={item.file} task={task} /> : null}
         </>
       ) : null}

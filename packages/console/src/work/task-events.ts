@@ -3,6 +3,7 @@ import type { TaskRecord } from '../types.ts'
 import { isOlder } from './record-order.ts'
 
 type Listener = (record: TaskRecord) => void
+type RemovedListener = (taskId: string) => void
 
 /** How often the tasks still open are read while the stream is down. */
 const POLL_MS = 3000
@@ -21,6 +22,7 @@ const CHECK_MS = 10_000
 export class TaskEvents {
   private source: EventSource | undefined
   private readonly listeners = new Set<Listener>()
+  private readonly removedListeners = new Set<RemovedListener>()
   private readonly watched = new Set<string>()
   /** The newest record delivered per task this page watched, its end included (a late read must not undo it). */
   private readonly newest = new Map<string, TaskRecord>()
@@ -29,11 +31,14 @@ export class TaskEvents {
 
   constructor(private readonly path = '/events') {}
 
-  subscribe(listener: Listener): () => void {
+  /** Calls `listener` with every task record that changes, and `removed` with the id of every record removed. */
+  subscribe(listener: Listener, removed?: RemovedListener): () => void {
     this.listeners.add(listener)
+    if (removed) this.removedListeners.add(removed)
     this.open()
     return () => {
       this.listeners.delete(listener)
+      if (removed) this.removedListeners.delete(removed)
       if (this.listeners.size === 0) this.close()
     }
   }
@@ -60,6 +65,14 @@ export class TaskEvents {
         this.deliver(JSON.parse((event as MessageEvent<string>).data) as TaskRecord)
       } catch {
         // A malformed event changes nothing on the page.
+      }
+    })
+    this.source.addEventListener('task-removed', (event) => {
+      try {
+        const { task_id } = JSON.parse((event as MessageEvent<string>).data) as { task_id: string }
+        for (const listener of this.removedListeners) listener(task_id)
+      } catch {
+        // As above.
       }
     })
     let lastRead = Date.now()

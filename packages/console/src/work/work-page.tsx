@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { upload } from '../api.ts'
 import type { ConsoleConfig, TaskRecord } from '../types.ts'
 import { extensionOf } from '../viewer/load-model.ts'
+import { COMPANION_EXTENSIONS, packageFromFiles, zipOf } from '../viewer/model-package.ts'
 import { defaultValues, formEntries, OptionFields, type FieldValues } from './option-fields.tsx'
 import { TaskCard, type WorkItem } from './task-card.tsx'
 import { TaskEvents } from './task-events.ts'
@@ -14,13 +15,27 @@ interface BatchAnswer {
 
 let nextKey = 0
 
+/** What Start will send: a file, or the zip of a model dropped with its companion files (`parts`). */
+interface Chosen {
+  file: File
+  parts?: File[]
+}
+
+function describeChosen(files: Chosen[]): string {
+  if (files.length === 0) return 'No file chosen.'
+  const [first] = files
+  if (files.length === 1 && first?.parts)
+    return `1 model from ${first.parts.length} files: ${first.parts.map((part) => part.name).join(', ')} (sent as ${first.file.name})`
+  return `${files.length} file${files.length === 1 ? '' : 's'}: ${files.map(({ file }) => file.name).join(', ')}`
+}
+
 /** Drop models or images, pick the operation and its options, watch each task, compare and download. */
 export function WorkPage({ config }: { config: ConsoleConfig }) {
   const operations = config.operations
   const [type, setType] = useState(operations[0]?.type ?? '')
   const operation = operations.find((candidate) => candidate.type === type) ?? operations[0]
   const [values, setValues] = useState<FieldValues>(() => defaultValues(operation?.fields ?? []))
-  const [files, setFiles] = useState<File[]>([])
+  const [files, setFiles] = useState<Chosen[]>([])
   const [asBatch, setAsBatch] = useState(false)
   const [batchValues, setBatchValues] = useState<FieldValues>(() => defaultValues(config.batch?.fields ?? []))
   const [items, setItems] = useState<WorkItem[]>([])
@@ -43,13 +58,19 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
     [events],
   )
 
-  const accepted = operation ? operation.input_formats.map((format) => `.${format}`).join(',') : ''
+  // A .gltf or .obj comes with the files it names: the picker offers those too (they are sent zipped with it).
+  const takesPackages = operation?.input_formats.some((format) => format === 'gltf' || format === 'obj')
+  const accepted = operation
+    ? [...operation.input_formats, ...(takesPackages ? COMPANION_EXTENSIONS : [])].map((format) => `.${format}`).join(',')
+    : ''
   const batchPossible = Boolean(config.batch) && operation?.type === 'compress' && files.length > 1
 
-  const choose = (list: FileList | null) => {
+  const choose = async (list: FileList | null) => {
     if (!list || list.length === 0) return
-    const chosen = [...list]
-    const refused = chosen.filter((file) => operation && !operation.input_formats.includes(extensionOf(file.name)))
+    const dropped = [...list]
+    const pack = packageFromFiles(dropped)
+    const chosen: Chosen[] = pack ? [{ file: await zipOf(pack), parts: dropped }] : dropped.map((file) => ({ file }))
+    const refused = chosen.map(({ file }) => file).filter((file) => operation && !operation.input_formats.includes(extensionOf(file.name)))
     setProblem(
       refused.length > 0 && operation
         ? `${refused.map((file) => file.name).join(', ')}: ${operation.type} takes ${operation.input_formats.join(', ')} files`
@@ -110,7 +131,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       setProblem('Choose or drop at least one file first.')
       return
     }
-    const created = files.map((file) => ({ key: String(nextKey++), file, uploaded: 0 }))
+    const created = files.map(({ file, parts }) => ({ key: String(nextKey++), file, parts, uploaded: 0 }))
     setItems((current) => [...created, ...current])
     setFiles([])
     if (fileInput.current) fileInput.current.value = ''
@@ -147,7 +168,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
           onDrop={(event) => {
             event.preventDefault()
             setDragging(false)
-            choose(event.dataTransfer?.files ?? null)
+            void choose(event.dataTransfer?.files ?? null)
           }}
         >
           <label for="files">Drop models or images here, or choose files</label>
@@ -157,17 +178,15 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
             type="file"
             multiple
             accept={accepted}
-            onChange={(event) => choose((event.target as HTMLInputElement).files)}
+            onChange={(event) => void choose((event.target as HTMLInputElement).files)}
           />
           <p class="muted" aria-live="polite">
-            {files.length === 0
-              ? 'No file chosen.'
-              : `${files.length} file${files.length === 1 ? '' : 's'}: ${files.map((file) => file.name).join(', ')}`}
+            {describeChosen(files)}
           </p>
         </section>
         {batchPossible ? (
           <div class="field field-boolean">
-            <label for="as-batch">Send as one batch (up to {config.batch?.max_files} files)</label>
+            <label for="as-batch">Send as one batch{config.batch?.max_files ? ` (up to ${config.batch.max_files} files)` : ''}</label>
             <input
               id="as-batch"
               type="checkbox"

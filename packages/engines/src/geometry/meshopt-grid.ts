@@ -15,7 +15,8 @@ import { quantizeStatic } from './quantize-static.ts'
  * - Texture coordinates of a textured material: one grid per material, plain integers, mapped back
  *   by `KHR_texture_transform` (texcoord-grid.ts).
  * - Normals and tangents: with meshopt's filters, snapped to the octahedral grid the filter stores
- *   (octahedral-normals.ts); without, 8-bit xyz through quantize(). Colours 8 bits.
+ *   (octahedral-normals.ts); without, 8-bit xyz through quantize(); morph targets' deltas 8-bit xyz
+ *   either way. Colours 8 bits.
  *
  * Where a plain-integer layout cannot be expressed (a skinned or instanced mesh, a node that also
  * carries a camera, a texture coordinate shared across materials or morphed, a rotated texture
@@ -46,6 +47,9 @@ export function quantizeOnGrid(options: GridOptions): Transform {
     await doc.transform(
       quantizeStatic({
         pattern: options.normalBits ? /^(?!TEXCOORD_)/ : /^(?!TEXCOORD_|NORMAL$|TANGENT$)/,
+        // Morph targets' normal and tangent deltas are no unit vectors for the octahedral filter:
+        // 8-bit xyz either way, as gltfpack stores them (AnimatedMorphCube's: 93 → 49 B coded).
+        patternTargets: /^(?!TEXCOORD_)/,
         quantizePosition: options.positionBits,
         quantizeNormal: options.normalBits || 8,
         quantizeColor: options.colorBits,

@@ -18,6 +18,8 @@ import { compactPrimitiveRows } from './weld-bitwise.ts'
 export interface QuantizeStaticOptions {
   /** Attributes to quantize (glTF-Transform's `pattern`). */
   pattern: RegExp
+  /** Morph target attributes to quantize (glTF-Transform's `patternTargets`); `pattern` when absent. */
+  patternTargets?: RegExp
   quantizePosition: number
   quantizeNormal: number
   quantizeColor: number
@@ -44,6 +46,7 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
       return
     }
     const meshes = doc.getRoot().listMeshes()
+    const targets = options.patternTargets ?? options.pattern
     let toGrid: number[] = []
     let deltaScale: number[] = []
     if (meshes.length > 0) {
@@ -61,8 +64,8 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
           const indices = prim.getIndices()?.getArray()
           if (position && indices && indices.length < position.getCount() / 2)
             compactPrimitiveRows(prim, ...firstUseNumbering(indices, position.getCount()))
-          quantizePrimitive(prim, toGrid, options, doc.getLogger())
-          for (const target of prim.listTargets()) quantizePrimitive(target, deltaScale, options, doc.getLogger())
+          quantizePrimitive(prim, toGrid, options.pattern, options, doc.getLogger())
+          for (const target of prim.listTargets()) quantizePrimitive(target, deltaScale, targets, options, doc.getLogger())
         }
       }
     }
@@ -99,8 +102,9 @@ function isStatic(doc: Document, options: QuantizeStaticOptions): boolean {
     for (const prim of prims) {
       if (prim.getMaterial()?.getExtension('KHR_materials_volume')) return false
       for (const holder of [prim, ...prim.listTargets()]) {
+        const pattern = holder === prim ? options.pattern : (options.patternTargets ?? options.pattern)
         for (const semantic of holder.listSemantics()) {
-          if (!options.pattern.test(semantic)) continue
+          if (!pattern.test(semantic)) continue
           if (!PLAIN_SEMANTIC.test(semantic)) return false
           const attribute = holder.getAttribute(semantic)!
           if (semantic.startsWith('JOINTS_')) continue
@@ -175,9 +179,15 @@ function movedSkin(skin: Skin, toNode: number[]): Skin {
   return moved.setInverseBindMatrices(matrices)
 }
 
-function quantizePrimitive(prim: Primitive | PrimitiveTarget, toGrid: number[], options: QuantizeStaticOptions, logger: ILogger): void {
+function quantizePrimitive(
+  prim: Primitive | PrimitiveTarget,
+  toGrid: number[],
+  pattern: RegExp,
+  options: QuantizeStaticOptions,
+  logger: ILogger,
+): void {
   for (const semantic of prim.listSemantics()) {
-    if (!options.pattern.test(semantic)) continue
+    if (!pattern.test(semantic)) continue
     const src = prim.getAttribute(semantic)!
     if (semantic.startsWith('JOINTS_')) {
       // quantize() narrows joint indices in place, to 8 bits where they fit.

@@ -65,11 +65,11 @@ export const compressOperation = defineOperation({
       ...encoding
     } = options
     // Resized textures are bounded by the default pixel limit; the tier's texture size limit is the texture operations'.
-    const resources = { simplifier: context.platform.meshoptSimplifier, sharp: context.sharp, imageThreads: context.imageThreads }
+    const notes: string[] = []
+    const resources = { simplifier: context.platform.meshoptSimplifier, sharp: context.sharp, imageThreads: context.imageThreads, notes }
     const scene = { simplify_ratio, simplify_error, texture_max_size, texture_power_of_two, merge, instance }
     const details = await optimizeScene(doc, scene, resources)
     context.report(40)
-    const notes: string[] = []
     await doc.transform(compress({ ...encoding, meshoptEncoder: context.platform.meshoptEncoder, notes }))
     settleSimplifyDetails(details, doc)
     context.report(85)

@@ -1,4 +1,4 @@
-import { PropertyType, type WriterContext } from '@gltf-transform/core'
+import { type Accessor, type Animation, type AnimationSampler, PropertyType, type WriterContext } from '@gltf-transform/core'
 import { EXTMeshoptCompression } from '@gltf-transform/extensions'
 import { shortestFloat32 } from '../geometry/float32.ts'
 
@@ -14,9 +14,14 @@ const REPEAT = 10497
  *   glTF-Transform's encoder groups vertex accessors by parent only when the writer asks it to, so
  *   this asks it not to while the encoder claims its accessors, and restores the writer's setting
  *   for whatever the encoder leaves (sparse accessors);
+ * - the keyframe times of morph-weight animations coded like the other animation streams (see
+ *   `withWeightTimesDetached`);
  * - JSON without what a reader assumes anyway: the spec's defaults (`"normalized": false` and
- *   `"byteOffset": 0` on accessors, `"mode": 4` on primitives, repeat wrapping on samplers), buffer
- *   names, and node transforms printed to seventeen digits where a float32 needs at most nine.
+ *   `"byteOffset": 0` on accessors, `"mode": 4` on primitives, repeat wrapping on texture samplers
+ *   and linear interpolation on animation samplers), buffer
+ *   names, and node transforms and material factors printed to seventeen digits where a float32
+ *   needs at most nine (a renderer reads both as float32; BoxTextured's specular-glossiness
+ *   material: 0.20000000298023224 three times).
  */
 export class MeshoptFileLayout extends EXTMeshoptCompression {
   override prewrite(context: WriterContext, propertyType: PropertyType): this {
@@ -25,7 +30,7 @@ export class MeshoptFileLayout extends EXTMeshoptCompression {
     const kept = new Set(grouped)
     grouped.clear()
     try {
-      return super.prewrite(context, propertyType)
+      return withWeightTimesDetached(context, this.document.getRoot().listAnimations(), () => super.prewrite(context, propertyType))
     } finally {
       for (const usage of kept) grouped.add(usage)
     }
@@ -46,6 +51,9 @@ export class MeshoptFileLayout extends EXTMeshoptCompression {
       if (sampler.wrapS === REPEAT) delete sampler.wrapS
       if (sampler.wrapT === REPEAT) delete sampler.wrapT
     }
+    for (const animation of json.animations ?? [])
+      for (const sampler of animation.samplers) if (sampler.interpolation === 'LINEAR') delete sampler.interpolation
+    for (const material of json.materials ?? []) shortenFloats(material)
     for (const node of json.nodes ?? []) {
       for (const key of ['translation', 'rotation', 'scale', 'matrix'] as const) {
         const values = node[key]
@@ -53,5 +61,48 @@ export class MeshoptFileLayout extends EXTMeshoptCompression {
       }
     }
     return this
+  }
+}
+
+/**
+ * glTF-Transform's encoder skips every accessor of a sampler that animates morph weights, its
+ * keyframe times included: an 8-bit weights output has a stride the codec cannot take, but the
+ * times are floats like any other animation's (AnimatedMorphCube: 508 B plain, 386 B coded, as
+ * gltfpack codes them). It finds a sampler's channel through the accessor's parents, so while it
+ * claims its accessors the times are detached from the weights samplers, then put back (the
+ * writer's accessor indices follow the accessors, not the samplers), with the bounds an animation
+ * input must carry, which the writer gives only to accessors it sees as inputs.
+ */
+function withWeightTimesDetached<T>(context: WriterContext, animations: Animation[], claim: () => T): T {
+  const detached: [AnimationSampler, Accessor][] = []
+  for (const animation of animations) {
+    for (const channel of animation.listChannels()) {
+      const sampler = channel.getSampler()
+      const input = sampler?.getInput()
+      if (channel.getTargetPath() !== 'weights' || !sampler || !input || input.getSparse()) continue
+      detached.push([sampler, input])
+      sampler.setInput(null)
+    }
+  }
+  try {
+    return claim()
+  } finally {
+    for (const [sampler, input] of detached) {
+      sampler.setInput(input)
+      const index = context.accessorIndexMap.get(input)
+      const def = index === undefined ? undefined : context.jsonDoc.json.accessors?.[index]
+      if (def) Object.assign(def, { max: input.getMax([]).map(Math.fround), min: input.getMin([]).map(Math.fround) })
+    }
+  }
+}
+
+/** Every fractional number of a JSON value (a material, its extensions) as the shortest decimal of its float32. */
+function shortenFloats(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return
+  const record = value as Record<string, unknown>
+  for (const key of Object.keys(record)) {
+    const item = record[key]
+    if (typeof item === 'number') record[key] = shortestFloat32(item)
+    else shortenFloats(item)
   }
 }

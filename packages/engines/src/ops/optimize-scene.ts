@@ -3,6 +3,9 @@ import { dedup, dequantize } from '@gltf-transform/functions'
 import type { MeshoptSimplifier } from 'meshoptimizer'
 import { countMeshTriangles } from '../geometry-stats.ts'
 import { weldWhereNeeded } from '../geometry/weld-where-needed.ts'
+import { clearNegativeZeros } from '../geometry/negative-zeros.ts'
+import { dropUnreadTexcoords } from './unread-texcoords.ts'
+import { dropWhiteVertexColors } from './white-colors.ts'
 import { instanceMeshes } from './instance-meshes.ts'
 import { joinMeshPrimitives } from './join-mesh-primitives.ts'
 import { mergeMeshes } from './merge-meshes.ts'
@@ -27,6 +30,8 @@ export interface SceneResources extends TextureLimits {
   simplifier: typeof MeshoptSimplifier
   sharp: SharpEncoder
   imageThreads: number
+  /** Where to say what a step dropped from the file (the task's `details.notes`). */
+  notes?: string[]
 }
 
 /**
@@ -51,7 +56,13 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
     // Float attributes, and one vertex per position and attribute values, so seams are the only splits.
     // Primitives of one mesh under one material are joined first (compress would join them after), so
     // the simplifier sees no border between them (pirate.obj's seven OBJ groups).
-    await doc.transform(dedup(), dequantize(), weldWhereNeeded())
+    await doc.transform(dedup(), dequantize())
+    // What compress drops anyway goes first: a vertex split by what no one sees is a seam to the
+    // simplifier (beast.obj's UVs, which no texture reads; a −0 beside a 0 in chr_knight's normals).
+    dropWhiteVertexColors(doc)
+    resources.notes?.push(...dropUnreadTexcoords(doc))
+    clearNegativeZeros(doc)
+    await doc.transform(weldWhereNeeded())
     joinMeshPrimitives(doc)
     const ratio = o.simplify_ratio ?? 0
     const error = o.simplify_error ?? SIMPLIFY_DEFAULT_ERROR

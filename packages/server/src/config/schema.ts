@@ -21,7 +21,7 @@ export const CONFIG_SCHEMA = {
     role: setting.choice({
       default: 'all',
       values: ['all', 'api', 'worker'],
-      doc: 'What this process does: `all` (HTTP API and worker), `api` (HTTP API, only queues tasks), `worker` (runs queued tasks; serves only health on its port). `api` and `worker` need SERVICE__QUEUE__DRIVER=bullmq. On Deno and Bun (`npm run start:api:deno`, `start:api:bun`) only `api`.',
+      doc: 'What this process does: `all` (HTTP API and worker), `api` (HTTP API, only queues tasks), `worker` (runs queued tasks; serves only health on its port). `api` and `worker` need SERVICE__QUEUE__DRIVER=bullmq. On Deno, Bun and workerd (`npm run start:api:deno`, `start:api:bun`, `start:api:workerd`) only `api` (the default on workerd).',
     }),
     keepAliveTimeoutMs: setting.integer({
       default: 65_000,

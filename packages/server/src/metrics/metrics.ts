@@ -1,5 +1,6 @@
 import type { Variant } from '@mos/sdk/contract'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { currentRuntime } from '../runtime.ts'
 import type { TaskState } from '../tasks/task-state.ts'
 
 export interface MetricsOptions {
@@ -57,7 +58,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
 function createMetricFamilies(options: MetricsOptions): Omit<Metrics, 'totals'> {
   const registry = new Registry()
   const registers = [registry]
-  collectDefaultMetrics({ register: registry })
+  // The process's own figures (CPU, memory, event loop): a Worker has no process to describe
+  // (workerd throws "process.cpuUsage is not implemented"), and its platform reports them.
+  if (currentRuntime() !== 'workerd') collectDefaultMetrics({ register: registry })
 
   if (options.variant === 'A') {
     return { registry, ...variantAFamilies(registers, options) }

@@ -6,10 +6,13 @@ export const SERVER_DIR = resolve(import.meta.dirname, '../..')
 export const REPO_DIR = resolve(SERVER_DIR, '../..')
 
 /**
- * Where the API role starts: the app factory and the context it is built over. The API role's path
- * is every module these reach at run time, minus the adapters below (docs/architecture.md).
+ * Where the API role starts: the app factory and the context it is built over, and the Worker entry
+ * (workerd) that serves them. The API role's path is every module these reach at run time, minus the
+ * adapters below (docs/architecture.md). In the Worker bundle, five of the adapters' modules are
+ * replaced by counterparts in src/edge/ (scripts/build-worker.mjs lists them); the walk checks the
+ * sources as Node, Deno and Bun run them.
  */
-export const API_ROLE_ENTRIES = ['src/app.ts', 'src/context.ts']
+export const API_ROLE_ENTRIES = ['src/app.ts', 'src/context.ts', 'src/edge/worker.ts']
 
 /**
  * The modules on the API role's path that may touch Node, each with why. Each is made by the

@@ -32,9 +32,10 @@ export interface StartMosOptions {
   entry?: string
   /**
    * The runtime that runs the entry (`npm run start:api:deno` / `start:api:bun` run the same binary
-   * with the same arguments); `nodeArgs` apply to Node only.
+   * with the same arguments); `nodeArgs` apply to Node only. On workerd the API role is the Worker
+   * bundle, started as `npm run start:api:workerd` starts it (`entry` does not apply).
    */
-  runtime?: 'node' | 'deno' | 'bun'
+  runtime?: 'node' | 'deno' | 'bun' | 'workerd'
 }
 
 /** The command that starts `entry` on `runtime`, or an error naming the missing binary. */
@@ -42,6 +43,7 @@ function command(options: StartMosOptions): [string, string[]] {
   const entry = join(REPO, options.entry ?? MAIN)
   const runtime = options.runtime ?? 'node'
   if (runtime === 'node') return [process.execPath, [...(options.nodeArgs ?? []), entry]]
+  if (runtime === 'workerd') return [process.execPath, [join(REPO, 'scripts/start-api.mjs'), 'workerd']]
   const binary = runtimeBinary(runtime)
   if (!binary) throw new Error(`no ${runtime} binary installed`)
   return [binary, runtimeArgs(runtime, entry)]

@@ -1,0 +1,136 @@
+// The API role on workerd (`npm run start:api:workerd`): builds the Worker bundle, writes a workerd
+// configuration for it and starts `workerd serve`, with the same SERVICE__* settings (and .env) as
+// `npm start`. The binary comes from the npm registry (the `workerd` package's platform packages,
+// `@cloudflare/workerd-linux-64` and the others), as Deno's and Bun's do. Plain JavaScript.
+import { spawn } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildWorker } from './build-worker.mjs'
+
+const require = createRequire(import.meta.url)
+
+/**
+ * The workerd binary and the compatibility date it was released with (`1.20260730.1` → 2026-07-30):
+ * the newest date it knows, so the Worker gets every `nodejs_compat` module it has (node:net among them).
+ * @returns {{ binary: string, compatibilityDate: string } | undefined}
+ */
+export function workerdRuntime() {
+  try {
+    const { version } = require('workerd/package.json')
+    const binary = require('workerd').default
+    const [, date] = /^\d+\.(\d{8})\./.exec(version) ?? []
+    if (!date || !existsSync(binary)) return undefined
+    return { binary, compatibilityDate: `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6)}` }
+  } catch {
+    return undefined
+  }
+}
+
+/** Variables the Worker gets as text bindings: its settings, and the AWS convention's keys S3 falls back to. */
+const BOUND = /^(SERVICE__|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN)$)/
+
+/**
+ * workerd's configuration (Cap'n Proto text) for the bundle: one Worker with `nodejs_compat`, its
+ * settings as text bindings, an HTTP socket, and outbound connections allowed to private and local
+ * addresses (Redis and S3 of a self-hosted deployment; workerd's default is public addresses only).
+ * @param {{ env: Record<string, string | undefined>, host: string, port: number, compatibilityDate: string, bundle: string }} options
+ */
+export function workerdConfig({ env, host, port, compatibilityDate, bundle }) {
+  const text = (value) => JSON.stringify(String(value))
+  const bindings = Object.entries(env)
+    .filter(([name, value]) => BOUND.test(name) && value !== undefined)
+    .map(([name, value]) => `    (name = ${text(name)}, text = ${text(value)}),`)
+  return `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "mos", worker = .mos),
+    (name = "outbound", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true))),
+  ],
+  sockets = [ (name = "http", address = ${text(`${host.includes(':') ? `[${host}]` : host}:${port}`)}, http = (), service = "mos") ],
+);
+
+const mos :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed ${text(bundle)}) ],
+  compatibilityDate = ${text(compatibilityDate)},
+  compatibilityFlags = ["nodejs_compat"],
+  globalOutbound = "outbound",
+  bindings = [
+${bindings.join('\n')}
+  ],
+);
+`
+}
+
+/** A free port on `host` (workerd needs a number: it has no "any port" that it reports back). */
+async function freePort(host) {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, host, () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * Starts the API role on workerd with `env` (SERVICE__* settings; SERVICE__SERVER__PORT=0 picks a
+ * free port) and resolves once it answers, with the child process and its address. A configuration
+ * error (the Worker reads its settings on its first request) rejects with the Worker's message.
+ * @param {Record<string, string | undefined>} env
+ * @param {{ stdio?: import('node:child_process').StdioOptions }} [options]
+ */
+export async function startWorkerd(env, options = {}) {
+  const runtime = workerdRuntime()
+  if (!runtime) throw new Error('no workerd binary: `npm install` installs it (the workerd package, a dev dependency)')
+  const host = env.SERVICE__SERVER__HOST || '0.0.0.0'
+  const requested = Number(env.SERVICE__SERVER__PORT || 8080)
+  const port = requested === 0 ? await freePort(host) : requested
+  // Its own folder: the configuration embeds the bundle by a path relative to itself.
+  const dir = mkdtempSync(join(tmpdir(), 'mos-workerd-'))
+  copyFileSync(await buildWorker(), join(dir, 'worker.js'))
+  writeFileSync(
+    join(dir, 'config.capnp'),
+    workerdConfig({ env, host, port, compatibilityDate: runtime.compatibilityDate, bundle: 'worker.js' }),
+  )
+  const child = spawn(runtime.binary, ['serve', join(dir, 'config.capnp')], { stdio: options.stdio ?? 'inherit' })
+  child.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+  const probeHost = ['0.0.0.0', '::', '[::]'].includes(host) ? '127.0.0.1' : host
+  const url = `http://${probeHost.includes(':') ? `[${probeHost}]` : probeHost}:${port}`
+  try {
+    await answers(url, child)
+  } catch (error) {
+    child.kill('SIGKILL')
+    throw error
+  }
+  return { child, url, host, port, compatibilityDate: runtime.compatibilityDate }
+}
+
+/** Waits until the Worker answers its health with 200 (up to 60 s); a configuration error or an exit rejects. */
+async function answers(url, child) {
+  let exited
+  let last = 'no answer'
+  child.once('exit', (code, signal) => (exited = code ?? signal))
+  for (const started = Date.now(); Date.now() - started < 60_000; await new Promise((r) => setTimeout(r, 100))) {
+    if (exited !== undefined) throw new Error(`workerd exited (${exited}) before answering`)
+    const response = await fetch(`${url}/api/v1/health`).catch(() => undefined)
+    if (!response) continue
+    const body = await response.text()
+    if (response.ok) return
+    if (response.status === 500 && body.includes('configuration error')) throw new Error(JSON.parse(body).error)
+    last = `${response.status} ${body.slice(0, 500)}`
+  }
+  throw new Error(`workerd did not answer its health with 200 in 60 s (last: ${last})`)
+}
+
+/** `.env` of the working directory under the environment (a variable set in the environment wins), as `npm start` reads it. */
+export function withDotEnv(env, dir = process.cwd()) {
+  const file = join(dir, '.env')
+  if (!existsSync(file)) return env
+  const { parseEnv } = require('node:util')
+  return { ...parseEnv(readFileSync(file, 'utf8')), ...env }
+}
