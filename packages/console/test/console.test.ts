@@ -39,6 +39,17 @@ async function start(page: Page, files = 1): Promise<Locator> {
   return cards.first()
 }
 
+/** The triangle counts under a card's two views, once both models are loaded. */
+async function trianglesOf(card: Locator): Promise<string[]> {
+  await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
+  return card.getByTestId('triangles').allTextContents()
+}
+
+/** A view's screenshot shows a model: more than `least` of its pixels differ from the background. */
+async function expectDrawn(card: Locator, view: string, least = 0.05): Promise<void> {
+  await expect.poll(() => inkShare(card.getByTestId(view), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(least)
+}
+
 /** The task id a card's header shows. */
 async function taskIdOf(card: Locator): Promise<string> {
   return / · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!
@@ -150,14 +161,13 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       taskIds.push(await taskIdOf(card))
 
       // Both views loaded their model (the input from the dropped file, the output downloaded) …
-      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: SLOW }).toBe(2)
       // BoxTextured is a cube: 12 triangles before and after Draco.
-      expect(await card.getByTestId('triangles').allTextContents()).toEqual(['12', '12'])
+      expect(await trianglesOf(card)).toEqual(['12', '12'])
       // Its one texture (CesiumLogoFlat.png) is 211×211, read from the image three decoded.
       expect(await card.locator('.stats').first().textContent()).toContain('211×211')
       // … and drew it: the screenshots of both canvases show the textured box, not only the background.
       for (const view of ['input-view', 'output-view']) {
-        await expect.poll(() => inkShare(card.getByTestId(view), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.05)
+        await expectDrawn(card, view)
       }
       expect(await card.getByTestId('saving').textContent()).toMatch(/^-?\d+\.\d%$/)
 
@@ -179,9 +189,8 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await page.locator('#files').setInputFiles(corpus.paths.box)
       const card = await start(page)
       await untilEnded(card)
-      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
-      expect(await card.getByTestId('triangles').allTextContents()).toEqual(['12', '12'])
-      await expect.poll(() => inkShare(card.getByTestId('output-view'), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.05)
+      expect(await trianglesOf(card)).toEqual(['12', '12'])
+      await expectDrawn(card, 'output-view')
     },
     SLOW * 2,
   )
@@ -283,11 +292,10 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await untilEnded(card)
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await card.locator('h3').textContent()).toBe('BoxTextured.zip')
-      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
-      expect(await card.getByTestId('triangles').allTextContents()).toEqual(['12', '12'])
+      expect(await trianglesOf(card)).toEqual(['12', '12'])
       // The texture came from the dropped PNG, found by the name the .gltf gives it.
       expect(await card.locator('.stats').first().textContent()).toContain('211×211')
-      await expect.poll(() => inkShare(card.getByTestId('input-view'), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.05)
+      await expectDrawn(card, 'input-view')
     },
     SLOW * 2,
   )
@@ -302,14 +310,13 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await untilEnded(card)
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await card.getByTestId('download').textContent()).toMatch(/\.zip$/)
-      await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
-      const [input, output] = await card.getByTestId('triangles').allTextContents()
+      const [input, output] = await trianglesOf(card)
       expect(Number(input!.replace(/,/g, ''))).toBeGreaterThan(0)
       expect(output).toBe(input)
       // Both sides read the textures the .mtl names: the input's through backslashed paths, the output's from the zip.
       for (const stats of await card.locator('.stats').all()) expect(await stats.textContent()).toMatch(/Textures\d+×\d+/)
       // A spider is mostly thin legs: under 5% of the view, but drawn.
-      await expect.poll(() => inkShare(card.getByTestId('output-view'), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(0.02)
+      await expectDrawn(card, 'output-view', 0.02)
     },
     SLOW * 2,
   )
