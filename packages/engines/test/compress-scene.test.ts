@@ -68,6 +68,16 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
     await expectBoundsKept(loose.input, loose.output, 0.03)
   })
 
+  it('simplify_error=1, the largest allowed, still leaves every model something to draw', async () => {
+    for (const path of [paths.box, paths.knight, paths.sphere, paths.engine]) {
+      const { output, details } = await compressFile(path, { engine: 'meshopt', simplify_error: 1 })
+      const simplify = details.simplify as SimplifyDetails
+      expect(simplify.triangles_after, path).toBe(countMeshTriangles(output))
+      expect(simplify.triangles_after, path).toBeGreaterThan(0)
+      expect(simplify.error, path).toBeLessThanOrEqual(1)
+    }
+  })
+
   it('simplifies a textured model with its UV seams and borders kept (chr_knight, 2CylinderEngine)', async () => {
     for (const path of [paths.knight, paths.engine]) {
       const { input, output, details } = await compressFile(path, { engine: 'meshopt', simplify_ratio: 0.5 })

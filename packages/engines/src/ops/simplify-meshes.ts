@@ -36,7 +36,8 @@ const WEIGHTS = { NORMAL: 0.5, COLOR_0: 1 } as const
  * primitive of its mesh (one per material) are locked: they meet there, and would open into cracks
  * if each moved its own. Other borders move, as gltfpack's default (no `-slb`) lets them: locking
  * every open edge stopped meshes with holes short of the target (suzanne.obj at 0.5: 826 triangles
- * where gltfpack reaches 818 at the same distance). Disconnected specks below the error are pruned,
+ * where gltfpack reaches 818 at the same distance). Disconnected specks below the error are pruned
+ * (but never a whole primitive: see simplifyPrimitive),
  * as gltfpack prunes them. Skinned meshes are simplified in their bind pose (joints and weights
  * follow the kept vertices) with meshoptimizer's regularization, as gltfpack does for them; morphed
  * ones are skipped, since the simplifier sees only the base shape.
@@ -79,14 +80,15 @@ function simplifyPrimitive(doc: Document, prim: Primitive, locks: Uint8Array | n
   const { values, stride, weights } = weighedAttributes(prim, count)
   const xyz = positions.getArray() as Float32Array
   const simplifier = options.simplifier
-  const flags: SimplifierFlags[] = prim.getAttribute('WEIGHTS_0') ? ['Prune', 'Regularize'] : ['Prune']
-  const [kept, error] = simplifier.simplifyWithAttributes(indices, xyz, 3, values, stride, weights, locks, target, options.error, flags)
-  if (kept.length === indices.length) return error
-  if (kept.length === 0) {
-    // Nothing left of it within the error (a speck of a larger scene): an empty primitive is invalid glTF.
-    prim.dispose()
-    return error
-  }
+  const simplify = (flags: SimplifierFlags[]) =>
+    simplifier.simplifyWithAttributes(indices, xyz, 3, values, stride, weights, locks, target, options.error, flags)
+  const regularize: SimplifierFlags[] = prim.getAttribute('WEIGHTS_0') ? ['Regularize'] : []
+  let [kept, error] = simplify(['Prune', ...regularize])
+  // At a large error (simplify_error=1 is the whole extent) pruning drops every piece and the free
+  // borders let the rest collapse: a scene of nothing is no result. The primitive then keeps what
+  // the simplifier leaves with its borders locked, or, if even that is nothing, stays as it was.
+  if (kept.length === 0) [kept, error] = simplify(['LockBorder', ...regularize])
+  if (kept.length === 0 || kept.length === indices.length) return kept.length === 0 ? 0 : error
   const previous = prim.getIndices()
   prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(kept).setBuffer(positions.getBuffer()))
   if (previous && previous.listParents().length === 1) previous.dispose()
