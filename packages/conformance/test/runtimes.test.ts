@@ -15,7 +15,7 @@ import { runSuite, type SuiteReport } from '../src/index.ts'
 const API_KEY = 'runtimes-test-key-0123'
 const RUNTIMES = ['node', 'deno', 'bun', 'workerd'] as const
 type Runtime = (typeof RUNTIMES)[number]
-/** The hostile API process's limits: small, so bodies 10× over them stay small. */
+/** The hostile API process's limits: small, so bodies 20× over them stay small. */
 const LIMIT_MB = 1
 const BATCH_LIMIT_MB = 2
 
