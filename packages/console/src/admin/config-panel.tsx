@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks'
 import { LoadState, useJson } from './use-json.tsx'
+import { DataTable } from '../ui/data-table.tsx'
+import { Toggle } from '../ui/toggle.tsx'
 
 interface Setting {
   name: string
@@ -22,42 +24,23 @@ export function ConfigPanel() {
     <section class="card" aria-labelledby="config-title" data-testid="config">
       <h2 id="config-title">Configuration</h2>
       <LoadState loaded={loaded} what="the configuration" />
-      <div class="field field-boolean">
-        <label for="only-changed">Only settings changed from their defaults</label>
-        <input
-          id="only-changed"
-          type="checkbox"
-          checked={onlyChanged}
-          onChange={(event) => setOnlyChanged((event.target as HTMLInputElement).checked)}
-        />
-      </div>
-      <div class="table-scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Setting</th>
-              <th scope="col">Value</th>
-              <th scope="col">Default</th>
-            </tr>
-          </thead>
-          <tbody>
-            {settings.map((setting) => (
-              <tr key={setting.name} class={setting.changed ? 'changed' : ''}>
-                <th scope="row">
-                  <code>{setting.name}</code>
-                  {setting.doc ? <small class="muted doc">{setting.doc}</small> : null}
-                </th>
-                <td>
-                  {shown(setting.value)}
-                  {setting.secret ? <span class="muted"> (secret)</span> : null}
-                  {setting.changed ? <strong class="tag">changed</strong> : null}
-                </td>
-                <td>{shown(setting.default)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Toggle id="only-changed" label="Only settings changed from their defaults" checked={onlyChanged} onChange={setOnlyChanged} />
+      <DataTable columns={['Setting', 'Value', 'Default']}>
+        {settings.map((setting) => (
+          <tr key={setting.name} class={setting.changed ? 'changed' : ''}>
+            <th scope="row">
+              <code>{setting.name}</code>
+              {setting.doc ? <small class="muted doc">{setting.doc}</small> : null}
+            </th>
+            <td>
+              {shown(setting.value)}
+              {setting.secret ? <span class="muted"> (secret)</span> : null}
+              {setting.changed ? <strong class="tag">changed</strong> : null}
+            </td>
+            <td>{shown(setting.default)}</td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   )
 }

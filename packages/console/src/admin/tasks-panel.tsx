@@ -3,17 +3,34 @@ import { downloadPath, formatBytes, postJson, request } from '../api.ts'
 import type { TaskPage, TaskRecord } from '../types.ts'
 import { TaskEvents } from '../work/task-events.ts'
 import { KeyValues } from './key-values.tsx'
-import { withChange, withFirstPage, withoutTask } from './live-tasks.ts'
+import { type TaskFilters, withChange, withFirstPage, withoutTask } from './live-tasks.ts'
+import { DataTable } from '../ui/data-table.tsx'
 
 const STATUSES = ['', 'pending', 'processing', 'completed', 'failed']
 const TYPES = ['', 'compress', 'convert', 'repair', 'diagnose', 'texture_optimize', 'texture_ktx2']
+
+/** One filter's choices; the empty one reads `any`. */
+function FilterChoice(props: { id: string; label: string; choices: string[]; value: string; onChange: (event: Event) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={props.onChange}>
+        {props.choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {choice || 'any'}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
 
 /**
  * Every owner's tasks, newest first, with filters, paging, each record and its controls. The rows
  * follow the service's event stream: new tasks appear at the top, statuses move, removed ones go.
  */
 export function TasksPanel() {
-  const [filters, setFilters] = useState({ status: '', type: '', batch_id: '' })
+  const [filters, setFilters] = useState<TaskFilters>({ status: '', type: '', batch_id: '' })
   const [applied, setApplied] = useState(filters)
   const [tasks, setTasks] = useState<TaskRecord[]>([])
   const [cursor, setCursor] = useState<string | null>(null)
@@ -82,26 +99,8 @@ export function TasksPanel() {
           setApplied({ ...filters })
         }}
       >
-        <div class="field">
-          <label for="filter-status">Status</label>
-          <select id="filter-status" value={filters.status} onChange={setFilter('status')}>
-            {STATUSES.map((status) => (
-              <option key={status} value={status}>
-                {status || 'any'}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-type">Type</label>
-          <select id="filter-type" value={filters.type} onChange={setFilter('type')}>
-            {TYPES.map((type) => (
-              <option key={type} value={type}>
-                {type || 'any'}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterChoice id="filter-status" label="Status" choices={STATUSES} value={filters.status} onChange={setFilter('status')} />
+        <FilterChoice id="filter-type" label="Type" choices={TYPES} value={filters.type} onChange={setFilter('type')} />
         <div class="field">
           <label for="filter-batch">Batch id</label>
           <input id="filter-batch" value={filters.batch_id} onInput={setFilter('batch_id')} />
@@ -116,41 +115,27 @@ export function TasksPanel() {
       <p class="muted" aria-live="polite">
         {loading ? 'Loading…' : `${tasks.length} task${tasks.length === 1 ? '' : 's'} shown`}
       </p>
-      <div class="table-scroll">
-        <table data-testid="task-table">
-          <thead>
-            <tr>
-              <th scope="col">Task</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col">Input</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tasks.map((task) => (
-              <tr key={task.task_id}>
-                <th scope="row">
-                  <button type="button" class="link" onClick={() => open(task.task_id)}>
-                    {task.task_id}
-                  </button>
-                </th>
-                <td>{task.type ?? '—'}</td>
-                <td>
-                  {task.status}
-                  {task.status === 'processing' ? ` ${task.progress ?? 0}%` : ''}
-                </td>
-                <td>
-                  {task.input_filename ?? '—'} <span class="muted">{formatBytes(task.input_size_bytes)}</span>
-                </td>
-                <td>{task.owner ?? '—'}</td>
-                <td>{task.created_at ? new Date(task.created_at).toLocaleString() : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['Task', 'Type', 'Status', 'Input', 'Owner', 'Created']} testId="task-table">
+        {tasks.map((task) => (
+          <tr key={task.task_id}>
+            <th scope="row">
+              <button type="button" class="link" onClick={() => open(task.task_id)}>
+                {task.task_id}
+              </button>
+            </th>
+            <td>{task.type ?? '—'}</td>
+            <td>
+              {task.status}
+              {task.status === 'processing' ? ` ${task.progress ?? 0}%` : ''}
+            </td>
+            <td>
+              {task.input_filename ?? '—'} <span class="muted">{formatBytes(task.input_size_bytes)}</span>
+            </td>
+            <td>{task.owner ?? '—'}</td>
+            <td>{task.created_at ? new Date(task.created_at).toLocaleString() : '—'}</td>
+          </tr>
+        ))}
+      </DataTable>
       {cursor ? (
         <button type="button" class="secondary" onClick={() => load(cursor)} disabled={loading}>
           Load more

@@ -3,7 +3,7 @@ import { downloadResult, formatBytes } from '../api.ts'
 import type { TaskRecord } from '../types.ts'
 import type { Object3D, WebGLRenderer } from 'three'
 import { extensionOf, loadModel } from '../viewer/load-model.ts'
-import { type ModelPackage, packageFromFiles, packageFromZip, packageLoading } from '../viewer/model-package.ts'
+import { type ModelPackage, packageFromZip, packageLoading } from '../viewer/model-package.ts'
 import { modelStats, type ModelStats } from '../viewer/model-stats.ts'
 import { TwinView } from '../viewer/twin-view.ts'
 
@@ -53,7 +53,7 @@ async function openModel(source: Blob | ModelPackage, filename: string, renderer
  * The input (the dropped file itself, or the files dropped with it) and the output (the downloaded
  * result) side by side in two views of one camera, with their sizes, triangles, textures and the saving.
  */
-export function CompareView({ file, parts, task }: { file: File; parts?: File[]; task: TaskRecord }) {
+export function CompareView({ file, pack, task }: { file: File; pack?: ModelPackage; task: TaskRecord }) {
   const left = useRef<HTMLCanvasElement>(null)
   const right = useRef<HTMLCanvasElement>(null)
   const [input, setInput] = useState<SideState>({ state: 'loading' })
@@ -73,14 +73,14 @@ export function CompareView({ file, parts, task }: { file: File; parts?: File[];
         if (alive) done({ state: 'error', message: `This model cannot be shown: ${(error as Error).message}` })
       }
     }
-    void load(0, async () => (parts && packageFromFiles(parts)) || file, file.name, setInput)
+    void load(0, async () => pack ?? file, file.name, setInput)
     void load(1, () => downloadResult(task.task_id), task.output?.filename ?? '', setOutput)
     return () => {
       alive = false
       view.dispose()
       for (const url of urls) URL.revokeObjectURL(url)
     }
-  }, [file, parts, task.task_id])
+  }, [file, pack, task.task_id])
 
   const saving = task.output?.savings_percent
   return (

@@ -1,5 +1,6 @@
 import { formatBytes } from '../api.ts'
 import type { DiagnosisResult, Issue } from '../types.ts'
+import { DataTable } from '../ui/data-table.tsx'
 
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low'] as const
 
@@ -36,36 +37,21 @@ export function DiagnoseReport({ result }: { result: DiagnosisResult }) {
         {result.animations.length} animation{result.animations.length === 1 ? '' : 's'}
       </p>
       <h5>Meshes ({result.meshes.length})</h5>
-      <div class="table-scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Vertices</th>
-              <th scope="col">Triangles</th>
-              <th scope="col">Normals</th>
-              <th scope="col">UVs</th>
-              <th scope="col">Skinned</th>
-              <th scope="col">Issues</th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.meshes.map((mesh, index) => (
-              <tr key={index}>
-                <th scope="row">{mesh.name || `mesh ${index}`}</th>
-                <td>{mesh.vertices.toLocaleString('en')}</td>
-                <td>{mesh.triangles.toLocaleString('en')}</td>
-                <td>{yes(mesh.has_normals)}</td>
-                <td>{yes(mesh.has_texcoords)}</td>
-                <td>{yes(mesh.skinned)}</td>
-                <td>
-                  <IssueList issues={mesh.issues} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['Name', 'Vertices', 'Triangles', 'Normals', 'UVs', 'Skinned', 'Issues']}>
+        {result.meshes.map((mesh, index) => (
+          <tr key={index}>
+            <th scope="row">{mesh.name || `mesh ${index}`}</th>
+            <td>{mesh.vertices.toLocaleString('en')}</td>
+            <td>{mesh.triangles.toLocaleString('en')}</td>
+            <td>{yes(mesh.has_normals)}</td>
+            <td>{yes(mesh.has_texcoords)}</td>
+            <td>{yes(mesh.skinned)}</td>
+            <td>
+              <IssueList issues={mesh.issues} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <h5>Textures ({result.textures.length})</h5>
       {result.textures.length === 0 ? (
         <p class="muted">No textures.</p>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { downloadPath, formatBytes } from '../api.ts'
 import type { TaskRecord } from '../types.ts'
 import { extensionOf, VIEWABLE_EXTENSIONS } from '../viewer/load-model.ts'
+import type { ModelPackage } from '../viewer/model-package.ts'
 import { CompareImages, CompareView } from './compare-view.tsx'
 import { DiagnoseReport } from './diagnose-report.tsx'
 
@@ -10,8 +11,8 @@ export interface WorkItem {
   key: string
   /** What was sent: the chosen file, or the zip of a model and its companions. */
   file: File
-  /** The files a zip was made of, when the page packed a dropped model with its companions. */
-  parts?: File[]
+  /** The model and companion files the zip was made of, when the page packed a drop (the input view opens them). */
+  pack?: ModelPackage
   /** Share of the upload sent, 0..1, until the service answers. */
   uploaded: number
   uploadError?: string
@@ -105,7 +106,7 @@ export function TaskCard({ item }: { item: WorkItem }) {
             </details>
           ) : null}
           {task.result ? <DiagnoseReport result={task.result} /> : null}
-          {isModelPair && showCompare ? <CompareView file={item.file} parts={item.parts} task={task} /> : null}
+          {isModelPair && showCompare ? <CompareView file={item.file} pack={item.pack} task={task} /> : null}
           {isImagePair ? <CompareImages file={item.file} task={task} /> : null}
         </>
       ) : null}

@@ -2,10 +2,11 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { upload } from '../api.ts'
 import type { ConsoleConfig, TaskRecord } from '../types.ts'
 import { extensionOf } from '../viewer/load-model.ts'
-import { COMPANION_EXTENSIONS, packageFromFiles, zipOf } from '../viewer/model-package.ts'
+import { COMPANION_EXTENSIONS, type ModelPackage, packageFromFiles, zipOf } from '../viewer/model-package.ts'
 import { defaultValues, formEntries, OptionFields, type FieldValues } from './option-fields.tsx'
 import { TaskCard, type WorkItem } from './task-card.tsx'
 import { TaskEvents } from './task-events.ts'
+import { Toggle } from '../ui/toggle.tsx'
 
 interface BatchAnswer {
   batch_id: string
@@ -15,17 +16,19 @@ interface BatchAnswer {
 
 let nextKey = 0
 
-/** What Start will send: a file, or the zip of a model dropped with its companion files (`parts`). */
+/** What Start will send: a file, or the zip of a model dropped with its companion files (`pack`). */
 interface Chosen {
   file: File
-  parts?: File[]
+  pack?: ModelPackage
 }
 
 function describeChosen(files: Chosen[]): string {
   if (files.length === 0) return 'No file chosen.'
   const [first] = files
-  if (files.length === 1 && first?.parts)
-    return `1 model from ${first.parts.length} files: ${first.parts.map((part) => part.name).join(', ')} (sent as ${first.file.name})`
+  if (files.length === 1 && first?.pack) {
+    const names = [...first.pack.files.keys()]
+    return `1 model from ${names.length} files: ${names.join(', ')} (sent as ${first.file.name})`
+  }
   return `${files.length} file${files.length === 1 ? '' : 's'}: ${files.map(({ file }) => file.name).join(', ')}`
 }
 
@@ -69,7 +72,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
     if (!list || list.length === 0) return
     const dropped = [...list]
     const pack = packageFromFiles(dropped)
-    const chosen: Chosen[] = pack ? [{ file: await zipOf(pack), parts: dropped }] : dropped.map((file) => ({ file }))
+    const chosen: Chosen[] = pack ? [{ file: await zipOf(pack), pack }] : dropped.map((file) => ({ file }))
     const refused = chosen.map(({ file }) => file).filter((file) => operation && !operation.input_formats.includes(extensionOf(file.name)))
     setProblem(
       refused.length > 0 && operation
@@ -131,7 +134,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       setProblem('Choose or drop at least one file first.')
       return
     }
-    const created = files.map(({ file, parts }) => ({ key: String(nextKey++), file, parts, uploaded: 0 }))
+    const created = files.map(({ file, pack }) => ({ key: String(nextKey++), file, pack, uploaded: 0 }))
     setItems((current) => [...created, ...current])
     setFiles([])
     if (fileInput.current) fileInput.current.value = ''
@@ -185,15 +188,12 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
           </p>
         </section>
         {batchPossible ? (
-          <div class="field field-boolean">
-            <label for="as-batch">Send as one batch{config.batch?.max_files ? ` (up to ${config.batch.max_files} files)` : ''}</label>
-            <input
-              id="as-batch"
-              type="checkbox"
-              checked={asBatch}
-              onChange={(event) => setAsBatch((event.target as HTMLInputElement).checked)}
-            />
-          </div>
+          <Toggle
+            id="as-batch"
+            label={`Send as one batch${config.batch?.max_files ? ` (up to ${config.batch.max_files} files)` : ''}`}
+            checked={asBatch}
+            onChange={setAsBatch}
+          />
         ) : null}
         <fieldset>
           <legend>Options</legend>
