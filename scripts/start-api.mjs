@@ -20,9 +20,13 @@ if (!binary) {
   process.exit(1)
 }
 const entry = fileURLToPath(new URL('../packages/server/dist/main.js', import.meta.url))
-const child = spawn(binary, runtimeArgs(runtime, entry), { stdio: 'inherit' })
-for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal))
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)))
+followChild(spawn(binary, runtimeArgs(runtime, entry), { stdio: 'inherit' }))
+
+/** Passes this script's signals on to the runtime, and exits with its code. */
+function followChild(child) {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal))
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)))
+}
 
 /**
  * workerd runs the Worker bundle (built now, from the sources), not dist/main.js. The line below is
@@ -41,7 +45,6 @@ async function startOnWorkerd() {
   console.log(
     `[mos] variant ${env.SERVICE__SERVER__VARIANT || 'A'} listening on http://${host}:${port} (role: api, runtime: workerd ${compatibilityDate}, pid ${child.pid})`,
   )
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal))
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)))
+  followChild(child)
   await new Promise(() => undefined)
 }
