@@ -98,6 +98,29 @@ describe('s3 client (fetch + SigV4) against an S3-protocol server', () => {
     expect(Buffer.compare(await bytesOf(await client.get('multi/small')), small)).toBe(0)
   })
 
+  it('reuses its part buffers only after a part is sent: a stream of many parts, some sent twice after a 503, comes back byte for byte', async () => {
+    // Every third part's first attempt is held until two more part requests have gone out (later
+    // parts read meanwhile, into buffers a too-early reuse would hand them), then answered 503: its
+    // retry must send the bytes it had. (The 2 s bound only keeps a stalled upload from hanging.)
+    let partRequests = 0
+    let refused = 0
+    const flaky = async (request: Request) => {
+      if (!new URL(request.url).searchParams.has('partNumber')) return fetch(request)
+      const index = partRequests++
+      if (index % 3 !== 0) return fetch(request)
+      const deadline = Date.now() + 2000
+      while (partRequests < index + 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
+      refused++
+      await request.arrayBuffer()
+      return new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 })
+    }
+    const client = createS3Client({ ...options, partBytes: 5 * 1024 * 1024, queueSize: 3, fetch: flaky })
+    const bytes = new Uint8Array(randomBytes(37 * 1024 * 1024 + 4321))
+    expect(await client.put('reuse/big', streamOf(bytes))).toBe(bytes.length)
+    expect(refused).toBeGreaterThanOrEqual(3)
+    expect(Buffer.compare(await bytesOf(await client.get('reuse/big')), bytes)).toBe(0)
+  })
+
   it('leaves no object when the stream fails mid-upload', async () => {
     const client = createS3Client({ ...options, partBytes: 5 * 1024 * 1024 })
     const bytes = new Uint8Array(randomBytes(12 * 1024 * 1024))

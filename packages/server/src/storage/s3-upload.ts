@@ -52,7 +52,8 @@ async function putWhole(sender: S3Sender, key: string, body: Uint8Array | string
  */
 async function putStream(sender: S3Sender, options: S3UploadOptions, key: string, source: ReadableStream<Uint8Array>): Promise<number> {
   let bytes = 0
-  const parts = partsOf(source, options.partBytes, (length) => (bytes += length))
+  const buffers = createPartBuffers(options.partBytes)
+  const parts = partsOf(source, buffers, (length) => (bytes += length))
   const first = await parts.next()
   const second = first.done ? first : await parts.next()
   if (second.done) {
@@ -69,6 +70,7 @@ async function putStream(sender: S3Sender, options: S3UploadOptions, key: string
         yield second.value
         yield* parts
       })(),
+      buffers.give,
     )
   } finally {
     // Ends the read of `source` (cancelling it) when the upload stopped before its end.
@@ -77,14 +79,18 @@ async function putStream(sender: S3Sender, options: S3UploadOptions, key: string
   return bytes
 }
 
-/** Sends `parts` as one multipart upload; on any failure aborts it: no half object, and no parts left to pay for. */
+/**
+ * Sends `parts` as one multipart upload; on any failure aborts it: no half object, and no parts left
+ * to pay for. `sent` gets each part back once its request has settled (retries included).
+ */
 async function putMultipart(
   sender: S3Sender,
   options: S3UploadOptions,
   key: string,
   parts: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  sent: (part: Uint8Array) => void = () => undefined,
 ): Promise<void> {
-  const upload = await startMultipart(sender, options.queueSize, key)
+  const upload = await startMultipart(sender, options.queueSize, key, sent)
   try {
     for await (const part of parts) await upload.add(part)
     await upload.complete()
@@ -94,8 +100,8 @@ async function putMultipart(
   }
 }
 
-/** Creates a multipart upload whose `add` keeps at most `queueSize` parts on their way. */
-async function startMultipart(sender: S3Sender, queueSize: number, key: string): Promise<Multipart> {
+/** Creates a multipart upload whose `add` keeps at most `queueSize` parts on their way, handing each to `sent` when done with it. */
+async function startMultipart(sender: S3Sender, queueSize: number, key: string, sent: (part: Uint8Array) => void): Promise<Multipart> {
   const { send, urlOf } = sender
   const created = await send('create multipart upload', key, urlOf(key, 'uploads'), { method: 'POST' })
   const uploadId = tag(await created.text(), 'UploadId')
@@ -109,7 +115,7 @@ async function startMultipart(sender: S3Sender, queueSize: number, key: string):
       if (failure) throw failure
       const number = etags.length + 1
       etags.push('')
-      const sent: Promise<void> = send('upload part', key, urlOf(key, query(`&partNumber=${number}`)), {
+      const request: Promise<void> = send('upload part', key, urlOf(key, query(`&partNumber=${number}`)), {
         method: 'PUT',
         body: part as Uint8Array<ArrayBuffer>,
       })
@@ -119,8 +125,11 @@ async function startMultipart(sender: S3Sender, queueSize: number, key: string):
         .catch((error: unknown) => {
           failure ??= error
         })
-        .finally(() => inFlight.delete(sent))
-      inFlight.add(sent)
+        .finally(() => {
+          inFlight.delete(request)
+          sent(part)
+        })
+      inFlight.add(request)
       // Back-pressure: the stream is read on only while fewer than `queueSize` parts are on their way.
       while (inFlight.size >= queueSize) await Promise.race(inFlight)
       if (failure) throw failure
@@ -151,42 +160,65 @@ function* viewsOf(bytes: Uint8Array, size: number): Generator<Uint8Array> {
   for (let at = 0; at < bytes.byteLength; at += size) yield bytes.subarray(at, at + size)
 }
 
-/** `chunks` joined into one array of `length` bytes. */
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  const all = new Uint8Array(length)
-  let at = 0
-  for (const chunk of chunks) {
-    all.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return all
+/** Reusable part buffers of one upload. */
+interface PartBuffers {
+  /** A free buffer of the part size: one given back, else a new one. */
+  take(): Uint8Array
+  /** Gives back a part (or a view from its start) whose request is over. */
+  give(part: Uint8Array): void
 }
 
 /**
- * The stream cut into parts of `size` bytes (the last one shorter, none empty), counting what it
- * reads. Stopping early (a failed part) cancels the stream, so its source learns the write is over.
+ * Part buffers of `size` bytes, reused once their request has settled. Each part filled into a new
+ * buffer left its garbage to the collector at the pace of the upload: a 300 MB stream through
+ * 8 MiB parts grew RSS by 134 MB on Node, 179 on Deno and 178 on Bun, 16 MiB parts by 270–300; with
+ * the buffers reused, 76, 143 and 56 MB (measured 2026-11-25 against s3rver). A fetch copies a byte
+ * body when it builds the request (the fetch standard's "extract a body"), and a part is given back
+ * only after its last attempt, so reuse never changes bytes on their way.
  */
-async function* partsOf(source: ReadableStream<Uint8Array>, size: number, onRead: (length: number) => void): AsyncGenerator<Uint8Array> {
+function createPartBuffers(size: number): PartBuffers {
+  const free: Uint8Array[] = []
+  return {
+    take: () => free.pop() ?? new Uint8Array(size),
+    give(part) {
+      if (part.buffer.byteLength === size) free.push(new Uint8Array(part.buffer as ArrayBuffer))
+    },
+  }
+}
+
+/**
+ * The stream cut into parts of the buffers' size (the last one shorter, none empty), each copied
+ * into a buffer of `buffers`, counting what it reads. Stopping early (a failed part) cancels the
+ * stream, so its source learns the write is over.
+ */
+async function* partsOf(
+  source: ReadableStream<Uint8Array>,
+  buffers: PartBuffers,
+  onRead: (length: number) => void,
+): AsyncGenerator<Uint8Array> {
   const reader = source.getReader()
-  let pending: Uint8Array[] = []
-  let pendingBytes = 0
+  let part = buffers.take()
+  let filled = 0
   let finished = false
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
       onRead(value.byteLength)
-      pending.push(value)
-      pendingBytes += value.byteLength
-      while (pendingBytes >= size) {
-        const all = concat(pending, pendingBytes)
-        pending = [all.subarray(size)]
-        pendingBytes = all.byteLength - size
-        yield all.subarray(0, size)
+      for (let at = 0; at < value.byteLength; ) {
+        const taken = Math.min(part.byteLength - filled, value.byteLength - at)
+        part.set(value.subarray(at, at + taken), filled)
+        filled += taken
+        at += taken
+        if (filled === part.byteLength) {
+          yield part
+          part = buffers.take()
+          filled = 0
+        }
       }
     }
     finished = true
-    if (pendingBytes > 0) yield concat(pending, pendingBytes)
+    if (filled > 0) yield part.subarray(0, filled)
   } finally {
     if (!finished) await reader.cancel().catch(() => undefined)
     reader.releaseLock()
