@@ -33,9 +33,20 @@ export function workerdRuntime() {
 const BOUND = /^(SERVICE__|AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN)$)/
 
 /**
+ * V8's young generation capped at 1 MB. An upload arrives as thousands of small ArrayBuffers whose
+ * bytes live outside the heap: with workerd's default young generation they outlived many
+ * megabytes before a scavenge freed them, and RSS climbed with each upload (300 MB streamed to S3:
+ * +155 MB, then +84 and +21 more on the next two, 55 → 312 MB; a Worker only draining the body grew
+ * 106 MB). Capped, the first upload took +103 MB and the next two +3 and +9 (measured 2026-11-25,
+ * workerd 1.20260730.1). Cloudflare's own platform sets its isolates' heap itself.
+ */
+export const WORKERD_V8_FLAGS = ['--max-semi-space-size=1']
+
+/**
  * workerd's configuration (Cap'n Proto text) for the bundle: one Worker with `nodejs_compat`, its
- * settings as text bindings, an HTTP socket, and outbound connections allowed to private and local
- * addresses (Redis and S3 of a self-hosted deployment; workerd's default is public addresses only).
+ * settings as text bindings, an HTTP socket, outbound connections allowed to private and local
+ * addresses (Redis and S3 of a self-hosted deployment; workerd's default is public addresses only),
+ * and the V8 flags above.
  * @param {{ env: Record<string, string | undefined>, host: string, port: number, compatibilityDate: string, bundle: string }} options
  */
 export function workerdConfig({ env, host, port, compatibilityDate, bundle }) {
@@ -46,6 +57,7 @@ export function workerdConfig({ env, host, port, compatibilityDate, bundle }) {
   return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
+  v8Flags = [${WORKERD_V8_FLAGS.map(text).join(', ')}],
   services = [
     (name = "mos", worker = .mos),
     (name = "outbound", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true))),
