@@ -52,17 +52,30 @@ export default {
   },
 }
 
-let settings: { env: WorkerEnv; config: Config } | undefined
+/** The isolate's settings, or why they cannot run (kept too: the bindings stay wrong until redeployed). */
+let settings: { env: WorkerEnv; config: Config } | { env: WorkerEnv; error: ConfigError } | undefined
+
+/** The configuration from the bindings, parsed once per isolate (the bindings do not change within one); a bad one throws the same ConfigError each time. */
+function settingsOf(env: WorkerEnv): Config {
+  if (settings?.env !== env) {
+    try {
+      settings = { env, config: parseSettings(env) }
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error
+      settings = { env, error }
+    }
+  }
+  if ('error' in settings) throw settings.error
+  return settings.config
+}
 
 /**
- * The configuration from the bindings, parsed once per isolate (the bindings do not change within
- * one). The role defaults to `api`, the only one a Worker takes; any other stops with the message
+ * The configuration from the bindings. The role defaults to `api`, the only one a Worker takes; any other stops with the message
  * every runtime gives. An API role needs its keys set: there is no file to keep a development key
  * in. Records and files must be where the Node workers read them (Redis or S3, and S3). Variant A's
  * rate limit counts in Redis (SERVICE__RATE_LIMIT__REDIS_URL, else the queue's).
  */
-function settingsOf(env: WorkerEnv): Config {
-  if (settings?.env === env) return settings.config
+function parseSettings(env: WorkerEnv): Config {
   const strings = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
   const config = loadConfig({ SERVICE__SERVER__ROLE: 'api', ...strings })
   checkDeployment(config)
@@ -76,7 +89,6 @@ function settingsOf(env: WorkerEnv): Config {
     throw new ConfigError(`SERVICE__STORAGE__FILES_DRIVER=${filesDriverOf(config.storage)} cannot run on workerd: keep files in s3`)
   // A count kept "in this process" would last one request on a Worker: it counts in the queue's Redis.
   config.rateLimit.redisUrl ||= queueRedisUrl(config)
-  settings = { env, config }
   return config
 }
 
