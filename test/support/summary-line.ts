@@ -18,6 +18,10 @@ export class SummaryLine implements Reporter {
         else counts.skipped++
       }
     }
-    process.stdout.write(`\nTests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`)
+    const line = `Tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`
+    // On both streams: a log that keeps them apart ends each with the count (the last landing's log
+    // was recorded as running no test although stdout ended with this line).
+    process.stdout.write(`\n${line}\n`)
+    process.stderr.write(`\n${line}\n`)
   }
 }
