@@ -164,7 +164,9 @@ export function compress(options: CompressOptions): Transform {
     )
     dropDegenerateTriangles(doc)
     quantizeMorphWeights(doc) // keyframes of morph weights on 8 bits, as gltfpack stores them
-    await doc.transform(prune({ keepAttributes: true, keepLeaves: true }), reorderForSize({ encoder }))
+    // Solid-colour textures went with the first prune; looking again decoded every image a second
+    // time (5 JPEGs of 2048²: 530–700 ms a job before, 210–480 after, the same bytes out).
+    await doc.transform(prune({ keepAttributes: true, keepLeaves: true, keepSolidTextures: true }), reorderForSize({ encoder }))
     doc
       .createExtension(MeshoptFileLayout)
       .setRequired(true)
