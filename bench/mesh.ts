@@ -39,13 +39,7 @@ export async function generateGrid(n: number, seed = 1): Promise<Uint8Array> {
     }
   }
   const doc = new Document()
-  const buffer = doc.createBuffer()
-  const prim = doc
-    .createPrimitive()
-    .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(position).setBuffer(buffer))
-    .setAttribute('NORMAL', doc.createAccessor().setType('VEC3').setArray(normal).setBuffer(buffer))
-    .setAttribute('TEXCOORD_0', doc.createAccessor().setType('VEC2').setArray(uv).setBuffer(buffer))
-    .setIndices(doc.createAccessor().setType('SCALAR').setArray(indices).setBuffer(buffer))
+  const prim = texturedPrimitive(doc, { position, normal, uv, indices })
   const texture = doc
     .createTexture('checker')
     .setMimeType('image/png')
@@ -56,6 +50,22 @@ export async function generateGrid(n: number, seed = 1): Promise<Uint8Array> {
   return new NodeIO().writeBinary(doc)
 }
 
+/** A primitive of positions, normals, UVs and indices, in one buffer of `doc`. */
+function texturedPrimitive(
+  doc: Document,
+  arrays: { position: Float32Array; normal: Float32Array; uv: Float32Array; indices: Uint16Array | Uint32Array },
+) {
+  const buffer = doc.createBuffer()
+  const accessor = (type: 'VEC3' | 'VEC2' | 'SCALAR', array: Float32Array | Uint16Array | Uint32Array) =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  return doc
+    .createPrimitive()
+    .setAttribute('POSITION', accessor('VEC3', arrays.position))
+    .setAttribute('NORMAL', accessor('VEC3', arrays.normal))
+    .setAttribute('TEXCOORD_0', accessor('VEC2', arrays.uv))
+    .setIndices(accessor('SCALAR', arrays.indices))
+}
+
 /** A `size`² grey checkerboard PNG. */
 async function checkerPng(size: number): Promise<Uint8Array> {
   const pixels = Buffer.alloc(size * size * 3)
@@ -64,6 +74,81 @@ async function checkerPng(size: number): Promise<Uint8Array> {
   return new Uint8Array(
     await sharp(pixels, { raw: { width: size, height: size, channels: 3 } })
       .png()
+      .toBuffer(),
+  )
+}
+
+/**
+ * A texture-heavy model in DamagedHelmet's shape, which no corpus file here has: five `size`² JPEG
+ * maps (base colour, normal, metal-roughness, occlusion, emissive) on a cube, so the images are
+ * nearly all of the file (7.7 MB at 2048²) and a compress job's time is what it does with them.
+ * Seeded noise over a gradient, so the file is the same from run to run and no map is one colour.
+ */
+export async function generateTexturedCube(size = 2048, seed = 1): Promise<Uint8Array> {
+  const doc = new Document()
+  const prim = texturedPrimitive(doc, cubeArrays())
+  const map = async (name: string, offset: number) =>
+    doc
+      .createTexture(name)
+      .setMimeType('image/jpeg')
+      .setImage(await noiseJpeg(size, seed + offset))
+  const material = doc
+    .createMaterial('helmet-like')
+    .setBaseColorTexture(await map('base-color', 0))
+    .setNormalTexture(await map('normal', 1))
+    .setMetallicRoughnessTexture(await map('metal-roughness', 2))
+    .setOcclusionTexture(await map('occlusion', 3))
+    .setEmissiveTexture(await map('emissive', 4))
+    .setEmissiveFactor([1, 1, 1])
+  prim.setMaterial(material)
+  doc.createScene().addChild(doc.createNode('cube').setMesh(doc.createMesh('cube').addPrimitive(prim)))
+  return new NodeIO().writeBinary(doc)
+}
+
+/** A unit cube's four corners per face, each face with its own normal and the whole texture. */
+function cubeArrays() {
+  const position: number[] = []
+  const normal: number[] = []
+  const uv: number[] = []
+  const indices: number[] = []
+  for (const axis of [0, 1, 2])
+    for (const sign of [-1, 1]) {
+      const [u, v] = [(axis + 1) % 3, (axis + 2) % 3]
+      const base = position.length / 3
+      for (const [a, b] of [
+        [-1, -1],
+        [1, -1],
+        [1, 1],
+        [-1, 1],
+      ] as const) {
+        const p = [0, 0, 0]
+        p[axis] = sign
+        p[u] = a * sign
+        p[v] = b
+        const n = [0, 0, 0]
+        n[axis] = sign
+        position.push(...p)
+        normal.push(...n)
+        uv.push((a + 1) / 2, (b + 1) / 2)
+      }
+      indices.push(base, base + 1, base + 2, base, base + 2, base + 3)
+    }
+  return {
+    position: new Float32Array(position),
+    normal: new Float32Array(normal),
+    uv: new Float32Array(uv),
+    indices: new Uint16Array(indices),
+  }
+}
+
+/** A `size`² JPEG: a horizontal gradient with seeded noise on every channel. */
+async function noiseJpeg(size: number, seed: number): Promise<Uint8Array> {
+  const random = seeded(seed)
+  const pixels = Buffer.alloc(size * size * 3)
+  for (let i = 0; i < pixels.length; i++) pixels[i] = ((i / 3) % size) / 8 + random() * 32
+  return new Uint8Array(
+    await sharp(pixels, { raw: { width: size, height: size, channels: 3 } })
+      .jpeg({ quality: 90 })
       .toBuffer(),
   )
 }

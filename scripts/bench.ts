@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 import { measureAnchors } from '../bench/anchors.ts'
 import { measureColdStart } from '../bench/cold-start.ts'
-import { CORPUS_GOALS, measureCorpus, type CorpusResult } from '../bench/corpus-goals.ts'
+import { CORPUS_GOALS, DISTANCE_FLOOR, measureCorpus, type CorpusResult } from '../bench/corpus-goals.ts'
 import { measureUploadMemory, measureWorkerMemory } from '../bench/memory.ts'
 import { measureMemoryAfterTasks } from '../bench/memory-after-tasks.ts'
 import { generateGrid } from '../bench/mesh.ts'
@@ -239,6 +239,8 @@ function simplifyOffTarget(row: CorpusResult['rows'][number]): number {
 /** Issue 21's table: per file, each ratio with its goal; then simplify, the batch and what did not load. */
 function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
   const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined ? a / b : NaN)
+  const distanceRatio = (a?: number, b?: number) =>
+    a !== undefined && b !== undefined ? Math.max(a, DISTANCE_FLOOR) / Math.max(b, DISTANCE_FLOOR) : NaN
   const verdict = (value: number, limit: number, why?: string) =>
     Number.isNaN(value) ? (why ?? 'n/a') : `${fmt(value)} ${goal(value <= limit)}`
   const why = (...outcomes: ({ error?: string } | undefined)[]) => outcomes.find((o) => o?.error)?.error?.replace(/\|/g, '/')
@@ -306,7 +308,7 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
             ],
             [
               "simplify_ratio=0.5: Hausdorff distance ≤ gltfpack -si 0.5's",
-              compared((r) => ratio(r.simplify?.mos.distance, r.simplify?.gltfpack.distance), 1),
+              compared((r) => distanceRatio(r.simplify?.mos.distance, r.simplify?.gltfpack.distance), 1),
             ],
             [
               "simplify_ratio=0.5: time ≤ gltfpack -si 0.5's",
@@ -347,7 +349,7 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
             s.mos.distance?.toExponential(2) ?? '-',
             s.gltfpack.triangles ?? (why(s.gltfpack) || '-'),
             s.gltfpack.distance?.toExponential(2) ?? '-',
-            verdict(ratio(s.mos.distance, s.gltfpack.distance), 1, why(s.mos, s.gltfpack)),
+            verdict(distanceRatio(s.mos.distance, s.gltfpack.distance), 1, why(s.mos, s.gltfpack)),
             verdict(ratio(s.mos.ms, s.gltfpack.ms), CORPUS_GOALS.time, why(s.mos, s.gltfpack)),
           ],
         ]
