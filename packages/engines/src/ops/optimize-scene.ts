@@ -29,6 +29,7 @@ export const SCENE_OPTIONS = z.object({
   instance: z.boolean().optional(),
 })
 
+/** The scene steps a compress request asks for. */
 export type SceneOptions = z.infer<typeof SCENE_OPTIONS>
 
 /** What the scene steps use, passed in by the operation (the thread's resources). */
