@@ -14,6 +14,11 @@ export class ReaderFaultError extends ModelInputError {
   override name = 'ReaderFaultError'
 }
 
+/** The message of any thrown value (libraries throw strings too). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** A stack overflow while reading or walking an input: some structure in it nests too deeply. */
 export const stackOverflowMessage = 'the input is nested too deeply to process'
 

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { MessageChannel, type TransferListItem } from 'node:worker_threads'
-import { stackOverflowMessage } from './errors.ts'
+import { errorMessage, stackOverflowMessage } from './errors.ts'
 import type { EngineJob, EngineLogEntry, JobResult } from './jobs.ts'
 import { createJobBudget, eitherSignal, listenToJob, resultOf } from './pool-job.ts'
 import { createPoolSlots, type PoolSlots } from './pool-slots.ts'
@@ -131,7 +131,7 @@ async function runJob(threads: PoolThreads, slots: PoolSlots, job: EngineJob, ru
  * stopped the engine, since it is the input that did (every job runs in its own thread).
  */
 export function threadFailureMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   if (/out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(message)) return 'the input needed more memory than an engine thread may use'
   if (/stack overflow|maximum call stack/i.test(message)) return stackOverflowMessage
   if (/abort/i.test(message)) return 'cancelled'

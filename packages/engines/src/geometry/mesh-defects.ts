@@ -155,66 +155,101 @@ export function countPrimitiveDefects(prim: Primitive): PrimitiveDefects {
   const positionAccessor = prim.getAttribute('POSITION')
   if (!positionAccessor) return defects
   const elements = primitiveElements(prim)
-  const { vertexCount, indices, size } = elements
-  const triangles = size === 3
-  const position = readElements(positionAccessor)
-
+  const { vertexCount } = elements
+  const triangles = elements.size === 3
   defects.duplicateVertices = canonicalVertices(vertexAccessors(prim), vertexCount).duplicates
+  defects.nonFiniteValues = countNonFiniteValues(prim, triangles)
+  if (triangles) Object.assign(defects, countNormalDefects(prim.getAttribute('NORMAL'), vertexCount))
+  Object.assign(defects, countIndexDefects(elements))
+  if (triangles) Object.assign(defects, countTriangleDefects(positionAccessor, elements.indices, vertexCount))
+  return defects
+}
 
-  const normalAccessor = prim.getAttribute('NORMAL')
-  for (const [semantic, accessor] of prim.listSemantics().map((s) => [s, prim.getAttribute(s)!] as const)) {
+/** Non-finite components of every attribute, but for the normals of triangles. */
+function countNonFiniteValues(prim: Primitive, triangles: boolean): number {
+  let count = 0
+  for (const semantic of prim.listSemantics()) {
     // On triangles a bad normal is counted (and fixed) as a normal, not as a value.
     if (semantic === 'NORMAL' && triangles) continue
-    defects.nonFiniteValues += countNonFinite(accessor)
+    count += countNonFinite(prim.getAttribute(semantic)!)
   }
-  if (triangles) {
-    if (!normalAccessor) defects.missingNormals = vertexCount
-    else {
-      const normal = readElements(normalAccessor)
-      for (let v = 0; v < vertexCount; v++) if (isInvalidNormal(normal, v)) defects.invalidNormals++
-    }
-  }
+  return count
+}
 
+/** Vertices of a triangle primitive without normals (all of them when NORMAL is absent), or with unusable ones. */
+function countNormalDefects(
+  normalAccessor: Accessor | null,
+  vertexCount: number,
+): Pick<PrimitiveDefects, 'missingNormals' | 'invalidNormals'> {
+  if (!normalAccessor) return { missingNormals: vertexCount, invalidNormals: 0 }
+  const normal = readElements(normalAccessor)
+  let invalidNormals = 0
+  for (let v = 0; v < vertexCount; v++) if (isInvalidNormal(normal, v)) invalidNormals++
+  return { missingNormals: 0, invalidNormals }
+}
+
+/** Indices past the vertices, and (for an indexed primitive) vertices no element uses. */
+function countIndexDefects(elements: PrimitiveElements): Pick<PrimitiveDefects, 'outOfRangeIndices' | 'unusedVertices'> {
+  const { indices, vertexCount } = elements
+  let outOfRangeIndices = 0
+  let unusedVertices = 0
   const used = new Uint8Array(vertexCount)
   for (let i = 0; i < indices.length; i++) {
-    if (indices[i]! >= vertexCount) defects.outOfRangeIndices++
+    if (indices[i]! >= vertexCount) outOfRangeIndices++
     else used[indices[i]!] = 1
   }
-  if (elements.indexed) for (let v = 0; v < vertexCount; v++) if (!used[v]) defects.unusedVertices++
+  if (elements.indexed) for (let v = 0; v < vertexCount; v++) if (!used[v]) unusedVertices++
+  return { outOfRangeIndices, unusedVertices }
+}
 
-  if (triangles) {
-    const badPosition = nonFinitePositions(position, vertexCount)
-    const positionIds = canonicalVertices([positionAccessor], vertexCount).canonical
-    // Edge keys (lo * vertexCount + hi over position ids), sorted: a run longer than two is an
-    // edge shared by more than two faces. A sorted typed array beats a Map by ~10x at 1M faces.
-    const edges = new Float64Array(indices.length)
-    let edgeCount = 0
-    const scratch = new Float64Array(3)
-    const key = (p: number, q: number) => (p < q ? p * vertexCount + q : q * vertexCount + p)
-    for (let t = 0; t + 2 < indices.length; t += 3) {
-      const a = indices[t]!
-      const b = indices[t + 1]!
-      const c = indices[t + 2]!
-      if (a >= vertexCount || b >= vertexCount || c >= vertexCount) continue
-      if (badPosition[a] || badPosition[b] || badPosition[c]) continue
-      if (isDegenerateTriangle(position, a, b, c, scratch)) {
-        defects.degenerateFaces++
-        continue
-      }
-      const pa = positionIds[a]!
-      const pb = positionIds[b]!
-      const pc = positionIds[c]!
-      edges[edgeCount++] = key(pa, pb)
-      edges[edgeCount++] = key(pb, pc)
-      edges[edgeCount++] = key(pc, pa)
+/**
+ * Degenerate triangles, and edges (over positions, so a seam of split vertices is one edge) shared
+ * by more than two of the other triangles. Triangles with an out-of-range index or a non-finite
+ * corner are left to those counts.
+ */
+function countTriangleDefects(
+  positionAccessor: Accessor,
+  indices: Uint32Array,
+  vertexCount: number,
+): Pick<PrimitiveDefects, 'degenerateFaces' | 'nonManifoldEdges'> {
+  const position = readElements(positionAccessor)
+  const badPosition = nonFinitePositions(position, vertexCount)
+  const positionIds = canonicalVertices([positionAccessor], vertexCount).canonical
+  let degenerateFaces = 0
+  // Edge keys (lo * vertexCount + hi over position ids), sorted: a run longer than two is an
+  // edge shared by more than two faces. A sorted typed array beats a Map by ~10x at 1M faces.
+  const edges = new Float64Array(indices.length)
+  let edgeCount = 0
+  const scratch = new Float64Array(3)
+  const key = (p: number, q: number) => (p < q ? p * vertexCount + q : q * vertexCount + p)
+  for (let t = 0; t + 2 < indices.length; t += 3) {
+    const a = indices[t]!
+    const b = indices[t + 1]!
+    const c = indices[t + 2]!
+    if (a >= vertexCount || b >= vertexCount || c >= vertexCount) continue
+    if (badPosition[a] || badPosition[b] || badPosition[c]) continue
+    if (isDegenerateTriangle(position, a, b, c, scratch)) {
+      degenerateFaces++
+      continue
     }
-    const sorted = edges.subarray(0, edgeCount).sort()
-    for (let i = 0; i < edgeCount; ) {
-      let j = i + 1
-      while (j < edgeCount && sorted[j] === sorted[i]) j++
-      if (j - i > 2) defects.nonManifoldEdges++
-      i = j
-    }
+    const pa = positionIds[a]!
+    const pb = positionIds[b]!
+    const pc = positionIds[c]!
+    edges[edgeCount++] = key(pa, pb)
+    edges[edgeCount++] = key(pb, pc)
+    edges[edgeCount++] = key(pc, pa)
   }
-  return defects
+  return { degenerateFaces, nonManifoldEdges: countRunsLongerThanTwo(edges.subarray(0, edgeCount).sort()) }
+}
+
+/** Values of a sorted list that stand in it more than twice. */
+function countRunsLongerThanTwo(sorted: Float64Array): number {
+  let runs = 0
+  for (let i = 0; i < sorted.length; ) {
+    let j = i + 1
+    while (j < sorted.length && sorted[j] === sorted[i]) j++
+    if (j - i > 2) runs++
+    i = j
+  }
+  return runs
 }

@@ -48,76 +48,110 @@ function isBinaryFbx(bytes: Uint8Array): boolean {
 export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASSIMP_INPUT_LIMITS): void {
   checkSize(bytes, limits, 'FBX')
   const maxNodes = limits.maxFbxNodes ?? MAX_FBX_NODES
-  const tooManyNodes = () => new ModelInputError(`FBX file holds more than ${maxNodes} nodes, over the limit`)
-  if (!isBinaryFbx(bytes)) {
-    const text = latin1(bytes)
-    let blocks = 0
-    for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1)) if (++blocks > maxNodes) throw tooManyNodes()
-    // ASCII FBX declares array lengths as "*N {" before the values.
-    checkDeclaredCounts(text, /\*(\d+)\s*\{/g, 8, limits, 'FBX')
-    return
-  }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const version = view.getUint32(23, true)
-  const wide = version >= 7500 // 64-bit node offsets from FBX 7.5 on
-  const readOffset = (at: number): number => (wide ? Number(view.getBigUint64(at, true)) : view.getUint32(at, true))
-  const header = wide ? 25 : 13
-  const fail = (why: string): never => {
-    throw new ModelInputError(`malformed binary FBX: ${why}`)
-  }
+  if (isBinaryFbx(bytes)) checkBinaryFbx(bytes, limits, maxNodes)
+  else checkAsciiFbx(latin1(bytes), limits, maxNodes)
+}
 
-  let total = 0
-  let nodes = 0
-  const scanList = (start: number, end: number, depth: number): void => {
-    if (depth > MAX_DEPTH) fail('nodes nested too deeply')
-    let pos = start
-    while (pos + header <= end) {
-      const nodeEnd = readOffset(pos)
-      if (nodeEnd === 0) return // the null record closing this list
-      if (++nodes > maxNodes) throw tooManyNodes()
-      const numProps = readOffset(pos + (wide ? 8 : 4))
-      const propsLength = readOffset(pos + (wide ? 16 : 8))
-      const nameLength = bytes[pos + header - 1]!
-      const propsStart = pos + header + nameLength
-      const propsEnd = propsStart + propsLength
-      if (nodeEnd <= pos || nodeEnd > end || propsEnd > nodeEnd) fail(`node at byte ${pos} runs past its parent (truncated file?)`)
-      let p = propsStart
-      for (let i = 0; i < numProps; i++) {
-        if (p >= propsEnd) fail(`properties of the node at byte ${pos} run past their length`)
-        const type = String.fromCharCode(bytes[p]!)
-        p += 1
-        if (type in SCALAR_BYTES) {
-          p += SCALAR_BYTES[type]!
-        } else if (type in ARRAY_ELEMENT_BYTES) {
-          if (p + 12 > propsEnd) fail(`array header at byte ${p} is truncated`)
-          const length = view.getUint32(p, true)
-          const encoding = view.getUint32(p + 4, true)
-          const stored = view.getUint32(p + 8, true)
-          const decoded = length * ARRAY_ELEMENT_BYTES[type]!
-          if (decoded > limits.maxArrayBytes) {
-            throw new ModelInputError(
-              `FBX array of ${length} elements (${decoded} bytes) exceeds the limit of ${limits.maxArrayBytes} bytes`,
-            )
-          }
-          total += decoded
-          if (total > limits.maxTotalArrayBytes) {
-            throw new ModelInputError(`FBX arrays add up to more than the limit of ${limits.maxTotalArrayBytes} bytes`)
-          }
-          if (encoding === 0 && stored !== decoded) fail(`array at byte ${p} stores ${stored} bytes for ${decoded}`)
-          p += 12 + stored
-        } else if (type === 'S' || type === 'R') {
-          if (p + 4 > propsEnd) fail(`string header at byte ${p} is truncated`)
-          p += 4 + view.getUint32(p, true)
-        } else {
-          fail(`unknown property type 0x${bytes[p - 1]!.toString(16)} at byte ${p - 1}`)
-        }
-      }
-      if (p > propsEnd) fail(`properties of the node at byte ${pos} run past their length`)
-      if (propsEnd < nodeEnd) scanList(propsEnd, nodeEnd, depth + 1)
-      pos = nodeEnd
+function tooManyFbxNodes(maxNodes: number): ModelInputError {
+  return new ModelInputError(`FBX file holds more than ${maxNodes} nodes, over the limit`)
+}
+
+function malformedFbx(why: string): never {
+  throw new ModelInputError(`malformed binary FBX: ${why}`)
+}
+
+function checkAsciiFbx(text: string, limits: AssimpInputLimits, maxNodes: number): void {
+  let blocks = 0
+  for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1)) if (++blocks > maxNodes) throw tooManyFbxNodes(maxNodes)
+  // ASCII FBX declares array lengths as "*N {" before the values.
+  checkDeclaredCounts(text, /\*(\d+)\s*\{/g, 8, limits, 'FBX')
+}
+
+/** A walk over a binary FBX's node records, with what it has counted so far. */
+interface FbxScan {
+  bytes: Uint8Array
+  view: DataView
+  /** 64-bit node offsets from FBX 7.5 on. */
+  wide: boolean
+  /** Bytes of a node record before its name: end offset, property count, property length, name length. */
+  header: number
+  limits: AssimpInputLimits
+  maxNodes: number
+  nodes: number
+  arrayBytes: number
+}
+
+function checkBinaryFbx(bytes: Uint8Array, limits: AssimpInputLimits, maxNodes: number): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const wide = view.getUint32(23, true) >= 7500
+  const scan: FbxScan = { bytes, view, wide, header: wide ? 25 : 13, limits, maxNodes, nodes: 0, arrayBytes: 0 }
+  scanNodeList(scan, 27, bytes.byteLength, 0)
+}
+
+function readOffset(scan: FbxScan, at: number): number {
+  return scan.wide ? Number(scan.view.getBigUint64(at, true)) : scan.view.getUint32(at, true)
+}
+
+/** Checks the nodes from `start` to `end` (a file's top level, or a node's children) and their children. */
+function scanNodeList(scan: FbxScan, start: number, end: number, depth: number): void {
+  if (depth > MAX_DEPTH) malformedFbx('nodes nested too deeply')
+  const { header, wide } = scan
+  let pos = start
+  while (pos + header <= end) {
+    const nodeEnd = readOffset(scan, pos)
+    if (nodeEnd === 0) return // the null record closing this list
+    if (++scan.nodes > scan.maxNodes) throw tooManyFbxNodes(scan.maxNodes)
+    const numProps = readOffset(scan, pos + (wide ? 8 : 4))
+    const propsLength = readOffset(scan, pos + (wide ? 16 : 8))
+    const nameLength = scan.bytes[pos + header - 1]!
+    const propsStart = pos + header + nameLength
+    const propsEnd = propsStart + propsLength
+    if (nodeEnd <= pos || nodeEnd > end || propsEnd > nodeEnd) malformedFbx(`node at byte ${pos} runs past its parent (truncated file?)`)
+    scanProperties(scan, pos, numProps, propsStart, propsEnd)
+    if (propsEnd < nodeEnd) scanNodeList(scan, propsEnd, nodeEnd, depth + 1)
+    pos = nodeEnd
+  }
+}
+
+/** Checks the properties of the node at `node`: each within their length, each array within the limits. */
+function scanProperties(scan: FbxScan, node: number, numProps: number, propsStart: number, propsEnd: number): void {
+  const { bytes, view } = scan
+  let p = propsStart
+  for (let i = 0; i < numProps; i++) {
+    if (p >= propsEnd) malformedFbx(`properties of the node at byte ${node} run past their length`)
+    const type = String.fromCharCode(bytes[p]!)
+    p += 1
+    if (type in SCALAR_BYTES) {
+      p += SCALAR_BYTES[type]!
+    } else if (type in ARRAY_ELEMENT_BYTES) {
+      p = checkArrayProperty(scan, ARRAY_ELEMENT_BYTES[type]!, p, propsEnd)
+    } else if (type === 'S' || type === 'R') {
+      if (p + 4 > propsEnd) malformedFbx(`string header at byte ${p} is truncated`)
+      p += 4 + view.getUint32(p, true)
+    } else {
+      malformedFbx(`unknown property type 0x${bytes[p - 1]!.toString(16)} at byte ${p - 1}`)
     }
   }
-  scanList(27, bytes.byteLength, 0)
+  if (p > propsEnd) malformedFbx(`properties of the node at byte ${node} run past their length`)
+}
+
+/** Checks the array property whose header starts at `p` against the limits; returns where the next property starts. */
+function checkArrayProperty(scan: FbxScan, elementBytes: number, p: number, propsEnd: number): number {
+  const { view, limits } = scan
+  if (p + 12 > propsEnd) malformedFbx(`array header at byte ${p} is truncated`)
+  const length = view.getUint32(p, true)
+  const encoding = view.getUint32(p + 4, true)
+  const stored = view.getUint32(p + 8, true)
+  const decoded = length * elementBytes
+  if (decoded > limits.maxArrayBytes) {
+    throw new ModelInputError(`FBX array of ${length} elements (${decoded} bytes) exceeds the limit of ${limits.maxArrayBytes} bytes`)
+  }
+  scan.arrayBytes += decoded
+  if (scan.arrayBytes > limits.maxTotalArrayBytes) {
+    throw new ModelInputError(`FBX arrays add up to more than the limit of ${limits.maxTotalArrayBytes} bytes`)
+  }
+  if (encoding === 0 && stored !== decoded) malformedFbx(`array at byte ${p} stores ${stored} bytes for ${decoded}`)
+  return p + 12 + stored
 }
 
 /** Throws a ModelInputError when a COLLADA file is too large or declares too large a count. */

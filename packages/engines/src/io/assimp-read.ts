@@ -1,11 +1,11 @@
 import type { Document, JSONDocument } from '@gltf-transform/core'
 import { weldBitwise } from '../geometry/weld-bitwise.ts'
-import { ModelInputError } from '../errors.ts'
+import { errorMessage, ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-module.ts'
 import { imageFileExtension, imageStem, toGltfImage } from './image-files.ts'
-import type { ResolveFile } from './upload-files.ts'
+import { decodeUriSafely, type ResolveFile } from './upload-files.ts'
 
 /** Options of the FBX and COLLADA readers. */
 export interface AssimpReadOptions {
@@ -40,7 +40,9 @@ export async function readWithAssimp(
   const notes: string[] = []
   const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note))
   const doc = await platform.io.readJSON(jsonDoc).catch((error: unknown) => {
-    throw new ModelInputError(`could not read the ${format.toUpperCase()} file (assimp's glTF hand-over is invalid: ${messageOf(error)})`)
+    throw new ModelInputError(
+      `could not read the ${format.toUpperCase()} file (assimp's glTF hand-over is invalid: ${errorMessage(error)})`,
+    )
   })
   for (const note of notes) doc.getLogger().warn(`[${format}] ${note}`)
   for (const texture of doc.getRoot().listTextures()) {
@@ -74,10 +76,10 @@ async function convertToGlb(platform: Platform, bytes: Uint8Array, format: 'fbx'
       result.delete()
     }
   } catch (error) {
-    if (error instanceof WebAssembly.RuntimeError || /abort/i.test(messageOf(error))) {
+    if (error instanceof WebAssembly.RuntimeError || /abort/i.test(errorMessage(error))) {
       // An aborted Emscripten module refuses every later call: load a fresh one next time.
       discardAssimp(platform)
-      throw new ModelInputError(`could not read the ${format.toUpperCase()} file (assimp aborted: ${messageOf(error)})`)
+      throw new ModelInputError(`could not read the ${format.toUpperCase()} file (assimp aborted: ${errorMessage(error)})`)
     }
     throw error
   } finally {
@@ -106,7 +108,7 @@ function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: 
       reference !== undefined ? resolve(reference) : image.bufferView !== undefined ? bufferViewBytes(jsonDoc, image.bufferView) : undefined
     if (!source) {
       if (reference === undefined) return
-      note(`texture "${decodeURIComponentSafe(reference)}" is not in the upload; dropped`)
+      note(`texture "${decodeUriSafely(reference)}" is not in the upload; dropped`)
       image.uri = `missing-${index}`
       jsonDoc.resources[image.uri] = new Uint8Array(0)
       dropped.add(image.uri)
@@ -116,7 +118,7 @@ function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: 
     const converted = toGltfImage(source)
     delete image.bufferView
     if (!converted) {
-      note(`texture "${decodeURIComponentSafe(label)}" is in a format glTF cannot hold; dropped`)
+      note(`texture "${decodeUriSafely(label)}" is in a format glTF cannot hold; dropped`)
       image.uri = `unusable-${index}`
       jsonDoc.resources[image.uri] = new Uint8Array(0)
       dropped.add(image.uri)
@@ -179,16 +181,4 @@ function bufferViewBytes(jsonDoc: JSONDocument, index: number): Uint8Array<Array
   if (!view || !buffer) return undefined
   const data = buffer.uri !== undefined ? jsonDoc.resources[buffer.uri] : jsonDoc.resources[GLB_BUFFER]
   return data?.subarray(view.byteOffset ?? 0, (view.byteOffset ?? 0) + view.byteLength)
-}
-
-function decodeURIComponentSafe(uri: string): string {
-  try {
-    return decodeURIComponent(uri)
-  } catch {
-    return uri
-  }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

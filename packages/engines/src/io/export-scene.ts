@@ -108,20 +108,7 @@ export function collectExportScene(doc: Document, options: ExportOptions): Expor
   const exportMaterial = (material: Material | null): ExportMaterial => {
     let out = materials.get(material)
     if (!out) {
-      const factor = material?.getBaseColorFactor() ?? [0.8, 0.8, 0.8, 1]
-      const emissive = material?.getEmissiveFactor() ?? [0, 0, 0]
-      const maps: Partial<Record<MapSlot, ExportMap>> = {}
-      if (material)
-        for (const [slot, texture, info] of materialTextures(material))
-          maps[slot] = { image: exportImage(texture), texCoord: uvTransform(info)?.getTexCoord() ?? info.getTexCoord() }
-      out = {
-        index: materials.size,
-        name: material?.getName() || `material_${materials.size}`,
-        baseColor: [factor[0], factor[1], factor[2], factor[3]],
-        emissive: [emissive[0], emissive[1], emissive[2]],
-        maps,
-        doubleSided: material?.getDoubleSided() ?? false,
-      }
+      out = toExportMaterial(material, materials.size, exportImage)
       materials.set(material, out)
     }
     return out
@@ -160,6 +147,24 @@ export function collectExportScene(doc: Document, options: ExportOptions): Expor
   if (counts.transforms > 0)
     notes.push(`KHR_texture_transform of ${counts.transforms} map(s) dropped: their UV set carries another map's transform`)
   return { roots, meshes: [...meshes.values()], materials: [...materials.values()], animations, notes }
+}
+
+/** What the writers keep of a material (glTF's default material for none), its maps' images made files. */
+function toExportMaterial(material: Material | null, index: number, exportImage: (texture: Texture) => ImageFile): ExportMaterial {
+  const factor = material?.getBaseColorFactor() ?? [0.8, 0.8, 0.8, 1]
+  const emissive = material?.getEmissiveFactor() ?? [0, 0, 0]
+  const maps: Partial<Record<MapSlot, ExportMap>> = {}
+  if (material)
+    for (const [slot, texture, info] of materialTextures(material))
+      maps[slot] = { image: exportImage(texture), texCoord: uvTransform(info)?.getTexCoord() ?? info.getTexCoord() }
+  return {
+    index,
+    name: material?.getName() || `material_${index}`,
+    baseColor: [factor[0], factor[1], factor[2], factor[3]],
+    emissive: [emissive[0], emissive[1], emissive[2]],
+    maps,
+    doubleSided: material?.getDoubleSided() ?? false,
+  }
 }
 
 /** Gives skinned nodes their skins and resamples the animations of the scene's nodes. */
@@ -221,6 +226,24 @@ function inverseBindMatrices(accessor: Accessor | null, count: number): Float32A
   return out
 }
 
+/** A primitive's drawn elements, unrolled to lists indexing its own vertices. */
+interface KeptPrimitive {
+  prim: Primitive
+  triangles: ArrayLike<number>
+  lines: number[]
+}
+
+/** The mesh's vertex arrays, sized for all its kept primitives; an attribute is present when the writers can use it. */
+interface MeshVertices {
+  positions: Float32Array
+  normals?: Float32Array
+  uvSets: Float32Array[]
+  colors?: Float32Array
+  skinning?: NonNullable<ExportMesh['skinning']>
+  /** JOINTS_n/WEIGHTS_n pairs copied (4 influences each). */
+  jointSets: number
+}
+
 function flattenMesh(
   mesh: Mesh,
   index: number,
@@ -228,28 +251,51 @@ function flattenMesh(
   options: ExportOptions,
   counts: { transforms: number },
 ): ExportMesh {
-  const kept: { prim: Primitive; triangles: ArrayLike<number>; lines: number[] }[] = []
+  const kept: KeptPrimitive[] = []
   for (const prim of mesh.listPrimitives()) {
     const position = prim.getAttribute('POSITION')
     if (!position) continue
-    const order = vertexOrder(prim, position)
-    const mode = prim.getMode()
-    let triangles: ArrayLike<number> = []
-    const lines: number[] = []
-    if (mode === 4) triangles = order.length % 3 === 0 ? order : Array.prototype.slice.call(order, 0, order.length - (order.length % 3))
-    else if (mode === 5) {
-      triangles = strip(order)
-    } else if (mode === 6) {
-      triangles = fan(order)
-    } else if (mode === 1) for (let i = 0; i + 1 < order.length; i += 2) lines.push(order[i]!, order[i + 1]!)
-    else if (mode === 3 || mode === 2) {
-      for (let i = 0; i + 1 < order.length; i++) lines.push(order[i]!, order[i + 1]!)
-      if (mode === 2 && order.length > 2) lines.push(order[order.length - 1]!, order[0]!)
-    }
+    const { triangles, lines } = drawnElements(prim, position)
     // Points, and lines where the target has none, are left out; target-holds.ts notes them.
     if (!options.lines) lines.length = 0
     if (triangles.length > 0 || lines.length > 0) kept.push({ prim, triangles, lines })
   }
+  const vertices = allocateVertices(kept, options)
+  const groups: ExportGroup[] = []
+  let base = 0
+  for (const { prim, triangles, lines } of kept) {
+    counts.transforms += copyVertices(prim, vertices, base)
+    groups.push({
+      material: exportMaterial(prim.getMaterial()),
+      triangles: offsetIndices(triangles, base),
+      lines: offsetIndices(lines, base),
+    })
+    base += prim.getAttribute('POSITION')!.getCount()
+  }
+  const { positions, normals, uvSets, colors, skinning } = vertices
+  return { index, name: mesh.getName() || `mesh_${index}`, positions, normals, uvSets, colors, skinning, groups }
+}
+
+/** A primitive's triangles (strips and fans unrolled) or lines (strips and loops unrolled); points give neither. */
+function drawnElements(prim: Primitive, position: Accessor): { triangles: ArrayLike<number>; lines: number[] } {
+  const order = vertexOrder(prim, position)
+  const mode = prim.getMode()
+  let triangles: ArrayLike<number> = []
+  const lines: number[] = []
+  if (mode === 4) triangles = order.length % 3 === 0 ? order : Array.prototype.slice.call(order, 0, order.length - (order.length % 3))
+  else if (mode === 5) {
+    triangles = strip(order)
+  } else if (mode === 6) {
+    triangles = fan(order)
+  } else if (mode === 1) for (let i = 0; i + 1 < order.length; i += 2) lines.push(order[i]!, order[i + 1]!)
+  else if (mode === 3 || mode === 2) {
+    for (let i = 0; i + 1 < order.length; i++) lines.push(order[i]!, order[i + 1]!)
+    if (mode === 2 && order.length > 2) lines.push(order[order.length - 1]!, order[0]!)
+  }
+  return { triangles, lines }
+}
+
+function allocateVertices(kept: KeptPrimitive[], options: ExportOptions): MeshVertices {
   const vertexCount = kept.reduce((n, k) => n + k.prim.getAttribute('POSITION')!.getCount(), 0)
   const withTriangles = kept.filter((k) => k.triangles.length > 0)
   const hasNormals = withTriangles.length > 0 && withTriangles.every((k) => k.prim.getAttribute('NORMAL'))
@@ -257,42 +303,42 @@ function flattenMesh(
   const uvSetCount = setCount('TEXCOORD_')
   const jointSets = options.deform ? Math.min(setCount('JOINTS_'), setCount('WEIGHTS_')) : 0
   const hasColors = kept.some((k) => k.prim.getAttribute('COLOR_0'))
-  const positions = new Float32Array(vertexCount * 3)
-  const normals = hasNormals ? new Float32Array(vertexCount * 3) : undefined
-  const uvSets = Array.from({ length: uvSetCount }, () => new Float32Array(vertexCount * 2))
-  const colors = hasColors ? new Float32Array(vertexCount * 4).fill(1) : undefined
   const influences = jointSets * 4
-  const skinning =
-    influences > 0
-      ? { joints: new Float32Array(vertexCount * influences), weights: new Float32Array(vertexCount * influences), influences }
-      : undefined
-  const groups: ExportGroup[] = []
-  let base = 0
-  for (const { prim, triangles, lines } of kept) {
-    const count = prim.getAttribute('POSITION')!.getCount()
-    copyAttribute(prim.getAttribute('POSITION'), positions, base, 3)
-    if (normals) copyAttribute(prim.getAttribute('NORMAL'), normals, base, 3)
-    const { bySet, dropped } = transformsBySet(prim.getMaterial())
-    counts.transforms += dropped
-    uvSets.forEach((uvs, set) => {
-      copyAttribute(prim.getAttribute(`TEXCOORD_${set}`), uvs, base, 2)
-      const transform = bySet.get(set)
-      if (transform) bakeTransform(uvs, base, base + count, transform)
-    })
-    if (colors) copyAttribute(prim.getAttribute('COLOR_0'), colors, base, 4)
-    if (skinning)
-      for (let set = 0; set < jointSets; set++) {
-        copyAttributeInterleaved(prim.getAttribute(`JOINTS_${set}`), skinning.joints, base, influences, set * 4)
-        copyAttributeInterleaved(prim.getAttribute(`WEIGHTS_${set}`), skinning.weights, base, influences, set * 4)
-      }
-    groups.push({
-      material: exportMaterial(prim.getMaterial()),
-      triangles: offsetIndices(triangles, base),
-      lines: offsetIndices(lines, base),
-    })
-    base += count
+  return {
+    positions: new Float32Array(vertexCount * 3),
+    normals: hasNormals ? new Float32Array(vertexCount * 3) : undefined,
+    uvSets: Array.from({ length: uvSetCount }, () => new Float32Array(vertexCount * 2)),
+    colors: hasColors ? new Float32Array(vertexCount * 4).fill(1) : undefined,
+    skinning:
+      influences > 0
+        ? { joints: new Float32Array(vertexCount * influences), weights: new Float32Array(vertexCount * influences), influences }
+        : undefined,
+    jointSets,
   }
-  return { index, name: mesh.getName() || `mesh_${index}`, positions, normals, uvSets, colors, skinning, groups }
+}
+
+/**
+ * Copies a primitive's vertices into the mesh's arrays from vertex `base`, its texture transforms
+ * baked into the UVs; returns how many transforms were dropped (their UV set carries another's).
+ */
+function copyVertices(prim: Primitive, vertices: MeshVertices, base: number): number {
+  const { positions, normals, uvSets, colors, skinning, jointSets } = vertices
+  const count = prim.getAttribute('POSITION')!.getCount()
+  copyAttribute(prim.getAttribute('POSITION'), positions, base, 3)
+  if (normals) copyAttribute(prim.getAttribute('NORMAL'), normals, base, 3)
+  const { bySet, dropped } = transformsBySet(prim.getMaterial())
+  uvSets.forEach((uvs, set) => {
+    copyAttribute(prim.getAttribute(`TEXCOORD_${set}`), uvs, base, 2)
+    const transform = bySet.get(set)
+    if (transform) bakeTransform(uvs, base, base + count, transform)
+  })
+  if (colors) copyAttribute(prim.getAttribute('COLOR_0'), colors, base, 4)
+  if (skinning)
+    for (let set = 0; set < jointSets; set++) {
+      copyAttributeInterleaved(prim.getAttribute(`JOINTS_${set}`), skinning.joints, base, skinning.influences, set * 4)
+      copyAttributeInterleaved(prim.getAttribute(`WEIGHTS_${set}`), skinning.weights, base, skinning.influences, set * 4)
+    }
+  return dropped
 }
 
 function vertexOrder(prim: Primitive, position: Accessor): ArrayLike<number> {

@@ -1,4 +1,4 @@
-import { ModelInputError, ReaderFaultError } from '../errors.ts'
+import { errorMessage, ModelInputError, ReaderFaultError } from '../errors.ts'
 import { isGlb } from './gltf.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
@@ -19,7 +19,8 @@ interface AccessorJson {
   sparse?: { count?: unknown; indices?: SparsePartJson; values?: SparsePartJson }
 }
 
-interface LimitsJson {
+/** The parts of a glTF JSON the allocation check reads. */
+export interface LimitsJson {
   accessors?: unknown[]
   bufferViews?: unknown[]
   buffers?: unknown[]
@@ -163,6 +164,6 @@ export async function asInputError<T>(read: () => Promise<T>): Promise<T> {
     return await read()
   } catch (error) {
     if (error instanceof ModelInputError) throw error
-    throw new ReaderFaultError(`invalid glTF: ${error instanceof Error ? error.message : String(error)}`)
+    throw new ReaderFaultError(`invalid glTF: ${errorMessage(error)}`)
   }
 }

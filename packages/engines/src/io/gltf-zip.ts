@@ -1,10 +1,10 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
-import { ModelInputError } from '../errors.ts'
+import { errorMessage, ModelInputError } from '../errors.ts'
 import { readGltf } from './gltf.ts'
 import type { ReadOptions } from './limits.ts'
 import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
 import { assertJsonDepth } from './json-depth.ts'
-import { createUploadResolver, type ResolveFile } from './upload-files.ts'
+import { createUploadResolver, decodeUriSafely, type ResolveFile } from './upload-files.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
 
 /**
@@ -51,14 +51,6 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
   return readInner(format, files.get(model)!, resolve)
 }
 
-function safeDecode(uri: string): string {
-  try {
-    return decodeURIComponent(uri)
-  } catch {
-    return uri
-  }
-}
-
 function extensionOf(path: string): string {
   const dot = path.lastIndexOf('.')
   return dot < 0 ? '' : path.slice(dot + 1).toLowerCase()
@@ -81,7 +73,7 @@ function parseJson(bytes: Uint8Array): GltfJsonLike {
     return JSON.parse(text) as GltfJsonLike
   } catch (error) {
     if (error instanceof ModelInputError) throw error
-    throw new ModelInputError(`invalid glTF JSON in zip: ${error instanceof Error ? error.message : String(error)}`)
+    throw new ModelInputError(`invalid glTF JSON in zip: ${errorMessage(error)}`)
   }
 }
 
@@ -101,7 +93,7 @@ export async function writeGltfZip(io: NodeIO, doc: Document): Promise<Uint8Arra
     'model.gltf': { bytes: new TextEncoder().encode(JSON.stringify(json, null, 2)), level: 6 },
   }
   for (const [uri, bytes] of Object.entries(resources)) {
-    const name = safeDecode(uri)
+    const name = decodeUriSafely(uri)
     // Binary geometry deflates ~10-20% at level 1 and barely more at 6 for several times the time.
     entries[name] = { bytes, level: /\.bin$/i.test(name) ? 1 : 0 }
   }

@@ -1,6 +1,6 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
 import { unpartition } from '@gltf-transform/functions'
-import { ModelInputError } from '../errors.ts'
+import { errorMessage, ModelInputError } from '../errors.ts'
 import { assertGltfRanges } from './gltf-ranges.ts'
 import { assertJsonDepth } from './json-depth.ts'
 
@@ -20,7 +20,7 @@ export async function readGlb(io: NodeIO, bytes: Uint8Array): Promise<Document> 
     throw new ModelInputError(`truncated GLB: header declares ${header.getUint32(8, true)} bytes, file has ${bytes.byteLength}`)
   }
   const jsonDoc = await io.binaryToJSON(bytes).catch((error: unknown) => {
-    throw new ModelInputError(`invalid GLB: ${messageOf(error)}`)
+    throw new ModelInputError(`invalid GLB: ${errorMessage(error)}`)
   })
   refuseExternalResources(jsonDoc.json, jsonDoc.resources)
   assertGltfRanges(jsonDoc.json as never, jsonDoc.resources)
@@ -38,7 +38,7 @@ export async function readGltf(io: NodeIO, bytes: Uint8Array, resources: Record<
   try {
     json = JSON.parse(text) as GltfJson
   } catch (error) {
-    throw new ModelInputError(`invalid glTF JSON: ${messageOf(error)}`)
+    throw new ModelInputError(`invalid glTF JSON: ${errorMessage(error)}`)
   }
   if (typeof json !== 'object' || json === null || typeof json.asset !== 'object') {
     throw new ModelInputError('invalid glTF: missing "asset" object')
@@ -71,8 +71,4 @@ function refuseExternalResources(json: GltfJson, resources: Record<string, unkno
 
 function stripBom(bytes: Uint8Array): Uint8Array {
   return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

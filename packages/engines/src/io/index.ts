@@ -1,4 +1,4 @@
-import type { Document } from '@gltf-transform/core'
+import type { Document, NodeIO } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { readGlb, readGltf, writeGlb } from './gltf.ts'
@@ -6,7 +6,7 @@ import { readFbx } from './fbx.ts'
 import { writeFbx } from './fbx-writer.ts'
 import { readDae } from './dae.ts'
 import { writeDae } from './dae-writer.ts'
-import { asInputError, checkGltfAllocation, glbJson, gltfJson } from './gltf-limits.ts'
+import { asInputError, checkGltfAllocation, glbJson, gltfJson, type LimitsJson } from './gltf-limits.ts'
 import { makeGltfValid } from './gltf-validity.ts'
 import { droppedByTarget } from './target-holds.ts'
 import { readZip, writeGltfZip } from './gltf-zip.ts'
@@ -41,27 +41,9 @@ export interface WrittenModel {
 
 /** One entry per format; the format layer adds the others here. */
 export const FORMAT_CODECS: Record<string, FormatCodec> = {
-  glb: {
-    read: async (platform, bytes, options) => {
-      checkGltfAllocation(glbJson(bytes) ?? {}, options)
-      return asInputError(() => readGlb(platform.io, bytes))
-    },
-    write: async (platform, doc) => {
-      const notes = makeGltfValid(doc)
-      return { bytes: await writeGlb(platform.io, doc), extension: 'glb', notes }
-    },
-  },
-  gltf: {
-    read: async (platform, bytes, options) => {
-      checkGltfAllocation(gltfJson(bytes) ?? {}, options)
-      return asInputError(() => readGltf(platform.io, bytes))
-    },
-    // .gltf output is a zip of the .gltf, its .bin and textures
-    write: async (platform, doc) => {
-      const notes = makeGltfValid(doc)
-      return { bytes: await writeGltfZip(platform.io, doc), extension: 'zip', notes }
-    },
-  },
+  glb: gltfCodec(glbJson, readGlb, writeGlb, 'glb'),
+  // .gltf output is a zip of the .gltf, its .bin and textures
+  gltf: gltfCodec(gltfJson, readGltf, writeGltfZip, 'zip'),
   obj: {
     read: async (platform, bytes, options) => readObj(bytes, { ...options, logger: platform.logger }),
     // With materials or textures the result is a zip of the .obj, its .mtl and the images.
@@ -88,6 +70,28 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
     // COLLADA cannot embed images: with textures the result is a zip of the .dae and its images.
     write: (platform, doc) => writeDae(platform, doc),
   },
+}
+
+/**
+ * The codec of a glTF container: the sizes its JSON declares are checked before the library reads
+ * it, and what it writes is made valid glTF first.
+ */
+function gltfCodec(
+  jsonOf: (bytes: Uint8Array) => LimitsJson | undefined,
+  read: (io: NodeIO, bytes: Uint8Array) => Promise<Document>,
+  write: (io: NodeIO, doc: Document) => Promise<Uint8Array>,
+  extension: string,
+): FormatCodec {
+  return {
+    read: async (platform, bytes, options) => {
+      checkGltfAllocation(jsonOf(bytes) ?? {}, options)
+      return asInputError(() => read(platform.io, bytes))
+    },
+    write: async (platform, doc) => {
+      const notes = makeGltfValid(doc)
+      return { bytes: await write(platform.io, doc), extension, notes }
+    },
+  }
 }
 
 /** Formats that can be read as input. */

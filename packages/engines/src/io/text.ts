@@ -79,62 +79,71 @@ export function parseNumbers(text: string, out: Float64Array): number {
   while (count < out.length) {
     while (i < length && text.charCodeAt(i) <= 32) i++
     if (i >= length) break
-    const start = i
-    let sign = 1
-    let c = text.charCodeAt(i)
-    if (c === 45 /* - */ || c === 43 /* + */) {
-      if (c === 45) sign = -1
-      c = text.charCodeAt(++i)
-    }
-    let mantissa = 0
-    let digits = 0
-    let exponent = 0
-    while (c >= 48 && c <= 57) {
-      if (digits < 17) mantissa = mantissa * 10 + (c - 48)
-      else exponent++
-      digits++
-      c = text.charCodeAt(++i)
-    }
-    if (c === 46 /* . */) {
-      c = text.charCodeAt(++i)
-      while (c >= 48 && c <= 57) {
-        if (digits < 17) {
-          mantissa = mantissa * 10 + (c - 48)
-          exponent--
-        }
-        digits++
-        c = text.charCodeAt(++i)
-      }
-    }
-    if (digits > 0 && (c === 101 || c === 69) /* e E */) {
-      let j = i + 1
-      let e = text.charCodeAt(j)
-      let expSign = 1
-      if (e === 45 || e === 43) {
-        if (e === 45) expSign = -1
-        e = text.charCodeAt(++j)
-      }
-      if (e >= 48 && e <= 57) {
-        let value = 0
-        while (e >= 48 && e <= 57) {
-          value = value * 10 + (e - 48)
-          e = text.charCodeAt(++j)
-        }
-        exponent += expSign * value
-        i = j
-        c = e
-      }
-    }
-    let result: number
-    if (digits === 0) result = Number(text.slice(start, nextSpace(text, i)))
-    else if (exponent === 0) result = sign * mantissa
-    else if (exponent > 0) result = sign * mantissa * (exponent < 23 ? POWERS[exponent]! : 10 ** exponent)
-    else result = sign * (exponent > -23 ? mantissa / POWERS[-exponent]! : mantissa / 10 ** -exponent)
-    out[count++] = result
-    i = nextSpace(text, i)
+    i = readNumber(text, i, out, count++)
   }
   out.fill(NaN, count)
   return count
+}
+
+/**
+ * Reads the number token starting at `start` into `out[at]`; returns where the token ends. Digits
+ * past the 17th are dropped (whole ones kept as powers of ten): a double holds about 16.
+ */
+function readNumber(text: string, start: number, out: Float64Array, at: number): number {
+  let i = start
+  let sign = 1
+  let c = text.charCodeAt(i)
+  if (c === 45 /* - */ || c === 43 /* + */) {
+    if (c === 45) sign = -1
+    c = text.charCodeAt(++i)
+  }
+  let mantissa = 0
+  let digits = 0
+  let exponent = 0
+  while (c >= 48 && c <= 57) {
+    if (digits < 17) mantissa = mantissa * 10 + (c - 48)
+    else exponent++
+    digits++
+    c = text.charCodeAt(++i)
+  }
+  if (c === 46 /* . */) {
+    c = text.charCodeAt(++i)
+    while (c >= 48 && c <= 57) {
+      if (digits < 17) {
+        mantissa = mantissa * 10 + (c - 48)
+        exponent--
+      }
+      digits++
+      c = text.charCodeAt(++i)
+    }
+  }
+  if (digits > 0 && (c === 101 || c === 69) /* e E */) {
+    let j = i + 1
+    let e = text.charCodeAt(j)
+    let expSign = 1
+    if (e === 45 || e === 43) {
+      if (e === 45) expSign = -1
+      e = text.charCodeAt(++j)
+    }
+    if (e >= 48 && e <= 57) {
+      let value = 0
+      while (e >= 48 && e <= 57) {
+        value = value * 10 + (e - 48)
+        e = text.charCodeAt(++j)
+      }
+      exponent += expSign * value
+      i = j
+    }
+  }
+  out[at] = digits === 0 ? Number(text.slice(start, nextSpace(text, i))) : scaledDecimal(sign, mantissa, exponent)
+  return nextSpace(text, i)
+}
+
+/** sign × mantissa × 10^exponent; divides for negative exponents, as 10^k is exact up to 10^22 and 10^-k is not. */
+function scaledDecimal(sign: number, mantissa: number, exponent: number): number {
+  if (exponent === 0) return sign * mantissa
+  if (exponent > 0) return sign * mantissa * (exponent < 23 ? POWERS[exponent]! : 10 ** exponent)
+  return sign * (exponent > -23 ? mantissa / POWERS[-exponent]! : mantissa / 10 ** -exponent)
 }
 
 /**

@@ -38,7 +38,7 @@ export function createUploadResolver(files: ReadonlyMap<string, Uint8Array>, mod
     const raw = stripFileScheme(reference.trim())
     if (raw === '' || raw.startsWith('data:')) return undefined
     // A file may be named with a literal "%20": try the reference as written before unescaping it.
-    const decoded = safeDecode(raw)
+    const decoded = decodeUriSafely(raw)
     return lookUp(raw) ?? (decoded !== raw ? lookUp(decoded) : undefined)
   }
 }
@@ -60,7 +60,8 @@ function isAbsolute(path: string): boolean {
   return path.startsWith('/') || /^[a-zA-Z]:/.test(path)
 }
 
-function safeDecode(uri: string): string {
+/** A URI reference with its %-escapes decoded, or as written when they are malformed. */
+export function decodeUriSafely(uri: string): string {
   try {
     return decodeURIComponent(uri)
   } catch {

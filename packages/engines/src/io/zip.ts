@@ -1,5 +1,5 @@
 import { Inflate, zipSync, type Zippable } from 'fflate'
-import { ModelInputError } from '../errors.ts'
+import { errorMessage, ModelInputError } from '../errors.ts'
 import { allocationLimit, type ReadOptions } from './limits.ts'
 
 export interface ZipLimits {
@@ -140,7 +140,7 @@ function inflateCapped(data: Uint8Array, cap: number, name: string): Uint8Array 
     if (data.byteLength === 0) inflate.push(new Uint8Array(0), true)
   } catch (error) {
     if (error instanceof ModelInputError) throw error
-    throw new ModelInputError(`invalid zip: entry "${name}" does not inflate (${error instanceof Error ? error.message : String(error)})`)
+    throw new ModelInputError(`invalid zip: entry "${name}" does not inflate (${errorMessage(error)})`)
   }
   if (!done && data.byteLength > 0) throw new ModelInputError(`truncated zip: entry "${name}" ends early`)
   if (chunks.length === 1) return chunks[0]!

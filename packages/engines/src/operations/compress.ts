@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { writeModel } from '../io/index.ts'
 import { compress, COMPRESS_DEFAULTS } from '../ops/compress.ts'
-import { optimizeScene, settleSimplifyDetails } from '../ops/optimize-scene.ts'
+import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails } from '../ops/optimize-scene.ts'
 import { defineOperation, modelOutput } from './operation.ts'
 
 /**
@@ -32,12 +32,7 @@ export const compressOperation = defineOperation({
     meshopt_compression_level: z.enum(['high', 'medium', 'low']).optional(),
     // Expanded by the contract's parser into the fields it sets (which arrive beside it); kept as sent.
     preset: z.enum(['web', 'mobile', 'archive']).optional(),
-    simplify_ratio: z.number().gt(0).max(1).optional(),
-    simplify_error: z.number().min(0).max(1).optional(),
-    texture_max_size: z.number().int().min(1).optional(),
-    texture_power_of_two: z.boolean().optional(),
-    merge: z.boolean().optional(),
-    instance: z.boolean().optional(),
+    ...SCENE_OPTIONS.shape,
   }),
   defaults: COMPRESS_DEFAULTS,
   inputs: 'models',

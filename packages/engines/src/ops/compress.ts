@@ -82,6 +82,9 @@ function dropInputCompression(doc: Document): void {
   }
 }
 
+/** Compress options with every default filled in. */
+type ResolvedCompressOptions = typeof COMPRESS_DEFAULTS & CompressOptions
+
 /**
  * Compresses a model's geometry with Draco or meshopt. The pipeline first removes what the file
  * does not use and merges identical vertices, so both encoders see the smallest indexed meshes.
@@ -95,81 +98,114 @@ export function compress(options: CompressOptions): Transform {
   return async function compressTransform(doc: Document): Promise<void> {
     assertEncodableGeometry(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
-    dropInputCompression(doc)
-    dropWhiteVertexColors(doc)
-    // Decision (docs/api.md): texture coordinates no texture reads are dropped, as gltfpack and
-    // `gltf-transform optimize` drop them, and named in the notes with their vertices.
-    options.notes?.push(...dropUnreadTexcoords(doc))
-    await doc.transform(dedup(), prune({ keepAttributes: false }))
-    joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
-    // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
-    // empty fallback buffer, which glTF-Validator rejects): say so instead.
-    if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')
-    // Decision (docs/api.md): accessor names are not kept. They name the input's buffer layout, which
-    // compression rewrites, not anything a viewer shows (gltfpack and glTF-Transform's weld drop them).
-    for (const accessor of doc.getRoot().listAccessors()) accessor.setName('')
+    await cleanForEncoding(doc, options.notes)
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
-    // The weld compares bytes: a −0 is read as 0 first, or both stay (chr_knight's normals: 3 239 vertices for 2 315).
-    if (o.engine === 'draco' || o.meshopt_compression_level === 'low')
-      await doc.transform((d) => void clearNegativeZeros(d), weldWhereNeeded())
-    if (o.engine === 'draco') {
-      narrowIndices(doc) // what Draco leaves plain (points, lines)
-      // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
-      const speed = dracoSpeedForLevel(o.level)
-      doc
-        .createExtension(KHRDracoMeshCompression)
-        .setRequired(true)
-        .setEncoderOptions({
-          method: KHRDracoMeshCompression.EncoderMethod.EDGEBREAKER,
-          encodeSpeed: speed,
-          decodeSpeed: speed,
-          quantizationBits: {
-            POSITION: o.position_quantization_bits,
-            NORMAL: o.normal_quantization_bits,
-            TEX_COORD: o.texcoord_quantization_bits,
-            COLOR: o.color_quantization_bits,
-            GENERIC: o.generic_quantization_bits,
-          },
-          quantizationVolume: 'mesh',
-        })
-      return
-    }
-    if (!o.meshoptEncoder) throw new Error('meshopt compression needs the meshopt encoder')
-    const encoder = o.meshoptEncoder as OctahedralEncoder & ReorderEncoder
-    // Re-quantizing integer attributes in place corrupts them (already-quantized inputs such as
-    // gltfpack output collapse to a line): go back to floats first, then quantize once.
-    await doc.transform(dequantize())
-    if (o.meshopt_compression_level === 'low') {
-      // Lossless: reorder for better compression, keep float attributes, encode the buffers only.
-      await doc.transform(reorderForSize({ encoder }))
-      doc.createExtension(MeshoptFileLayout).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
-      return
-    }
-    // Filters pay on most files; for normals, only where the octahedral codes compress better
-    // than xyz (measured), and always where animations are (their quaternion/exponential filters).
-    const filters =
-      o.meshopt_compression_level === 'high' && (doc.getRoot().listAnimations().length > 0 || octahedralPays(doc, OCTAHEDRAL_BITS, encoder))
-    // Welding after quantizing merges the vertices that became identical on the grid (gltfpack's
-    // order; glTF-Transform's meshopt() welds before): chr_knight 22.4 → 16.8 KB.
-    await doc.transform(
-      quantizeOnGrid({
-        positionBits: meshoptPositionBitsForLevel(o.level),
-        normalBits: filters ? 0 : 8,
-        texcoordBits: 12,
-        colorBits: 8,
-        encoder,
-      }),
-      weldBitwise(),
-    )
-    dropDegenerateTriangles(doc)
-    quantizeMorphWeights(doc) // keyframes of morph weights on 8 bits, as gltfpack stores them
-    // Solid-colour textures went with the first prune; looking again decoded every image a second
-    // time (5 JPEGs of 2048²: 530–700 ms a job before, 210–480 after, the same bytes out).
-    await doc.transform(prune({ keepAttributes: true, keepLeaves: true, keepSolidTextures: true }), reorderForSize({ encoder }))
-    doc
-      .createExtension(MeshoptFileLayout)
-      .setRequired(true)
-      .setEncoderOptions({ method: filters ? EXTMeshoptCompression.EncoderMethod.FILTER : EXTMeshoptCompression.EncoderMethod.QUANTIZE })
+    if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await weldIdenticalVertices(doc)
+    if (o.engine === 'draco') encodeWithDraco(doc, o)
+    else await encodeWithMeshopt(doc, o)
   }
+}
+
+/**
+ * Removes what the file does not use or what no reader needs (the input's own compression, white
+ * vertex colours, unread texture coordinates, duplicates, accessor names), so both encoders see the
+ * smallest meshes; throws when no mesh is left to compress.
+ */
+async function cleanForEncoding(doc: Document, notes: string[] | undefined): Promise<void> {
+  dropInputCompression(doc)
+  dropWhiteVertexColors(doc)
+  // Decision (docs/api.md): texture coordinates no texture reads are dropped, as gltfpack and
+  // `gltf-transform optimize` drop them, and named in the notes with their vertices.
+  notes?.push(...dropUnreadTexcoords(doc))
+  await doc.transform(dedup(), prune({ keepAttributes: false }))
+  joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
+  // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
+  // empty fallback buffer, which glTF-Validator rejects): say so instead.
+  if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')
+  // Decision (docs/api.md): accessor names are not kept. They name the input's buffer layout, which
+  // compression rewrites, not anything a viewer shows (gltfpack and glTF-Transform's weld drop them).
+  for (const accessor of doc.getRoot().listAccessors()) accessor.setName('')
+}
+
+/** Merges vertices whose attributes are identical byte for byte. */
+async function weldIdenticalVertices(doc: Document): Promise<void> {
+  // The weld compares bytes: a −0 is read as 0 first, or both stay (chr_knight's normals: 3 239 vertices for 2 315).
+  await doc.transform((d) => void clearNegativeZeros(d), weldWhereNeeded())
+}
+
+/** Declares Draco compression of every primitive Draco can encode; the writer encodes. */
+function encodeWithDraco(doc: Document, o: ResolvedCompressOptions): void {
+  narrowIndices(doc) // what Draco leaves plain (points, lines)
+  // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
+  const speed = dracoSpeedForLevel(o.level)
+  doc
+    .createExtension(KHRDracoMeshCompression)
+    .setRequired(true)
+    .setEncoderOptions({
+      method: KHRDracoMeshCompression.EncoderMethod.EDGEBREAKER,
+      encodeSpeed: speed,
+      decodeSpeed: speed,
+      quantizationBits: {
+        POSITION: o.position_quantization_bits,
+        NORMAL: o.normal_quantization_bits,
+        TEX_COORD: o.texcoord_quantization_bits,
+        COLOR: o.color_quantization_bits,
+        GENERIC: o.generic_quantization_bits,
+      },
+      quantizationVolume: 'mesh',
+    })
+}
+
+/** Prepares the attributes for meshopt (lossless, or quantized on a grid) and declares its file layout. */
+async function encodeWithMeshopt(doc: Document, o: ResolvedCompressOptions): Promise<void> {
+  if (!o.meshoptEncoder) throw new Error('meshopt compression needs the meshopt encoder')
+  const encoder = o.meshoptEncoder as OctahedralEncoder & ReorderEncoder
+  // Re-quantizing integer attributes in place corrupts them (already-quantized inputs such as
+  // gltfpack output collapse to a line): go back to floats first, then quantize once.
+  await doc.transform(dequantize())
+  if (o.meshopt_compression_level === 'low') {
+    // Lossless: reorder for better compression, keep float attributes, encode the buffers only.
+    await doc.transform(reorderForSize({ encoder }))
+    doc.createExtension(MeshoptFileLayout).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
+    return
+  }
+  const filters = await quantizeForMeshopt(doc, o, encoder)
+  doc
+    .createExtension(MeshoptFileLayout)
+    .setRequired(true)
+    .setEncoderOptions({ method: filters ? EXTMeshoptCompression.EncoderMethod.FILTER : EXTMeshoptCompression.EncoderMethod.QUANTIZE })
+}
+
+/**
+ * Quantizes the attributes on meshopt's grid, welds and cleans what the grid made identical or
+ * empty, and reorders for size; returns whether meshopt's filters are to encode the attributes.
+ */
+async function quantizeForMeshopt(
+  doc: Document,
+  o: ResolvedCompressOptions,
+  encoder: OctahedralEncoder & ReorderEncoder,
+): Promise<boolean> {
+  // Filters pay on most files; for normals, only where the octahedral codes compress better
+  // than xyz (measured), and always where animations are (their quaternion/exponential filters).
+  const filters =
+    o.meshopt_compression_level === 'high' && (doc.getRoot().listAnimations().length > 0 || octahedralPays(doc, OCTAHEDRAL_BITS, encoder))
+  // Welding after quantizing merges the vertices that became identical on the grid (gltfpack's
+  // order; glTF-Transform's meshopt() welds before): chr_knight 22.4 → 16.8 KB.
+  await doc.transform(
+    quantizeOnGrid({
+      positionBits: meshoptPositionBitsForLevel(o.level),
+      normalBits: filters ? 0 : 8,
+      texcoordBits: 12,
+      colorBits: 8,
+      encoder,
+    }),
+    weldBitwise(),
+  )
+  dropDegenerateTriangles(doc)
+  quantizeMorphWeights(doc) // keyframes of morph weights on 8 bits, as gltfpack stores them
+  // Solid-colour textures went with the first prune; looking again decoded every image a second
+  // time (5 JPEGs of 2048²: 530–700 ms a job before, 210–480 after, the same bytes out).
+  await doc.transform(prune({ keepAttributes: true, keepLeaves: true, keepSolidTextures: true }), reorderForSize({ encoder }))
+  return filters
 }

@@ -87,21 +87,11 @@ const issue = (type: IssueType, count: number): DiagnosisIssue => ({ type, count
 export function diagnose(doc: Document, options: DiagnoseOptions): DiagnosisResult {
   const o = { ...DIAGNOSE_DEFAULTS, ...options }
   const root = doc.getRoot()
-  const meshes = root.listMeshes()
-  const accessorIndex = new Map(root.listAccessors().map((accessor, i) => [accessor, i]))
-  const meshOfAccessor = new Map<number, number>()
-  meshes.forEach((mesh, m) => {
-    for (const prim of mesh.listPrimitives()) {
-      for (const accessor of [prim.getIndices(), ...prim.listAttributes()]) {
-        const index = accessor ? accessorIndex.get(accessor) : undefined
-        if (index !== undefined && !meshOfAccessor.has(index)) meshOfAccessor.set(index, m)
-      }
-    }
-  })
+  const meshOfAccessor = meshOfEachAccessor(doc)
   const validator = o.validation ? validatorIssues(o.validation, (i) => meshOfAccessor.get(i)) : null
 
   const totals: Record<string, number> = {}
-  const meshResults = meshes.map((mesh, m) => {
+  const meshResults = root.listMeshes().map((mesh, m) => {
     const result = diagnoseMesh(mesh, m)
     for (const { type, count } of result.issues) totals[type] = (totals[type] ?? 0) + count
     result.issues.push(...(validator?.byMesh.get(m) ?? []))
@@ -109,36 +99,14 @@ export function diagnose(doc: Document, options: DiagnoseOptions): DiagnosisResu
   })
 
   const textures = root.listTextures().map((texture, i) => diagnoseTexture(texture, i))
-  const fileIssues: DiagnosisIssue[] = []
-  const oversized = textures.filter((t) => t.width > o.maxTextureSize || t.height > o.maxTextureSize).length
-  if (oversized > 0) fileIssues.push(issue('oversized_texture', oversized))
-  const npot = textures.filter((t) => t.width > 0 && t.height > 0 && !(isPowerOfTwo(t.width) && isPowerOfTwo(t.height))).length
-  if (npot > 0) fileIssues.push(issue('non_power_of_two_texture', npot))
-
-  const compressed = root
-    .listExtensionsUsed()
-    .some((e) => e.extensionName === 'KHR_draco_mesh_compression' || e.extensionName === 'EXT_meshopt_compression')
-  const geometryBytes = measureGeometryBytes(doc)
-  const uncompressedMeshes = compressed ? 0 : meshes.filter((mesh) => mesh.listPrimitives().length > 0).length
-  if (uncompressedMeshes > 0) fileIssues.push(issue('uncompressed_geometry', uncompressedMeshes))
-
-  const { emptyNodes, unusedData } = countUnusedData(doc)
-  if (emptyNodes > 0) fileIssues.push(issue('empty_nodes', emptyNodes))
-  if (unusedData > 0) fileIssues.push(issue('unused_data', unusedData))
-  fileIssues.push(...(validator?.file ?? []))
-
-  const textureBytes = root.listTextures().reduce((sum, t) => sum + (t.getImage()?.byteLength ?? 0), 0)
+  const facts = fileFacts(doc, textures, o.maxTextureSize)
+  const fileIssues = [...issuesOfFile(facts), ...(validator?.file ?? [])]
   const recommendations = recommend({
+    ...facts,
     totals,
-    emptyNodes,
-    unusedData,
-    compressed,
-    geometryBytes,
-    textureBytes,
     fileSizeBytes: o.fileSizeBytes,
     minCompressibleBytes: o.minCompressibleBytes,
     textures,
-    oversized,
     maxTextureSize: o.maxTextureSize,
   })
 
@@ -153,6 +121,66 @@ export function diagnose(doc: Document, options: DiagnoseOptions): DiagnosisResu
     recommendations,
     issues: fileIssues,
   }
+}
+
+/** The index of the first mesh using each accessor, by accessor index: where validator findings belong. */
+function meshOfEachAccessor(doc: Document): Map<number, number> {
+  const root = doc.getRoot()
+  const accessorIndex = new Map(root.listAccessors().map((accessor, i) => [accessor, i]))
+  const meshOfAccessor = new Map<number, number>()
+  root.listMeshes().forEach((mesh, m) => {
+    for (const prim of mesh.listPrimitives()) {
+      for (const accessor of [prim.getIndices(), ...prim.listAttributes()]) {
+        const index = accessor ? accessorIndex.get(accessor) : undefined
+        if (index !== undefined && !meshOfAccessor.has(index)) meshOfAccessor.set(index, m)
+      }
+    }
+  })
+  return meshOfAccessor
+}
+
+/** What the file shows beyond its meshes' defects: the counts its issues and recommendations rest on. */
+interface FileFacts {
+  /** Textures larger than the bound on either side. */
+  oversized: number
+  /** Textures of known size with a side that is not a power of two. */
+  nonPowerOfTwo: number
+  /** Whether the file already uses Draco or meshopt. */
+  compressed: boolean
+  /** Meshes with primitives in a file that uses neither. */
+  uncompressedMeshes: number
+  geometryBytes: number
+  textureBytes: number
+  emptyNodes: number
+  unusedData: number
+}
+
+function fileFacts(doc: Document, textures: TextureDiagnosis[], maxTextureSize: number): FileFacts {
+  const root = doc.getRoot()
+  const compressed = root
+    .listExtensionsUsed()
+    .some((e) => e.extensionName === 'KHR_draco_mesh_compression' || e.extensionName === 'EXT_meshopt_compression')
+  return {
+    oversized: textures.filter((t) => t.width > maxTextureSize || t.height > maxTextureSize).length,
+    nonPowerOfTwo: textures.filter((t) => t.width > 0 && t.height > 0 && !(isPowerOfTwo(t.width) && isPowerOfTwo(t.height))).length,
+    compressed,
+    uncompressedMeshes: compressed ? 0 : root.listMeshes().filter((mesh) => mesh.listPrimitives().length > 0).length,
+    geometryBytes: measureGeometryBytes(doc),
+    textureBytes: root.listTextures().reduce((sum, t) => sum + (t.getImage()?.byteLength ?? 0), 0),
+    ...countUnusedData(doc),
+  }
+}
+
+/** The file's own issues (validator findings apart), in the order docs/diagnose.md lists them. */
+function issuesOfFile(facts: FileFacts): DiagnosisIssue[] {
+  const counts: [IssueType, number][] = [
+    ['oversized_texture', facts.oversized],
+    ['non_power_of_two_texture', facts.nonPowerOfTwo],
+    ['uncompressed_geometry', facts.uncompressedMeshes],
+    ['empty_nodes', facts.emptyNodes],
+    ['unused_data', facts.unusedData],
+  ]
+  return counts.filter(([, count]) => count > 0).map(([type, count]) => issue(type, count))
 }
 
 function diagnoseMesh(mesh: Mesh, index: number): MeshDiagnosis {
@@ -220,17 +248,11 @@ function measureGeometryBytes(doc: Document): number {
   return bytes
 }
 
-interface RecommendInput {
+interface RecommendInput extends FileFacts {
   totals: Record<string, number>
-  emptyNodes: number
-  unusedData: number
-  compressed: boolean
-  geometryBytes: number
-  textureBytes: number
   fileSizeBytes: number
   minCompressibleBytes: number
   textures: TextureDiagnosis[]
-  oversized: number
   maxTextureSize: number
 }
 

@@ -1,6 +1,7 @@
 import type { Document } from '@gltf-transform/core'
 import { dedup, dequantize } from '@gltf-transform/functions'
 import type { MeshoptSimplifier } from 'meshoptimizer'
+import { z } from 'zod'
 import { countMeshTriangles } from '../geometry-stats.ts'
 import { weldWhereNeeded } from '../geometry/weld-where-needed.ts'
 import { clearNegativeZeros } from '../geometry/negative-zeros.ts'
@@ -15,15 +16,21 @@ import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
 import { textureResize } from './texture-resize.ts'
 
-/** Compress's Mos extensions, in their field names (docs/api.md, "Mos extensions"). */
-export interface SceneOptions {
-  simplify_ratio?: number
-  simplify_error?: number
-  texture_max_size?: number
-  texture_power_of_two?: boolean
-  merge?: boolean
-  instance?: boolean
-}
+/**
+ * Compress's Mos extensions, in their field names (docs/api.md, "Mos extensions"): the compress
+ * operation's option schema takes them from here.
+ */
+export const SCENE_OPTIONS = z.object({
+  simplify_ratio: z.number().gt(0).max(1).optional(),
+  simplify_error: z.number().min(0).max(1).optional(),
+  texture_max_size: z.number().int().min(1).optional(),
+  texture_power_of_two: z.boolean().optional(),
+  merge: z.boolean().optional(),
+  instance: z.boolean().optional(),
+})
+
+/** The scene steps a compress request asks for. */
+export type SceneOptions = z.infer<typeof SCENE_OPTIONS>
 
 /** What the scene steps use, passed in by the operation (the thread's resources). */
 export interface SceneResources extends TextureLimits {

@@ -1,4 +1,4 @@
-import { ModelInputError } from '../errors.ts'
+import { errorMessage, ModelInputError } from '../errors.ts'
 import { isRasterFormat, type RasterHeader } from '../io/image.ts'
 import { readImageHeader } from '../io/image-header.ts'
 
@@ -50,7 +50,7 @@ export function sharpInputOptions(limits: TextureLimits): { limitInputPixels: nu
  * decode is the user's file, not an engine failure.
  */
 export function imageDecodeError(error: unknown, label: string): ModelInputError {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   if (/pixel limit/i.test(message)) return new ModelInputError(`${label} is larger than the pixel limit (refused before decoding)`)
   return new ModelInputError(`${label} could not be decoded: ${message}`)
 }

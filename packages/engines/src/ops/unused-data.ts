@@ -8,17 +8,25 @@ import { type Document, type Node, type Property, PropertyType } from '@gltf-tra
  * from a scene or an animated node refers to).
  */
 export function countUnusedData(doc: Document): { emptyNodes: number; unusedData: number } {
-  const root = doc.getRoot()
-  const graph = doc.getGraph()
+  const inScene = nodesInScenes(doc)
+  return { emptyNodes: countEmptyNodes(doc, inScene), unusedData: countUnreachableData(doc, inScene) }
+}
 
+/** Every node below a scene, each once. */
+function nodesInScenes(doc: Document): Set<Node> {
   const inScene = new Set<Node>()
   const walk = (node: Node) => {
     if (inScene.has(node)) return // a node loop must not hang the diagnosis
     inScene.add(node)
     for (const child of node.listChildren()) walk(child)
   }
-  for (const scene of root.listScenes()) for (const node of scene.listChildren()) walk(node)
+  for (const scene of doc.getRoot().listScenes()) for (const node of scene.listChildren()) walk(node)
+  return inScene
+}
 
+/** Nodes of the scenes that prune would remove, and nodes outside every scene that nothing refers to. */
+function countEmptyNodes(doc: Document, inScene: Set<Node>): number {
+  const graph = doc.getGraph()
   let emptyNodes = 0
   const prunable = new Map<Node, boolean>()
   const isPrunable = (node: Node): boolean => {
@@ -38,14 +46,20 @@ export function countUnusedData(doc: Document): { emptyNodes: number; unusedData
     return result
   }
   for (const node of inScene) if (isPrunable(node)) emptyNodes++
-  for (const node of root.listNodes()) {
+  for (const node of doc.getRoot().listNodes()) {
     if (inScene.has(node)) continue
     const parents = node
       .listParents()
       .filter((p) => p.propertyType !== PropertyType.ROOT && p.propertyType !== PropertyType.ANIMATION_CHANNEL)
     if (parents.length === 0) emptyNodes++
   }
+  return emptyNodes
+}
 
+/** Meshes, materials, textures, accessors, skins, cameras and animations nothing reachable refers to. */
+function countUnreachableData(doc: Document, inScene: Set<Node>): number {
+  const root = doc.getRoot()
+  const graph = doc.getGraph()
   // Everything reachable from the scenes' nodes and from animations that still target a node.
   const reachable = new Set<Property>()
   const stack: Property[] = [...inScene]
@@ -69,5 +83,5 @@ export function countUnusedData(doc: Document): { emptyNodes: number; unusedData
     root.listAnimations(),
   ]
   for (const list of lists) for (const prop of list) if (!reachable.has(prop)) unusedData++
-  return { emptyNodes, unusedData }
+  return unusedData
 }
