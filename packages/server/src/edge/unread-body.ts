@@ -39,12 +39,28 @@ export interface LingeringRequest {
  */
 export function lingeringRequest(request: Request): LingeringRequest {
   if (!request.body) return { request, answer: async (response) => response }
-  const reader = request.body.getReader()
+  const body = bodyOnDemand(request.body.getReader())
+  return {
+    request: new Request(request, { body: body.stream, duplex: 'half' } as RequestInit),
+    answer: (response, execution) => answerWhileDropping(response, execution, body),
+  }
+}
+
+/** The request's body as the app reads it, and what is left of it once the app stopped. */
+interface BodyOnDemand {
+  readonly stream: ReadableStream<Uint8Array>
+  /** Whether the body was read to its end. */
+  finished(): boolean
+  /** Reads and drops what the app left, within the linger figures, then cancels the rest. */
+  dropUnread(): Promise<void>
+}
+
+function bodyOnDemand(reader: ReadableStreamDefaultReader<Uint8Array>): BodyOnDemand {
   let finished = false
   // workerd's request stream takes one read at a time: the app's read still in flight when it
   // stopped reading is awaited before the rest is dropped.
   let reading: Promise<unknown> = Promise.resolve()
-  const body = new ReadableStream<Uint8Array>(
+  const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         const read = reader.read()
@@ -59,49 +75,53 @@ export function lingeringRequest(request: Request): LingeringRequest {
     // Reads only when the app asks: nothing is taken from the client ahead of the app.
     { highWaterMark: 0 },
   )
-  const dropUnread = async () => {
-    const deadline = Date.now() + UNREAD_BODY_LINGER.ms
-    let dropped = 0
-    try {
-      await reading
-      while (!finished && dropped <= UNREAD_BODY_LINGER.bytes && Date.now() < deadline) {
-        const next = await readOrIdle(reader, UNREAD_BODY_LINGER.idleMs)
-        if (next === 'idle') break
-        if (next.done) finished = true
-        else dropped += next.value.byteLength
-      }
-    } catch {
-      // The client went away: nothing left to read.
-    }
-    if (!finished) await reader.cancel().catch(() => undefined)
-  }
   return {
-    request: new Request(request, { body, duplex: 'half' } as RequestInit),
-    async answer(response, execution) {
-      if (finished) return response
-      const declared = Number(response.headers.get('content-length') ?? Number.NaN)
-      if (!response.body || !(response.status >= 400 || declared <= SMALL_ANSWER_BYTES)) {
-        // A large answer (a download a client sent a body with) streams while the body is dropped.
-        execution.waitUntil(dropUnread())
-        return response
+    stream,
+    finished: () => finished,
+    async dropUnread() {
+      const deadline = Date.now() + UNREAD_BODY_LINGER.ms
+      let dropped = 0
+      try {
+        await reading
+        while (!finished && dropped <= UNREAD_BODY_LINGER.bytes && Date.now() < deadline) {
+          const next = await readOrIdle(reader, UNREAD_BODY_LINGER.idleMs)
+          if (next === 'idle') break
+          if (next.done) finished = true
+          else dropped += next.value.byteLength
+        }
+      } catch {
+        // The client went away: nothing left to read.
       }
-      const bytes = new Uint8Array(await response.arrayBuffer())
-      const { readable, writable } = new FixedLengthStream(bytes.byteLength)
-      const writer = writable.getWriter()
-      // All but the last byte now: workerd ends a fixed-length response once its last byte is written,
-      // and reads no body after that. The client has the status, headers and all but one byte of the
-      // error at once; the last byte follows the dropped body (or the client's going quiet).
-      const held = Math.max(0, bytes.byteLength - 1)
-      void writer.write(bytes.subarray(0, held)).catch(() => undefined)
-      execution.waitUntil(
-        dropUnread()
-          .then(() => writer.write(bytes.subarray(held)))
-          .then(() => writer.close())
-          .catch(() => undefined),
-      )
-      return new Response(readable, response)
+      if (!finished) await reader.cancel().catch(() => undefined)
     },
   }
+}
+
+/** The response to send for a request whose body the app may have left unread (see lingeringRequest). */
+async function answerWhileDropping(response: Response, execution: Execution, body: BodyOnDemand): Promise<Response> {
+  if (body.finished()) return response
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  if (!response.body || !(response.status >= 400 || declared <= SMALL_ANSWER_BYTES)) {
+    // A large answer (a download a client sent a body with) streams while the body is dropped.
+    execution.waitUntil(body.dropUnread())
+    return response
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer())
+  const { readable, writable } = new FixedLengthStream(bytes.byteLength)
+  const writer = writable.getWriter()
+  // All but the last byte now: workerd ends a fixed-length response once its last byte is written,
+  // and reads no body after that. The client has the status, headers and all but one byte of the
+  // error at once; the last byte follows the dropped body (or the client's going quiet).
+  const held = Math.max(0, bytes.byteLength - 1)
+  void writer.write(bytes.subarray(0, held)).catch(() => undefined)
+  execution.waitUntil(
+    body
+      .dropUnread()
+      .then(() => writer.write(bytes.subarray(held)))
+      .then(() => writer.close())
+      .catch(() => undefined),
+  )
+  return new Response(readable, response)
 }
 
 /** The next chunk of the body, or `idle` when none arrives within `idleMs`. */

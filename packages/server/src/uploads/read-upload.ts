@@ -73,7 +73,7 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
     await Promise.all(read.writes)
     if (read.failed) throw read.failed
   } catch (error) {
-    read.fail(error instanceof Error ? error : new Error(String(error)))
+    read.fail(asError(error))
     await Promise.allSettled(read.writes)
     await removeAll(options.files, read.written)
     throw read.failed ?? error
@@ -155,38 +155,21 @@ interface UploadRead {
 
 function createUploadRead(options: UploadOptions, bounds: UploadBounds): UploadRead {
   const open = new Set<FilePart>()
+  const stops = createStops()
   let fileParts = 0
-  const onStop = new Set<() => void>()
   const read: UploadRead = {
     fields: {},
     written: [],
     writes: [],
     failed: undefined,
-    orStopped<T>(promise: Promise<T>) {
-      if (read.failed) return Promise.resolve(STOPPED)
-      return new Promise<T | typeof STOPPED>((resolve, reject) => {
-        const stopped = () => resolve(STOPPED)
-        onStop.add(stopped)
-        promise.then(
-          (value) => {
-            onStop.delete(stopped)
-            resolve(value)
-          },
-          (error: unknown) => {
-            onStop.delete(stopped)
-            reject(error)
-          },
-        )
-      })
-    },
+    orStopped: (promise) => (read.failed ? Promise.resolve(STOPPED) : stops.wait(promise)),
     async room() {
       for (const file of open) await file.room()
     },
     fail(error) {
       if (read.failed) return
       ;(read as { failed: Error | undefined }).failed = error
-      for (const stopped of onStop) stopped()
-      onStop.clear()
+      stops.stop()
       for (const file of open) file.cut(error)
     },
     handlers: {
@@ -200,36 +183,81 @@ function createUploadRead(options: UploadOptions, bounds: UploadBounds): UploadR
           if (options.onTooManyFiles) read.fail(options.onTooManyFiles(fileParts))
           return undefined
         }
-        const filename = (rawFilename ?? '').replace(/^.*[\\/]/, '')
-        let key: string
-        try {
-          key = options.place(filename).key
-        } catch (error) {
-          read.fail(error instanceof Error ? error : new Error(String(error)))
-          return undefined
-        }
-        const file = createFilePart(options.maxFileBytes, (seen) => read.fail(bounds.tooLarge(seen)))
-        open.add(file)
-        read.writes.push(
-          options.files.write(key, file.stream).then(
-            (size) => {
-              open.delete(file)
-              read.written.push({ filename, key, size })
-              if (file.seen > options.maxFileBytes) read.fail(bounds.tooLarge(file.seen))
-            },
-            (error: unknown) => {
-              open.delete(file)
-              // The store's own failure (disk full, S3 down) keeps its error for renderError.
-              read.fail(read.failed ?? (error instanceof Error ? error : new Error(String(error))))
-            },
-          ),
-        )
-        return file
+        return openFilePart(read, open, options, bounds, (rawFilename ?? '').replace(/^.*[\\/]/, ''))
       },
     },
   }
   return read
 }
+
+/**
+ * Waits that end early, with STOPPED, once `stop` is called. Each wait registers its own listener
+ * and removes it when its promise settles, so nothing outlives the chunk it waited for.
+ */
+function createStops() {
+  const listeners = new Set<() => void>()
+  return {
+    wait<T>(promise: Promise<T>): Promise<T | typeof STOPPED> {
+      return new Promise<T | typeof STOPPED>((resolve, reject) => {
+        const stopped = () => resolve(STOPPED)
+        listeners.add(stopped)
+        promise.then(
+          (value) => {
+            listeners.delete(stopped)
+            resolve(value)
+          },
+          (error: unknown) => {
+            listeners.delete(stopped)
+            reject(error)
+          },
+        )
+      })
+    },
+    stop() {
+      for (const stopped of listeners) stopped()
+      listeners.clear()
+    },
+  }
+}
+
+/**
+ * Starts storing a file part where `options.place` puts `filename` (a refusal fails the read), and
+ * records it as written once the store has it whole, or fails the read with the store's error.
+ */
+function openFilePart(
+  read: UploadRead,
+  open: Set<FilePart>,
+  options: UploadOptions,
+  bounds: UploadBounds,
+  filename: string,
+): FilePart | undefined {
+  let key: string
+  try {
+    key = options.place(filename).key
+  } catch (error) {
+    read.fail(asError(error))
+    return undefined
+  }
+  const file = createFilePart(options.maxFileBytes, (seen) => read.fail(bounds.tooLarge(seen)))
+  open.add(file)
+  read.writes.push(
+    options.files.write(key, file.stream).then(
+      (size) => {
+        open.delete(file)
+        read.written.push({ filename, key, size })
+        if (file.seen > options.maxFileBytes) read.fail(bounds.tooLarge(file.seen))
+      },
+      (error: unknown) => {
+        open.delete(file)
+        // The store's own failure (disk full, S3 down) keeps its error for renderError.
+        read.fail(read.failed ?? asError(error))
+      },
+    ),
+  )
+  return file
+}
+
+const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)))
 
 /** A file part on its way to the store: a web stream the parser pushes into and the store reads. */
 interface FilePart {
