@@ -36,7 +36,14 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: st
     return await idempotentSubmit(ctx, { event, key: idempotencyKey, owner, path, upload, discard }, async () => {
       await admitFiles(ctx.access.licensing, placed.length)
       // The engine takes the contract's names as validated.
-      const batch = { placed, sizes: fileSizes(upload), options: parsed.value, owner, requestId: facts.requestId, callbackUrl }
+      const batch = {
+        placed,
+        sizes: new Map(upload.files.map((file) => [file.key, file.size])),
+        options: parsed.value,
+        owner,
+        requestId: facts.requestId,
+        callbackUrl,
+      }
       const response = await queueBatch(ctx, batch)
       facts.batchId = response.batch_id
       return response
@@ -87,10 +94,6 @@ async function readBatchUpload(event: H3Event, ctx: ServiceContext): Promise<{ u
 
 async function removeTaskFolders(ctx: ServiceContext, placed: readonly PlacedTask[]): Promise<void> {
   await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
-}
-
-function fileSizes(upload: Upload): Map<string, number> {
-  return new Map(upload.files.map((file) => [file.key, file.size]))
 }
 
 /** A valid, admitted batch: what `queueBatch` records and queues. */
