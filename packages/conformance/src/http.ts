@@ -56,57 +56,10 @@ export function createHttp(options: HttpOptions): HttpClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '')
   const stats = { requests: 0, throttledMs: 0 }
 
-  async function once(method: string, path: string, o: RequestOptions): Promise<HttpResponse> {
-    const headers = new Headers(o.headers)
-    const key = o.key === undefined ? options.apiKey : o.key
-    if (key !== null) headers.set(API_KEY_HEADER, key)
-    let body: BodyInit | undefined
-    if (o.form) body = o.form
-    else if (o.json !== undefined) {
-      body = JSON.stringify(o.json)
-      headers.set('content-type', 'application/json')
-    } else if (o.body) {
-      body = typeof o.body.bytes === 'string' ? o.body.bytes : new Blob([o.body.bytes as Uint8Array<ArrayBuffer>])
-      headers.set('content-type', o.body.contentType)
-    }
-    stats.requests++
-    let response: Response
-    try {
-      response = await fetch(`${baseUrl}${API_PREFIX}${path}`, {
-        method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
-      })
-    } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
-      throw new TransportError(
-        `${method} ${API_PREFIX}${path} got no answer (${error instanceof Error ? error.message : String(error)}${cause})`,
-      )
-    }
-    const bytes = new Uint8Array(await response.arrayBuffer())
-    let text: string | undefined
-    const readText = () => (text ??= new TextDecoder().decode(bytes))
-    return {
-      method,
-      path,
-      status: response.status,
-      headers: response.headers,
-      bytes,
-      text: readText,
-      json() {
-        try {
-          return JSON.parse(readText()) as unknown
-        } catch {
-          return undefined
-        }
-      },
-    }
-  }
-
   async function request(method: string, path: string, o: RequestOptions = {}): Promise<HttpResponse> {
     for (let attempt = 0; ; attempt++) {
-      const response = await once(method, path, o)
+      stats.requests++
+      const response = await sendOnce(baseUrl, method, path, requestInit(o, options.apiKey), options.timeoutMs)
       if (response.status !== 429 || o.waitOn429 === false || attempt >= 3) return response
       const wait = throttleWait(response.headers)
       stats.throttledMs += wait
@@ -120,6 +73,65 @@ export function createHttp(options: HttpOptions): HttpClient {
     request,
     get: (path, o) => request('GET', path, o),
     post: (path, o) => request('POST', path, o),
+  }
+}
+
+/** The headers and body of a request: the key (unless told otherwise) and the one body kind given. */
+function requestInit(o: RequestOptions, apiKey: string): { headers: Headers; body: BodyInit | undefined } {
+  const headers = new Headers(o.headers)
+  const key = o.key === undefined ? apiKey : o.key
+  if (key !== null) headers.set(API_KEY_HEADER, key)
+  let body: BodyInit | undefined
+  if (o.form) body = o.form
+  else if (o.json !== undefined) {
+    body = JSON.stringify(o.json)
+    headers.set('content-type', 'application/json')
+  } else if (o.body) {
+    body = typeof o.body.bytes === 'string' ? o.body.bytes : new Blob([o.body.bytes as Uint8Array<ArrayBuffer>])
+    headers.set('content-type', o.body.contentType)
+  }
+  return { headers, body }
+}
+
+/** One request, read to the end; no answer at all is a `TransportError`. */
+async function sendOnce(
+  baseUrl: string,
+  method: string,
+  path: string,
+  init: { headers: Headers; body: BodyInit | undefined },
+  timeoutMs = 60_000,
+): Promise<HttpResponse> {
+  let response: Response
+  try {
+    response = await fetch(`${baseUrl}${API_PREFIX}${path}`, { method, ...init, signal: AbortSignal.timeout(timeoutMs) })
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
+    throw new TransportError(
+      `${method} ${API_PREFIX}${path} got no answer (${error instanceof Error ? error.message : String(error)}${cause})`,
+    )
+  }
+  return readResponse(method, path, response)
+}
+
+/** The answer with its body read, decoded to text and JSON only when asked. */
+async function readResponse(method: string, path: string, response: Response): Promise<HttpResponse> {
+  const bytes = new Uint8Array(await response.arrayBuffer())
+  let text: string | undefined
+  const readText = () => (text ??= new TextDecoder().decode(bytes))
+  return {
+    method,
+    path,
+    status: response.status,
+    headers: response.headers,
+    bytes,
+    text: readText,
+    json() {
+      try {
+        return JSON.parse(readText()) as unknown
+      } catch {
+        return undefined
+      }
+    },
   }
 }
 

@@ -1,4 +1,4 @@
-import { createFetch, type FetchResponse } from 'ofetch'
+import { type $Fetch, createFetch, type FetchResponse } from 'ofetch'
 import { API_KEY_HEADER, API_PREFIX, EXTENSION_HEADERS } from './contract/index.ts'
 import { ConnectionError, errorFromResponse, MosError, TimeoutError, UserAbortError } from './errors.ts'
 import { isRetryable, retryDelayMs, RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
@@ -58,68 +58,13 @@ export interface Transport {
 export function createTransport(options: TransportOptions): Transport {
   // Looked up per call, not captured, so a fetch patched later (msw, polyfills) is the one used.
   const fetchImpl: typeof globalThis.fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init)
-  const $fetch = createFetch({ fetch: fetchImpl })
-  const baseURL = options.baseURL.replace(/\/+$/, '') + API_PREFIX
-  const policy = options.retryPolicy ?? RETRY_DEFAULTS
-
-  async function attempt<K extends ResponseKind>(request: TransportRequest<K>, call: RequestOptions): Promise<ResponseOf<K>> {
-    const signal = call.signal
-    if (signal?.aborted) throw new UserAbortError(undefined, { cause: signal.reason })
-    const controller = new AbortController()
-    const forwardAbort = () => controller.abort(signal?.reason)
-    signal?.addEventListener('abort', forwardAbort, { once: true })
-    const timeout = call.timeout ?? options.timeout
-    let timedOut = false
-    const timer = timeout > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), timeout) : undefined
-    let streaming = false
-    try {
-      const headers: Record<string, string> = {
-        accept: request.responseType === 'json' ? 'application/json' : '*/*',
-        ...call.headers,
-        ...(options.apiKey ? { [API_KEY_HEADER]: options.apiKey } : {}),
-      }
-      let response: FetchResponse<unknown>
-      try {
-        response = await $fetch.raw(request.path, {
-          baseURL,
-          method: request.method,
-          body: request.body as BodyInit | Record<string, unknown> | undefined,
-          headers,
-          signal: controller.signal,
-          responseType:
-            request.responseType === 'bytes'
-              ? 'arrayBuffer'
-              : request.responseType === 'stream'
-                ? 'stream'
-                : request.responseType === 'text'
-                  ? 'text'
-                  : 'json',
-          retry: false,
-          ignoreResponseError: true,
-        })
-      } catch (error) {
-        throw noResponseError(error, signal, timedOut, timeout)
-      }
-      if (response.status >= 400) {
-        throw errorFromResponse(response.status, await readErrorBody(response._data), response.headers)
-      }
-      if (request.responseType === 'stream') {
-        // The time limit covers the wait for the answer, not the caller's pace of reading; the
-        // caller's signal still cancels the body.
-        streaming = true
-        clearTimeout(timer)
-      }
-      request.onHeaders?.(response.headers)
-      return responseValue(request.responseType, response._data)
-    } catch (error) {
-      if (error instanceof MosError) throw error
-      // Body read failures land here (the headers had arrived).
-      throw noResponseError(error, signal, timedOut, timeout)
-    } finally {
-      clearTimeout(timer)
-      if (!streaming) signal?.removeEventListener('abort', forwardAbort)
-    }
+  const connection: Connection = {
+    $fetch: createFetch({ fetch: fetchImpl }),
+    baseURL: options.baseURL.replace(/\/+$/, '') + API_PREFIX,
+    apiKey: options.apiKey,
+    timeout: options.timeout,
   }
+  const policy = options.retryPolicy ?? RETRY_DEFAULTS
 
   return {
     async request(request, given = {}) {
@@ -127,7 +72,7 @@ export function createTransport(options: TransportOptions): Transport {
       const maxRetries = call.maxRetries ?? options.maxRetries
       for (let retry = 0; ; retry++) {
         try {
-          return await attempt(request, call)
+          return await attempt(connection, request, call)
         } catch (error) {
           if (retry >= maxRetries || !isRetryable(request.method, error, idempotent)) throw error
           const headers = (error as { headers?: Headers }).headers
@@ -136,6 +81,104 @@ export function createTransport(options: TransportOptions): Transport {
       }
     },
   }
+}
+
+/** Where and how every attempt is sent. */
+interface Connection {
+  $fetch: $Fetch
+  /** The server's base URL with `/api/v1`. */
+  baseURL: string
+  apiKey: string | undefined
+  /** The client's per-attempt time limit in ms (0: none). */
+  timeout: number
+}
+
+/** How ofetch reads each kind of answer. */
+const OFETCH_RESPONSE_TYPES = { json: 'json', text: 'text', bytes: 'arrayBuffer', stream: 'stream' } as const
+
+/** One try of a request: sent, timed, its error status or failure turned into a `MosError`. */
+async function attempt<K extends ResponseKind>(
+  connection: Connection,
+  request: TransportRequest<K>,
+  call: RequestOptions,
+): Promise<ResponseOf<K>> {
+  const signal = call.signal
+  if (signal?.aborted) throw new UserAbortError(undefined, { cause: signal.reason })
+  const timeout = call.timeout ?? connection.timeout
+  const limit = attemptSignal(signal, timeout)
+  let streaming = false
+  try {
+    let response: FetchResponse<unknown>
+    try {
+      response = await send(connection, request, call.headers, limit.signal)
+    } catch (error) {
+      throw noResponseError(error, signal, limit.timedOut(), timeout)
+    }
+    if (response.status >= 400) {
+      throw errorFromResponse(response.status, await readErrorBody(response._data), response.headers)
+    }
+    if (request.responseType === 'stream') {
+      // The time limit covers the wait for the answer, not the caller's pace of reading; the
+      // caller's signal still cancels the body.
+      streaming = true
+      limit.stopTimer()
+    }
+    request.onHeaders?.(response.headers)
+    return responseValue(request.responseType, response._data)
+  } catch (error) {
+    if (error instanceof MosError) throw error
+    // Body read failures land here (the headers had arrived).
+    throw noResponseError(error, signal, limit.timedOut(), timeout)
+  } finally {
+    limit.stopTimer()
+    if (!streaming) limit.detach()
+  }
+}
+
+/** The caller's signal and the attempt's time limit, joined into the one signal the fetch gets. */
+function attemptSignal(signal: AbortSignal | undefined, timeout: number) {
+  const controller = new AbortController()
+  const forwardAbort = () => controller.abort(signal?.reason)
+  signal?.addEventListener('abort', forwardAbort, { once: true })
+  let timedOut = false
+  const timer =
+    timeout > 0
+      ? setTimeout(() => {
+          timedOut = true
+          controller.abort()
+        }, timeout)
+      : undefined
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    stopTimer: () => clearTimeout(timer),
+    /** Stops forwarding the caller's abort (kept while a stream is read, so the caller can still cancel it). */
+    detach: () => signal?.removeEventListener('abort', forwardAbort),
+  }
+}
+
+/** Sends the request once; an error status is an answer here, not a throw. */
+function send(
+  connection: Connection,
+  request: TransportRequest<ResponseKind>,
+  extraHeaders: Record<string, string> | undefined,
+  signal: AbortSignal,
+): Promise<FetchResponse<unknown>> {
+  const headers: Record<string, string> = {
+    accept: request.responseType === 'json' ? 'application/json' : '*/*',
+    ...extraHeaders,
+    ...(connection.apiKey ? { [API_KEY_HEADER]: connection.apiKey } : {}),
+  }
+  return connection.$fetch.raw(request.path, {
+    baseURL: connection.baseURL,
+    method: request.method,
+    body: request.body as BodyInit | Record<string, unknown> | undefined,
+    headers,
+    signal,
+    responseType: OFETCH_RESPONSE_TYPES[request.responseType],
+    retry: false,
+    ignoreResponseError: true,
+  })
 }
 
 /**

@@ -26,14 +26,45 @@ import { keyOwner } from './tasks/task-owner.ts'
 
 /** `owner`: the key's `keyOwner`, which tasks and batches record and reads check. */
 type KeyedHandler = (event: H3Event, apiKey: string, owner: string) => unknown
+/** Wraps a business handler in the key check and the guards. */
+type Keyed = (handler: KeyedHandler) => ReturnType<typeof guarded>
 
 /**
  * Builds the h3 app over a service context. No I/O happens here: tests call `app.fetch(request)`
  * in-process, `main.ts` puts it behind a listening server.
  */
 export function createApp(ctx: ServiceContext): H3 {
+  const app = createLoggedApp(ctx)
+  mountProbes(app, ctx)
+
+  const checkKey = createKeyCheck(ctx.access.keys, ctx.config)
+  // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
+  const keyed: Keyed = (handler) =>
+    guarded(checkKey, ctx.access.guards, async (event, apiKey) => handler(event, apiKey, await keyOwner(apiKey)))
+
+  mountDescriptionRoutes(app, ctx, keyed)
+  mountOperationRoutes(app, ctx, keyed)
+  mountTaskRoutes(app, ctx, keyed)
+  mountBatchAndLicenseRoutes(app, ctx, keyed)
+
+  // Whether a scraper needs the key is the operator's choice (SERVICE__METRICS__REQUIRE_KEY).
+  app.get(`${API_PREFIX}/metrics`, ctx.config.metrics.requireKey ? keyed(() => metricsResponse(ctx)) : () => metricsResponse(ctx))
+
+  // The web console's sign-in, description, events and /admin/* (docs/console.md): session cookie, never a key.
+  mountConsole(app, ctx)
+  // Its page: the compiled build under /console, and / redirects there.
+  if (servesConsole(ctx)) mountConsolePage(app)
+
+  // Last: security headers, CORS and the 405s are derived from the routes above.
+  applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })
+
+  return app
+}
+
+/** The app with its hooks: each request logged, each response counted, every error rendered once. */
+function createLoggedApp(ctx: ServiceContext): H3 {
   const requests = createRequestLog({ logger: ctx.observability.logger, quietPaths: PROBE_PATHS })
-  const app = new H3({
+  return new H3({
     onRequest: requests.onRequest,
     onError: (error, event) => renderError(error, event),
     onResponse: (response, event) => {
@@ -41,13 +72,10 @@ export function createApp(ctx: ServiceContext): H3 {
       requests.onResponse(response, event)
     },
   })
-  mountProbes(app, ctx)
+}
 
-  const checkKey = createKeyCheck(ctx.access.keys, ctx.config)
-  // Business endpoints: key first, then the guards (rate limit, licence), then the handler.
-  const keyed = (handler: KeyedHandler) =>
-    guarded(checkKey, ctx.access.guards, async (event, apiKey) => handler(event, apiKey, await keyOwner(apiKey)))
-
+/** What the service is: health, its interface described and rendered, its capabilities. */
+function mountDescriptionRoutes(app: H3, ctx: ServiceContext, keyed: Keyed): void {
   app.get(`${API_PREFIX}/health`, () => healthDocument(ctx))
   // The interface described and rendered (Mos extensions): public, like a documentation page.
   app.get(`${API_PREFIX}/openapi.json`, createOpenApiRoute(ctx))
@@ -57,7 +85,10 @@ export function createApp(ctx: ServiceContext): H3 {
     `${API_PREFIX}/capabilities`,
     keyed(() => capabilitiesDocument(ctx)),
   )
+}
 
+/** One submit route per operation the variant serves, and 501 for those it reserves. */
+function mountOperationRoutes(app: H3, ctx: ServiceContext, keyed: Keyed): void {
   for (const route of submitRoutes(ctx.variant, ctx.processing.operations)) {
     app.post(
       API_PREFIX + route.path,
@@ -72,7 +103,10 @@ export function createApp(ctx: ServiceContext): H3 {
       }),
     )
   }
+}
 
+/** A task's record, events and result, and task control. */
+function mountTaskRoutes(app: H3, ctx: ServiceContext, keyed: Keyed): void {
   app.get(
     `${API_PREFIX}/tasks/:id`,
     keyed((event, _apiKey, owner) => readTaskRecord(ctx, event, routeParam(event, 'id'), owner)),
@@ -98,7 +132,10 @@ export function createApp(ctx: ServiceContext): H3 {
     `${API_PREFIX}/tasks/:id`,
     keyed((event, _apiKey, owner) => deleteTask(ctx, routeParam(event, 'id'), owner)),
   )
+}
 
+/** Batch submit and read, and the licence's verify and info. */
+function mountBatchAndLicenseRoutes(app: H3, ctx: ServiceContext, keyed: Keyed): void {
   app.post(
     `${API_PREFIX}/batch/compress`,
     keyed((event, _apiKey, owner) => submitBatch(event, ctx, owner)),
@@ -107,7 +144,6 @@ export function createApp(ctx: ServiceContext): H3 {
     `${API_PREFIX}/batch/:id`,
     keyed((event, _apiKey, owner) => getBatchRecord(ctx, routeParam(event, 'id'), owner)),
   )
-
   app.post(
     `${API_PREFIX}/license/verify`,
     keyed(async (event, apiKey) => verifyLicense(event, ctx, (await ctx.access.adminKeys.find(apiKey)) !== undefined)),
@@ -116,17 +152,4 @@ export function createApp(ctx: ServiceContext): H3 {
     `${API_PREFIX}/license/info`,
     keyed(() => licenseInfo(ctx)),
   )
-
-  // Whether a scraper needs the key is the operator's choice (SERVICE__METRICS__REQUIRE_KEY).
-  app.get(`${API_PREFIX}/metrics`, ctx.config.metrics.requireKey ? keyed(() => metricsResponse(ctx)) : () => metricsResponse(ctx))
-
-  // The web console's sign-in, description, events and /admin/* (docs/console.md): session cookie, never a key.
-  mountConsole(app, ctx)
-  // Its page: the compiled build under /console, and / redirects there.
-  if (servesConsole(ctx)) mountConsolePage(app)
-
-  // Last: security headers, CORS and the 405s are derived from the routes above.
-  applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })
-
-  return app
 }

@@ -9,35 +9,43 @@ import { createLogger, type Logger } from './logging/create-logger.ts'
 import { startServer } from './server.ts'
 
 /**
- * With no key configured, a development key is created once, kept beside the data (so it survives
- * restarts) and printed: `npm install && npm start` gives a working service with nothing to set.
+ * A development secret (`name`: the API key, the console password), made by `make` the first time
+ * and kept beside the data, so it survives restarts and is printed the same each time.
  */
-async function developmentKey(config: Config): Promise<string> {
-  const file = join(resolve(config.storage.fs.base), 'dev-api-key')
+async function developmentSecret(config: Config, name: string, make: () => string): Promise<string> {
+  const file = join(resolve(config.storage.fs.base), name)
   try {
     return (await readFile(file, 'utf8')).trim()
   } catch {
-    const key = `dev-${randomBytes(18).toString('base64url')}`
+    const secret = make()
     await mkdir(resolve(config.storage.fs.base), { recursive: true })
-    await writeFile(file, `${key}\n`, { mode: 0o600 })
-    return key
+    await writeFile(file, `${secret}\n`, { mode: 0o600 })
+    return secret
   }
 }
 
+/** The development credentials `main` made and put into `config`, to print once listening. */
+interface DevelopmentCredentials {
+  key?: string
+  consolePassword?: string
+}
+
 /**
- * With neither a console password nor an API key configured (the `npm start` case), a development
- * console password is created once, kept beside the data like the development key, and printed.
+ * With no key configured, a development key is created once and printed: `npm install && npm start`
+ * gives a working service with nothing to set. With neither a console password nor an API key (the
+ * `npm start` case), a development console password likewise.
  */
-async function developmentConsolePassword(config: Config): Promise<string> {
-  const file = join(resolve(config.storage.fs.base), 'dev-console-password')
-  try {
-    return (await readFile(file, 'utf8')).trim()
-  } catch {
-    const password = randomBytes(15).toString('base64url')
-    await mkdir(resolve(config.storage.fs.base), { recursive: true })
-    await writeFile(file, `${password}\n`, { mode: 0o600 })
-    return password
+async function addDevelopmentCredentials(config: Config): Promise<DevelopmentCredentials> {
+  const made: DevelopmentCredentials = {}
+  if (config.console.enabled && !config.console.adminPasswordHash && config.auth.apiKeys.length === 0 && config.server.role !== 'worker') {
+    made.consolePassword = await developmentSecret(config, 'dev-console-password', () => randomBytes(15).toString('base64url'))
+    config.console.adminPasswordHash = await hashPassword(made.consolePassword)
   }
+  if (config.auth.apiKeys.length === 0) {
+    made.key = await developmentSecret(config, 'dev-api-key', () => `dev-${randomBytes(18).toString('base64url')}`)
+    config.auth.apiKeys = [made.key]
+  }
+  return made
 }
 
 /**
@@ -61,10 +69,18 @@ async function main(): Promise<void> {
   // Until the configured logger exists, the last resort writes with the defaults.
   let logger: Logger = createLogger()
   installLastResort(() => logger)
-  let config: Config
+  const config = loadConfigOrExit(logger)
+  logger = createLogger({ ...config.log, base: { role: config.server.role } })
+  const credentials = await addDevelopmentCredentials(config)
+  const server = await startOrExit(config, logger)
+  announceStart(logger, config, server.port, credentials)
+  stopOnSignals(server, logger)
+}
+
+function loadConfigOrExit(logger: Logger): Config {
   try {
     readDotEnv(process.cwd(), process.env)
-    config = loadConfig(process.env)
+    return loadConfig(process.env)
   } catch (error) {
     if (error instanceof ConfigError) {
       // The log settings themselves may be what is wrong: this one line uses the defaults.
@@ -73,44 +89,43 @@ async function main(): Promise<void> {
     }
     throw error
   }
-  logger = createLogger({ ...config.log, base: { role: config.server.role } })
-  let devKey: string | undefined
-  let devConsolePassword: string | undefined
-  if (config.console.enabled && !config.console.adminPasswordHash && config.auth.apiKeys.length === 0 && config.server.role !== 'worker') {
-    devConsolePassword = await developmentConsolePassword(config)
-    config.console.adminPasswordHash = await hashPassword(devConsolePassword)
-  }
-  if (config.auth.apiKeys.length === 0) {
-    devKey = await developmentKey(config)
-    config.auth.apiKeys = [devKey]
-  }
-  let server: Awaited<ReturnType<typeof startServer>>
+}
+
+type Server = Awaited<ReturnType<typeof startServer>>
+
+async function startOrExit(config: Config, logger: Logger): Promise<Server> {
   try {
-    server = await startServer({ config, logger })
+    return await startServer({ config, logger })
   } catch (error) {
     // Some settings (the licence's public key and key file, the deployment's combination) are checked when the service is built.
     const message = error instanceof Error ? error.message : String(error)
     logger.fatal(error instanceof ConfigError ? `configuration error: ${message}` : `cannot start: ${message}`)
     process.exit(1)
   }
+}
+
+function announceStart(logger: Logger, config: Config, port: number, credentials: DevelopmentCredentials): void {
   // Tests and scripts read the port from this message: keep `listening on http://HOST:PORT` in it.
   // These two lines are written whatever the level: the address and the development key must show.
   const startup = logger.child({}, { level: 'info' })
   startup.info(
-    { port: server.port, variant: config.server.variant, storage: config.storage.driver, queue: config.queue.driver },
-    `${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${server.port}` +
+    { port, variant: config.server.variant, storage: config.storage.driver, queue: config.queue.driver },
+    `${config.server.role === 'worker' ? 'worker (health only)' : `variant ${config.server.variant}`} listening on http://${config.server.host}:${port}` +
       ` (role: ${config.server.role}, storage: ${config.storage.driver}, queue: ${config.queue.driver})`,
   )
   // The key is followed by a space, so `: (\S+)` finds it in a JSON line as on a terminal.
-  if (devKey) startup.info(`development API key: ${devKey} (set SERVICE__AUTH__API_KEYS to use your own)`)
-  if (devConsolePassword) {
+  if (credentials.key) startup.info(`development API key: ${credentials.key} (set SERVICE__AUTH__API_KEYS to use your own)`)
+  if (credentials.consolePassword) {
     // A wildcard address is no page to open, and a browser sends the session cookie over plain http to loopback names only.
     const host = ['0.0.0.0', '::', '[::]'].includes(config.server.host) ? 'localhost' : config.server.host
     startup.info(
-      `development console password: ${devConsolePassword} (sign in at http://${host}:${server.port}/console/; set SERVICE__CONSOLE__ADMIN_PASSWORD_HASH to use your own)`,
+      `development console password: ${credentials.consolePassword} (sign in at http://${host}:${port}/console/; set SERVICE__CONSOLE__ADMIN_PASSWORD_HASH to use your own)`,
     )
   }
+}
 
+/** SIGTERM and SIGINT finish the running tasks, then stop (once, whichever comes first). */
+function stopOnSignals(server: Server, logger: Logger): void {
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return

@@ -43,54 +43,77 @@ export interface NodeListener {
  *   the socket under a client that is still sending, and it sees EPIPE instead of our answer.
  */
 export async function listenNode(handler: NodeHandler, options: NodeListenerOptions): Promise<NodeListener> {
-  const fail = (res: ServerResponse, error: unknown) => {
-    options.onHandlerError?.(error)
-    failResponse(res)
-  }
   // Node's own requestTimeout (300 s for a whole request) stays: it is what bounds a body sent a byte a minute.
   const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs })
   // Node requires headersTimeout above keepAliveTimeout, else a slow second request on a reused
   // connection is cut while the balancer still thinks the connection is fine.
   server.headersTimeout = options.keepAliveTimeoutMs + 1_000
 
-  const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
-    if (expectsContinue) sendContinueOnRead(req, res)
-    closeAfterEarlyAnswer(req, res)
-    // Errors on the request and socket stream (a reset mid-body) are the handler's to see through
-    // its reads; without a listener here an 'error' nobody reads would take the process down.
-    req.on('error', () => undefined)
-    res.on('error', () => undefined)
-    try {
-      const result = handler(req, res)
-      if (result instanceof Promise) result.catch((error: unknown) => fail(res, error))
-    } catch (error) {
-      fail(res, error)
-    }
-  }
-  server.on('request', (req, res) => serve(req, res, false))
-  server.on('checkContinue', (req, res) => serve(req, res, true))
-  // A client sending garbage before a request exists (or too slowly): answer with the contract's
-  // error shape and close, where Node's default would send a bare status line.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    // As Node's default handler: never write into a response already on its way.
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
-    if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
-    const [status, reason, detail] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'the request took too long to arrive']
-        : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request Header Fields Too Large', 'headers too large']
-          : [400, 'Bad Request', 'invalid HTTP']
-    const body = JSON.stringify({ error: `malformed request: ${detail}` })
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    )
-  })
+  server.on('request', (req, res) => serveRequest(handler, options, req, res, false))
+  server.on('checkContinue', (req, res) => serveRequest(handler, options, req, res, true))
+  server.on('clientError', answerClientError)
 
-  await new Promise<void>((resolve, reject) => {
+  await listenOn(server, options.port, options.host)
+  const address = server.address()
+  return {
+    server,
+    port: typeof address === 'object' && address ? address.port : options.port,
+    close: () => closeServer(server),
+  }
+}
+
+/** Hands one request to the handler, with 100-continue and the lingering close set up around it. */
+function serveRequest(
+  handler: NodeHandler,
+  options: NodeListenerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  expectsContinue: boolean,
+): void {
+  const fail = (error: unknown) => {
+    options.onHandlerError?.(error)
+    failResponse(res)
+  }
+  if (expectsContinue) sendContinueOnRead(req, res)
+  closeAfterEarlyAnswer(req, res)
+  // Errors on the request and socket stream (a reset mid-body) are the handler's to see through
+  // its reads; without a listener here an 'error' nobody reads would take the process down.
+  req.on('error', () => undefined)
+  res.on('error', () => undefined)
+  try {
+    const result = handler(req, res)
+    if (result instanceof Promise) result.catch(fail)
+  } catch (error) {
+    fail(error)
+  }
+}
+
+/**
+ * A client sending garbage before a request exists (or too slowly): answer with the contract's
+ * error shape and close, where Node's default would send a bare status line.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // As Node's default handler: never write into a response already on its way.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
+  const [status, reason, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'the request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'headers too large']
+        : [400, 'Bad Request', 'invalid HTTP']
+  const body = JSON.stringify({ error: `malformed request: ${detail}` })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
+}
+
+/** Listens, or rejects with a readable message when the port is taken (never moves to another). */
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening)
-      reject(error.code === 'EADDRINUSE' ? new Error(`port ${options.port} on ${options.host} is already in use`) : error)
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} on ${host} is already in use`) : error)
     }
     const onListening = () => {
       server.off('error', onError)
@@ -98,21 +121,20 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
     }
     server.once('error', onError)
     server.once('listening', onListening)
-    server.listen(options.port, options.host)
+    server.listen(port, host)
   })
-  const address = server.address()
-  return {
-    server,
-    port: typeof address === 'object' && address ? address.port : options.port,
-    // Idle keep-alive connections close at once; a request still in flight gets a short grace
-    // (the drain of tasks happens after, in the context), then its connection is cut.
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref()
-      }),
-  }
+}
+
+/**
+ * Idle keep-alive connections close at once; a request still in flight gets a short grace
+ * (the drain of tasks happens after, in the context), then its connection is cut.
+ */
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve())
+    server.closeIdleConnections()
+    setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref()
+  })
 }
 
 function failResponse(res: ServerResponse): void {

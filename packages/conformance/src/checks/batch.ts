@@ -59,6 +59,13 @@ async function followBatch(ctx: RunContext, files: Fixture[]) {
 
 const needs = { endpoint: 'batch' } as const
 
+/** A draco batch of `count` copies of the small mesh, named `conformance-<tag>-<i>.glb`. */
+async function submitSmallBatch(ctx: RunContext, count: number, tag: string) {
+  const { small } = await ctx.fixtures()
+  const files = Array.from({ length: count }, (_, i) => ({ ...small, name: `conformance-${tag}-${i}.glb` }))
+  return submit(ctx, '/batch/compress', { engine: 'draco' }, files, { fileField: 'files' })
+}
+
 /** Sections 2.4, 4.11 and 4.12: batch submission and its record. */
 export const batchChecks: Check[] = [
   {
@@ -177,10 +184,7 @@ export const batchChecks: Check[] = [
     variants: VARIANTS,
     needs: { endpoint: 'batch', setting: 'maxBatchCount' },
     async run(ctx) {
-      const { small } = await ctx.fixtures()
-      const count = ctx.settings.maxBatchCount! + 1
-      const files = Array.from({ length: count }, (_, i) => ({ ...small, name: `conformance-over-${i}.glb` }))
-      const response = await submit(ctx, '/batch/compress', { engine: 'draco' }, files, { fileField: 'files' })
+      const response = await submitSmallBatch(ctx, ctx.settings.maxBatchCount! + 1, 'over')
       expectError(response, LIMIT_EXCEEDED_STATUS[ctx.variant])
     },
   },
@@ -192,9 +196,7 @@ export const batchChecks: Check[] = [
     variants: VARIANTS,
     needs: { endpoint: 'batch', setting: 'maxBatchCount' },
     async run(ctx) {
-      const { small } = await ctx.fixtures()
-      const files = Array.from({ length: ctx.settings.maxBatchCount! }, (_, i) => ({ ...small, name: `conformance-at-${i}.glb` }))
-      expectStatus(await submit(ctx, '/batch/compress', { engine: 'draco' }, files, { fileField: 'files' }), 200)
+      expectStatus(await submitSmallBatch(ctx, ctx.settings.maxBatchCount!, 'at'), 200)
     },
   },
 ]

@@ -19,6 +19,29 @@ const smallMeshopt = (ctx: RunContext) =>
 export const brokenTask = (ctx: RunContext) =>
   runTask(ctx, 'compress broken', 'compress', '/compress', { engine: 'draco' }, async (c) => (await c.fixtures()).broken)
 
+/** An engine's result: a GLB with the engine's extension that decodes to the input's triangles. */
+function outputCheck(
+  engine: 'draco' | 'meshopt',
+  extension: string,
+  task: (ctx: RunContext) => ReturnType<typeof completedTask>,
+  fixture: 'heavy' | 'small',
+): Check {
+  return {
+    id: `compress.output.${engine}`,
+    group: 'compress',
+    title: `engine=${engine}: the result is a GLB using ${extension} that decodes to the input's triangles`,
+    profile: 'core',
+    variants: VARIANTS,
+    needs,
+    async run(ctx) {
+      const { output } = await task(ctx)
+      const facts = await expectCompressedGlb(output, engine)
+      const expected = (await ctx.fixtures())[fixture].triangles
+      expect(facts.triangles === expected, `the result decodes to ${facts.triangles} triangles, the input has ${expected}`)
+    },
+  }
+}
+
 /** Section 2.1, 3 and 4.3: a compress task from submission to download, outputs decoded. */
 export const compressChecks: Check[] = [
   {
@@ -48,34 +71,8 @@ export const compressChecks: Check[] = [
       return `error: ${String(run.final.error)}`
     },
   },
-  {
-    id: 'compress.output.draco',
-    group: 'compress',
-    title: "engine=draco: the result is a GLB using KHR_draco_mesh_compression that decodes to the input's triangles",
-    profile: 'core',
-    variants: VARIANTS,
-    needs,
-    async run(ctx) {
-      const { output } = await heavyDracoCompleted(ctx)
-      const facts = await expectCompressedGlb(output, 'draco')
-      const expected = (await ctx.fixtures()).heavy.triangles
-      expect(facts.triangles === expected, `the result decodes to ${facts.triangles} triangles, the input has ${expected}`)
-    },
-  },
-  {
-    id: 'compress.output.meshopt',
-    group: 'compress',
-    title: "engine=meshopt: the result is a GLB using EXT_meshopt_compression that decodes to the input's triangles",
-    profile: 'core',
-    variants: VARIANTS,
-    needs,
-    async run(ctx) {
-      const { output } = await smallMeshopt(ctx)
-      const facts = await expectCompressedGlb(output, 'meshopt')
-      const expected = (await ctx.fixtures()).small.triangles
-      expect(facts.triangles === expected, `the result decodes to ${facts.triangles} triangles, the input has ${expected}`)
-    },
-  },
+  outputCheck('draco', 'KHR_draco_mesh_compression', heavyDracoCompleted, 'heavy'),
+  outputCheck('meshopt', 'EXT_meshopt_compression', smallMeshopt, 'small'),
   {
     id: 'compress.output.level-0',
     group: 'compress',

@@ -1,10 +1,18 @@
 import { ERROR_TEXTS, VARIANTS } from '@mos/sdk/contract'
 import { describeResponse, expect, expectErrorText, expectStatus } from '../assert.ts'
 import { fail, type Check } from '../check.ts'
+import type { RunContext } from '../context.ts'
 import { download, getTask, submitTask } from '../tasks.ts'
 import { brokenTask, heavyDracoCompleted } from './compress.ts'
 
 const needs = { feature: 'compress' } as const
+
+/** The broken upload's task, failed as it must be, and the answer to downloading it. */
+async function downloadFailedTask(ctx: RunContext) {
+  const run = await brokenTask(ctx)
+  expect(run.final.status === 'failed', `the broken upload ended ${run.final.status}`)
+  return { id: run.id, response: await ctx.http.get(`/tasks/${run.id}/download`) }
+}
 
 /** Section 4.10: downloads. */
 export const downloadChecks: Check[] = [
@@ -90,9 +98,8 @@ export const downloadChecks: Check[] = [
     variants: VARIANTS,
     needs,
     async run(ctx) {
-      const run = await brokenTask(ctx)
-      expect(run.final.status === 'failed', `the broken upload ended ${run.final.status}`)
-      expectErrorText(await ctx.http.get(`/tasks/${run.id}/download`), 409, ERROR_TEXTS.taskNotCompleted(run.id, 'failed'))
+      const { id, response } = await downloadFailedTask(ctx)
+      expectErrorText(response, 409, ERROR_TEXTS.taskNotCompleted(id, 'failed'))
     },
   },
   {
@@ -103,9 +110,7 @@ export const downloadChecks: Check[] = [
     variants: VARIANTS,
     needs,
     async run(ctx) {
-      const run = await brokenTask(ctx)
-      expect(run.final.status === 'failed', `the broken upload ended ${run.final.status}`)
-      const response = await ctx.http.get(`/tasks/${run.id}/download`)
+      const { response } = await downloadFailedTask(ctx)
       expect(response.status >= 400 && response.status < 500, `expected a 4xx, got: ${describeResponse(response)}`)
       expectStatus(response, response.status)
     },

@@ -103,8 +103,9 @@ function fieldsFor(rules: FormRules, spec: FieldSpec): Fields {
   return { ...rules.valid }
 }
 
-function casesOf(rules: FormRules, variant: Variant): Case[] {
-  const cases: Case[] = [
+/** The cases every form has, whatever its fields: no file part, and a file of an unknown format. */
+function fileCases(rules: FormRules): Case[] {
+  return [
     {
       id: 'missing.file',
       title: 'no file part',
@@ -120,95 +121,125 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
       expect: { accepted: false, text: ERROR_TEXTS.unsupportedFormat('xyz'), textProfile: 'core' },
     },
   ]
-  for (const spec of rules.specs(variant)) {
-    const first = cases.length
-    const base = fieldsFor(rules, spec)
-    const rangeProfile: Profile = UNSTATED_RANGES.has(spec.name) ? 'mos' : 'core'
-    const refuse = (
-      id: string,
-      title: string,
-      value: string | number,
-      text = ERROR_TEXTS.invalidField(spec.name, describeRule(spec)),
-      profile: Profile = 'core',
-    ) =>
-      cases.push({
-        id: `field.${spec.name}.${id}`,
-        profile,
-        title: `${spec.name}=${value} (${title})`,
-        fields: { ...base, [spec.name]: value },
-        expect: { accepted: false, text, textProfile: 'mos' },
-      })
-    const accept = (id: string, value: string | number, profile: Profile = 'core') =>
-      cases.push({
-        id: `field.${spec.name}.${id}`,
-        profile,
-        title: `${spec.name}=${value} is accepted`,
-        fields: { ...base, [spec.name]: value },
-        expect: { accepted: true },
-      })
-    if (spec.required) {
-      const fields = { ...base }
-      delete fields[spec.name]
-      cases.push({
-        id: `missing.${spec.name}`,
-        title: `no ${spec.name}`,
-        fields,
-        expect: { accepted: false, text: ERROR_TEXTS.missingField(spec.name), textProfile: 'core' },
-      })
+}
+
+/** A case that sends `base` with the spec's field set to `value`, expecting it refused with `text`. */
+function refusedCase(
+  spec: FieldSpec,
+  base: Fields,
+  id: string,
+  title: string,
+  value: string | number,
+  text = ERROR_TEXTS.invalidField(spec.name, describeRule(spec)),
+  profile: Profile = 'core',
+): Case {
+  return {
+    id: `field.${spec.name}.${id}`,
+    profile,
+    title: `${spec.name}=${value} (${title})`,
+    fields: { ...base, [spec.name]: value },
+    expect: { accepted: false, text, textProfile: 'mos' },
+  }
+}
+
+/** A case that sends `base` with the spec's field set to `value`, expecting it accepted. */
+function acceptedCase(spec: FieldSpec, base: Fields, id: string, value: string | number, profile: Profile = 'core'): Case {
+  return {
+    id: `field.${spec.name}.${id}`,
+    profile,
+    title: `${spec.name}=${value} is accepted`,
+    fields: { ...base, [spec.name]: value },
+    expect: { accepted: true },
+  }
+}
+
+/** A required field left out of otherwise valid fields. */
+function missingCase(spec: FieldSpec, base: Fields): Case {
+  const fields = { ...base }
+  delete fields[spec.name]
+  return {
+    id: `missing.${spec.name}`,
+    title: `no ${spec.name}`,
+    fields,
+    expect: { accepted: false, text: ERROR_TEXTS.missingField(spec.name), textProfile: 'core' },
+  }
+}
+
+/** Values just outside the spec's rule (refused) and on its bounds or in its list (accepted). */
+function valueCases(spec: FieldSpec, base: Fields): Case[] {
+  const refuse = (id: string, title: string, value: string | number, text?: string, profile?: Profile) =>
+    refusedCase(spec, base, id, title, value, text, profile)
+  const accept = (id: string, value: string | number, profile?: Profile) => acceptedCase(spec, base, id, value, profile)
+  switch (spec.kind) {
+    case 'integer': {
+      const rangeProfile: Profile = UNSTATED_RANGES.has(spec.name) ? 'mos' : 'core'
+      return [
+        refuse('below-min', `below ${spec.min}`, spec.min - 1, undefined, rangeProfile),
+        refuse('above-max', `above ${spec.max}`, spec.max + 1, undefined, rangeProfile),
+        refuse('fraction', 'not an integer', spec.min + 0.5),
+        refuse('not-a-number', 'not a number', 'seven'),
+        accept('accepts-min', spec.min, rangeProfile),
+        accept('accepts-max', spec.max, rangeProfile),
+      ]
     }
-    switch (spec.kind) {
-      case 'integer':
-        refuse('below-min', `below ${spec.min}`, spec.min - 1, undefined, rangeProfile)
-        refuse('above-max', `above ${spec.max}`, spec.max + 1, undefined, rangeProfile)
-        refuse('fraction', 'not an integer', spec.min + 0.5)
-        refuse('not-a-number', 'not a number', 'seven')
-        accept('accepts-min', spec.min, rangeProfile)
-        accept('accepts-max', spec.max, rangeProfile)
-        break
-      case 'number':
+    case 'number':
+      return [
         refuse(
           spec.minExclusive ? 'at-min' : 'below-min',
           `${spec.minExclusive ? 'at' : 'below'} ${spec.min}`,
           spec.minExclusive ? spec.min : spec.min - 1,
-        )
-        refuse('above-max', `above ${spec.max}`, spec.max + 1)
-        refuse('not-a-number', 'not a number', 'seven')
-        accept('accepts-max', spec.max)
-        break
-      case 'enum':
+        ),
+        refuse('above-max', `above ${spec.max}`, spec.max + 1),
+        refuse('not-a-number', 'not a number', 'seven'),
+        accept('accepts-max', spec.max),
+      ]
+    case 'enum':
+      return [
         refuse(
           'unknown',
           'not an allowed value',
           'conformance-bogus',
           spec.unsupportedFormatError ? ERROR_TEXTS.unsupportedFormat('conformance-bogus') : undefined,
-        )
-        if (!spec.unsupportedFormatError) spec.values.forEach((value) => accept(`accepts-${value}`, value))
-        break
-      case 'boolean':
-        refuse('not-a-boolean', 'not a boolean', 'maybe')
-        break
-    }
-    if (spec.kind !== 'boolean' && spec.onlyWith) {
-      const other = spec.onlyWith.field === 'engine' ? (spec.onlyWith.equals === 'draco' ? 'meshopt' : 'draco') : undefined
-      const value = spec.kind === 'enum' ? spec.values[0]! : spec.max
-      if (other) {
-        cases.push({
-          id: `field.${spec.name}.only-with-${spec.onlyWith.equals}`,
-          profile: 'mos',
-          title: `${spec.name} with ${spec.onlyWith.field}=${other}`,
-          fields: { ...rules.valid, [spec.onlyWith.field]: other, [spec.name]: value },
-          expect: {
-            accepted: false,
-            text: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`),
-            textProfile: 'mos',
-          },
-        })
-      }
-    }
-    // A Mos extension field is not in the published interface: another deployment need not have it.
-    if (spec.extension) for (const c of cases.slice(first)) c.profile = 'mos'
+        ),
+        ...(spec.unsupportedFormatError ? [] : spec.values.map((value) => accept(`accepts-${value}`, value))),
+      ]
+    case 'boolean':
+      return [refuse('not-a-boolean', 'not a boolean', 'maybe')]
   }
+}
+
+/** A field that applies only with another engine, sent with the other one: refused (mos wording). */
+function onlyWithCases(rules: FormRules, spec: FieldSpec): Case[] {
+  if (spec.kind === 'boolean' || !spec.onlyWith) return []
+  const other = spec.onlyWith.field === 'engine' ? (spec.onlyWith.equals === 'draco' ? 'meshopt' : 'draco') : undefined
+  if (!other) return []
+  const value = spec.kind === 'enum' ? spec.values[0]! : spec.max
+  return [
+    {
+      id: `field.${spec.name}.only-with-${spec.onlyWith.equals}`,
+      profile: 'mos',
+      title: `${spec.name} with ${spec.onlyWith.field}=${other}`,
+      fields: { ...rules.valid, [spec.onlyWith.field]: other, [spec.name]: value },
+      expect: {
+        accepted: false,
+        text: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`),
+        textProfile: 'mos',
+      },
+    },
+  ]
+}
+
+/** Every case of one field spec, in the order the checks list them. */
+function specCases(rules: FormRules, spec: FieldSpec): Case[] {
+  const base = fieldsFor(rules, spec)
+  const cases = [...(spec.required ? [missingCase(spec, base)] : []), ...valueCases(spec, base), ...onlyWithCases(rules, spec)]
+  // A Mos extension field is not in the published interface: another deployment need not have it.
+  if (spec.extension) for (const c of cases) c.profile = 'mos'
   return cases
+}
+
+function casesOf(rules: FormRules, variant: Variant): Case[] {
+  return [...fileCases(rules), ...rules.specs(variant).flatMap((spec) => specCases(rules, spec))]
 }
 
 async function send(ctx: RunContext, rules: FormRules, c: Case) {

@@ -27,16 +27,29 @@ const finishedTask = (ctx: RunContext, key: string) =>
     return id
   })
 
-export const taskControlChecks: Check[] = [
-  {
-    id: 'task-control.list',
+/** A task-control check: skipped unless the deployment advertises the operation it exercises. */
+function taskControlCheck(name: string, title: string, method: string, path: string, run: Check['run']): Check {
+  return {
+    id: `task-control.${name}`,
     group: 'task-control',
-    title: 'GET /tasks lists the key’s tasks newest first, a page at a time, with next_cursor (mos)',
+    title,
     profile: 'mos',
     variants: VARIANTS,
     needs,
     async run(ctx) {
-      await assertAdvertised(ctx, 'get', '/tasks')
+      await assertAdvertised(ctx, method, path)
+      return run(ctx)
+    },
+  }
+}
+
+export const taskControlChecks: Check[] = [
+  taskControlCheck(
+    'list',
+    'GET /tasks lists the key’s tasks newest first, a page at a time, with next_cursor (mos)',
+    'get',
+    '/tasks',
+    async (ctx) => {
       const first = await finishedTask(ctx, 'list-1')
       const second = await finishedTask(ctx, 'list-2')
       // Other checks submit meanwhile: walk pages of 2 until both tasks are seen, newest first throughout.
@@ -60,16 +73,13 @@ export const taskControlChecks: Check[] = [
       )
       expectErrorText(await ctx.http.get('/tasks?limit=0'), 400, ERROR_TEXTS.invalidField('limit', 'must be an integer from 1 to 100'))
     },
-  },
-  {
-    id: 'task-control.cancel',
-    group: 'task-control',
-    title: 'POST /tasks/{id}/cancel ends a task failed with error "cancelled"; a completed one answers 409 (mos)',
-    profile: 'mos',
-    variants: VARIANTS,
-    needs,
-    async run(ctx) {
-      await assertAdvertised(ctx, 'post', '/tasks/{task_id}/cancel')
+  ),
+  taskControlCheck(
+    'cancel',
+    'POST /tasks/{id}/cancel ends a task failed with error "cancelled"; a completed one answers 409 (mos)',
+    'post',
+    '/tasks/{task_id}/cancel',
+    async (ctx) => {
       const id = await submitTask(ctx, '/compress', { engine: 'draco', level: 10 }, (await ctx.fixtures()).heavy)
       const response = await ctx.http.post(`/tasks/${id}/cancel`)
       // A fast deployment may have finished the task already: then the 409 is the right answer.
@@ -81,16 +91,13 @@ export const taskControlChecks: Check[] = [
       expect(final.final.status === 'failed' && final.final.error === CANCELLED_ERROR, `the task ended ${JSON.stringify(final.final)}`)
       expectStatus(await ctx.http.post(`/tasks/${await finishedTask(ctx, 'cancel-done')}/cancel`), 409)
     },
-  },
-  {
-    id: 'task-control.delete',
-    group: 'task-control',
-    title: 'DELETE /tasks/{id} removes the task: 404 on status and download afterwards (mos)',
-    profile: 'mos',
-    variants: VARIANTS,
-    needs,
-    async run(ctx) {
-      await assertAdvertised(ctx, 'delete', '/tasks/{task_id}')
+  ),
+  taskControlCheck(
+    'delete',
+    'DELETE /tasks/{id} removes the task: 404 on status and download afterwards (mos)',
+    'delete',
+    '/tasks/{task_id}',
+    async (ctx) => {
       const id = await finishedTask(ctx, 'delete')
       const response = await ctx.http.request('DELETE', `/tasks/${id}`)
       expectStatus(response, 200)
@@ -98,5 +105,5 @@ export const taskControlChecks: Check[] = [
       expectErrorText(await ctx.http.get(`/tasks/${id}`), 404, ERROR_TEXTS.taskNotFound(id))
       expectErrorText(await ctx.http.get(`/tasks/${id}/download`), 404, ERROR_TEXTS.taskNotFound(id))
     },
-  },
+  ),
 ]

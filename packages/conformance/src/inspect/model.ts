@@ -169,6 +169,17 @@ interface PlyElement {
 
 /** Triangles of a PLY (ASCII or binary): a face of k corners is k − 2 triangles. */
 export function countPlyTriangles(bytes: Uint8Array): number {
+  const { format, elements, body } = readPlyHeader(bytes)
+  const faces = elements.find((e) => e.name === 'face')
+  if (!faces) throw new Error('no face element')
+  if (format === 'ascii') return countAsciiPlyTriangles(body, elements, faces)
+  const little = format === 'binary_little_endian'
+  if (!little && format !== 'binary_big_endian') throw new Error(`unknown PLY format "${format}"`)
+  return countBinaryPlyTriangles(body, elements, faces, little)
+}
+
+/** The header's format and elements, and the bytes after it. */
+function readPlyHeader(bytes: Uint8Array): { format: string; elements: PlyElement[]; body: Uint8Array } {
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, Math.min(bytes.byteLength, 8192)))
   if (!head.startsWith('ply')) throw new Error('does not start with "ply"')
   const end = /end_header\r?\n/.exec(head)
@@ -187,26 +198,29 @@ export function countPlyTriangles(bytes: Uint8Array): number {
       )
     }
   }
-  const faces = elements.find((e) => e.name === 'face')
-  if (!faces) throw new Error('no face element')
-  const body = bytes.subarray(end.index + end[0].length)
-  let triangles = 0
-  if (format === 'ascii') {
-    const lines = new TextDecoder()
-      .decode(body)
-      .split(/\r?\n/)
-      .filter((line) => line.trim() !== '')
-    let offset = 0
-    for (const element of elements) {
-      if (element === faces) {
-        for (const line of lines.slice(offset, offset + element.count)) triangles += Math.max(0, Number(line.trim().split(/\s+/)[0]) - 2)
-        return triangles
-      }
-      offset += element.count
+  return { format, elements, body: bytes.subarray(end.index + end[0].length) }
+}
+
+/** ASCII: one line per element item; a face line starts with its corner count. */
+function countAsciiPlyTriangles(body: Uint8Array, elements: readonly PlyElement[], faces: PlyElement): number {
+  const lines = new TextDecoder()
+    .decode(body)
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+  let offset = 0
+  for (const element of elements) {
+    if (element === faces) {
+      let triangles = 0
+      for (const line of lines.slice(offset, offset + element.count)) triangles += Math.max(0, Number(line.trim().split(/\s+/)[0]) - 2)
+      return triangles
     }
+    offset += element.count
   }
-  const little = format === 'binary_little_endian'
-  if (!little && format !== 'binary_big_endian') throw new Error(`unknown PLY format "${format}"`)
+  return 0
+}
+
+/** Binary: walks every element before the faces by its property sizes, each list by its count. */
+function countBinaryPlyTriangles(body: Uint8Array, elements: readonly PlyElement[], faces: PlyElement, little: boolean): number {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength)
   const readCount = (type: string, at: number) => {
     const size = PLY_SIZES[type]
@@ -215,6 +229,7 @@ export function countPlyTriangles(bytes: Uint8Array): number {
     if (size === 4) return view.getUint32(at, little)
     throw new Error(`unsupported list count type ${type}`)
   }
+  let triangles = 0
   let at = 0
   for (const element of elements) {
     for (let i = 0; i < element.count; i++) {

@@ -126,6 +126,97 @@ const NO_OPTIONS = {
   rest: [],
 } as const satisfies Omit<CliArgs, 'command'>
 
+/** Every option a task command reads. */
+const TASK_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  out: { type: 'string', short: 'o' },
+  json: { type: 'boolean' },
+  force: { type: 'boolean' },
+  engine: { type: 'string', short: 'e' },
+  level: { type: 'string', short: 'l' },
+  'meshopt-level': { type: 'string' },
+  'position-bits': { type: 'string' },
+  'normal-bits': { type: 'string' },
+  'texcoord-bits': { type: 'string' },
+  'color-bits': { type: 'string' },
+  'generic-bits': { type: 'string' },
+  to: { type: 'string', short: 't' },
+  format: { type: 'string', short: 'f' },
+  quality: { type: 'string', short: 'q' },
+  uastc: { type: 'boolean' },
+  preset: { type: 'string' },
+  simplify: { type: 'string' },
+  'simplify-error': { type: 'string' },
+  'texture-max-size': { type: 'string' },
+  'power-of-two': { type: 'boolean' },
+  merge: { type: 'boolean' },
+  instance: { type: 'boolean' },
+  'callback-url': { type: 'string' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** The options and files after the command; parseArgs's own errors become usage errors. */
+function readOptions(tail: string[]) {
+  try {
+    return parseArgs({ args: tail, allowPositionals: true, options: TASK_OPTIONS })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+type OptionValues = ReturnType<typeof readOptions>['values']
+
+/** The per-attribute quantization bits (--position-bits and the like). */
+function bitsOf(values: OptionValues): CliArgs['bits'] {
+  return {
+    position: integer('position-bits', values['position-bits']),
+    normal: integer('normal-bits', values['normal-bits']),
+    texcoord: integer('texcoord-bits', values['texcoord-bits']),
+    color: integer('color-bits', values['color-bits']),
+    generic: integer('generic-bits', values['generic-bits']),
+  }
+}
+
+/** The Mos compress extensions given on the command line, and only those. */
+function extensionsOf(values: OptionValues): CliArgs['extensions'] {
+  return present({
+    preset: oneOf('preset', values.preset, COMPRESS_PRESET_NAMES),
+    simplify_ratio: decimal('simplify', values.simplify),
+    simplify_error: decimal('simplify-error', values['simplify-error']),
+    texture_max_size: integer('texture-max-size', values['texture-max-size']),
+    texture_power_of_two: values['power-of-two'],
+    merge: values.merge,
+    instance: values.instance,
+  })
+}
+
+/** A task command's arguments: the options validated, the environment's defaults filled in. */
+function toCliArgs(command: TaskCommand, values: OptionValues, files: string[], env: Record<string, string | undefined>): CliArgs {
+  return {
+    command,
+    files,
+    baseURL: values['base-url'] ?? env.MOS_BASE_URL ?? CLI_DEFAULTS.baseURL,
+    apiKey: values['api-key'] ?? env.MOS_API_KEY,
+    outDir: values.out,
+    force: values.force ?? false,
+    json: values.json ?? false,
+    engine: oneOf('engine', values.engine, ENGINES) ?? CLI_DEFAULTS.engine,
+    level: integer('level', values.level),
+    meshoptLevel: oneOf('meshopt-level', values['meshopt-level'], MESHOPT_LEVELS),
+    bits: bitsOf(values),
+    extensions: extensionsOf(values),
+    callbackUrl: values['callback-url'],
+    to: oneOf('to', values.to, MODEL_FORMATS),
+    format: oneOf('format', values.format, TEXTURE_FORMATS),
+    quality: integer('quality', values.quality),
+    uastc: values.uastc ?? false,
+    timeoutMs: values.timeout === undefined ? undefined : (integer('timeout', values.timeout) ?? 0) * 1000,
+    rest: [],
+  }
+}
+
 /**
  * Parses argv (without node and the script) with the environment's defaults.
  * @example parseCliArgs(['compress', 'a.glb', '--engine', 'meshopt'], process.env)
@@ -136,82 +227,10 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (command === 'serve') return { ...NO_OPTIONS, command, rest: tail }
   if (command === 'help' || command === '--help' || command === '-h') return { ...NO_OPTIONS, command: 'help' }
   if (!(TASK_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`)
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: tail,
-      allowPositionals: true,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        out: { type: 'string', short: 'o' },
-        json: { type: 'boolean' },
-        force: { type: 'boolean' },
-        engine: { type: 'string', short: 'e' },
-        level: { type: 'string', short: 'l' },
-        'meshopt-level': { type: 'string' },
-        'position-bits': { type: 'string' },
-        'normal-bits': { type: 'string' },
-        'texcoord-bits': { type: 'string' },
-        'color-bits': { type: 'string' },
-        'generic-bits': { type: 'string' },
-        to: { type: 'string', short: 't' },
-        format: { type: 'string', short: 'f' },
-        quality: { type: 'string', short: 'q' },
-        uastc: { type: 'boolean' },
-        preset: { type: 'string' },
-        simplify: { type: 'string' },
-        'simplify-error': { type: 'string' },
-        'texture-max-size': { type: 'string' },
-        'power-of-two': { type: 'boolean' },
-        merge: { type: 'boolean' },
-        instance: { type: 'boolean' },
-        'callback-url': { type: 'string' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (error) {
-    throw new UsageError((error as Error).message)
-  }
-  const { values, positionals } = parsed
+  const { values, positionals } = readOptions(tail)
   if (values.help) return { ...parseCliArgs(['help'], env) }
   if (positionals.length === 0) throw new UsageError(`${command} needs at least one FILE`)
-  const args: CliArgs = {
-    command: command as TaskCommand,
-    files: positionals,
-    baseURL: values['base-url'] ?? env.MOS_BASE_URL ?? CLI_DEFAULTS.baseURL,
-    apiKey: values['api-key'] ?? env.MOS_API_KEY,
-    outDir: values.out,
-    force: values.force ?? false,
-    json: values.json ?? false,
-    engine: oneOf('engine', values.engine, ENGINES) ?? CLI_DEFAULTS.engine,
-    level: integer('level', values.level),
-    meshoptLevel: oneOf('meshopt-level', values['meshopt-level'], MESHOPT_LEVELS),
-    bits: {
-      position: integer('position-bits', values['position-bits']),
-      normal: integer('normal-bits', values['normal-bits']),
-      texcoord: integer('texcoord-bits', values['texcoord-bits']),
-      color: integer('color-bits', values['color-bits']),
-      generic: integer('generic-bits', values['generic-bits']),
-    },
-    extensions: present({
-      preset: oneOf('preset', values.preset, COMPRESS_PRESET_NAMES),
-      simplify_ratio: decimal('simplify', values.simplify),
-      simplify_error: decimal('simplify-error', values['simplify-error']),
-      texture_max_size: integer('texture-max-size', values['texture-max-size']),
-      texture_power_of_two: values['power-of-two'],
-      merge: values.merge,
-      instance: values.instance,
-    }),
-    callbackUrl: values['callback-url'],
-    to: oneOf('to', values.to, MODEL_FORMATS),
-    format: oneOf('format', values.format, TEXTURE_FORMATS),
-    quality: integer('quality', values.quality),
-    uastc: values.uastc ?? false,
-    timeoutMs: values.timeout === undefined ? undefined : (integer('timeout', values.timeout) ?? 0) * 1000,
-    rest: [],
-  }
+  const args = toCliArgs(command as TaskCommand, values, positionals, env)
   if (command === 'convert' && !args.to) throw new UsageError('convert needs --to FORMAT')
   if (command === 'textures' && !args.format) throw new UsageError('textures needs --format FORMAT')
   return args

@@ -9,6 +9,7 @@ import {
   type FieldCondition,
   type FieldSpec,
 } from './fields.ts'
+import { LIMIT_EXCEEDED_STATUS } from './errors.ts'
 import { MAX_TASK_WAIT_SECONDS } from './extensions.ts'
 import { OPERATION_ENDPOINTS } from './operations.ts'
 import { taskDeletedSchema, taskListQuerySchema, taskListSchema } from './task-control.ts'
@@ -144,49 +145,71 @@ const EXTENSION_ROUTES: readonly ApiRoute[] = [
 /** Every route of a variant's document, in the order of the contract's section 4, extensions after. */
 export function apiRoutes(variant: Variant, options: ApiRouteOptions = {}): ApiRoute[] {
   const schemas = VARIANT_SCHEMAS[variant]
-  const limit = variant === 'A' ? 413 : 402
-  const submit = OPERATION_ENDPOINTS.map((endpoint): ApiRoute => {
-    const path = `/api/v1${endpoint.path}`
-    const summary = `Submit a ${endpoint.type} task`
-    if (!IMPLEMENTED_TASK_TYPES[variant].includes(endpoint.type)) {
-      return { method: 'post', path, summary: `${summary} (reserved: 501 in variant ${variant})`, ok: z.never(), errors: [501] }
-    }
-    return {
-      method: 'post',
-      path,
-      summary,
-      form: operationForm(endpoint.type, variant),
-      ok: submitResponseSchema,
-      errors: [400, limit, 402],
-    }
-  })
   return [
     { method: 'get', path: '/api/v1/health', summary: 'Service health', public: true, ok: schemas.health },
     { method: 'get', path: '/api/v1/capabilities', summary: 'Engines, formats and features of this deployment', ok: schemas.capabilities },
-    ...submit,
+    ...OPERATION_ENDPOINTS.map((endpoint) => submitRoute(endpoint, variant)),
+    ...TASK_ROUTES,
+    ...batchAndLicenseRoutes(variant),
     {
       method: 'get',
-      path: `/api/v1/tasks/${taskIdParam}`,
-      summary: 'A task record',
-      description: `Mos extension: \`?wait=<seconds>\` (0–${MAX_TASK_WAIT_SECONDS}) answers as soon as the task is completed or failed (a long poll).`,
-      query: taskWaitQuerySchema,
-      ok: taskRecordSchema,
-      errors: [400, 404],
+      path: '/api/v1/metrics',
+      summary: 'Prometheus metrics',
+      public: options.metricsRequireKey === false,
+      ok: { mediaType: 'text/plain', description: 'Prometheus text format.' },
     },
-    {
-      method: 'get',
-      path: `/api/v1/tasks/${taskIdParam}/download`,
-      summary: "A completed task's result",
-      ok: { mediaType: 'application/octet-stream', description: 'The result file.', binary: true },
-      errors: [404, 409],
-    },
+    ...EXTENSION_ROUTES,
+  ]
+}
+
+/** An operation's submit route: its form in the variant, or 501 where the variant reserves it. */
+function submitRoute(endpoint: (typeof OPERATION_ENDPOINTS)[number], variant: Variant): ApiRoute {
+  const path = `/api/v1${endpoint.path}`
+  const summary = `Submit a ${endpoint.type} task`
+  if (!IMPLEMENTED_TASK_TYPES[variant].includes(endpoint.type)) {
+    return { method: 'post', path, summary: `${summary} (reserved: 501 in variant ${variant})`, ok: z.never(), errors: [501] }
+  }
+  return {
+    method: 'post',
+    path,
+    summary,
+    form: operationForm(endpoint.type, variant),
+    ok: submitResponseSchema,
+    errors: [400, LIMIT_EXCEEDED_STATUS[variant], 402],
+  }
+}
+
+/** The contract's task routes: the record (with the Mos long poll) and the result. */
+const TASK_ROUTES: readonly ApiRoute[] = [
+  {
+    method: 'get',
+    path: `/api/v1/tasks/${taskIdParam}`,
+    summary: 'A task record',
+    description: `Mos extension: \`?wait=<seconds>\` (0–${MAX_TASK_WAIT_SECONDS}) answers as soon as the task is completed or failed (a long poll).`,
+    query: taskWaitQuerySchema,
+    ok: taskRecordSchema,
+    errors: [400, 404],
+  },
+  {
+    method: 'get',
+    path: `/api/v1/tasks/${taskIdParam}/download`,
+    summary: "A completed task's result",
+    ok: { mediaType: 'application/octet-stream', description: 'The result file.', binary: true },
+    errors: [404, 409],
+  },
+]
+
+/** Batch submit and read, and the licence's verify and info, as the variant words them. */
+function batchAndLicenseRoutes(variant: Variant): ApiRoute[] {
+  const schemas = VARIANT_SCHEMAS[variant]
+  return [
     {
       method: 'post',
       path: '/api/v1/batch/compress',
       summary: 'Submit a batch of compress tasks',
       form: { file: { name: 'files', many: true, description: 'Model files (repeated part).' }, fields: batchCompressFieldSpecs() },
       ok: batchSubmitResponseSchema,
-      errors: [400, limit, 402],
+      errors: [400, LIMIT_EXCEEDED_STATUS[variant], 402],
     },
     { method: 'get', path: '/api/v1/batch/{batch_id}', summary: 'A batch record', ok: batchRecordSchema, errors: [404] },
     {
@@ -198,13 +221,5 @@ export function apiRoutes(variant: Variant, options: ApiRouteOptions = {}): ApiR
       errors: [400, 402],
     },
     { method: 'get', path: '/api/v1/license/info', summary: 'The licence in force', ok: schemas.licenseInfo },
-    {
-      method: 'get',
-      path: '/api/v1/metrics',
-      summary: 'Prometheus metrics',
-      public: options.metricsRequireKey === false,
-      ok: { mediaType: 'text/plain', description: 'Prometheus text format.' },
-    },
-    ...EXTENSION_ROUTES,
   ]
 }

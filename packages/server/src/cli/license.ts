@@ -49,6 +49,26 @@ function parseLimit(name: string, value: string | undefined): number | undefined
   return Number(value)
 }
 
+const LICENSE_OPTIONS = {
+  'private-key': { type: 'string' },
+  'public-key': { type: 'string' },
+  tier: { type: 'string' },
+  expires: { type: 'string' },
+  machine: { type: 'string' },
+  customer: { type: 'string' },
+  id: { type: 'string' },
+  out: { type: 'string' },
+  'max-file-size-mb': { type: 'string' },
+  'max-batch-count': { type: 'string' },
+  'max-texture-size-mb': { type: 'string' },
+} as const
+
+function parseLicenseArgs(args: string[]) {
+  return parseArgs({ args, allowPositionals: true, options: LICENSE_OPTIONS })
+}
+
+type LicenseValues = ReturnType<typeof parseLicenseArgs>['values']
+
 /**
  * Runs `mos license …` with the given arguments and returns what it prints. Exported so tests and
  * other CLIs (the `mos` client) can run it in-process.
@@ -56,64 +76,59 @@ function parseLimit(name: string, value: string | undefined): number | undefined
 export function runLicenseCli(argv: string[], now = Date.now()): string {
   const [command, ...rest] = argv
   if (command === 'help' || command === '--help' || command === '-h') return USAGE
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      'private-key': { type: 'string' },
-      'public-key': { type: 'string' },
-      tier: { type: 'string' },
-      expires: { type: 'string' },
-      machine: { type: 'string' },
-      customer: { type: 'string' },
-      id: { type: 'string' },
-      out: { type: 'string' },
-      'max-file-size-mb': { type: 'string' },
-      'max-batch-count': { type: 'string' },
-      'max-texture-size-mb': { type: 'string' },
-    },
-  })
+  const { values, positionals } = parseLicenseArgs(rest)
   switch (command) {
     case 'machine-id':
       return machineId()
-    case 'issue': {
-      if (!values['private-key']) throw new UsageError('--private-key FILE is required')
-      const limits: Partial<TierLimits> = {}
-      for (const name of ['max-file-size-mb', 'max-batch-count', 'max-texture-size-mb'] as const) {
-        const value = parseLimit(name, values[name])
-        if (value !== undefined) limits[name.replaceAll('-', '_') as keyof TierLimits] = value
-      }
-      const payload: LicensePayload = {
-        id: values.id ?? `lic_${randomUUID()}`,
-        tier: parseTier(values.tier),
-        issued_at: Math.floor(now / 1000),
-        expires_at: parseExpiry(values.expires, now),
-        ...(values.customer ? { customer: values.customer } : {}),
-        ...(Object.keys(limits).length > 0 ? { limits } : {}),
-        ...(values.machine ? { machine: values.machine } : {}),
-      }
-      return issueLicenseKey(readFileSync(values['private-key'], 'utf8'), payload)
-    }
-    case 'inspect': {
-      const key = positionals[0]
-      if (!key) throw new UsageError('inspect needs the key')
-      const publicKey = parsePublicKey(values['public-key'] ? readFileSync(values['public-key'], 'utf8') : MOS_VENDOR_PUBLIC_KEY)
-      const result = checkLicenseKey(publicKey, key, { machineId: machineId(), now })
-      return JSON.stringify(result.ok ? { valid: true, payload: result.payload } : { valid: false, ...result }, null, 2)
-    }
-    case 'keygen': {
-      if (!values.out) throw new UsageError('--out DIR is required')
-      const { publicKey, privateKey } = generateKeyPairSync('ed25519')
-      writeFileSync(join(values.out, 'vendor-private-key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), {
-        mode: 0o600,
-        flag: 'wx',
-      })
-      writeFileSync(join(values.out, 'vendor-public-key.pem'), publicKey.export({ type: 'spki', format: 'pem' }), { flag: 'wx' })
-      return `wrote ${join(values.out, 'vendor-private-key.pem')} and vendor-public-key.pem\nSERVICE__LICENSE__PUBLIC_KEY=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`
-    }
+    case 'issue':
+      return issue(values, now)
+    case 'inspect':
+      return inspect(positionals[0], values, now)
+    case 'keygen':
+      return keygen(values)
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command given')
   }
+}
+
+/** `issue`: a key signed with the vendor's private key. */
+function issue(values: LicenseValues, now: number): string {
+  if (!values['private-key']) throw new UsageError('--private-key FILE is required')
+  const limits: Partial<TierLimits> = {}
+  for (const name of ['max-file-size-mb', 'max-batch-count', 'max-texture-size-mb'] as const) {
+    const value = parseLimit(name, values[name])
+    if (value !== undefined) limits[name.replaceAll('-', '_') as keyof TierLimits] = value
+  }
+  const payload: LicensePayload = {
+    id: values.id ?? `lic_${randomUUID()}`,
+    tier: parseTier(values.tier),
+    issued_at: Math.floor(now / 1000),
+    expires_at: parseExpiry(values.expires, now),
+    ...(values.customer ? { customer: values.customer } : {}),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    ...(values.machine ? { machine: values.machine } : {}),
+  }
+  return issueLicenseKey(readFileSync(values['private-key'], 'utf8'), payload)
+}
+
+/** `inspect`: the key verified for this machine, and its payload. */
+function inspect(key: string | undefined, values: LicenseValues, now: number): string {
+  if (!key) throw new UsageError('inspect needs the key')
+  const publicKey = parsePublicKey(values['public-key'] ? readFileSync(values['public-key'], 'utf8') : MOS_VENDOR_PUBLIC_KEY)
+  const result = checkLicenseKey(publicKey, key, { machineId: machineId(), now })
+  return JSON.stringify(result.ok ? { valid: true, payload: result.payload } : { valid: false, ...result }, null, 2)
+}
+
+/** `keygen`: a new vendor key pair; never overwrites one (`wx`). */
+function keygen(values: LicenseValues): string {
+  if (!values.out) throw new UsageError('--out DIR is required')
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519')
+  writeFileSync(join(values.out, 'vendor-private-key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), {
+    mode: 0o600,
+    flag: 'wx',
+  })
+  writeFileSync(join(values.out, 'vendor-public-key.pem'), publicKey.export({ type: 'spki', format: 'pem' }), { flag: 'wx' })
+  return `wrote ${join(values.out, 'vendor-private-key.pem')} and vendor-public-key.pem\nSERVICE__LICENSE__PUBLIC_KEY=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`
 }
 
 /** Runs the CLI as a process: prints the result, or the error (and usage) with exit code 2 or 1. */

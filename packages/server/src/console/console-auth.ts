@@ -96,51 +96,61 @@ async function readPassword(event: H3Event): Promise<string> {
   return password
 }
 
+/** The administrator's scrypt hash; undefined when none is set, a `ConfigError` when it is malformed. */
+function adminPasswordHash(configured: string): ScryptHash | undefined {
+  if (!configured) return undefined
+  const hash = parsePasswordHash(configured)
+  if (!hash)
+    throw new ConfigError('SERVICE__CONSOLE__ADMIN_PASSWORD_HASH: expected scrypt$N$r$p$salt$hash as `npm run console-password` prints it')
+  return hash
+}
+
+/** The Set-Cookie value of the session cookie: Secure unless configured off or served on loopback. */
+function sessionSetCookie(settings: Config['console'], event: H3Event, value: string, maxAgeSeconds: number): string {
+  const secure = settings.cookieSecure === 'true' || (settings.cookieSecure === 'auto' && !LOOPBACK.test(event.url.hostname))
+  return [
+    `${SESSION_COOKIE}=${value}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    'Path=/',
+    `Max-Age=${maxAgeSeconds}`,
+    ...(secure ? ['Secure'] : []),
+  ].join('; ')
+}
+
+function sessionView(session: ConsoleSession) {
+  return { user: session.user, csrf_token: session.csrf_token, expires_at: session.expires_at }
+}
+
+/** The session the request's cookie names, or 401. */
+async function currentSession(sessions: ConsoleSessions, event: H3Event): Promise<SignedIn> {
+  const value = sessionCookie(event)
+  const session = await sessions.find(value)
+  if (!session || !value) throw new ApiError(401, CONSOLE_TEXTS.notSignedIn)
+  return { session, cookie: value }
+}
+
+/** `ConsoleAuth.requireSession`: the session, and for a state-changing method the Origin and CSRF token. */
+async function requireSessionOf(sessions: ConsoleSessions, event: H3Event): Promise<SignedIn> {
+  const signedIn = await currentSession(sessions, event)
+  if (!SAFE_METHODS.has(event.req.method)) {
+    assertSameOrigin(event)
+    if (!sameToken(event.req.headers.get(CSRF_HEADER), signedIn.session.csrf_token)) throw new ApiError(403, CONSOLE_TEXTS.csrf)
+  }
+  return signedIn
+}
+
 /**
  * The console's sign-in: one administrator, whose scrypt hash is SERVICE__CONSOLE__ADMIN_PASSWORD_HASH.
  * A malformed hash stops start-up (ConfigError); an empty one leaves sign-in answering 503.
  */
 export function createConsoleAuth(config: Pick<Config, 'console' | 'server' | 'rateLimit'>, sessions: ConsoleSessions): ConsoleAuth {
-  const configured = config.console.adminPasswordHash
-  let hash: ScryptHash | undefined
-  if (configured) {
-    hash = parsePasswordHash(configured)
-    if (!hash)
-      throw new ConfigError(
-        'SERVICE__CONSOLE__ADMIN_PASSWORD_HASH: expected scrypt$N$r$p$salt$hash as `npm run console-password` prints it',
-      )
-  }
+  const hash = adminPasswordHash(config.console.adminPasswordHash)
   const failures = createAuthThrottle({
     failuresPerMinute: config.server.authFailuresPerMinute,
     windowSeconds: config.rateLimit.windowSeconds,
   })
-  const secure = (event: H3Event) =>
-    config.console.cookieSecure === 'true' || (config.console.cookieSecure === 'auto' && !LOOPBACK.test(event.url.hostname))
-  const cookie = (event: H3Event, value: string, maxAgeSeconds: number) =>
-    [
-      `${SESSION_COOKIE}=${value}`,
-      'HttpOnly',
-      'SameSite=Strict',
-      'Path=/',
-      `Max-Age=${maxAgeSeconds}`,
-      ...(secure(event) ? ['Secure'] : []),
-    ].join('; ')
-  const view = (session: ConsoleSession) => ({ user: session.user, csrf_token: session.csrf_token, expires_at: session.expires_at })
-
-  const current = async (event: H3Event): Promise<SignedIn> => {
-    const value = sessionCookie(event)
-    const session = await sessions.find(value)
-    if (!session || !value) throw new ApiError(401, CONSOLE_TEXTS.notSignedIn)
-    return { session, cookie: value }
-  }
-  const requireSession = async (event: H3Event): Promise<SignedIn> => {
-    const signedIn = await current(event)
-    if (!SAFE_METHODS.has(event.req.method)) {
-      assertSameOrigin(event)
-      if (!sameToken(event.req.headers.get(CSRF_HEADER), signedIn.session.csrf_token)) throw new ApiError(403, CONSOLE_TEXTS.csrf)
-    }
-    return signedIn
-  }
+  const requireSession = (event: H3Event) => requireSessionOf(sessions, event)
 
   return {
     async login(event) {
@@ -153,18 +163,19 @@ export function createConsoleAuth(config: Pick<Config, 'console' | 'server' | 'r
       if (!(await verifyPassword(password, hash))) throw await failures.refuse(event, new ApiError(401, CONSOLE_TEXTS.wrongPassword))
       const created = await sessions.create()
       const seconds = Math.max(1, Math.floor((Date.parse(created.session.expires_at) - Date.now()) / 1000))
-      event.res.headers.append('set-cookie', cookie(event, created.cookie, seconds))
+      event.res.headers.append('set-cookie', sessionSetCookie(config.console, event, created.cookie, seconds))
       event.res.headers.set('cache-control', 'no-store')
-      return view(created.session)
+      return sessionView(created.session)
     },
     async logout(event) {
       const signedIn = await requireSession(event)
       await sessions.remove(signedIn.cookie)
-      return new Response(null, { status: 204, headers: { 'set-cookie': cookie(event, '', 0), 'cache-control': 'no-store' } })
+      const headers = { 'set-cookie': sessionSetCookie(config.console, event, '', 0), 'cache-control': 'no-store' }
+      return new Response(null, { status: 204, headers })
     },
     async me(event) {
       event.res.headers.set('cache-control', 'no-store')
-      return view((await current(event)).session)
+      return sessionView((await currentSession(sessions, event)).session)
     },
     requireSession,
   }

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
-import { createEventWriter, type EventWriter, eventStreamResponse } from '../routes/event-stream.ts'
+import { createEventWriter, type EventWriter, eventStreamResponse, holdEventStream } from '../routes/event-stream.ts'
 import { findTask } from '../routes/tasks.ts'
 import { ALL_OWNERS } from '../tasks/task-owner.ts'
 import type { TaskState } from '../tasks/task-state.ts'
@@ -31,14 +31,8 @@ export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): 
     async start(controller) {
       const writer = createEventWriter(controller, () => stop(), MAX_BACKLOG)
       const changed = createChangedTaskReader(ctx, writer)
-      const ping = setInterval(() => writer.send(': ping\n\n'), PING_MS)
-      const stopOnClose = ctx.storage.taskEvents.onClose(writer.end)
-      let unlisten: (() => void) | undefined
-      stop = () => {
-        clearInterval(ping)
-        stopOnClose()
-        unlisten?.()
-      }
+      const hold = holdEventStream(writer, ctx.storage.taskEvents, { everyMs: PING_MS, line: ': ping\n\n' })
+      stop = hold.stop
       writer.send(`retry: ${RETRY_MS}\n\n`)
       const listening = await ctx.storage.taskEvents
         .listenAll((id) => {
@@ -46,14 +40,8 @@ export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): 
         })
         .catch(() => undefined)
       // Task events that cannot be listened to (Redis away) end the stream; the browser reconnects.
-      if (!listening || writer.ended) {
-        listening?.()
-        writer.end()
-      } else {
-        unlisten = listening
-        // Read once listening, so a change written between the 404 check and now is not missed.
-        if (only) changed(only)
-      }
+      // Read once listening, so a change written between the 404 check and now is not missed.
+      if (hold.attach(listening) && only) changed(only)
     },
     cancel: () => stop(),
   })

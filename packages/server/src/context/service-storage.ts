@@ -6,6 +6,7 @@ import { queueRedisUrl } from '../queue/create-queue.ts'
 import type { TaskState } from '../tasks/task-state.ts'
 import type { RedisConnections } from '../redis/redis-connections.ts'
 import { createStores, type Stores } from '../storage/create-storage.ts'
+import { queueTaskIdChannel } from './queue-channel.ts'
 import type { FileStore } from '../storage/file-store.ts'
 import { createTaskStore, withWrittenRecordCache, type TaskStore } from '../storage/task-store.ts'
 import { createLocalTaskEvents, createRedisTaskEvents, withTaskEvents, type TaskEvents } from '../tasks/task-events.ts'
@@ -55,12 +56,7 @@ export function createServiceStorage(config: Config, redis: RedisConnections): S
 /** With BullMQ, workers write the records API processes read: changes travel over the queue's Redis. */
 function createTaskEvents(config: Config, redis: RedisConnections): TaskEvents {
   if (config.queue.driver === 'local') return createLocalTaskEvents()
-  const url = queueRedisUrl(config)
-  return createRedisTaskEvents({
-    commands: redis.commands(url),
-    subscriber: () => redis.subscriber(url),
-    channel: `${config.queue.prefix}:task-events`,
-  })
+  return createRedisTaskEvents(queueTaskIdChannel(config, redis, 'task-events'))
 }
 
 /** The owners' index where the records are: Redis when the deployment has one, else this process's memory. */

@@ -3,16 +3,16 @@ import type { H3Event } from 'h3'
 import { toBatchRecord } from '../batches/batch-status.ts'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
-import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.ts'
+import { idempotencyKeyOf } from '../idempotency/idempotent-submit.ts'
 import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles } from '../limits/admission.ts'
 import { ownedBy } from '../tasks/task-owner.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
-import { readUploadStream } from '../uploads/read-upload.ts'
+import { readUploadStream, type Upload } from '../uploads/read-upload.ts'
 import { submitRoutes } from './operations.ts'
-import { assertFormat, extensionOf } from './submit.ts'
+import { assertFormat, extensionOf, idempotentSubmit } from './submit.ts'
 
 /**
  * POST /api/v1/batch/compress: every `files` part streams straight to its own task's input, each
@@ -24,12 +24,53 @@ import { assertFormat, extensionOf } from './submit.ts'
  */
 export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: string): Promise<BatchSubmitResponse> {
   const idempotencyKey = idempotencyKeyOf(event)
+  const { upload, placed } = await readBatchUpload(event, ctx)
+  const discard = () => removeTaskFolders(ctx, placed)
+  const facts = requestFacts(event)
+  try {
+    if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
+    const parsed = parseBatchCompressFields(upload.fields)
+    if (!parsed.ok) throw new ApiError(400, parsed.error)
+    const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)
+    const path = '/batch/compress'
+    return await idempotentSubmit(ctx, { event, key: idempotencyKey, owner, path, upload, discard }, async () => {
+      await admitFiles(ctx.access.licensing, placed.length)
+      // The engine takes the contract's names as validated.
+      const batch = {
+        placed,
+        sizes: new Map(upload.files.map((file) => [file.key, file.size])),
+        options: parsed.value,
+        owner,
+        requestId: facts.requestId,
+        callbackUrl,
+      }
+      const response = await queueBatch(ctx, batch)
+      facts.batchId = response.batch_id
+      return response
+    })
+  } catch (error) {
+    await discard()
+    throw error
+  }
+}
+
+/** A batch's task, named before its file is read so the file streams straight to the task's input. */
+interface PlacedTask {
+  task_id: string
+  filename: string
+}
+
+/**
+ * Reads the `files` parts, each to a new task's input as it arrives; a refused part (format, size,
+ * count) refuses the whole upload and removes what was placed.
+ */
+async function readBatchUpload(event: H3Event, ctx: ServiceContext): Promise<{ upload: Upload; placed: PlacedTask[] }> {
   const limits = ctx.limits()
   const limitStatus = LIMIT_EXCEEDED_STATUS[ctx.variant]
   const formats = submitRoutes(ctx.variant, ctx.processing.operations)
     .find((route) => route.type === 'compress')!
     .formats()
-  const placed: { task_id: string; filename: string }[] = []
+  const placed: PlacedTask[] = []
   const upload = await readUploadStream(event, {
     files: ctx.storage.files,
     fileField: 'files',
@@ -45,57 +86,51 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: st
       return { key: taskFileKey(taskId, 'input') }
     },
   }).catch(async (error: unknown) => {
-    await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
+    await removeTaskFolders(ctx, placed)
     throw error
   })
-  const removeUploads = async () => void (await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`))))
-  const sizes = new Map(upload.files.map((file) => [file.key, file.size]))
+  return { upload, placed }
+}
+
+async function removeTaskFolders(ctx: ServiceContext, placed: readonly PlacedTask[]): Promise<void> {
+  await Promise.allSettled(placed.map((task) => ctx.storage.files.remove(`tasks/${task.task_id}`)))
+}
+
+/** A valid, admitted batch: what `queueBatch` records and queues. */
+interface ValidBatch {
+  placed: PlacedTask[]
+  /** Uploaded bytes by input file key. */
+  sizes: Map<string, number>
+  options: Extract<ReturnType<typeof parseBatchCompressFields>, { ok: true }>['value']
+  owner: string
+  requestId: string
+  callbackUrl: string | undefined
+}
+
+/** Records the batch and queues one compress task per file, in upload order. */
+async function queueBatch(ctx: ServiceContext, batch: ValidBatch): Promise<BatchSubmitResponse> {
+  const { placed, owner, callbackUrl } = batch
   const batchId = crypto.randomUUID()
-  const facts = requestFacts(event)
-  try {
-    if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
-    const parsed = parseBatchCompressFields(upload.fields)
-    if (!parsed.ok) throw new ApiError(400, parsed.error)
-    const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)
-    const request = {
-      event,
-      store: ctx.storage.idempotency,
-      files: ctx.storage.files,
-      key: idempotencyKey,
+  // The batch record first: a sub-task may finish before the last one is queued.
+  await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed, owner })
+  for (const task of placed) {
+    await ctx.processing.tasks.submit({
+      taskId: task.task_id,
+      type: 'compress',
+      filename: task.filename,
+      size: batch.sizes.get(taskFileKey(task.task_id, 'input')) ?? 0,
+      format: extensionOf(task.filename),
+      options: batch.options,
+      batchId,
       owner,
-      path: '/batch/compress',
-      upload,
-    }
-    return await idempotent({ ...request, discard: removeUploads }, async () => {
-      await admitFiles(ctx.access.licensing, placed.length)
-      // The batch record first: a sub-task may finish before the last one is queued.
-      await ctx.storage.batches.put({ batch_id: batchId, created_at: new Date().toISOString(), tasks: placed, owner })
-      // The engine takes the contract's names as validated.
-      const options = parsed.value
-      for (const task of placed) {
-        await ctx.processing.tasks.submit({
-          taskId: task.task_id,
-          type: 'compress',
-          filename: task.filename,
-          size: sizes.get(taskFileKey(task.task_id, 'input')) ?? 0,
-          format: extensionOf(task.filename),
-          options,
-          batchId,
-          owner,
-          requestId: facts.requestId,
-          ...(callbackUrl ? { callbackUrl } : {}),
-        })
-      }
-      facts.batchId = batchId
-      return {
-        batch_id: batchId,
-        total: placed.length,
-        tasks: placed.map((task) => ({ ...task, status: 'pending' as const })),
-      }
+      requestId: batch.requestId,
+      ...(callbackUrl ? { callbackUrl } : {}),
     })
-  } catch (error) {
-    await removeUploads()
-    throw error
+  }
+  return {
+    batch_id: batchId,
+    total: placed.length,
+    tasks: placed.map((task) => ({ ...task, status: 'pending' as const })),
   }
 }
 

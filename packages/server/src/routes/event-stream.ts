@@ -37,6 +37,49 @@ export function createEventWriter(
   }
 }
 
+/** What keeps a stream of task changes open, and lets it go: see `holdEventStream`. */
+export interface StreamHold {
+  /**
+   * Keeps the listener until the stream stops; when there is none (listening failed: Redis away) or
+   * the stream ended meanwhile, ends the stream (the client reconnects or reads the record) and
+   * answers false.
+   */
+  attach(unlisten: (() => void) | undefined): boolean
+  /** Stops the keep-alive, the wait for the service's close, and the listener. */
+  stop(): void
+}
+
+/**
+ * Holds a stream of task changes open: a comment line every `keepAlive.everyMs` keeps it alive
+ * through proxies that cut idle connections and lets a client notice a dead one, and the service's
+ * stop ends it (`onClose`).
+ */
+export function holdEventStream(
+  writer: EventWriter,
+  events: { onClose(listener: () => void): () => void },
+  keepAlive: { everyMs: number; line: string },
+): StreamHold {
+  const timer = setInterval(() => writer.send(keepAlive.line), keepAlive.everyMs)
+  const stopOnClose = events.onClose(writer.end)
+  let unlisten: (() => void) | undefined
+  return {
+    attach(listening) {
+      if (!listening || writer.ended) {
+        listening?.()
+        writer.end()
+        return false
+      }
+      unlisten = listening
+      return true
+    },
+    stop() {
+      clearInterval(timer)
+      stopOnClose()
+      unlisten?.()
+    },
+  }
+}
+
 /** A server-sent-events answer over `body`: never cached, and never buffered by a proxy on the way. */
 export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response {
   return new Response(body, {

@@ -9,7 +9,7 @@ import {
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
-import { idempotencyKeyOf, idempotent } from '../idempotency/idempotent-submit.ts'
+import { idempotencyKeyOf, idempotent, type IdempotentRequest } from '../idempotency/idempotent-submit.ts'
 import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles } from '../limits/admission.ts'
@@ -53,6 +53,15 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
   throw new ApiError(LIMIT_EXCEEDED_STATUS[ctx.variant], ERROR_TEXTS.textureTooLarge(formatMb(file.size), formatMb(maxTextureBytes)))
 }
 
+/** Runs a submit once per Idempotency-Key (a Mos extension) against the service's stores. */
+export function idempotentSubmit<T>(
+  ctx: ServiceContext,
+  request: Omit<IdempotentRequest, 'store' | 'files'>,
+  run: () => Promise<T>,
+): Promise<T> {
+  return idempotent({ ...request, store: ctx.storage.idempotency, files: ctx.storage.files }, run)
+}
+
 /**
  * Handles a single-file submission: streams the upload straight to the task's input key, validates
  * the fields, records a pending task. On any refusal the upload is removed and no task exists.
@@ -87,16 +96,8 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
     if (!parsed.ok) throw new ApiError(400, parsed.error)
     assertTextureLimit(ctx, route.type, file)
     const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)
-    const request = {
-      event,
-      store: ctx.storage.idempotency,
-      files: ctx.storage.files,
-      key: idempotencyKey,
-      owner,
-      path: route.path,
-      upload,
-    }
-    return await idempotent({ ...request, discard: () => ctx.storage.files.remove(`tasks/${taskId}`) }, async () => {
+    const discard = () => ctx.storage.files.remove(`tasks/${taskId}`)
+    return await idempotentSubmit(ctx, { event, key: idempotencyKey, owner, path: route.path, upload, discard }, async () => {
       await admitFiles(ctx.access.licensing, 1)
       await ctx.processing.tasks.submit({
         taskId,

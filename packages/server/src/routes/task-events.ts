@@ -1,9 +1,8 @@
-import { ERROR_TEXTS, type TaskRecord } from '@mos/sdk/contract'
+import type { TaskRecord } from '@mos/sdk/contract'
 import type { ServiceContext } from '../context.ts'
 import { findTask } from './tasks.ts'
-import { ApiError } from '../errors.ts'
 import { toTaskRecord, type TaskState } from '../tasks/task-state.ts'
-import { createEventWriter, eventStreamResponse } from './event-stream.ts'
+import { createEventWriter, eventStreamResponse, holdEventStream } from './event-stream.ts'
 import { followTask, isFinished } from './task-wait.ts'
 
 /**
@@ -42,22 +41,12 @@ export async function streamTaskEvents(ctx: ServiceContext, id: string, owner: s
         sent = fingerprint
         if (isFinished(task)) writer.end()
       }
-      const heartbeat = setInterval(() => writer.send(': heartbeat\n\n'), HEARTBEAT_MS)
-      const stopOnClose = ctx.storage.taskEvents.onClose(writer.end)
-      let unfollow: (() => void) | undefined
-      stop = () => {
-        clearInterval(heartbeat)
-        stopOnClose()
-        unfollow?.()
-      }
+      const hold = holdEventStream(writer, ctx.storage.taskEvents, { everyMs: HEARTBEAT_MS, line: ': heartbeat\n\n' })
+      stop = hold.stop
       send(first)
       if (writer.ended) return
       // Storage that cannot be listened to (Redis away) ends the stream; the client reads the record.
-      const following = await followTask(ctx, id, send).catch(() => undefined)
-      if (!following || writer.ended) {
-        following?.()
-        writer.end()
-      } else unfollow = following
+      hold.attach(await followTask(ctx, id, send).catch(() => undefined))
     },
     // The client went away: stop listening.
     cancel: () => stop(),

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import { createTaskIdSubscription, type TaskIdChannel } from '../redis/task-id-channel.ts'
 
 /**
  * "Stop this task": from the process that took the cancel request to the one running the task. In
@@ -21,35 +21,16 @@ export function createLocalTaskCancels(): TaskCancels {
   return createTaskCancelsOver({ publish: async (taskId, abort) => abort(taskId) })
 }
 
-export interface RedisTaskCancelsOptions {
-  /** The process's command connection (PUBLISH). */
-  commands: Redis
-  /** Opens the subscriber connection on first use (a subscribed connection takes no other command). */
-  subscriber: () => Redis
-  /** Channel name, per deployment (`<prefix>:task-cancels`). */
-  channel: string
-}
+/** Where cancels travel between processes (`<prefix>:task-cancels`). */
+export type RedisTaskCancelsOptions = TaskIdChannel
 
 /** Cancels over Redis pub/sub, for processes sharing one BullMQ queue. */
 export function createRedisTaskCancels(options: RedisTaskCancelsOptions): TaskCancels {
-  let subscribed: Promise<unknown> | undefined
   return createTaskCancelsOver({
     publish: async (taskId) => {
       await options.commands.publish(options.channel, taskId).catch(() => undefined)
     },
-    ready: (abort) => {
-      subscribed ??= (() => {
-        const subscriber = options.subscriber()
-        subscriber.on('message', (channel: string, taskId: string) => {
-          if (channel === options.channel) abort(taskId)
-        })
-        return subscriber.subscribe(options.channel).catch((error: unknown) => {
-          subscribed = undefined
-          throw error
-        })
-      })()
-      return subscribed
-    },
+    ready: createTaskIdSubscription(options),
   })
 }
 

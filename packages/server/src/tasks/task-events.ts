@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { Redis } from 'ioredis'
+import { createTaskIdSubscription, type TaskIdChannel } from '../redis/task-id-channel.ts'
 import type { TaskStore } from '../storage/task-store.ts'
 
 /**
@@ -28,35 +28,16 @@ export function createLocalTaskEvents(): TaskEvents {
   return createTaskEventsOver({ publish: (taskId, emit) => emit(taskId) })
 }
 
-export interface RedisTaskEventsOptions {
-  /** The command connection the process already has (PUBLISH). */
-  commands: Redis
-  /** Opens the subscriber connection on first use (a subscribed connection takes no other command). */
-  subscriber: () => Redis
-  /** Channel name, per deployment (`<prefix>:task-events`). */
-  channel: string
-}
+/** Where changes travel between processes (`<prefix>:task-events`). */
+export type RedisTaskEventsOptions = TaskIdChannel
 
 /** Events over Redis pub/sub, for a deployment whose processes share records through Redis. */
 export function createRedisTaskEvents(options: RedisTaskEventsOptions): TaskEvents {
-  let subscribed: Promise<unknown> | undefined
   return createTaskEventsOver({
     publish: (taskId) => {
       options.commands.publish(options.channel, taskId).catch(() => undefined)
     },
-    ready: (emit) => {
-      subscribed ??= (() => {
-        const subscriber = options.subscriber()
-        subscriber.on('message', (channel: string, taskId: string) => {
-          if (channel === options.channel) emit(taskId)
-        })
-        return subscriber.subscribe(options.channel).catch((error: unknown) => {
-          subscribed = undefined
-          throw error
-        })
-      })()
-      return subscribed
-    },
+    ready: createTaskIdSubscription(options),
   })
 }
 
