@@ -8,6 +8,7 @@ import { until } from '../../../test/support/poll.ts'
 import { IMPLEMENTED_TASK_TYPES, OPERATION_ENDPOINTS, OUTPUT_FORMATS, RATE_LIMIT_HEADERS, type Variant } from '@mos/sdk/contract'
 import { createApp, createServiceContext, loadConfig, type ServiceContext } from '../src/index.ts'
 import { parsePasswordHash, verifyPassword, hashPassword } from '../src/console/password-hash.ts'
+import { createLogger } from '../src/logging/create-logger.ts'
 import { API_KEY, form, inProcessApp, tempDir, testEnv, VARIANTS } from './support/harness.ts'
 import { CONSOLE_PASSWORD, consolePasswordHash, readEventsUntil, signIn, type ConsoleClient, type Fetcher } from './support/console.ts'
 
@@ -342,6 +343,28 @@ describe('console without a password hash', () => {
     const response = await app.call('/auth/login', { method: 'POST', body: JSON.stringify({ password: 'anything' }) }, null)
     expect(response.status).toBe(503)
     expect(await response.json()).toEqual({ error: 'the console has no sign-in configured: set SERVICE__CONSOLE__ADMIN_PASSWORD_HASH' })
+  })
+  it('logs that 503 as a warning with its text: a deployment without sign-in, not a fault', async () => {
+    const lines: string[] = []
+    const logger = createLogger({ level: 'info', format: 'json', destination: { write: (line: string) => lines.push(line) } })
+    const context = createServiceContext(loadConfig(testEnv('A', `${dir.path}/c`)), { logger })
+    try {
+      const response = await createApp(context).fetch(
+        new Request('http://mos.test/auth/login', { method: 'POST', body: JSON.stringify({ password: 'anything' }) }),
+      )
+      expect(response.status).toBe(503)
+      const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'request')
+      expect(logged).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          status: 503,
+          route: '/auth/login',
+          error: expect.stringContaining('no sign-in configured'),
+        }),
+      ])
+    } finally {
+      await context.close({ drain: false })
+    }
   })
   it('has no console routes at all when SERVICE__CONSOLE__ENABLED is false', async () => {
     for (const path of ['/auth/login', '/auth/me', '/config', '/admin/tasks'])

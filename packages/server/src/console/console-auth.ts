@@ -4,6 +4,7 @@ import { ConfigError } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
 import { ApiError } from '../errors.ts'
 import { createAuthThrottle } from '../limits/auth-throttle.ts'
+import { requestFacts } from '../logging/request-log.ts'
 import { readJsonText } from '../uploads/read-json-body.ts'
 import { equalInConstantTime } from '../web-crypto.ts'
 import type { ConsoleSession, ConsoleSessions } from './console-sessions.ts'
@@ -156,7 +157,10 @@ export function createConsoleAuth(config: Pick<Config, 'console' | 'server' | 'r
     async login(event) {
       // A sign-in from another site's page would sign the browser into this console (login CSRF).
       assertSameOrigin(event)
-      if (!hash) throw new ApiError(503, CONSOLE_TEXTS.noSignIn)
+      if (!hash) {
+        requestFacts(event).setupState = true
+        throw new ApiError(503, CONSOLE_TEXTS.noSignIn)
+      }
       const throttled = await failures.throttled(event)
       if (throttled) throw throttled
       const password = await readPassword(event)

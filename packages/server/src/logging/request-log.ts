@@ -22,6 +22,8 @@ export interface RequestFacts {
   keyHash?: string
   /** The error text of a 5xx answer. */
   error?: string
+  /** A 5xx that states how the deployment is set up (sign-in with no password set), not a fault: logged as a warning. */
+  setupState?: boolean
 }
 
 const FACTS_KEY = 'mosRequest'
@@ -90,6 +92,7 @@ export function createRequestLog(options: RequestLogOptions) {
       // 501 is the deployment saying what it does not offer, not a fault of the service.
       // A probe's 503 is the answer it exists to give: a warning, not a fault.
       if (quiet.has(event.url.pathname)) options.logger[response.status >= 500 ? 'warn' : 'debug'](fields, 'request')
+      else if (response.status >= 500 && facts.setupState) options.logger.warn(fields, 'request')
       else if (response.status >= 500 && response.status !== 501) options.logger.error(fields, 'request')
       else options.logger.info(fields, 'request')
     },
