@@ -87,7 +87,8 @@ export interface TaskPage {
 export interface MetricsSnapshot {
   time: string
   requests_total: number
-  tasks: { completed: number; failed: number; pending: number; processing: number }
+  /** `scope`: the deployment's totals (kept in the queue's Redis), or this process's since it started. */
+  tasks: { completed: number; failed: number; scope: 'cluster' | 'process'; pending: number; processing: number }
   queue_length: number
   rss_mb: number
   heap_mb: number

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { REDIS_URL, redisAvailable, redisKeys, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
+import { until } from '../../../test/support/poll.ts'
 import { consolePasswordHash, readEventsUntil, signIn, type Fetcher } from './support/console.ts'
 import { API_KEY, fetchMos, form, tempDir } from './support/harness.ts'
 import { sharedRedisEnv, startMosGroup, stopMosGroup, type MosProcess } from './support/processes.ts'
@@ -62,6 +63,10 @@ describe.skipIf(!hasRedis || !available)('the console on a cluster (two API proc
     }
     const events = await onSecond.call('/events')
     expect(events.status).toBe(200)
+    type Totals = { tasks: { completed: number; failed: number; scope: string } }
+    const totals = async () => (await (await onSecond.call('/admin/metrics')).json()) as Totals
+    const before = await totals()
+    expect(before.tasks).toMatchObject({ scope: 'cluster', completed: expect.any(Number), failed: expect.any(Number) })
     const submitted = await admin.call('/admin/submit/compress', {
       method: 'POST',
       body: await form({ engine: 'meshopt' }, [paths.sphere]),
@@ -76,6 +81,14 @@ describe.skipIf(!hasRedis || !available)('the console on a cluster (two API proc
     // Neither API process runs engine jobs; the queue is the cluster's.
     const queue = (await (await onSecond.call('/admin/queue')).json()) as Record<string, unknown>
     expect(queue).toMatchObject({ engine_threads: null, pending: expect.any(Number), processing: expect.any(Number) })
+    // The worker counted it where this API process, which runs no task, reads the deployment's totals.
+    const after = await until(totals, (read) => read.tasks.completed > before.tasks.completed, 10_000)
+    expect(after.tasks).toEqual({
+      ...before.tasks,
+      completed: before.tasks.completed + 1,
+      pending: expect.any(Number),
+      processing: expect.any(Number),
+    })
     const download = await onSecond.call(`/admin/tasks/${task_id}/download`)
     expect(download.status).toBe(200)
     expect(new TextDecoder().decode(new Uint8Array(await download.arrayBuffer()).slice(0, 4))).toBe('glTF')

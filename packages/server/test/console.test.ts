@@ -634,6 +634,8 @@ describe.skipIf(!available)('the console’s administration of real tasks (in-pr
     expect(second).toMatchObject({ time: expect.any(String), tasks: expect.any(Object), queue_length: expect.any(Number) })
     expect(second.requests_total).toBeGreaterThan(first.requests_total)
     expect(first.tasks.completed).toBeGreaterThanOrEqual(2)
+    // One process with the local queue runs every task: its own totals are the deployment's.
+    expect(second.tasks).toMatchObject({ scope: 'process' })
     expect(second.rss_mb).toBeGreaterThan(10)
 
     const limits = (await (await admin.call('/admin/limits')).json()) as { in_force: Record<string, unknown>; tier: { name: string } }

@@ -55,7 +55,8 @@ export function MetricsPanel() {
       ) : null}
       {latest ? (
         <p class="muted">
-          Tasks since start: {latest.tasks.completed} completed, {latest.tasks.failed} failed · updated every {POLL_MS / 1000} s
+          {latest.tasks.scope === 'cluster' ? 'Tasks of the deployment' : 'Tasks of this process since it started'}:{' '}
+          {latest.tasks.completed} completed, {latest.tasks.failed} failed · updated every {POLL_MS / 1000} s
         </p>
       ) : (
         <p aria-busy="true">

@@ -32,9 +32,18 @@ export function queueDocument(ctx: ServiceContext) {
   }
 }
 
-/** GET /admin/metrics: one sample for the console's live charts, from the service's own metrics. */
+/**
+ * GET /admin/metrics: one sample for the console's live charts, from the service's own metrics. The
+ * task totals are the deployment's (every worker counts into the queue's Redis) where it has one;
+ * while Redis is away, this process's own, said by `tasks.scope`.
+ */
 export async function metricsSnapshot(ctx: ServiceContext) {
   const totals = ctx.observability.metrics.totals()
+  const { taskTotals } = ctx.processing
+  const tasks = await taskTotals.read().then(
+    (counts) => ({ ...counts, scope: taskTotals.scope }),
+    () => ({ completed: totals.completed, failed: totals.failed, scope: 'process' as const }),
+  )
   const queue = queueDocument(ctx)
   const lag = ctx.observability.metrics.registry.getSingleMetric('nodejs_eventloop_lag_seconds')
   const lagSeconds = lag ? ((await lag.get()).values[0]?.value ?? 0) : 0
@@ -43,7 +52,7 @@ export async function metricsSnapshot(ctx: ServiceContext) {
   return {
     time: new Date().toISOString(),
     requests_total: totals.requests,
-    tasks: { completed: totals.completed, failed: totals.failed, pending: queue.pending, processing: queue.processing },
+    tasks: { ...tasks, pending: queue.pending, processing: queue.processing },
     queue_length: queue.pending,
     rss_mb: mb(memory.rss),
     heap_mb: mb(memory.heapUsed),

@@ -6,6 +6,7 @@ import { createSweepLock } from '../maintenance/create-sweep-lock.ts'
 import { createSweeper, sweepIntervalMs, type Sweeper } from '../maintenance/sweep.ts'
 import { createTaskQueue } from '../queue/create-queue.ts'
 import type { TaskQueue } from '../queue/task-queue.ts'
+import { createTaskTotals, type TaskTotals } from '../metrics/task-totals.ts'
 import type { RedisConnections } from '../redis/redis-connections.ts'
 import { createLocalTaskCancels, createRedisTaskCancels, type TaskCancels } from '../tasks/task-cancels.ts'
 import { createTaskRunner, type TaskRunner } from '../tasks/task-runner.ts'
@@ -30,6 +31,8 @@ export interface ServiceProcessing {
   sweeper: Sweeper
   /** Webhook deliveries of finished tasks, from the process that finished them. */
   webhooks: WebhookSender
+  /** Completed and failed tasks of the deployment (the console's metrics). */
+  taskTotals: TaskTotals
 }
 
 /** What the processing part is built over. */
@@ -47,6 +50,7 @@ export function createServiceProcessing(config: Config, parts: ProcessingParts):
   const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
   const webhooks = createWebhooks(config, logger, storage)
   const cancels = createTaskCancels(config, redis)
+  const taskTotals = createTaskTotals(config, redis)
   const runner = createTaskRunner({
     cancels,
     tasks: storage.taskStore,
@@ -60,6 +64,8 @@ export function createServiceProcessing(config: Config, parts: ProcessingParts):
     onSettled: (task) => {
       metrics.taskSettled(task)
       webhooks.notify(task)
+      if (task.status === 'completed' || task.status === 'failed')
+        taskTotals.add(task.status).catch((error: unknown) => logger.warn({ error: String(error) }, 'task totals not counted'))
     },
     log: taskLog,
   })
@@ -74,6 +80,7 @@ export function createServiceProcessing(config: Config, parts: ProcessingParts):
     engines: describeEngines(),
     sweeper,
     webhooks,
+    taskTotals,
   }
 }
 
