@@ -106,6 +106,12 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
       ['stl', garbage.subarray(0, 40), /^not an STL file/],
       ['ply', ply.subarray(0, ply.byteLength - 5), /^truncated PLY/],
       ['ply', garbage, /^not a PLY file/],
+      // A name every object answers to is no PLY type (it once passed an `in` check and read nonsense).
+      [
+        'ply',
+        strToU8('ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty toString x\nend_header\n\0\0\0\0'),
+        /^invalid PLY: unknown property type "toString"$/,
+      ],
       ['obj', garbage, /^(invalid OBJ|OBJ file holds no faces)/],
       ['zip', garbage, /^not a zip file/],
       ['zip', zipSync({ 'readme.txt': strToU8('hello') }), /^zip holds no model file/],
@@ -115,6 +121,11 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
         /^zip holds 2 \.obj models \(a\.obj, b\.obj\): upload one model per zip$/,
       ],
       ['gltf', garbage, /^invalid glTF JSON/],
+      [
+        'gltf',
+        strToU8(JSON.stringify({ asset: { version: '2.0' }, buffers: [{ uri: 'toString', byteLength: 12 }] })),
+        /^external resource not available: "toString" \(embed it/,
+      ],
       ['glb', garbage, /^not a GLB file/],
     ]
     for (const [format, bytes, message] of cases) {

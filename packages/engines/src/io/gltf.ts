@@ -64,7 +64,7 @@ interface GltfJson {
 function refuseExternalResources(json: GltfJson, resources: Record<string, unknown>): void {
   for (const item of [...(json.buffers ?? []), ...(json.images ?? [])]) {
     const uri = item.uri
-    if (uri === undefined || uri.startsWith('data:') || uri in resources) continue
+    if (uri === undefined || uri.startsWith('data:') || Object.hasOwn(resources, uri)) continue
     throw new ModelInputError(`external resource not available: "${uri}" (embed it, or upload a .glb or a .zip holding it)`)
   }
 }

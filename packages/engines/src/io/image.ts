@@ -30,5 +30,5 @@ export function extensionForMimeType(mimeType: string): string | undefined {
 
 /** True when the upload's extension names a standalone image rather than a model. */
 export function isImageExtension(extension: string): boolean {
-  return extension.toLowerCase() in IMAGE_EXTENSION_FORMATS
+  return Object.hasOwn(IMAGE_EXTENSION_FORMATS, extension.toLowerCase())
 }
