@@ -16,16 +16,21 @@ export interface TaskIdChannel {
 /**
  * Subscribes to the channel on the first call and hands each task id that arrives to `deliver`
  * (the first call's); later calls get the same subscription. A failed subscribe is forgotten, so
- * the next call tries again rather than failing for good.
+ * the next call tries again rather than failing for good; the message listener is attached once, so
+ * a retried subscription does not deliver each id twice.
  */
 export function createTaskIdSubscription(options: TaskIdChannel): (deliver: (taskId: string) => void) => Promise<unknown> {
   let subscribed: Promise<unknown> | undefined
+  let listening = false
   return (deliver) => {
     subscribed ??= (() => {
       const subscriber = options.subscriber()
-      subscriber.on('message', (channel: string, taskId: string) => {
-        if (channel === options.channel) deliver(taskId)
-      })
+      if (!listening) {
+        listening = true
+        subscriber.on('message', (channel: string, taskId: string) => {
+          if (channel === options.channel) deliver(taskId)
+        })
+      }
       return subscriber.subscribe(options.channel).catch((error: unknown) => {
         subscribed = undefined
         throw error
