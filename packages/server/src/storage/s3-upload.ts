@@ -197,7 +197,8 @@ async function* partsOf(
   onRead: (length: number) => void,
 ): AsyncGenerator<Uint8Array> {
   const reader = source.getReader()
-  let part = buffers.take()
+  // Taken when a byte arrives for it: a stream that ends on a part's edge takes no buffer it would not fill.
+  let part: Uint8Array | undefined
   let filled = 0
   let finished = false
   try {
@@ -206,19 +207,20 @@ async function* partsOf(
       if (done) break
       onRead(value.byteLength)
       for (let at = 0; at < value.byteLength; ) {
+        part ??= buffers.take()
         const taken = Math.min(part.byteLength - filled, value.byteLength - at)
         part.set(value.subarray(at, at + taken), filled)
         filled += taken
         at += taken
         if (filled === part.byteLength) {
           yield part
-          part = buffers.take()
+          part = undefined
           filled = 0
         }
       }
     }
     finished = true
-    if (filled > 0) yield part.subarray(0, filled)
+    if (part && filled > 0) yield part.subarray(0, filled)
   } finally {
     if (!finished) await reader.cancel().catch(() => undefined)
     reader.releaseLock()
