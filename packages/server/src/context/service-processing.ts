@@ -50,7 +50,7 @@ export function createServiceProcessing(config: Config, parts: ProcessingParts):
   const retentionMs = Math.round(config.tasks.retentionHours * 3_600_000)
   const webhooks = createWebhooks(config, logger, storage)
   const cancels = createTaskCancels(config, redis)
-  const taskTotals = createTaskTotals(config, redis)
+  const taskTotals = createTaskTotals(config, redis, metrics)
   const runner = createTaskRunner({
     cancels,
     tasks: storage.taskStore,
