@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { REFUSAL_LINGER } from './refusal-linger.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 
@@ -15,13 +16,6 @@ export interface NodeListenerOptions {
   /** Told of a handler that threw past h3's own error handling (a bug): logged by the caller. */
   onHandlerError?: (error: unknown) => void
 }
-
-/**
- * After a refusal, body bytes read and dropped, and the longest time spent draining, before the
- * connection is cut (lingering close): enough for a client to finish sending a refused upload of a
- * few times the common limits on a LAN, small enough that a refused request costs a bounded read.
- */
-const LINGER = { bytes: 64 * 1024 * 1024, ms: 10_000 } as const
 
 const CLOSE_GRACE_MS = 2_000
 
@@ -166,7 +160,7 @@ function sendContinueOnRead(req: IncomingMessage, res: ServerResponse): void {
  * A response whose request body is not fully read ends the connection (else Node would read the
  * whole body to reuse it, 2 GiB if that is what the client sends), and the socket lingers: the
  * response is flushed, our side is shut for writing, the rest of the body is read and dropped
- * until the client is done, `LINGER.bytes` were dropped or `LINGER.ms` passed; then it is closed.
+ * until the client is done, `REFUSAL_LINGER.bytes` were dropped or `REFUSAL_LINGER.ms` passed; then it is closed.
  */
 function closeAfterEarlyAnswer(req: IncomingMessage, res: ServerResponse): void {
   const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse
@@ -182,10 +176,10 @@ function closeAfterEarlyAnswer(req: IncomingMessage, res: ServerResponse): void 
   socket.destroySoon = () => {
     if (req.complete || socket.destroyed) return destroySoon()
     const start = socket.bytesRead
-    const deadline = Date.now() + LINGER.ms
+    const deadline = Date.now() + REFUSAL_LINGER.ms
     // Polled: the HTTP parser reads this socket natively, so no 'data' event reports its bytes.
     const watch = setInterval(() => {
-      if (socket.bytesRead - start > LINGER.bytes || Date.now() > deadline) socket.destroy()
+      if (socket.bytesRead - start > REFUSAL_LINGER.bytes || Date.now() > deadline) socket.destroy()
     }, 50)
     watch.unref()
     socket.once('close', () => clearInterval(watch))

@@ -1,10 +1,11 @@
+import { REFUSAL_LINGER } from '../refusal-linger.ts'
+
 /**
- * After a refusal, body bytes a Worker reads and drops, and the longest it spends on them: the
- * lingering close of node-listener.ts (same figures), so a client still sending a refused upload
- * finishes its write and reads the answer. A client that stopped sending once it had the answer
- * (nothing arrives for `idleMs`) is done with.
+ * After a refusal, what a Worker reads and drops: the Node listener's figures, so a client still
+ * sending a refused upload finishes its write and reads the answer. A client that stopped sending
+ * once it had the answer (nothing arrives for `idleMs`) is done with.
  */
-export const UNREAD_BODY_LINGER = { bytes: 64 * 1024 * 1024, ms: 10_000, idleMs: 2_000 } as const
+const UNREAD_BODY_LINGER = { ...REFUSAL_LINGER, idleMs: 2_000 } as const
 
 /** Answers up to this size are sent whole at once when the request's body is left unread (refusals are a line of JSON). */
 const SMALL_ANSWER_BYTES = 64 * 1024
