@@ -6,7 +6,7 @@ import { hashPassword } from './console/password-hash.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
 import { createLogger, type Logger } from './logging/create-logger.ts'
-import { startServer } from './server.ts'
+import { type RunningServer, startServer } from './server.ts'
 
 /**
  * A development secret (`name`: the API key, the console password), made by `make` the first time
@@ -91,9 +91,7 @@ function loadConfigOrExit(logger: Logger): Config {
   }
 }
 
-type Server = Awaited<ReturnType<typeof startServer>>
-
-async function startOrExit(config: Config, logger: Logger): Promise<Server> {
+async function startOrExit(config: Config, logger: Logger): Promise<RunningServer> {
   try {
     return await startServer({ config, logger })
   } catch (error) {
@@ -125,7 +123,7 @@ function announceStart(logger: Logger, config: Config, port: number, credentials
 }
 
 /** SIGTERM and SIGINT finish the running tasks, then stop (once, whichever comes first). */
-function stopOnSignals(server: Server, logger: Logger): void {
+function stopOnSignals(server: RunningServer, logger: Logger): void {
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return

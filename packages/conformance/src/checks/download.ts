@@ -1,5 +1,5 @@
 import { ERROR_TEXTS, VARIANTS } from '@mos/sdk/contract'
-import { describeResponse, expect, expectErrorText, expectStatus } from '../assert.ts'
+import { describeResponse, expect, expectErrorText } from '../assert.ts'
 import { fail, type Check } from '../check.ts'
 import type { RunContext } from '../context.ts'
 import { download, getTask, submitTask } from '../tasks.ts'
@@ -112,7 +112,6 @@ export const downloadChecks: Check[] = [
     async run(ctx) {
       const { response } = await downloadFailedTask(ctx)
       expect(response.status >= 400 && response.status < 500, `expected a 4xx, got: ${describeResponse(response)}`)
-      expectStatus(response, response.status)
     },
   },
 ]

@@ -228,7 +228,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (command === 'help' || command === '--help' || command === '-h') return { ...NO_OPTIONS, command: 'help' }
   if (!(TASK_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`)
   const { values, positionals } = readOptions(tail)
-  if (values.help) return { ...parseCliArgs(['help'], env) }
+  if (values.help) return { ...NO_OPTIONS, command: 'help' }
   if (positionals.length === 0) throw new UsageError(`${command} needs at least one FILE`)
   const args = toCliArgs(command as TaskCommand, values, positionals, env)
   if (command === 'convert' && !args.to) throw new UsageError('convert needs --to FORMAT')

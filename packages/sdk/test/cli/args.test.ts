@@ -17,6 +17,13 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['repair', 'a.glb'], {})).toMatchObject({ baseURL: 'http://localhost:8080', apiKey: undefined })
   })
 
+  it('reads --help after a command as the help command, before asking for a FILE', () => {
+    const help = parseCliArgs(['help'], {})
+    expect(help.command).toBe('help')
+    expect(parseCliArgs(['compress', '--help'], {})).toEqual(help)
+    expect(parseCliArgs(['convert', 'a.glb', '-h'], {})).toEqual(help)
+  })
+
   it('parses the Mos extension flags, sending only those given', () => {
     expect(
       parseCliArgs(

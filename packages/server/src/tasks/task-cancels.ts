@@ -21,11 +21,8 @@ export function createLocalTaskCancels(): TaskCancels {
   return createTaskCancelsOver({ publish: async (taskId, abort) => abort(taskId) })
 }
 
-/** Where cancels travel between processes (`<prefix>:task-cancels`). */
-export type RedisTaskCancelsOptions = TaskIdChannel
-
-/** Cancels over Redis pub/sub, for processes sharing one BullMQ queue. */
-export function createRedisTaskCancels(options: RedisTaskCancelsOptions): TaskCancels {
+/** Cancels over Redis pub/sub (`<prefix>:task-cancels`), for processes sharing one BullMQ queue. */
+export function createRedisTaskCancels(options: TaskIdChannel): TaskCancels {
   return createTaskCancelsOver({
     publish: async (taskId) => {
       await options.commands.publish(options.channel, taskId).catch(() => undefined)

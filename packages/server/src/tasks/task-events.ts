@@ -28,11 +28,8 @@ export function createLocalTaskEvents(): TaskEvents {
   return createTaskEventsOver({ publish: (taskId, emit) => emit(taskId) })
 }
 
-/** Where changes travel between processes (`<prefix>:task-events`). */
-export type RedisTaskEventsOptions = TaskIdChannel
-
-/** Events over Redis pub/sub, for a deployment whose processes share records through Redis. */
-export function createRedisTaskEvents(options: RedisTaskEventsOptions): TaskEvents {
+/** Events over Redis pub/sub (`<prefix>:task-events`), for a deployment whose processes share records through Redis. */
+export function createRedisTaskEvents(options: TaskIdChannel): TaskEvents {
   return createTaskEventsOver({
     publish: (taskId) => {
       options.commands.publish(options.channel, taskId).catch(() => undefined)

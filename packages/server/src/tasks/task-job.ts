@@ -52,8 +52,6 @@ export async function runTaskJob(context: TaskJobContext, run: TaskJobRun): Prom
     else if (result.bytes) await files.write(outputKey, result.bytes)
     return { kind: 'result', result, outputKey }
   } catch (error) {
-    run.runSignal.clear()
-    run.progress.stop()
     if (handedBack()) return undefined
     if (runSignal.cancelled()) return cancelled(files, outputKey)
     await files.remove(outputKey).catch(() => undefined)
@@ -61,21 +59,24 @@ export async function runTaskJob(context: TaskJobContext, run: TaskJobRun): Prom
   }
 }
 
-/** The job on the engine pool, with the task's budget, progress and log; its signal and progress end with it. */
+/**
+ * The job on the engine pool, with the task's budget, progress and log; its signal and progress end
+ * with it, also when reading the input for it fails.
+ */
 async function runOnPool(context: TaskJobContext, { task, outputKey, progress, runSignal }: TaskJobRun): Promise<JobResult> {
-  const budgetMs = context.workBudget ? workBudgetMs(task.input_size_bytes, context.workBudget) : undefined
-  const job = await engineJob(task, context.files, outputKey, context.maxAllocationBytes)
-  return context.pool
-    .run(job, {
+  try {
+    const budgetMs = context.workBudget ? workBudgetMs(task.input_size_bytes, context.workBudget) : undefined
+    const job = await engineJob(task, context.files, outputKey, context.maxAllocationBytes)
+    return await context.pool.run(job, {
       onProgress: progress.report,
       signal: runSignal.signal,
       onLog: (entry) => context.log?.engine(task, entry),
       ...(budgetMs !== undefined ? { budgetMs } : {}),
     })
-    .finally(() => {
-      runSignal.clear()
-      progress.stop()
-    })
+  } finally {
+    runSignal.clear()
+    progress.stop()
+  }
 }
 
 /** A cancelled run keeps no half-written result. */

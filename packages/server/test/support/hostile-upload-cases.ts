@@ -26,6 +26,9 @@ export async function descriptors(pid: number): Promise<string[]> {
   return Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => 'gone')))
 }
 
+/** How many times its limit an oversized body is: enough that half of it outweighs every buffer on the way. */
+const OVER = 20
+
 /**
  * The upload cases of the hostile-input suite (hostile-requests.test.ts), for an API process on any
  * runtime and storage: malformed and cut multipart bodies, uploads dropped mid-body, bodies far
@@ -33,9 +36,6 @@ export async function descriptors(pid: number): Promise<string[]> {
  * contract's error. After each case the process lives, answers, and kept nothing of the refused
  * requests. Call inside a `describe`, after the `beforeAll` that starts the process.
  */
-/** How many times its limit an oversized body is: enough that half of it outweighs every buffer on the way. */
-const OVER = 20
-
 export function hostileUploadCases(target: HostileUploadTarget): void {
   const { apiKey, limitMb, batchLimitMb } = target
   const head = (path: string, headers: Record<string, string | number>) =>
