@@ -4,6 +4,7 @@ import type { EngineLogEntry, JobResult, PortMessage } from './jobs.ts'
 /** What a caller hears of its job while it runs. */
 export interface JobListeners {
   onProgress?: (progress: number) => void
+  /** Log lines the job's thread writes (warnings, its retirement), to be logged with the task's fields. */
   onLog?: (entry: EngineLogEntry) => void
 }
 

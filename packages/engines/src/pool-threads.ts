@@ -31,8 +31,7 @@ export interface PoolThreads {
 type PoolThreadsOptions = Required<Omit<EnginePoolOptions, 'onLog'>> & Pick<EnginePoolOptions, 'onLog'>
 
 export function createPoolThreads(o: PoolThreadsOptions): PoolThreads {
-  const createPiscina = () => startPiscina(o)
-  let piscina = createPiscina()
+  let piscina = startPiscina(o)
   let inFlight = 0
   let recycledThreads = 0
   let destroyed = false
@@ -49,7 +48,7 @@ export function createPoolThreads(o: PoolThreadsOptions): PoolThreads {
     if (destroyed || inFlight > 0 || jobsSinceFresh === 0) return
     const old = piscina
     const replaced = old.threads.length
-    piscina = createPiscina()
+    piscina = startPiscina(o)
     jobsSinceFresh = 0
     recycledThreads += replaced
     void old.destroy().catch(() => undefined)

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { MessageChannel, type TransferListItem } from 'node:worker_threads'
 import { errorMessage, stackOverflowMessage } from './errors.ts'
 import type { EngineJob, EngineLogEntry, JobResult } from './jobs.ts'
-import { createJobBudget, eitherSignal, listenToJob, resultOf } from './pool-job.ts'
+import { createJobBudget, eitherSignal, type JobListeners, listenToJob, resultOf } from './pool-job.ts'
 import { createPoolSlots, type PoolSlots } from './pool-slots.ts'
 import { createPoolThreads, type PoolThreads } from './pool-threads.ts'
 import type { ThreadRecyclingOptions } from './thread-recycling.ts'
@@ -40,10 +40,7 @@ export const ENGINE_POOL_DEFAULTS: Required<Omit<EnginePoolOptions, 'onLog'>> = 
   idleRecycleMs: 0,
 }
 
-export interface RunOptions {
-  onProgress?: (progress: number) => void
-  /** Log lines the job's thread writes (warnings, its retirement), to be logged with the task's fields. */
-  onLog?: (entry: EngineLogEntry) => void
+export interface RunOptions extends JobListeners {
   signal?: AbortSignal
   /**
    * Most milliseconds the job may hold its thread, counted from when a thread starts it (time in

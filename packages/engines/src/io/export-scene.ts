@@ -239,9 +239,8 @@ interface MeshVertices {
   normals?: Float32Array
   uvSets: Float32Array[]
   colors?: Float32Array
+  /** JOINTS_n/WEIGHTS_n pairs copied, 4 influences each. */
   skinning?: NonNullable<ExportMesh['skinning']>
-  /** JOINTS_n/WEIGHTS_n pairs copied (4 influences each). */
-  jointSets: number
 }
 
 function flattenMesh(
@@ -313,7 +312,6 @@ function allocateVertices(kept: KeptPrimitive[], options: ExportOptions): MeshVe
       influences > 0
         ? { joints: new Float32Array(vertexCount * influences), weights: new Float32Array(vertexCount * influences), influences }
         : undefined,
-    jointSets,
   }
 }
 
@@ -322,7 +320,7 @@ function allocateVertices(kept: KeptPrimitive[], options: ExportOptions): MeshVe
  * baked into the UVs; returns how many transforms were dropped (their UV set carries another's).
  */
 function copyVertices(prim: Primitive, vertices: MeshVertices, base: number): number {
-  const { positions, normals, uvSets, colors, skinning, jointSets } = vertices
+  const { positions, normals, uvSets, colors, skinning } = vertices
   const count = prim.getAttribute('POSITION')!.getCount()
   copyAttribute(prim.getAttribute('POSITION'), positions, base, 3)
   if (normals) copyAttribute(prim.getAttribute('NORMAL'), normals, base, 3)
@@ -334,7 +332,7 @@ function copyVertices(prim: Primitive, vertices: MeshVertices, base: number): nu
   })
   if (colors) copyAttribute(prim.getAttribute('COLOR_0'), colors, base, 4)
   if (skinning)
-    for (let set = 0; set < jointSets; set++) {
+    for (let set = 0; set < skinning.influences / 4; set++) {
       copyAttributeInterleaved(prim.getAttribute(`JOINTS_${set}`), skinning.joints, base, skinning.influences, set * 4)
       copyAttributeInterleaved(prim.getAttribute(`WEIGHTS_${set}`), skinning.weights, base, skinning.influences, set * 4)
     }

@@ -22,7 +22,7 @@ const TYPE_ALIASES = new Map([
 
 /** Whether a header names a scalar type this reader knows, by either name. */
 function isScalarType(name: string): boolean {
-  return TYPE_ALIASES.has(name) || Object.hasOwn(TYPE_SIZES, name)
+  return Object.hasOwn(TYPE_SIZES, sizedType(name))
 }
 
 /** A type's sized name, the one the reader goes by. */

@@ -88,7 +88,8 @@ function simplifyPrimitive(doc: Document, prim: Primitive, locks: Uint8Array | n
   // borders let the rest collapse: a scene of nothing is no result. The primitive then keeps what
   // the simplifier leaves with its borders locked, or, if even that is nothing, stays as it was.
   if (kept.length === 0) [kept, error] = simplify(['LockBorder', ...regularize])
-  if (kept.length === 0 || kept.length === indices.length) return kept.length === 0 ? 0 : error
+  if (kept.length === 0) return 0
+  if (kept.length === indices.length) return error
   const previous = prim.getIndices()
   prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(kept).setBuffer(positions.getBuffer()))
   if (previous && previous.listParents().length === 1) previous.dispose()
@@ -128,7 +129,7 @@ function sharedVertexLocks(prims: Primitive[]): Map<Primitive, Uint8Array> {
   const owners = new Map<string, Primitive | null>() // the one primitive with the position, null for several
   const keys = prims.map((prim) => positionKeys(prim))
   prims.forEach((prim, p) => {
-    for (const key of new Set(keys[p])) owners.set(key, owners.has(key) && owners.get(key) !== prim ? null : prim)
+    for (const key of keys[p]!) owners.set(key, owners.has(key) && owners.get(key) !== prim ? null : prim)
   })
   prims.forEach((prim, p) =>
     locks.set(

@@ -2,12 +2,10 @@ import { readFile } from 'node:fs/promises'
 import type { Document } from '@gltf-transform/core'
 import { uninstance, unpartition } from '@gltf-transform/functions'
 import { expect } from 'vitest'
-import { documentBounds, type EnginePool, type loadPlatform } from '../../src/index.ts'
+import { documentBounds, type EnginePool, type Platform } from '../../src/index.ts'
 import { readModel } from '../../src/io/index.ts'
 import { validateGlb } from '../texture-fixtures.ts'
 import { success } from './job-result.ts'
-
-type Platform = Awaited<ReturnType<typeof loadPlatform>>
 
 /**
  * What glTF-Validator may say of the output: `none`, no error at all; `the input's`, no error code
