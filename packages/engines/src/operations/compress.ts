@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { writeModel } from '../io/index.ts'
 import { compress, COMPRESS_DEFAULTS } from '../ops/compress.ts'
-import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails } from '../ops/optimize-scene.ts'
+import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
 import { defineOperation, modelOutput } from './operation.ts'
 
 /**
@@ -49,20 +49,11 @@ export const compressOperation = defineOperation({
       .listExtensionsUsed()
       .some((extension) => extension.extensionName === 'KHR_draco_mesh_compression')
     context.report(20)
-    const {
-      preset: _expanded,
-      simplify_ratio,
-      simplify_error,
-      texture_max_size,
-      texture_power_of_two,
-      merge,
-      instance,
-      ...encoding
-    } = options
+    const { preset: _expanded, ...fields } = options
+    const { scene, encoding } = splitSceneOptions(fields)
     // Resized textures are bounded by the default pixel limit; the tier's texture size limit is the texture operations'.
     const notes: string[] = []
     const resources = { simplifier: context.platform.meshoptSimplifier, sharp: context.sharp, imageThreads: context.imageThreads, notes }
-    const scene = { simplify_ratio, simplify_error, texture_max_size, texture_power_of_two, merge, instance }
     const details = await optimizeScene(doc, scene, resources)
     context.report(40)
     await doc.transform(compress({ ...encoding, meshoptEncoder: context.platform.meshoptEncoder, notes }))

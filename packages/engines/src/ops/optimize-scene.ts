@@ -32,6 +32,14 @@ export const SCENE_OPTIONS = z.object({
 /** The scene steps a compress request asks for. */
 export type SceneOptions = z.infer<typeof SCENE_OPTIONS>
 
+/** A compress request's options split into the scene steps' (the keys of SCENE_OPTIONS) and the rest, the encoder's. */
+export function splitSceneOptions<T extends SceneOptions>(options: T): { scene: SceneOptions; encoding: Omit<T, keyof SceneOptions> } {
+  const scene: Record<string, unknown> = {}
+  const encoding: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(options)) (Object.hasOwn(SCENE_OPTIONS.shape, key) ? scene : encoding)[key] = value
+  return { scene: scene as SceneOptions, encoding: encoding as Omit<T, keyof SceneOptions> }
+}
+
 /** What the scene steps use, passed in by the operation (the thread's resources). */
 export interface SceneResources extends TextureLimits {
   simplifier: typeof MeshoptSimplifier
