@@ -12,7 +12,8 @@ import { roundTrip, type BenchService } from './service.ts'
 import type { Input } from './stats.ts'
 
 const run = promisify(execFile)
-const bin = (name: string) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname
+/** The path of an npm-installed command (gltfpack and the gltf-transform CLI, pinned in package.json). */
+export const bin = (name: string) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname
 
 export interface AnchorRow {
   input: string

@@ -10,14 +10,13 @@ import { promisify } from 'node:util'
 import type { Document, NodeIO } from '@gltf-transform/core'
 import { unpartition } from '@gltf-transform/functions'
 import { countSceneTriangles } from '../packages/engines/src/index.ts'
-import { dracoAnchorArgs, reader } from './anchors.ts'
+import { bin, dracoAnchorArgs, reader } from './anchors.ts'
 import { hausdorff } from './hausdorff.ts'
 import { generateTexturedCube } from './mesh.ts'
 import { roundTrip, type BenchService } from './service.ts'
 import type { Input } from './stats.ts'
 
 const run = promisify(execFile)
-const bin = (name: string) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname
 const SHARED = new URL('../../shared/corpus/', import.meta.url).pathname
 const ASSIMP_GLTF = '/usr/share/assimp/models/glTF2'
 

@@ -1,5 +1,5 @@
 import { Document, NodeIO } from '@gltf-transform/core'
-import sharp from 'sharp'
+import sharp, { type Sharp } from 'sharp'
 import { createRandom as seeded } from '../test/support/random.ts'
 
 /**
@@ -71,11 +71,12 @@ async function checkerPng(size: number): Promise<Uint8Array> {
   const pixels = Buffer.alloc(size * size * 3)
   for (let y = 0; y < size; y++)
     for (let x = 0; x < size; x++) pixels.fill(((x >> 5) + (y >> 5)) % 2 ? 200 : 90, (y * size + x) * 3, (y * size + x + 1) * 3)
-  return new Uint8Array(
-    await sharp(pixels, { raw: { width: size, height: size, channels: 3 } })
-      .png()
-      .toBuffer(),
-  )
+  return encodeRgb(pixels, size, (image) => image.png())
+}
+
+/** `size`² RGB pixels encoded by `format` (sharp's png() or jpeg()). */
+async function encodeRgb(pixels: Buffer, size: number, format: (image: Sharp) => Sharp): Promise<Uint8Array> {
+  return new Uint8Array(await format(sharp(pixels, { raw: { width: size, height: size, channels: 3 } })).toBuffer())
 }
 
 /**
@@ -146,9 +147,5 @@ async function noiseJpeg(size: number, seed: number): Promise<Uint8Array> {
   const random = seeded(seed)
   const pixels = Buffer.alloc(size * size * 3)
   for (let i = 0; i < pixels.length; i++) pixels[i] = ((i / 3) % size) / 8 + random() * 32
-  return new Uint8Array(
-    await sharp(pixels, { raw: { width: size, height: size, channels: 3 } })
-      .jpeg({ quality: 90 })
-      .toBuffer(),
-  )
+  return encodeRgb(pixels, size, (image) => image.jpeg({ quality: 90 }))
 }
