@@ -2,6 +2,7 @@ import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { HTTPError, type H3Event } from 'h3'
 import { requestFacts } from './logging/request-log.ts'
 import { DISK_FULL_TEXT, isDiskFull } from './storage/disk-full.ts'
+import { errorText } from './error-text.ts'
 
 /**
  * The one error type routes throw. Its message is the wire text of the contract; `onError` in
@@ -38,11 +39,7 @@ function toApiError(error: unknown, event: H3Event): ApiError {
     if (cause.status === 404) return new ApiError(404, ERROR_TEXTS.routeNotFound(event.url.pathname))
     if (cause.status === 405) return new ApiError(405, ERROR_TEXTS.methodNotAllowed(event.req.method, event.url.pathname))
     if (cause.status < 500) return new ApiError(cause.status, ERROR_TEXTS.malformedBody(cause.message))
-    return new ApiError(cause.status, ERROR_TEXTS.internal(describe(cause.cause ?? cause)))
+    return new ApiError(cause.status, ERROR_TEXTS.internal(errorText(cause.cause ?? cause)))
   }
-  return new ApiError(500, ERROR_TEXTS.internal(describe(error)))
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message || error.name : String(error)
+  return new ApiError(500, ERROR_TEXTS.internal(errorText(error)))
 }

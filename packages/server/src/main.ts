@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from './config/load.ts'
 import type { Config } from './config/schema.ts'
 import { createLogger, type Logger } from './logging/create-logger.ts'
 import { type RunningServer, startServer } from './server.ts'
+import { errorText } from './error-text.ts'
 
 /**
  * A development secret (`name`: the API key, the console password), made by `make` the first time
@@ -96,7 +97,7 @@ async function startOrExit(config: Config, logger: Logger): Promise<RunningServe
     return await startServer({ config, logger })
   } catch (error) {
     // Some settings (the licence's public key and key file, the deployment's combination) are checked when the service is built.
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorText(error)
     logger.fatal(error instanceof ConfigError ? `configuration error: ${message}` : `cannot start: ${message}`)
     process.exit(1)
   }

@@ -8,6 +8,7 @@ import { servesApi } from './queue/create-queue.ts'
 import { currentRuntime } from './runtime.ts'
 import { createWorkerApp } from './worker-app.ts'
 import { withTimeout } from './with-timeout.ts'
+import { errorText } from './error-text.ts'
 
 export interface StartServerOptions {
   /** SERVICE__* variables; defaults to process.env. */
@@ -60,10 +61,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       host: config.server.host,
       keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
       onHandlerError: (error) =>
-        context.observability.logger.error(
-          { error: error instanceof Error ? error.message : String(error), stack: (error as Error)?.stack },
-          'request handler failed',
-        ),
+        context.observability.logger.error({ error: errorText(error), stack: (error as Error)?.stack }, 'request handler failed'),
     })
   } catch (error) {
     await abandon(context)

@@ -6,6 +6,7 @@ import { checkDeployment, queueRedisUrl } from '../queue/create-queue.ts'
 import { filesDriverOf } from '../storage/create-storage.ts'
 import { createConsoleLogger } from './console-logger.ts'
 import { lingeringRequest } from './unread-body.ts'
+import { errorText } from '../error-text.ts'
 
 /** The part of a Worker's `ExecutionContext` the entry uses. */
 export interface WorkerExecutionContext {
@@ -41,7 +42,7 @@ export default {
     try {
       response = await createApp(context).fetch(lingering.request)
     } catch (error) {
-      logger.error({ error: error instanceof Error ? error.message : String(error) }, 'request handler failed')
+      logger.error({ error: errorText(error) }, 'request handler failed')
       response = Response.json({ error: 'internal error: request handler failed' }, { status: 500 })
     }
     const answer = await lingering.answer(response, execution)

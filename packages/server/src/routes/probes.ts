@@ -6,6 +6,7 @@ import type { ServiceContext } from '../context.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { filesDriverOf } from '../storage/create-storage.ts'
 import { withTimeout } from '../with-timeout.ts'
+import { errorText } from '../error-text.ts'
 
 /** One readiness check: whether it passed, how long it took, and why not. */
 export interface ProbeCheck {
@@ -34,7 +35,7 @@ async function timed(timeoutMs: number, work: () => Promise<Record<string, unkno
     const facts = await withTimeout(work(), timeoutMs, `no answer in ${timeoutMs} ms`)
     return { ok: true, ms: Math.round(performance.now() - start), ...facts }
   } catch (error) {
-    return { ok: false, ms: Math.round(performance.now() - start), error: error instanceof Error ? error.message : String(error) }
+    return { ok: false, ms: Math.round(performance.now() - start), error: errorText(error) }
   }
 }
 

@@ -1,5 +1,6 @@
 import { AwsClient } from 'aws4fetch'
 import { tag } from './s3-xml.ts'
+import { errorText } from '../error-text.ts'
 
 /** First back-off after a failed attempt; doubled each time, with full jitter. */
 const RETRY_BASE_MS = 100
@@ -93,7 +94,7 @@ export function createS3Sender(options: S3SenderOptions): S3Sender {
       response = await withRetries(url, init)
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : ''
-      throw new S3Error(operation, key, 0, `${error instanceof Error ? error.message : String(error)}${cause}`, { cause: error })
+      throw new S3Error(operation, key, 0, `${errorText(error)}${cause}`, { cause: error })
     }
     if (response.ok) return response
     const body = await response.text().catch(() => '')

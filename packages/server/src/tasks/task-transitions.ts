@@ -2,6 +2,7 @@ import type { JobResult } from '@mos/engines'
 import { CANCELLED_ERROR, ERROR_TEXTS } from '@mos/sdk/contract'
 import { DISK_FULL_TEXT, isDiskFull } from '../storage/disk-full.ts'
 import { outputFilename, sizeFigures, type TaskState } from './task-state.ts'
+import { errorText } from '../error-text.ts'
 
 /**
  * The task runner's state changes as pure functions of plain values: no store, no pool, no clock
@@ -65,10 +66,6 @@ export function settleTask(task: TaskState, outcome: RunOutcome, options: Transi
     case 'result':
       return outcome.result.ok ? completed(task, outcome.result, outcome.outputKey, options) : failed(task, outcome.result.message, options)
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 function completed(task: TaskState, result: Extract<JobResult, { ok: true }>, outputKey: string, options: TransitionOptions): TaskState {
