@@ -48,13 +48,13 @@ export async function runTaskJob(context: TaskJobContext, run: TaskJobRun): Prom
     if (await finishedElsewhere(context.tasks, run.task.task_id)) return undefined
     if (runSignal.timedOut()) return { kind: 'timed-out', timeoutMs: context.timeoutMs ?? 0 }
     // A result the thread had half written (disk full) would hold the space the record needs.
-    if (!result.ok) await files.remove(outputKey).catch(() => undefined)
+    if (!result.ok) await discardOutput(files, outputKey)
     else if (result.bytes) await files.write(outputKey, result.bytes)
     return { kind: 'result', result, outputKey }
   } catch (error) {
     if (handedBack()) return undefined
     if (runSignal.cancelled()) return cancelled(files, outputKey)
-    await files.remove(outputKey).catch(() => undefined)
+    await discardOutput(files, outputKey)
     return { kind: 'error', error }
   }
 }
@@ -81,9 +81,12 @@ async function runOnPool(context: TaskJobContext, { task, outputKey, progress, r
 
 /** A cancelled run keeps no half-written result. */
 async function cancelled(files: FileStore, outputKey: string): Promise<RunOutcome> {
-  await files.remove(outputKey).catch(() => undefined)
+  await discardOutput(files, outputKey)
   return { kind: 'cancelled' }
 }
+
+/** Removes what a run that recorded no result may have written of it (an absent file is no error). */
+const discardOutput = (files: FileStore, outputKey: string) => files.remove(outputKey).catch(() => undefined)
 
 /** The engine job of a task, reading its input from the local path where the store has one. */
 async function engineJob(task: TaskState, files: FileStore, outputKey: string, maxAllocationBytes?: number): Promise<EngineJob> {
