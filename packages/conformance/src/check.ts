@@ -44,6 +44,7 @@ export interface Check {
   needs?: CheckNeeds
   /** Checks that exhaust a budget of the deployment (the rate limit) run after all others. */
   last?: boolean
+  // biome-ignore lint/suspicious/noConfusingVoidType: a check returns nothing, or a note of what it saw.
   run(ctx: RunContext): Promise<void | string>
 }
 

@@ -139,7 +139,7 @@ const CASES: Case[] = [
     deviation: () => ({
       response: (_, res) =>
         res.status === 400
-          ? mapJson(res, (b) => ({ error: String(b.error).replace('missing required field: ', '') + ' is required' }))
+          ? mapJson(res, (b) => ({ error: `${String(b.error).replace('missing required field: ', '')} is required` }))
           : res,
     }),
   },

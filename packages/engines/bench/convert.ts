@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url'
 import { Document } from '@gltf-transform/core'
 import { convertDocument, countSceneTriangles, loadPlatform, readModel } from '../src/index.ts'
 
-const TRIANGLES = Number(process.argv[2] ?? 1_000_000)
 const FORMATS = ['glb', 'gltf', 'obj', 'stl', 'ply'] as const
 /** The format a written file is read back as (gltf output is a zip). */
 const READ_AS: Record<string, string> = { gltf: 'zip' }

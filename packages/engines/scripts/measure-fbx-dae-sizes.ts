@@ -11,7 +11,10 @@ const doc = new Document()
 const positions = new Float32Array((side + 1) * (side + 1) * 3)
 const normals = new Float32Array(positions.length)
 for (let y = 0, i = 0; y <= side; y++)
-  for (let x = 0; x <= side; x++, i++) positions.set([x / side, Math.sin(x * 0.1) * 0.05, y / side], i * 3), normals.set([0, 1, 0], i * 3)
+  for (let x = 0; x <= side; x++, i++) {
+    positions.set([x / side, Math.sin(x * 0.1) * 0.05, y / side], i * 3)
+    normals.set([0, 1, 0], i * 3)
+  }
 const indices = new Uint32Array(side * side * 6)
 for (let y = 0, k = 0; y < side; y++)
   for (let x = 0; x < side; x++) {

@@ -11,7 +11,7 @@ export interface BasisModule {
 }
 
 interface BasisEncoderHandle {
-  setSliceSourceImage(slice: number, image: Uint8Array, width: number, height: number, type: number): boolean | void
+  setSliceSourceImage(slice: number, image: Uint8Array, width: number, height: number, type: number): boolean | undefined
   setCreateKTX2File(value: boolean): void
   setUASTC(value: boolean): void
   setPackUASTCFlags(level: number): void

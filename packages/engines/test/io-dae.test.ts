@@ -130,7 +130,7 @@ describe.skipIf(!available)('COLLADA', async () => {
     for (const name of ['boxTextured', 'knight'] as const) {
       it(`${name}.glb → dae reopens in assimp and in our reader with the same triangles and bounds`, async () => {
         const source = await readModel(platform, new Uint8Array(await readFile(paths[name])), 'glb')
-        const { daePath, resources, resolve } = await writeDaeFiles(source, name)
+        const { daePath, resolve } = await writeDaeFiles(source, name)
         const info = await assimpInfo(daePath, { raw: true })
         expect(info.meshTriangles).toBe(countMeshTriangles(source))
         const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resolve })
@@ -151,7 +151,7 @@ describe.skipIf(!available)('COLLADA', async () => {
 
     it('keeps nested rotations (one at gimbal lock) and non-uniform scales', async () => {
       const source = nestUnderAwkwardTransforms(await readModel(platform, new Uint8Array(await readFile(paths.boxTextured)), 'glb'))
-      const { daePath, resources, resolve } = await writeDaeFiles(source, 'nested')
+      const { daePath, resolve } = await writeDaeFiles(source, 'nested')
       const back = await readDae(platform, new Uint8Array(await readFile(daePath)), { resolve })
       expectSameBounds(back, source)
       expect(

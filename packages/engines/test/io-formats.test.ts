@@ -171,7 +171,9 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
       b: number[] = [],
       c: number[] = []
     for (let i = 0; i < indices.length; i += 3) {
-      p.getElement(indices[i]!, a), p.getElement(indices[i + 1]!, b), p.getElement(indices[i + 2]!, c)
+      p.getElement(indices[i]!, a)
+      p.getElement(indices[i + 1]!, b)
+      p.getElement(indices[i + 2]!, c)
       area += Math.abs((b[0]! - a[0]!) * (c[1]! - a[1]!) - (b[1]! - a[1]!) * (c[0]! - a[0]!)) / 2
     }
     expect(indices.length).toBe(12)

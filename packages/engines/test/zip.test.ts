@@ -44,7 +44,12 @@ describe('zip: one reader and writer on fflate', () => {
     for (const [path, { bytes }] of Object.entries(files)) expect(back.get(path)).toEqual(bytes)
     // The level decides the method: 0 stores (images are already compressed), others deflate.
     const methods: Record<string, number> = {}
-    unzipSync(zip, { filter: (entry) => ((methods[entry.name] = entry.compression), false) })
+    unzipSync(zip, {
+      filter: (entry) => {
+        methods[entry.name] = entry.compression
+        return false
+      },
+    })
     expect(methods).toEqual({ 'model.gltf': 8, 'textures/albedo map.png': 0, 'bin/model.bin': 8, 'empty.txt': 8, 'zürich.obj': 8 })
   })
 

@@ -60,7 +60,10 @@ export async function poll<T>(target: PollTarget<T>, options: WaitOptions<T> = {
   let expired = false
   const timer =
     options.timeoutMs !== undefined && options.timeoutMs > 0
-      ? setTimeout(() => ((expired = true), controller.abort()), options.timeoutMs)
+      ? setTimeout(() => {
+          expired = true
+          controller.abort()
+        }, options.timeoutMs)
       : undefined
   try {
     let previous: string | undefined

@@ -182,7 +182,10 @@ describe('reads', () => {
     }
     let healthKey: string | null = 'unset'
     server.use(
-      http.get(`${API}/health`, ({ request }) => ((healthKey = request.headers.get('x-api-key')), HttpResponse.json({ status: 'ok' }))),
+      http.get(`${API}/health`, ({ request }) => {
+        healthKey = request.headers.get('x-api-key')
+        return HttpResponse.json({ status: 'ok' })
+      }),
       http.get(`${API}/capabilities`, () => HttpResponse.json(capabilities)),
       http.get(`${API}/license/info`, () => HttpResponse.json(info)),
       http.get(`${API}/metrics`, () =>
@@ -263,7 +266,12 @@ describe('detectVariant', () => {
     const { detectVariant, MosError } = await import('../src/index.ts')
     let body: Record<string, unknown> = { status: 'ok' }
     let key: string | null = 'unset'
-    server.use(http.get(`${API}/health`, ({ request }) => ((key = request.headers.get('x-api-key')), HttpResponse.json(body))))
+    server.use(
+      http.get(`${API}/health`, ({ request }) => {
+        key = request.headers.get('x-api-key')
+        return HttpResponse.json(body)
+      }),
+    )
     expect(await detectVariant(BASE)).toBe('A')
     expect(key).toBeNull()
     body = { status: 'healthy', version: '0.1.0', uptime_seconds: 5, active_tasks: 0, queue_length: 0 }

@@ -94,7 +94,13 @@ describe('failures without an answer', () => {
 
   it('a slow answer is a TimeoutError after the per-attempt time limit; GET retries it', async () => {
     let calls = 0
-    server.use(http.get(`${API}/tasks/t1`, async () => (calls++, await delay(2_000), HttpResponse.json({}))))
+    server.use(
+      http.get(`${API}/tasks/t1`, async () => {
+        calls++
+        await delay(2_000)
+        return HttpResponse.json({})
+      }),
+    )
     const slow = createClient({ baseURL: BASE, apiKey: KEY, timeout: 50, maxRetries: 1, retryPolicy: { initialDelayMs: 1 } })
     const error = await slow.getTask('t1').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TimeoutError)
@@ -125,7 +131,13 @@ describe('failures without an answer', () => {
 
   it("the caller's abort is a UserAbortError and is never retried", async () => {
     let calls = 0
-    server.use(http.get(`${API}/tasks/t1`, async () => (calls++, await delay(2_000), HttpResponse.json({}))))
+    server.use(
+      http.get(`${API}/tasks/t1`, async () => {
+        calls++
+        await delay(2_000)
+        return HttpResponse.json({})
+      }),
+    )
     const controller = new AbortController()
     const retrying = createClient({ baseURL: BASE, apiKey: KEY, maxRetries: 5 })
     const pending = retrying.getTask('t1', { signal: controller.signal })

@@ -2,7 +2,6 @@ import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   AuthenticationError,
-  ConnectionError,
   createClient,
   InternalServerError,
   MosError,

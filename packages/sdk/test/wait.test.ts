@@ -15,7 +15,12 @@ const client = createClient({ baseURL: BASE, apiKey: KEY })
 
 function serveProcessing() {
   const counter = { calls: 0 }
-  server.use(http.get(`${API}/tasks/t1`, () => (counter.calls++, HttpResponse.json(processingTask(counter.calls)))))
+  server.use(
+    http.get(`${API}/tasks/t1`, () => {
+      counter.calls++
+      return HttpResponse.json(processingTask(counter.calls))
+    }),
+  )
   return counter
 }
 
@@ -51,7 +56,12 @@ describe('waitForTask', () => {
   })
 
   it('timeoutMs also cuts a hanging poll short', async () => {
-    server.use(http.get(`${API}/tasks/t1`, async () => (await delay(5_000), HttpResponse.json(completedTask()))))
+    server.use(
+      http.get(`${API}/tasks/t1`, async () => {
+        await delay(5_000)
+        return HttpResponse.json(completedTask())
+      }),
+    )
     const started = Date.now()
     await expect(client.waitForTask('t1', { timeoutMs: 50 })).rejects.toBeInstanceOf(TimeoutError)
     expect(Date.now() - started).toBeLessThan(2_000)

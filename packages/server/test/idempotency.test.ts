@@ -58,7 +58,10 @@ function idempotencySuite(deployment: () => { apis: MosProcess[] }) {
     const key = newKey()
     const responses = await Promise.all([0, 1, 2, 3].map((i) => compress(api(i), key)))
     const ids = await Promise.all(
-      responses.map(async (r) => (expect(r.status).toBe(200), submitResponseSchema.parse(await r.json()).task_id)),
+      responses.map(async (r) => {
+        expect(r.status).toBe(200)
+        return submitResponseSchema.parse(await r.json()).task_id
+      }),
     )
     expect(new Set(ids).size).toBe(1)
   })

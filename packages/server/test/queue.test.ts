@@ -36,5 +36,5 @@ if (hasRedis) {
     },
   })
 } else {
-  describe('queue: bullmq', () => it.skip('needs a Redis at ' + REDIS_URL))
+  describe('queue: bullmq', () => it.skip(`needs a Redis at ${REDIS_URL}`))
 }

@@ -18,7 +18,10 @@ async function fsStore(): Promise<TaskStore & { reads: number; failNextPut?: boo
   const counted: TaskStore & { reads: number; failNextPut?: boolean } = {
     ...store,
     reads: 0,
-    get: (id) => (counted.reads++, store.get(id)),
+    get: (id) => {
+      counted.reads++
+      return store.get(id)
+    },
     put: async (task) => {
       if (counted.failNextPut) throw new Error('disk full')
       return store.put(task)

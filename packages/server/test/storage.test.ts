@@ -47,7 +47,7 @@ if (hasRedis) {
     },
   })
 } else {
-  describe('storage: redis', () => it.skip('needs a Redis at ' + REDIS_URL))
+  describe('storage: redis', () => it.skip(`needs a Redis at ${REDIS_URL}`))
 }
 
 let s3: TestS3

@@ -15,7 +15,14 @@ const { available, paths } = corpusFiles({ engine: assimp('glTF2', '2CylinderEng
 function recordingStore(): TaskStore & { writes: TaskState[] } {
   const store = createTaskStore(createStorage({ driver: memoryDriver() }))
   const writes: TaskState[] = []
-  return { ...store, writes, put: async (task) => (writes.push(structuredClone(task)), store.put(task)) }
+  return {
+    ...store,
+    writes,
+    put: async (task) => {
+      writes.push(structuredClone(task))
+      return store.put(task)
+    },
+  }
 }
 
 describe.skipIf(!available)('task runner', () => {

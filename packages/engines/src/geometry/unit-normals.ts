@@ -67,7 +67,9 @@ function fillFromFaces(prim: Primitive, normals: Float32Array, broken: number[])
         ib = indices ? indices[t + 1]! : t + 1,
         ic = indices ? indices[t + 2]! : t + 2
       if (!sums.has(ia) && !sums.has(ib) && !sums.has(ic)) continue
-      position.getElement(ia, a), position.getElement(ib, b), position.getElement(ic, c)
+      position.getElement(ia, a)
+      position.getElement(ib, b)
+      position.getElement(ic, c)
       const ux = b[0]! - a[0]!,
         uy = b[1]! - a[1]!,
         uz = b[2]! - a[2]!

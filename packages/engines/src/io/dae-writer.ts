@@ -1,6 +1,5 @@
 import type { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
-import type { Platform } from '../platform.ts'
 import { daeAnimations, type NodeController, nodeSkin } from './dae-deform.ts'
 import { attr, daeSource, join, num, text } from './dae-xml.ts'
 import { trsMatrix } from './export-animation.ts'
@@ -26,7 +25,7 @@ import { zipFiles } from './zip.ts'
  * the image files; without textures it is the .dae alone. Points, morph targets, cameras and the
  * maps Phong has no place for are left out (target-holds.ts notes them).
  */
-export async function writeDae(platform: Platform, doc: Document): Promise<WrittenModel> {
+export async function writeDae(doc: Document): Promise<WrittenModel> {
   const scene = collectExportScene(doc, { lines: true, deform: true })
   const uvSets = Math.max(0, ...scene.meshes.map((mesh) => mesh.uvSets.length))
   const notes = [...scene.notes, ...mapNotes(scene, 'COLLADA', DAE_MAPS, Math.max(uvSets, 1))]

@@ -1,5 +1,4 @@
 import type { Document } from '@gltf-transform/core'
-import type { Platform } from '../platform.ts'
 import { collectExportScene, flippedV, quaternionToMatrix, type ExportMaterial, type ExportMesh, type ExportNode } from './export-scene.ts'
 import { type MapSlot, mapNotes } from './export-maps.ts'
 import type { WrittenModel } from './index.ts'
@@ -14,7 +13,7 @@ import { encodeFbxBinary, fbx, fbxNode, FBX_VERSION, type FbxNode, type FbxPrope
  *
  * Y is up and one unit is one metre (UnitScaleFactor 100: FBX counts in centimetres).
  */
-export async function writeFbx(platform: Platform, doc: Document): Promise<WrittenModel> {
+export async function writeFbx(doc: Document): Promise<WrittenModel> {
   const scene = collectExportScene(doc, { lines: false, deform: false })
   const notes = [...scene.notes, ...mapNotes(scene, 'FBX', Object.keys(FBX_MAP_PROPERTIES) as MapSlot[], 1)]
   const graph = createObjectGraph()

@@ -63,12 +63,12 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
   },
   fbx: {
     read: (platform, bytes, options) => readFbx(platform, bytes, { resolve: options?.resolve }),
-    write: (platform, doc) => writeFbx(platform, doc),
+    write: async (_platform, doc) => writeFbx(doc),
   },
   dae: {
     read: (platform, bytes, options) => readDae(platform, bytes, { resolve: options?.resolve }),
     // COLLADA cannot embed images: with textures the result is a zip of the .dae and its images.
-    write: (platform, doc) => writeDae(platform, doc),
+    write: async (_platform, doc) => writeDae(doc),
   },
 }
 

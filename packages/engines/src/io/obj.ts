@@ -119,7 +119,7 @@ function forEachStatement(text: string, statement: (keyword: string, rest: strin
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!
     // A trailing backslash continues the statement on the next line.
-    while (line.endsWith('\\') && i + 1 < lines.length) line = line.slice(0, -1) + ' ' + lines[++i]!
+    while (line.endsWith('\\') && i + 1 < lines.length) line = `${line.slice(0, -1)} ${lines[++i]!}`
     const hash = line.indexOf('#')
     if (hash >= 0) line = line.slice(0, hash)
     line = line.trim()

@@ -61,7 +61,7 @@ export function formatFloat(x: number): string {
     decimals--
   }
   const digits = String(fraction)
-  return sign + whole + '.' + ZEROS[decimals - digits.length] + digits
+  return `${sign + whole}.${ZEROS[decimals - digits.length]}${digits}`
 }
 
 const POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i)

@@ -50,7 +50,7 @@ function disposeWithAccessors(prim: Primitive): void {
   const accessors = [prim.getIndices(), ...prim.listAttributes()]
   prim.dispose()
   for (const accessor of accessors) {
-    if (accessor && accessor.listParents().every((parent) => parent.propertyType === PropertyType.ROOT)) accessor.dispose()
+    if (accessor?.listParents().every((parent) => parent.propertyType === PropertyType.ROOT)) accessor.dispose()
   }
 }
 

@@ -33,7 +33,7 @@ export interface ConsoleField {
 /** `must be one of a, b` → `One of a, b`. */
 const sentence = (rule: string) =>
   rule
-    .replace(/^must be (an? )?/, (_all, article: string | undefined) => (article ? 'A' + article.slice(1) : ''))
+    .replace(/^must be (an? )?/, (_all, article: string | undefined) => (article ? `A${article.slice(1)}` : ''))
     .replace(/^./, (c) => c.toUpperCase())
 
 /** JSON has no Infinity: an open bound is null. */

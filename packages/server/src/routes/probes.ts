@@ -29,7 +29,7 @@ export const PROBE_PATHS = ['/livez', '/readyz'] as const
 // A key nobody writes: asking whether it exists is a round trip to the storage, and nothing more.
 const PROBE_KEY = 'readyz-probe'
 
-async function timed(timeoutMs: number, work: () => Promise<Record<string, unknown> | void>): Promise<ProbeCheck> {
+async function timed(timeoutMs: number, work: () => Promise<Record<string, unknown> | undefined>): Promise<ProbeCheck> {
   const start = performance.now()
   try {
     const facts = await withTimeout(work(), timeoutMs, `no answer in ${timeoutMs} ms`)
