@@ -11,9 +11,11 @@ const { available, paths } = corpusFiles({
 })
 
 const EXTENSION_FIELDS = ['preset', 'simplify_ratio', 'simplify_error', 'texture_max_size', 'texture_power_of_two', 'merge', 'instance']
+/** Convert takes the scene steps that suit every target: no `instance` (glTF only), no `preset` (compress's bundles). */
+const CONVERT_EXTENSION_FIELDS = ['simplify_ratio', 'simplify_error', 'texture_max_size', 'texture_power_of_two', 'merge']
 
-/** Compress's Mos extension fields through the compiled server, in both variants. */
-describe.skipIf(!available).each(VARIANTS)('compress extension fields on the real server, variant %s', (variant) => {
+/** Compress's and convert's Mos extension fields through the compiled server, in both variants. */
+describe.skipIf(!available).each(VARIANTS)('compress and convert extension fields on the real server, variant %s', (variant) => {
   let dir: Awaited<ReturnType<typeof tempDir>>
   let mos: MosProcess | undefined
   beforeAll(async () => {
@@ -26,12 +28,13 @@ describe.skipIf(!available).each(VARIANTS)('compress extension fields on the rea
   })
 
   const get = (path: string) => fetchMos(mos!, path)
-  const compress = async (fields: Record<string, string | number>, path: string) =>
-    fetchMos(mos!, '/api/v1/compress', { method: 'POST', body: await form(fields, [path]) })
+  const submit = (operation: 'compress' | 'convert') => async (fields: Record<string, string | number>, path: string) =>
+    fetchMos(mos!, `/api/v1/${operation}`, { method: 'POST', body: await form(fields, [path]) })
+  const compress = submit('compress')
 
-  /** Submits, waits, and returns the completed record and the downloaded model. */
-  async function compressed(fields: Record<string, string | number>, path: string) {
-    const response = await compress(fields, path)
+  /** Submits, waits, and returns the completed record and the downloaded model (a GLB). */
+  async function compressed(fields: Record<string, string | number>, path: string, operation: 'compress' | 'convert' = 'compress') {
+    const response = await submit(operation)(fields, path)
     expect(response.status, await response.clone().text()).toBe(200)
     const { task_id } = (await response.json()) as { task_id: string }
     const record = await waitForTask(get, task_id)
@@ -46,6 +49,7 @@ describe.skipIf(!available).each(VARIANTS)('compress extension fields on the rea
   it('lists the extension fields in capabilities under mos_extensions, the document keeping its variant shape', async () => {
     const doc = VARIANT_SCHEMAS[variant].capabilities.parse(await (await get('/api/v1/capabilities')).json())
     expect(doc.mos_extensions?.compress).toEqual(EXTENSION_FIELDS)
+    expect(doc.mos_extensions?.convert).toEqual(CONVERT_EXTENSION_FIELDS)
     expect(doc.mos_extensions?.texture_optimize).toEqual(['lossy_normal_maps'])
   })
 
@@ -88,5 +92,26 @@ describe.skipIf(!available).each(VARIANTS)('compress extension fields on the rea
       .reduce((sum, prim) => sum + prim.getIndices()!.getCount() / 3, 0)
     expect(simplify.triangles_after).toBe(triangles)
     expect(Math.abs(simplify.ratio - 0.25)).toBeLessThanOrEqual(0.05 * 0.25)
+  })
+
+  it('convert takes the scene fields: simplify and merge reported on the record, out-of-range values refused with the same text', async () => {
+    const { record, model } = await compressed({ target_format: 'glb', simplify_ratio: '0.5' }, paths.sphere, 'convert')
+    const simplify = record.simplify as { triangles_before: number; triangles_after: number; ratio: number }
+    const triangles = model
+      .getRoot()
+      .listMeshes()
+      .flatMap((mesh) => mesh.listPrimitives())
+      .reduce((sum, prim) => sum + prim.getIndices()!.getCount() / 3, 0)
+    expect(simplify.triangles_after).toBe(triangles)
+    expect(Math.abs(simplify.ratio - 0.5)).toBeLessThanOrEqual(0.05 * 0.5)
+    const merged = await compressed({ target_format: 'glb', merge: 'true' }, paths.shapes, 'convert')
+    const merge = merged.record.merge as { draw_calls_before: number; draw_calls_after: number }
+    expect(merge.draw_calls_after).toBeLessThan(merge.draw_calls_before)
+    // A convert without them is the contract's: no scene details on the record.
+    const plain = await compressed({ target_format: 'glb' }, paths.shapes, 'convert')
+    expect([plain.record.simplify, plain.record.merge]).toEqual([undefined, undefined])
+    const response = await submit('convert')({ target_format: 'glb', simplify_ratio: '1.5' }, paths.shapes)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField('simplify_ratio', 'must be a number above 0 and at most 1') })
   })
 })

@@ -1,22 +1,39 @@
 import { z } from 'zod'
 import { convertDocument, parseConvertOptions } from '../ops/convert.ts'
+import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
 import { defineOperation, modelOutput } from './operation.ts'
 
-/** convert: any readable model → `target_format` (glb, gltf as a zip, obj, stl, ply, ...) (contract 4.4). */
+/**
+ * convert: any readable model → `target_format` (glb, gltf as a zip, obj, stl, ply, ...) (contract 4.4),
+ * after the scene steps Mos's extension fields ask for (simplify, texture resize, merge: compress's,
+ * docs/api.md); without them the model is written as read.
+ */
 export const convertOperation = defineOperation({
   name: 'convert',
   // Which targets exist is the format layer's to say (writers registered now): checked in `run`.
-  options: z.object({ target_format: z.string({ error: 'convert needs a target_format' }).min(1, 'convert needs a target_format') }),
+  options: z.object({
+    target_format: z.string({ error: 'convert needs a target_format' }).min(1, 'convert needs a target_format'),
+    ...SCENE_OPTIONS.omit({ instance: true }).shape,
+  }),
   defaults: {},
   inputs: 'models',
   outputSize: { kind: 'may-grow', because: 'the target format asked for may be less compact (OBJ and ASCII PLY are text)' },
   async run(context, input, options) {
     const { target_format } = parseConvertOptions(options)
+    const { scene } = splitSceneOptions(options)
     context.report(5)
     const doc = await context.readModel(input.bytes)
-    context.report(50)
-    const written = await convertDocument(context.platform, doc, target_format)
+    context.report(30)
+    const notes: string[] = []
+    let details: Record<string, unknown> = {}
+    const resources = { simplifier: context.platform.meshoptSimplifier, sharp: context.sharp, imageThreads: context.imageThreads, notes }
+    const written = await convertDocument(context.platform, doc, target_format, async (checked) => {
+      details = await optimizeScene(checked, scene, resources)
+      // What the target holds is what the steps left: convert writes every triangle it is given.
+      settleSimplifyDetails(details, checked)
+      context.report(60)
+    })
     context.report(95)
-    return modelOutput(written)
+    return modelOutput(written, details, notes)
   },
 })

@@ -36,11 +36,19 @@ export function parseConvertOptions(options: Record<string, unknown>): ConvertOp
  * refused: every target would carry
  * the damage on, and repair is the operation that fixes it. So is a model of which the target
  * holds nothing; the notes name everything else the target drops, and what was made valid.
+ * `sceneSteps`, when given, runs once the input has passed those checks, before anything is written.
  */
-export async function convertDocument(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
+export async function convertDocument(
+  platform: Platform,
+  doc: Document,
+  target: string,
+  sceneSteps?: (doc: Document) => Promise<void>,
+): Promise<WrittenModel> {
   checkGeometry(doc)
   checkFiniteAttributes(doc)
   checkTargetCanHold(doc, target)
+  // The scene steps a request asks for (simplify, resize, merge) see only geometry checked whole.
+  await sceneSteps?.(doc)
   await doc.transform(unitNormals())
   for (const extension of doc.getRoot().listExtensionsUsed()) {
     if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()

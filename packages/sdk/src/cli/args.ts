@@ -38,7 +38,8 @@ Options:
   --preset NAME      compress (Mos extension): ${COMPRESS_PRESET_NAMES.join(' | ')}
   --simplify R, --simplify-error E, --texture-max-size PX, --power-of-two, --merge, --instance
                      compress (Mos extensions, docs/api.md): simplify_ratio, simplify_error, texture_max_size,
-                     texture_power_of_two, merge, instance (these send one request per file)
+                     texture_power_of_two, merge, instance (these send one request per file); convert takes
+                     all but --instance and --preset
   --callback-url URL every task (Mos extension): the URL the service POSTs each task's record to when it ends
   --to, -t FORMAT    convert: target format
   --format, -f FMT   textures: target format
@@ -232,6 +233,10 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (positionals.length === 0) throw new UsageError(`${command} needs at least one FILE`)
   const args = toCliArgs(command as TaskCommand, values, positionals, env)
   if (command === 'convert' && !args.to) throw new UsageError('convert needs --to FORMAT')
+  if (command === 'convert' && (args.extensions.preset || args.extensions.instance))
+    throw new UsageError(
+      '--preset and --instance are compress options (convert takes --simplify, --simplify-error, --texture-max-size, --power-of-two, --merge)',
+    )
   if (command === 'textures' && !args.format) throw new UsageError('textures needs --format FORMAT')
   return args
 }

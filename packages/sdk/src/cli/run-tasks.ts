@@ -62,8 +62,11 @@ function submitOne(client: NodeClient, args: CliArgs, path: string, signal: Abor
         },
         options,
       )
-    case 'convert':
-      return client.convert({ ...file, target_format: args.to! }, options)
+    case 'convert': {
+      // The scene steps convert takes (parseCliArgs refuses --preset and --instance there).
+      const { preset: _preset, instance: _instance, ...scene } = args.extensions
+      return client.convert({ ...file, ...scene, target_format: args.to! }, options)
+    }
     case 'repair':
       return client.repair(file, options)
     case 'diagnose':

@@ -139,6 +139,20 @@ const compressExtensionFields = {
   instance: z.boolean().default(false).meta(extension),
 } satisfies FieldShape
 
+/**
+ * Mos extensions of POST /convert: the scene steps of compress that make sense for any target
+ * (simplify, texture resize, merge), absent by default so a convert without them is the interface's.
+ * Not `instance` (only glTF targets hold EXT_mesh_gpu_instancing) nor `preset` (compress's bundles,
+ * which name encoder intents).
+ */
+const convertExtensionFields = {
+  simplify_ratio: compressExtensionFields.simplify_ratio,
+  simplify_error: compressExtensionFields.simplify_error,
+  texture_max_size: compressExtensionFields.texture_max_size,
+  texture_power_of_two: z.boolean().optional().meta(extension),
+  merge: z.boolean().optional().meta(extension),
+} satisfies FieldShape
+
 /** Fields of POST /compress per variant (4.3), then Mos's extensions. */
 function compressFields(variant: Variant) {
   return {
@@ -181,12 +195,19 @@ export function compressFieldSpecs(variant: Variant): readonly FieldSpec[] {
  */
 export function extensionFieldNames(variant: Variant): Partial<Record<TaskType, string[]>> {
   const names = (specs: readonly FieldSpec[]) => specs.filter((spec) => spec.extension).map((spec) => spec.name)
-  return { compress: names(compressFieldSpecs(variant)), texture_optimize: names(textureOptimizeFieldSpecs()) }
+  return {
+    compress: names(compressFieldSpecs(variant)),
+    convert: names(convertFieldSpecs()),
+    texture_optimize: names(textureOptimizeFieldSpecs()),
+  }
 }
 
 /** Field specs of POST /convert (4.4). `targets` is the variant's accepted output formats. */
 export function convertFieldSpecs(targets: readonly ModelFormat[] = MODEL_FORMATS): readonly FieldSpec[] {
-  return specsOnce(`convert:${targets.join(',')}`, () => ({ target_format: z.enum(targets).meta({ unsupportedFormatError: true }) }))
+  return specsOnce(`convert:${targets.join(',')}`, () => ({
+    target_format: z.enum(targets).meta({ unsupportedFormatError: true }),
+    ...convertExtensionFields,
+  }))
 }
 
 /** Field specs of POST /textures/optimize (4.7); quality's range depends on the format. */
@@ -328,6 +349,16 @@ export interface CompressOptions {
 
 export interface ConvertOptions {
   target_format: ModelFormat
+  /** Mos extension: target share of triangles to keep (0 < r ≤ 1), as compress's. */
+  simplify_ratio?: number
+  /** Mos extension: largest simplification error, relative to the mesh's extent (0–1), as compress's. */
+  simplify_error?: number
+  /** Mos extension: longest texture side in pixels (16–16384), as compress's. */
+  texture_max_size?: number
+  /** Mos extension: textures resized to power-of-two sides, as compress's. */
+  texture_power_of_two?: boolean
+  /** Mos extension: meshes sharing a material joined, unanimated nodes flattened, as compress's. */
+  merge?: boolean
 }
 
 export interface TextureOptimizeOptions {

@@ -77,6 +77,10 @@ describe('parseCliArgs', () => {
       generic: undefined,
     })
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj'], {}).to).toBe('obj')
+    expect(parseCliArgs(['convert', 'a.glb', '--to', 'glb', '--simplify', '.5', '--merge'], {}).extensions).toEqual({
+      simplify_ratio: 0.5,
+      merge: true,
+    })
     expect(parseCliArgs(['textures', 'a.png', '-f', 'webp', '-q', '80'], {})).toMatchObject({ format: 'webp', quality: 80 })
     expect(parseCliArgs(['ktx2', 'a.png', '--uastc'], {}).uastc).toBe(true)
     expect(parseCliArgs(['serve', '--anything'], {})).toMatchObject({ command: 'serve', rest: ['--anything'] })
@@ -89,6 +93,7 @@ describe('parseCliArgs', () => {
     expect(reject(['compress', 'a.glb', '--engine', 'zstd'])).toThrow('--engine must be one of draco, meshopt, not "zstd"')
     expect(reject(['compress', 'a.glb', '--level', 'high'])).toThrow('--level takes an integer, not "high"')
     expect(reject(['convert', 'a.glb'])).toThrow('convert needs --to FORMAT')
+    expect(reject(['convert', 'a.glb', '--to', 'glb', '--instance'])).toThrow('--preset and --instance are compress options')
     expect(reject(['textures', 'a.png'])).toThrow('textures needs --format FORMAT')
     expect(reject(['compress', 'a.glb', '--bogus'])).toThrow(UsageError)
   })

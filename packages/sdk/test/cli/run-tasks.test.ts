@@ -120,13 +120,20 @@ describe('mos commands send their fields and save their results', () => {
   it('convert, textures, ktx2 and repair', async () => {
     const cases = [
       [['convert', '--to', 'ply'], '/convert', { target_format: 'ply' }, 'a.ply', 'a.ply'],
+      [
+        ['convert', '--to', 'obj', '--simplify', '0.5', '--merge'],
+        '/convert',
+        { simplify_ratio: '0.5', merge: 'true', target_format: 'obj' },
+        'a.obj',
+        'a.obj',
+      ],
       [['textures', '-f', 'jpeg', '-q', '70'], '/textures/optimize', { format: 'jpeg', quality: '70' }, 'a.glb', 'a.jpg.glb'],
       [['ktx2', '--uastc', '-q', '3'], '/textures/ktx2', { uastc: 'true', quality: '3' }, 'a.glb', 'a.ktx2.glb'],
       [['repair'], '/repair', {}, 'a.glb', 'a.repaired.glb'],
     ] as const
-    for (const [args, path, fields, serverName, saved] of cases) {
+    for (const [n, [args, path, fields, serverName, saved]] of cases.entries()) {
       const submits = serveAll(() => serverName)
-      const out = join(dir, path.replaceAll('/', '_'))
+      const out = join(dir, `${path.replaceAll('/', '_')}-${n}`)
       const run = await cli([args[0], a(), ...args.slice(1), '--out', out])
       expect(run.code, run.stderr).toBe(0)
       expect(submits).toEqual([{ path, files: ['a.glb'], fields }])
