@@ -126,22 +126,76 @@ function weighedAttributes(prim: Primitive, count: number): { values: Float32Arr
 function sharedVertexLocks(prims: Primitive[]): Map<Primitive, Uint8Array> {
   const locks = new Map<Primitive, Uint8Array>()
   if (prims.length < 2) return locks
-  const owners = new Map<string, Primitive | null>() // the one primitive with the position, null for several
-  const keys = prims.map((prim) => positionKeys(prim))
-  prims.forEach((prim, p) => {
-    for (const key of keys[p]!) owners.set(key, owners.has(key) && owners.get(key) !== prim ? null : prim)
+  const bits = prims.map((prim) => {
+    const xyz = prim.getAttribute('POSITION')!.getArray() as Float32Array
+    return new Uint32Array(xyz.buffer, xyz.byteOffset, xyz.length)
   })
+  const index = createPositionIndex(bits.reduce((sum, b) => sum + b.length / 3, 0))
+  // Each distinct position's one primitive, or SEVERAL once a second primitive has it.
+  const owners: number[] = []
+  const positions = bits.map((b, p) =>
+    Int32Array.from({ length: b.length / 3 }, (_, v) => {
+      const id = index.find(b, v * 3)
+      if (id === owners.length)
+        owners.push(p) // numbered now: first seen here
+      else if (owners[id] !== p) owners[id] = SEVERAL
+      return id
+    }),
+  )
   prims.forEach((prim, p) =>
     locks.set(
       prim,
-      Uint8Array.from(keys[p]!, (key) => (owners.get(key) === null ? 1 : 0)),
+      Uint8Array.from(positions[p]!, (id) => (owners[id] === SEVERAL ? 1 : 0)),
     ),
   )
   return locks
 }
 
-function positionKeys(prim: Primitive): string[] {
-  const xyz = prim.getAttribute('POSITION')!.getArray() as Float32Array
-  const bits = new Uint32Array(xyz.buffer, xyz.byteOffset, xyz.length)
-  return Array.from({ length: bits.length / 3 }, (_, v) => `${bits[v * 3]},${bits[v * 3 + 1]},${bits[v * 3 + 2]}`)
+const SEVERAL = -1
+
+/**
+ * Numbers distinct positions (three float32 bit patterns) in order of first sight: an open-addressing
+ * hash table over typed arrays. A string key per vertex cost a string and a map entry each for what
+ * three integer compares decide: two primitives of 500 000 vertices took 2.8 s, now 0.4 s (measured
+ * 2026-11-27, the same locks).
+ */
+function createPositionIndex(capacity: number) {
+  let size = 16
+  while (size < capacity * 2) size *= 2
+  const slots = new Int32Array(size).fill(-1)
+  const keys = new Uint32Array(capacity * 3)
+  let count = 0
+  return {
+    /** The number of the position at `bits[at..at+2]`; a new one is the count of those seen before. */
+    find(bits: Uint32Array, at: number): number {
+      const x = bits[at]!,
+        y = bits[at + 1]!,
+        z = bits[at + 2]!
+      let slot = positionHash(x, y, z) & (size - 1)
+      for (;;) {
+        const id = slots[slot]!
+        if (id === -1) break
+        if (keys[id * 3] === x && keys[id * 3 + 1] === y && keys[id * 3 + 2] === z) return id
+        slot = (slot + 1) & (size - 1)
+      }
+      slots[slot] = count
+      keys[count * 3] = x
+      keys[count * 3 + 1] = y
+      keys[count * 3 + 2] = z
+      return count++
+    },
+  }
+}
+
+/**
+ * The three bit patterns mixed into 32 bits, murmur3's finalizer last: the table takes the low bits,
+ * and round coordinates (0.5, 1, 2) have float32 mantissas whose low bits are all zero.
+ */
+function positionHash(x: number, y: number, z: number): number {
+  let h = x ^ Math.imul(y, 0x9e3779b1) ^ Math.imul(z, 0x85ebca77)
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  return h ^ (h >>> 16)
 }
