@@ -56,7 +56,7 @@ export const compressOperation = defineOperation({
     const resources = { simplifier: context.platform.meshoptSimplifier, sharp: context.sharp, imageThreads: context.imageThreads, notes }
     const details = await optimizeScene(doc, scene, resources)
     context.report(40)
-    await doc.transform(compress({ ...encoding, meshoptEncoder: context.platform.meshoptEncoder, notes }))
+    await doc.transform(compress({ ...encoding, meshoptEncoder: context.platform.meshoptEncoder, notes, sharp: context.sharp }))
     settleSimplifyDetails(details, doc)
     context.report(85)
     const written = await writeModel(context.platform, doc, 'glb')

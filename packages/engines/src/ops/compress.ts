@@ -15,6 +15,8 @@ import { narrowIndices } from './narrow-indices.ts'
 import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
+import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
+import type { SharpEncoder } from './texture-optimize.ts'
 import { quantizeMorphWeights } from '../geometry/morph-weights.ts'
 
 /** Compress options, in the contract's names (the engine takes what the route validated, unrenamed). */
@@ -32,9 +34,11 @@ export interface CompressOptions {
   meshoptEncoder?: unknown
   /** Where to say what compression dropped from the file (the task's `details.notes`). */
   notes?: string[]
+  /** sharp, passed in by the caller: with it, images that certainly vary are not decoded whole to look for one colour. */
+  sharp?: SharpEncoder
 }
 
-export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder' | 'notes'>> = {
+export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder' | 'notes' | 'sharp'>> = {
   level: 7,
   position_quantization_bits: 14,
   normal_quantization_bits: 10,
@@ -98,7 +102,7 @@ export function compress(options: CompressOptions): Transform {
   return async function compressTransform(doc: Document): Promise<void> {
     assertEncodableGeometry(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
-    await cleanForEncoding(doc, options.notes)
+    await cleanForEncoding(doc, options.notes, options.sharp)
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
     if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await weldIdenticalVertices(doc)
@@ -112,13 +116,15 @@ export function compress(options: CompressOptions): Transform {
  * vertex colours, unread texture coordinates, duplicates, accessor names), so both encoders see the
  * smallest meshes; throws when no mesh is left to compress.
  */
-async function cleanForEncoding(doc: Document, notes: string[] | undefined): Promise<void> {
+async function cleanForEncoding(doc: Document, notes: string[] | undefined, sharp: SharpEncoder | undefined): Promise<void> {
   dropInputCompression(doc)
   dropWhiteVertexColors(doc)
   // Decision (docs/api.md): texture coordinates no texture reads are dropped, as gltfpack and
   // `gltf-transform optimize` drop them, and named in the notes with their vertices.
   notes?.push(...dropUnreadTexcoords(doc))
-  await doc.transform(dedup(), prune({ keepAttributes: false }))
+  // prune() turns one-colour textures into material factors, decoding every image to find them.
+  const keepSolidTextures = sharp !== undefined && !(await maySomeTextureBeSolid(doc, sharp))
+  await doc.transform(dedup(), prune({ keepAttributes: false, keepSolidTextures }))
   joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
   // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
   // empty fallback buffer, which glTF-Validator rejects): say so instead.

@@ -1,0 +1,88 @@
+import { Document } from '@gltf-transform/core'
+import { prune } from '@gltf-transform/functions'
+import sharp from 'sharp'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createEnginePool, loadPlatform, type Platform } from '../src/index.ts'
+import { maySomeTextureBeSolid } from '../src/ops/solid-texture-screen.ts'
+import { success } from './support/job-result.ts'
+import { testImage, texturedGlb } from './texture-fixtures.ts'
+
+/** A `size`² image of one colour, or of one colour varying by `spread` levels in a gradient (a near-solid scan). */
+async function flatImage(size: number, format: 'png' | 'jpeg', rgb: number[], spread = 0): Promise<Uint8Array> {
+  const raw = Buffer.alloc(size * size * 3)
+  for (let i = 0; i < size * size; i++) for (let k = 0; k < 3; k++) raw[i * 3 + k] = rgb[k]! + Math.floor(((i % size) * spread) / size)
+  const image = sharp(raw, { raw: { width: size, height: size, channels: 3 } })
+  return new Uint8Array(await (format === 'png' ? image.png() : image.jpeg({ quality: 90 })).toBuffer())
+}
+
+function docWith(...images: Uint8Array[]): Document {
+  const doc = new Document()
+  for (const image of images)
+    doc
+      .createTexture()
+      .setImage(image)
+      .setMimeType(image[0] === 0xff ? 'image/jpeg' : 'image/png')
+  return doc
+}
+
+/** glTF-Transform's own verdict, on a model whose one material uses the image. */
+async function pruneFindsSolid(platform: Platform, image: Uint8Array): Promise<boolean> {
+  const doc = await platform.io.readBinary(await texturedGlb(platform, [{ baseColor: image }]))
+  await doc.transform(prune({ keepSolidTextures: false }))
+  return doc.getRoot().listTextures().length === 0
+}
+
+describe('the solid-texture screen before prune()', async () => {
+  const platform = await loadPlatform()
+  const pool = createEnginePool({ threads: 1 })
+  afterAll(() => pool.destroy())
+
+  it('answers "may be solid" for every image prune() finds solid, JPEG at 2048² and PNG, and for near-solid scans', async () => {
+    const solid = [
+      await flatImage(2048, 'jpeg', [200, 40, 90]),
+      await flatImage(64, 'png', [10, 250, 30]),
+      await flatImage(512, 'jpeg', [128, 128, 128], 2),
+      await flatImage(300, 'png', [0, 0, 0], 2),
+    ]
+    for (const image of solid) {
+      expect(await pruneFindsSolid(platform, image)).toBe(true)
+      expect(await maySomeTextureBeSolid(docWith(image), sharp)).toBe(true)
+    }
+  })
+
+  it('answers "certainly not" only for images that vary, and whenever one image may be solid the document may', async () => {
+    const varied = [await testImage(2048, 'jpeg'), await testImage(256, 'png', { alpha: true }), await testImage(512, 'webp')]
+    for (const image of varied) expect(await pruneFindsSolid(platform, image)).toBe(false)
+    expect(await maySomeTextureBeSolid(docWith(...varied), sharp)).toBe(false)
+    expect(await maySomeTextureBeSolid(docWith(...varied, await flatImage(32, 'png', [1, 2, 3])), sharp)).toBe(true)
+    expect(await maySomeTextureBeSolid(new Document(), sharp)).toBe(false)
+  })
+
+  it('reads grey images as prune() does, and leaves images it cannot read to prune()', async () => {
+    const grey = new Uint8Array(
+      await sharp(Buffer.from(Array.from({ length: 64 * 64 }, (_, i) => i % 256)), { raw: { width: 64, height: 64, channels: 1 } })
+        .png()
+        .toBuffer(),
+    )
+    expect(await pruneFindsSolid(platform, grey)).toBe(false)
+    expect(await maySomeTextureBeSolid(docWith(grey), sharp)).toBe(false)
+    expect(await maySomeTextureBeSolid(docWith(new Uint8Array([1, 2, 3, 4])), sharp)).toBe(true)
+  })
+
+  it('compress still turns a solid texture into its factor beside a varied one, with either engine', async () => {
+    const glb = await texturedGlb(platform, [
+      { baseColor: await flatImage(1024, 'jpeg', [255, 0, 0]) },
+      { baseColor: await testImage(1024, 'jpeg') },
+    ])
+    for (const engine of ['draco', 'meshopt'] as const) {
+      const result = success(await pool.run({ name: 'compress', input: { bytes: glb.slice() }, format: 'glb', options: { engine } }))
+      const out = await platform.io.readBinary(result.bytes!)
+      const [red, varied] = out.getRoot().listMaterials()
+      expect(red!.getBaseColorTexture()).toBeNull()
+      expect(red!.getBaseColorFactor()[0]).toBeCloseTo(1, 1)
+      expect(red!.getBaseColorFactor()[1]).toBeCloseTo(0, 1)
+      expect(varied!.getBaseColorTexture()).not.toBeNull()
+      expect(out.getRoot().listTextures()).toHaveLength(1)
+    }
+  })
+})
