@@ -1,4 +1,5 @@
 import type { Document } from '@gltf-transform/core'
+import { unpartition } from '@gltf-transform/functions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { readImageHeader } from '../src/io/image-header.ts'
@@ -25,6 +26,9 @@ const { available, paths } = corpusFiles({
   skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
   morph: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
   points: assimp('PLY', 'points.ply'),
+  outOfRange: assimp('glTF2', 'IndexOutOfRange', 'IndexOutOfRange.gltf'),
+  allOutOfRange: assimp('glTF2', 'IndexOutOfRange', 'AllIndicesOutOfRange.gltf'),
+  infinites: assimp('glTF2', 'BoxWithInfinites-glTF-Binary', 'BoxWithInfinites.glb'),
 })
 
 type SimplifyDetails = SimplifyReport & { target_ratio: number; max_error: number; ratio: number }
@@ -179,6 +183,23 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
     expect((details.merge as MergeReport).draw_calls_after).toBeLessThan((details.merge as MergeReport).draw_calls_before)
     expect(countMeshTriangles(output)).toBeGreaterThan(0)
     await expectBoundsKept(input, output, 0.001)
+  })
+
+  it('refuses geometry compress refuses before any step reads it: the same reason with simplify as without', async () => {
+    for (const path of [paths.outOfRange, paths.allOutOfRange, paths.infinites]) {
+      // A .gltf goes in as the one GLB it reads as (its .bin beside it).
+      const doc = await platform.io.read(path)
+      const glb = await platform.io.writeBinary(await doc.transform(unpartition()))
+      const run = (options: Record<string, unknown>) =>
+        pool.run({ name: 'compress', input: { bytes: glb.slice() }, format: 'glb', options })
+      const plain = await run({ engine: 'meshopt' })
+      expect(plain.ok).toBe(false)
+      for (const options of [{ simplify_ratio: 0.5 }, { simplify_error: 0.05, merge: true }]) {
+        const simplified = await run({ engine: 'meshopt', ...options })
+        expect(simplified, `${path} with ${JSON.stringify(options)}`).toMatchObject({ ok: false, message: !plain.ok && plain.message })
+        expect(!simplified.ok && simplified.message).toMatch(/; run repair first$/)
+      }
+    }
   })
 
   it('without the fields the job reports no scene details (the contract behaviour)', async () => {

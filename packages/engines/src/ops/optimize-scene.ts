@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { countMeshTriangles } from '../geometry-stats.ts'
 import { weldWhereNeeded } from '../geometry/weld-where-needed.ts'
 import { clearNegativeZeros } from '../geometry/negative-zeros.ts'
+import { assertEncodableGeometry } from './encodable-geometry.ts'
 import { dropUnreadTexcoords } from './unread-texcoords.ts'
 import { dropWhiteVertexColors } from './white-colors.ts'
 import { instanceMeshes } from './instance-meshes.ts'
@@ -68,6 +69,10 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
   if (o.instance) details.instance = instanceMeshes(doc)
   if (o.merge) details.merge = await mergeMeshes(doc)
   if (o.simplify_ratio !== undefined || o.simplify_error !== undefined) {
+    // meshoptimizer's simplifier trusts its input: an index past the vertices reads outside them in
+    // its memory (IndexOutOfRange.gltf came back "simplified"; AllIndicesOutOfRange failed with "memory
+    // access out of bounds"). Refused here as compress refuses it without the step.
+    assertEncodableGeometry(doc)
     // Float attributes, and one vertex per position and attribute values, so seams are the only splits.
     // Primitives of one mesh under one material are joined first (compress would join them after), so
     // the simplifier sees no border between them (pirate.obj's seven OBJ groups).
