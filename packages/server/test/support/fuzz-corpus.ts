@@ -56,6 +56,12 @@ export interface FuzzOperation {
 export const FUZZ_OPERATIONS: FuzzOperation[] = [
   { name: 'compress draco', path: '/api/v1/compress', fields: { engine: 'draco' } },
   { name: 'compress meshopt', path: '/api/v1/compress', fields: { engine: 'meshopt' } },
+  // The scene steps read the geometry before the encoder's checks do (the simplifier trusts indices).
+  {
+    name: 'compress scene steps',
+    path: '/api/v1/compress',
+    fields: { engine: 'draco', simplify_ratio: '0.5', merge: 'true', instance: 'true', texture_max_size: '256' },
+  },
   { name: 'convert', path: '/api/v1/convert', fields: { target_format: 'glb' } },
   { name: 'repair', path: '/api/v1/repair', fields: {} },
   { name: 'diagnose', path: '/api/v1/diagnose', fields: {} },
