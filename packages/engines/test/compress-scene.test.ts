@@ -185,7 +185,7 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
     await expectBoundsKept(input, output, 0.001)
   })
 
-  it('refuses geometry compress refuses before any step reads it: the same reason with simplify as without', async () => {
+  it('refuses geometry compress refuses before any geometry step reads it: the same reason with the steps as without', async () => {
     for (const path of [paths.outOfRange, paths.allOutOfRange, paths.infinites]) {
       // A .gltf goes in as the one GLB it reads as (its .bin beside it).
       const doc = await platform.io.read(path)
@@ -194,7 +194,7 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
         pool.run({ name: 'compress', input: { bytes: glb.slice() }, format: 'glb', options })
       const plain = await run({ engine: 'meshopt' })
       expect(plain.ok).toBe(false)
-      for (const options of [{ simplify_ratio: 0.5 }, { simplify_error: 0.05, merge: true }]) {
+      for (const options of [{ simplify_ratio: 0.5 }, { simplify_error: 0.05, merge: true }, { merge: true }, { instance: true }]) {
         const simplified = await run({ engine: 'meshopt', ...options })
         expect(simplified, `${path} with ${JSON.stringify(options)}`).toMatchObject({ ok: false, message: !plain.ok && plain.message })
         expect(!simplified.ok && simplified.message).toMatch(/; run repair first$/)

@@ -64,15 +64,17 @@ export const SIMPLIFY_DEFAULT_ERROR = 0.01
  */
 export async function optimizeScene(doc: Document, o: SceneOptions, resources: SceneResources): Promise<Record<string, unknown>> {
   const details: Record<string, unknown> = {}
+  const simplify = o.simplify_ratio !== undefined || o.simplify_error !== undefined
+  // The geometry steps trust their input: meshoptimizer's simplifier read indices past the vertices
+  // in its memory (IndexOutOfRange.gltf came back "simplified"; AllIndicesOutOfRange failed with
+  // "memory access out of bounds"), and join() would copy what such indices point at. Refused here as
+  // compress refuses it without the steps, with the same reason.
+  if (o.instance || o.merge || simplify) assertEncodableGeometry(doc)
   // Repeats are found by mesh identity: identical meshes read as copies must become one first.
   if (o.instance || o.merge) await doc.transform(dedup())
   if (o.instance) details.instance = instanceMeshes(doc)
   if (o.merge) details.merge = await mergeMeshes(doc)
-  if (o.simplify_ratio !== undefined || o.simplify_error !== undefined) {
-    // meshoptimizer's simplifier trusts its input: an index past the vertices reads outside them in
-    // its memory (IndexOutOfRange.gltf came back "simplified"; AllIndicesOutOfRange failed with "memory
-    // access out of bounds"). Refused here as compress refuses it without the step.
-    assertEncodableGeometry(doc)
+  if (simplify) {
     // Float attributes, and one vertex per position and attribute values, so seams are the only splits.
     // Primitives of one mesh under one material are joined first (compress would join them after), so
     // the simplifier sees no border between them (pirate.obj's seven OBJ groups).
