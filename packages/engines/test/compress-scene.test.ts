@@ -1,5 +1,4 @@
 import type { Document } from '@gltf-transform/core'
-import { unpartition } from '@gltf-transform/functions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { readImageHeader } from '../src/io/image-header.ts'
@@ -14,7 +13,7 @@ import {
   type SimplifyReport,
   type TextureReport,
 } from '../src/index.ts'
-import { compressFileWith, expectBoundsKept } from './support/compress-file.ts'
+import { compressFileWith, expectBoundsKept, glbOf } from './support/compress-file.ts'
 import { success } from './support/job-result.ts'
 
 const { available, paths } = corpusFiles({
@@ -187,9 +186,7 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
 
   it('refuses geometry compress refuses before any geometry step reads it: the same reason with the steps as without', async () => {
     for (const path of [paths.outOfRange, paths.allOutOfRange, paths.infinites]) {
-      // A .gltf goes in as the one GLB it reads as (its .bin beside it).
-      const doc = await platform.io.read(path)
-      const glb = await platform.io.writeBinary(await doc.transform(unpartition()))
+      const glb = await glbOf(platform, path)
       const run = (options: Record<string, unknown>) =>
         pool.run({ name: 'compress', input: { bytes: glb.slice() }, format: 'glb', options })
       const plain = await run({ engine: 'meshopt' })

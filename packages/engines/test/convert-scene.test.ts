@@ -1,7 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { unpartition } from '@gltf-transform/functions'
 import { unzipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimpInfo, hasAssimpCli } from '../../../test/support/assimp-info.ts'
@@ -17,7 +16,7 @@ import {
   type SimplifyReport,
   type TextureReport,
 } from '../src/index.ts'
-import { expectBoundsKept } from './support/compress-file.ts'
+import { expectBoundsKept, glbOf } from './support/compress-file.ts'
 import { success } from './support/job-result.ts'
 import { validateGlb } from './texture-fixtures.ts'
 
@@ -107,8 +106,7 @@ describe.skipIf(!available)('convert with the scene extension fields', async () 
   })
 
   it('a file convert refuses is refused with its own reason before any scene step runs', async () => {
-    // The .gltf with its .bin beside it, as the one GLB it reads as.
-    const glb = await platform.io.writeBinary(await (await platform.io.read(paths.outOfRange)).transform(unpartition()))
+    const glb = await glbOf(platform, paths.outOfRange)
     const options = { target_format: 'glb', simplify_ratio: 0.5, merge: true }
     const result = await pool.run({ name: 'convert', input: { bytes: glb }, format: 'glb', options })
     expect(result.ok).toBe(false)

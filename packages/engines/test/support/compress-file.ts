@@ -27,7 +27,7 @@ export function compressFileWith(pool: EnginePool, platform: Platform, allowed: 
   return async (path: string, options: Record<string, unknown>) => {
     const format = path.endsWith('.obj') ? 'obj' : 'glb'
     const input = format === 'obj' ? await readModel(platform, await readFile(path), 'obj') : await platform.io.read(path)
-    const glb = path.endsWith('.gltf') ? await platform.io.writeBinary(await input.transform(unpartition())) : null
+    const glb = path.endsWith('.gltf') ? await glbOf(platform, path) : null
     // Read before the job: the pool moves the GLB's buffer to the worker thread.
     const inputErrors = allowed === 'none' || format === 'obj' ? [] : (await validateGlb(glb ?? (await readFile(path)))).errors
     const result = success(await pool.run({ name: 'compress', input: glb ? { bytes: glb } : { path }, format, options }))
@@ -44,6 +44,11 @@ export function compressFileWith(pool: EnginePool, platform: Platform, allowed: 
     }
     return { input, output: await platform.io.readBinary(bytes), bytes, details: result.details ?? {} }
   }
+}
+
+/** A .gltf (its buffers beside it, in one or several) as the one-buffer GLB it reads as, to hand to a job as bytes. */
+export async function glbOf(platform: Platform, path: string): Promise<Uint8Array> {
+  return platform.io.writeBinary(await (await platform.io.read(path)).transform(unpartition()))
 }
 
 /**
