@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { convertDocument, parseConvertOptions } from '../ops/convert.ts'
+import { checkConvertible, parseConvertOptions, writeConverted } from '../ops/convert.ts'
 import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
 import { defineOperation, modelOutput } from './operation.ts'
 
@@ -24,15 +24,15 @@ export const convertOperation = defineOperation({
     context.report(5)
     const doc = await context.readModel(input.bytes)
     context.report(30)
+    // The scene steps see only geometry convert accepts.
+    checkConvertible(doc, target_format)
     const notes: string[] = []
-    let details: Record<string, unknown> = {}
     const resources = { simplifier: context.platform.meshoptSimplifier, sharp: context.sharp, imageThreads: context.imageThreads, notes }
-    const written = await convertDocument(context.platform, doc, target_format, async (checked) => {
-      details = await optimizeScene(checked, scene, resources)
-      // What the target holds is what the steps left: convert writes every triangle it is given.
-      settleSimplifyDetails(details, checked)
-      context.report(60)
-    })
+    const details = await optimizeScene(doc, scene, resources)
+    // What the target holds is what the steps left: convert writes every triangle it is given.
+    settleSimplifyDetails(details, doc)
+    context.report(60)
+    const written = await writeConverted(context.platform, doc, target_format)
     context.report(95)
     return modelOutput(written, details, notes)
   },

@@ -27,28 +27,32 @@ export function parseConvertOptions(options: Record<string, unknown>): ConvertOp
   return { target_format: format, ...(typeof limit === 'number' ? { maxAllocationBytes: limit } : {}) }
 }
 
+/** Writes a read Document in the target format: `checkConvertible`, then `writeConverted`. */
+export async function convertDocument(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
+  checkConvertible(doc, target)
+  return writeConverted(platform, doc, target)
+}
+
 /**
- * Writes a read Document in the target format. Geometry is written uncompressed (re-encoding Draco
- * would quantize again and drop degenerate triangles: convert keeps every vertex as read); buffers
- * are merged for GLB (which holds one); names that are not strings become strings; normals are made
- * unit length (glTF requires it; OBJ and PLY files often break it). Input whose
- * indices or attribute lengths do not fit its vertex count, or whose positions are not finite, is
- * refused: every target would carry
- * the damage on, and repair is the operation that fixes it. So is a model of which the target
- * holds nothing; the notes name everything else the target drops, and what was made valid.
- * `sceneSteps`, when given, runs once the input has passed those checks, before anything is written.
+ * Refuses what convert will not write: input whose indices or attribute lengths do not fit its
+ * vertex count, or whose positions are not finite (every target would carry the damage on, and
+ * repair is the operation that fixes it), and a model of which the target holds nothing. Steps that
+ * change the model before it is written (compress's scene steps) run after this.
  */
-export async function convertDocument(
-  platform: Platform,
-  doc: Document,
-  target: string,
-  sceneSteps?: (doc: Document) => Promise<void>,
-): Promise<WrittenModel> {
+export function checkConvertible(doc: Document, target: string): void {
   checkGeometry(doc)
   checkFiniteAttributes(doc)
   checkTargetCanHold(doc, target)
-  // The scene steps a request asks for (simplify, resize, merge) see only geometry checked whole.
-  await sceneSteps?.(doc)
+}
+
+/**
+ * Writes a checked Document in the target format. Geometry is written uncompressed (re-encoding
+ * Draco would quantize again and drop degenerate triangles: convert keeps every vertex as read);
+ * buffers are merged for GLB (which holds one); names that are not strings become strings; normals
+ * are made unit length (glTF requires it; OBJ and PLY files often break it). The notes name
+ * everything the target drops, and what was made valid.
+ */
+export async function writeConverted(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
   await doc.transform(unitNormals())
   for (const extension of doc.getRoot().listExtensionsUsed()) {
     if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()
