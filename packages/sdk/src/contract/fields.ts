@@ -347,18 +347,10 @@ export interface CompressOptions {
   instance?: boolean
 }
 
-export interface ConvertOptions {
+/** Options of a convert task: its target, and the compress scene fields it takes too (`convertExtensionFields`). */
+export interface ConvertOptions
+  extends Pick<CompressOptions, 'simplify_ratio' | 'simplify_error' | 'texture_max_size' | 'texture_power_of_two' | 'merge'> {
   target_format: ModelFormat
-  /** Mos extension: target share of triangles to keep (0 < r ≤ 1), as compress's. */
-  simplify_ratio?: number
-  /** Mos extension: largest simplification error, relative to the mesh's extent (0–1), as compress's. */
-  simplify_error?: number
-  /** Mos extension: longest texture side in pixels (16–16384), as compress's. */
-  texture_max_size?: number
-  /** Mos extension: textures resized to power-of-two sides, as compress's. */
-  texture_power_of_two?: boolean
-  /** Mos extension: meshes sharing a material joined, unanimated nodes flattened, as compress's. */
-  merge?: boolean
 }
 
 export interface TextureOptimizeOptions {
