@@ -1,6 +1,6 @@
 import type { Document, Node, Primitive } from '@gltf-transform/core'
 import { createRandom } from '../test/support/random.ts'
-import { TriangleGrid } from './triangle-grid.ts'
+import { bounds, TriangleGrid } from './triangle-grid.ts'
 
 /**
  * Symmetric Hausdorff distance between the surfaces two documents draw, relative to the first's
@@ -138,13 +138,8 @@ function lowerBound(sorted: Float64Array, value: number): number {
 }
 
 function extent(points: Float64Array): number[] {
-  const min = [Infinity, Infinity, Infinity]
-  const max = [-Infinity, -Infinity, -Infinity]
-  for (let i = 0; i < points.length; i++) {
-    min[i % 3] = Math.min(min[i % 3]!, points[i]!)
-    max[i % 3] = Math.max(max[i % 3]!, points[i]!)
-  }
-  return [0, 1, 2].map((k) => max[k]! - min[k]!)
+  const { min, max } = bounds(points)
+  return max.map((high, k) => high - min[k]!)
 }
 
 /** The largest distance from a point of `from` to the surface `to` (its nearest triangle). */

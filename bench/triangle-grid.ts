@@ -24,12 +24,13 @@ export class TriangleGrid {
   constructor(triangles: Float64Array, area: number) {
     this.triangles = triangles
     const count = triangles.length / 9
-    this.min = [0, 1, 2].map((k) => lowest(triangles, k))
-    const size = [0, 1, 2].map((k) => highest(triangles, k) - this.min[k]!)
+    const box = bounds(triangles)
+    this.min = box.min
+    const size = box.max.map((high, k) => high - box.min[k]!)
     let cell = 2 * Math.sqrt(area / Math.max(count, 1)) || Math.max(...size) || 1
     for (;;) {
       const dims = size.map((s) => Math.floor(s / cell) + 1)
-      if (dims[0]! * dims[1]! * dims[2]! <= MAX_CELLS && this.entryCount(cell, dims) <= MAX_ENTRIES) break
+      if (dims[0]! * dims[1]! * dims[2]! <= MAX_CELLS && entryCount(triangles, this.min, cell, dims) <= MAX_ENTRIES) break
       cell *= 1.5
     }
     this.cell = cell
@@ -85,46 +86,55 @@ export class TriangleGrid {
   }
 
   private axis(v: number, k: number): number {
-    return Math.min(this.dims[k]! - 1, Math.max(0, Math.floor((v - this.min[k]!) / this.cell)))
+    return cellOnAxis(v, this.min[k]!, this.cell, this.dims[k]!)
   }
 
   /** The cells each triangle's bounding box overlaps, given to `visit` with the triangle's number. */
   private forEachCell(visit: (cell: number, triangle: number) => void): void {
-    const t = this.triangles
-    for (let i = 0; i < t.length / 9; i++) {
-      const o = i * 9
-      const lo = [0, 1, 2].map((k) => this.axis(Math.min(t[o + k]!, t[o + 3 + k]!, t[o + 6 + k]!), k))
-      const hi = [0, 1, 2].map((k) => this.axis(Math.max(t[o + k]!, t[o + 3 + k]!, t[o + 6 + k]!), k))
-      for (let z = lo[2]!; z <= hi[2]!; z++)
-        for (let y = lo[1]!; y <= hi[1]!; y++) for (let x = lo[0]!; x <= hi[0]!; x++) visit((z * this.dims[1]! + y) * this.dims[0]! + x, i)
+    const [dx, dy] = this.dims as [number, number, number]
+    for (let i = 0; i < this.triangles.length / 9; i++) {
+      const [x0, y0, z0, x1, y1, z1] = cellBox(this.triangles, i * 9, this.min, this.cell, this.dims)
+      for (let z = z0; z <= z1; z++) for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) visit((z * dy + y) * dx + x, i)
     }
-  }
-
-  private entryCount(cell: number, dims: number[]): number {
-    const t = this.triangles
-    let n = 0
-    for (let o = 0; o < t.length; o += 9) {
-      let cells = 1
-      for (let k = 0; k < 3; k++) {
-        const span = Math.max(t[o + k]!, t[o + 3 + k]!, t[o + 6 + k]!) - Math.min(t[o + k]!, t[o + 3 + k]!, t[o + 6 + k]!)
-        cells *= Math.min(dims[k]!, Math.floor(span / cell) + 2)
-      }
-      n += cells
-    }
-    return n
   }
 }
 
-function lowest(values: Float64Array, k: number): number {
-  let m = Infinity
-  for (let i = k; i < values.length; i += 3) m = Math.min(m, values[i]!)
-  return m
+/** Cells the triangles would be listed in on a grid of `cell`-sized cells from `min`, `dims` of them per axis. */
+function entryCount(triangles: Float64Array, min: number[], cell: number, dims: number[]): number {
+  let n = 0
+  for (let o = 0; o < triangles.length; o += 9) {
+    const [x0, y0, z0, x1, y1, z1] = cellBox(triangles, o, min, cell, dims)
+    n += (x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1)
+  }
+  return n
 }
 
-function highest(values: Float64Array, k: number): number {
-  let m = -Infinity
-  for (let i = k; i < values.length; i += 3) m = Math.max(m, values[i]!)
-  return m
+/** The first and last cell, per axis, of the triangle at t[o..o+8]'s bounding box: [x0, y0, z0, x1, y1, z1]. */
+function cellBox(
+  t: Float64Array,
+  o: number,
+  min: number[],
+  cell: number,
+  dims: number[],
+): [number, number, number, number, number, number] {
+  const at = (k: number, pick: (...values: number[]) => number) =>
+    cellOnAxis(pick(t[o + k]!, t[o + 3 + k]!, t[o + 6 + k]!), min[k]!, cell, dims[k]!)
+  return [at(0, Math.min), at(1, Math.min), at(2, Math.min), at(0, Math.max), at(1, Math.max), at(2, Math.max)]
+}
+
+function cellOnAxis(v: number, min: number, cell: number, dim: number): number {
+  return Math.min(dim - 1, Math.max(0, Math.floor((v - min) / cell)))
+}
+
+/** Per axis, the least and the greatest of xyz-interleaved values. */
+export function bounds(values: Float64Array): { min: number[]; max: number[] } {
+  const min = [Infinity, Infinity, Infinity]
+  const max = [-Infinity, -Infinity, -Infinity]
+  for (let i = 0; i < values.length; i++) {
+    min[i % 3] = Math.min(min[i % 3]!, values[i]!)
+    max[i % 3] = Math.max(max[i % 3]!, values[i]!)
+  }
+  return { min, max }
 }
 
 /** Distance from p to the triangle at t[o..o+8] (the closest point by its Voronoi region, Ericson 5.1.5). */
