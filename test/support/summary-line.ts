@@ -1,9 +1,10 @@
 import type { Reporter, TestModule } from 'vitest/node'
 
 /**
- * Ends the run with one plain line, `Tests: N passed, N failed, N skipped`: the line CI's log reader
- * counts, which vitest's own summary ("Tests  825 passed | 4 skipped (829)") is not. An unhandled
- * error counts as a failure, as it fails the run.
+ * Ends the run with one plain line, `N passed, N failed, N skipped`: the closing line CI's log reader
+ * counts in any language, which vitest's own summary ("Tests  825 passed | 4 skipped (829)") is not.
+ * No word before it: "Tests" followed by a number is how node's test runner opens its closing lines
+ * ("ℹ tests N"). An unhandled error counts as a failure, as it fails the run.
  */
 export class SummaryLine implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
@@ -18,7 +19,7 @@ export class SummaryLine implements Reporter {
         else counts.skipped++
       }
     }
-    const line = `Tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`
+    const line = `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`
     // On both streams: a log that keeps them apart ends each with the count (the last landing's log
     // was recorded as running no test although stdout ended with this line).
     process.stdout.write(`\n${line}\n`)
