@@ -1,7 +1,12 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Document } from '@gltf-transform/core'
+import { mergeDocuments, unpartition } from '@gltf-transform/functions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { readImageHeader } from '../src/io/image-header.ts'
+import { readModel } from '../src/io/index.ts'
 import {
   countMeshTriangles,
   countSceneTriangles,
@@ -20,6 +25,8 @@ const { available, paths } = corpusFiles({
   sphere: shared('glb', 'DenseSphere.glb'),
   shapes: shared('glb', 'ShapeCollection.glb'),
   knight: shared('glb', 'chr_knight.glb'),
+  cow: shared('obj', 'cow.obj'),
+  spot: shared('obj', 'spot.obj'),
   engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   skin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
@@ -58,6 +65,27 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
       await expectBoundsKept(input, output, 0.02)
     })
   }
+
+  it('simplify_ratio counts a mesh as often as the scene draws it: cow.obj drawn three times beside spot.obj, the scene halved within 5%', async () => {
+    const scene = await readModel(platform, await readFile(paths.cow), 'obj')
+    mergeDocuments(scene, await readModel(platform, await readFile(paths.spot), 'obj'))
+    const [first, second] = scene.getRoot().listScenes()
+    for (const node of second!.listChildren()) first!.addChild(node)
+    second!.dispose()
+    const cow = scene.getRoot().listMeshes()[0]!
+    for (const x of [2, 4]) first!.addChild(scene.createNode().setMesh(cow).setTranslation([x, 0, 0]))
+    await scene.transform(unpartition())
+    const dir = await mkdtemp(join(tmpdir(), 'mos-draws-'))
+    try {
+      await writeFile(join(dir, 'herd.glb'), await platform.io.writeBinary(scene))
+      const { input, output } = await compressFile(join(dir, 'herd.glb'), { engine: 'meshopt', simplify_ratio: 0.5 })
+      // Counted once per mesh, the cow's copies would be spared: the scene would keep well over half.
+      expect(countSceneTriangles(input)).toBeGreaterThan(1.5 * countMeshTriangles(input))
+      expect(Math.abs(countSceneTriangles(output) / (countSceneTriangles(input) / 2) - 1)).toBeLessThanOrEqual(0.05)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 
   it('simplify_error alone reduces as far as the error allows, never past it', async () => {
     const loose = await compressFile(paths.sphere, { engine: 'meshopt', simplify_error: 0.02 })

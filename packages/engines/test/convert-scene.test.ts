@@ -61,16 +61,16 @@ describe.skipIf(!available)('convert with the scene extension fields', async () 
   it.skipIf(!hasAssimpCli())('2CylinderEngine.glb → obj with simplify_ratio=0.5: assimp reads the triangles the task reports', async () => {
     const result = await convert(paths.engine, { target_format: 'obj', simplify_ratio: 0.5 })
     const simplify = result.details!.simplify as SimplifyDetails
-    expect(simplify.triangles_after).toBeLessThan(simplify.triangles_before * 0.6)
+    expect(simplify.triangles_after).toBeLessThan(simplify.triangles_before)
     // The materials' colours come with it: a zip of the .obj and its .mtl.
     expect(result.extension).toBe('zip')
     const dir = await mkdtemp(join(tmpdir(), 'mos-convert-scene-'))
     try {
       for (const [name, content] of Object.entries(unzipSync(result.bytes!))) await writeFile(join(dir, name), content)
-      // The task counts each mesh once; the OBJ writes each drawn instance.
+      // The task counts each mesh once; the OBJ writes each drawn instance, and the ratio is a share of those.
       const drawn = countSceneTriangles(await readModel(platform, await readFile(join(dir, 'model.obj')), 'obj'))
       expect((await assimpInfo(join(dir, 'model.obj'), { raw: true })).triangles).toBe(drawn)
-      expect(drawn).toBeLessThan(countSceneTriangles(await read(paths.engine)) * 0.6)
+      expect(Math.abs(drawn / (countSceneTriangles(await read(paths.engine)) / 2) - 1)).toBeLessThanOrEqual(0.05)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }

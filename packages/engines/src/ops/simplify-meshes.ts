@@ -2,11 +2,13 @@ import { type Accessor, type Document, Primitive } from '@gltf-transform/core'
 import { compactPrimitive } from '@gltf-transform/functions'
 import type { MeshoptSimplifier, SimplifierFlags } from 'meshoptimizer'
 import { primitiveTriangles } from '../geometry-stats.ts'
+import { meshDraws } from './mesh-draws.ts'
+import { type BudgetItem, type Simplified, solveBudget } from './simplify-budget.ts'
 
 export interface SimplifyMeshesOptions {
   /** meshoptimizer's simplifier, passed in by the caller (see Platform), ready. */
   simplifier: typeof MeshoptSimplifier
-  /** Target share of triangles to keep, 0–1 (0: as few as `error` allows). */
+  /** Target share of the triangles the scene draws, 0–1 (0: as few as `error` allows). */
   ratio: number
   /** Largest error allowed, relative to each mesh's extent (meshoptimizer's measure). */
   error: number
@@ -30,37 +32,52 @@ export interface SimplifyReport {
 const WEIGHTS = { NORMAL: 0.5, COLOR_0: 1 } as const
 
 /**
- * Reduces the triangles of every triangle primitive with meshoptimizer's attribute-aware simplifier.
- * Expects float attributes and welded vertices (the caller dequantizes and welds first, so that
+ * Reduces the triangles of every triangle primitive with meshoptimizer's attribute-aware simplifier,
+ * one error budget over the scene (simplify-budget.ts) where several primitives share the ratio. Expects float attributes and welded vertices (the caller dequantizes and welds first, so that
  * seams are the only split vertices). The vertices a primitive shares, by position, with another
  * primitive of its mesh (one per material) are locked: they meet there, and would open into cracks
  * if each moved its own. Other borders move, as gltfpack's default (no `-slb`) lets them: locking
  * every open edge stopped meshes with holes short of the target (suzanne.obj at 0.5: 826 triangles
  * where gltfpack reaches 818 at the same distance). Disconnected specks below the error are pruned
- * (but never a whole primitive: see simplifyPrimitive),
- * as gltfpack prunes them. Skinned meshes are simplified in their bind pose (joints and weights
+ * (but never a whole primitive: see primitiveItem), as gltfpack prunes them. Skinned meshes are simplified in their bind pose (joints and weights
  * follow the kept vertices) with meshoptimizer's regularization, as gltfpack does for them; morphed
  * ones are skipped, since the simplifier sees only the base shape.
  */
 export function simplifyMeshes(doc: Document, options: SimplifyMeshesOptions): SimplifyReport {
   const report: SimplifyReport = { triangles_before: 0, triangles_after: 0, error: 0, skipped: [] }
+  const draws = meshDraws(doc)
+  const items: PrimitiveItem[] = []
   for (const mesh of doc.getRoot().listMeshes()) {
     const locks = sharedVertexLocks(mesh.listPrimitives().filter((prim) => !unsimplifiable(prim)))
     for (const [index, prim] of mesh.listPrimitives().entries()) {
       const before = primitiveTriangles(prim)
       report.triangles_before += before
       const reason = unsimplifiable(prim)
-      if (reason) {
-        if (before > 0)
-          report.skipped.push(`mesh "${mesh.getName() || doc.getRoot().listMeshes().indexOf(mesh)}" primitive ${index}: ${reason}`)
-      } else {
-        report.error = Math.max(report.error, simplifyPrimitive(doc, prim, locks.get(prim) ?? null, options))
-      }
-      if (!prim.isDisposed()) report.triangles_after += primitiveTriangles(prim)
+      if (!reason) items.push(primitiveItem(prim, locks.get(prim) ?? null, draws.get(mesh) ?? UNDRAWN, options))
+      else if (before > 0)
+        report.skipped.push(`mesh "${mesh.getName() || doc.getRoot().listMeshes().indexOf(mesh)}" primitive ${index}: ${reason}`)
     }
+  }
+  simplifyItems(items, options).forEach((result, i) => {
+    report.error = Math.max(report.error, result.error)
+    replaceIndices(doc, items[i]!, result.kept)
+  })
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) report.triangles_after += primitiveTriangles(prim)
     if (mesh.listPrimitives().length === 0) mesh.dispose()
   }
   return report
+}
+
+/**
+ * Several primitives share one error budget when a ratio is asked (see simplify-budget.ts); alone, or
+ * with only an error limit, each goes as far as the ratio and the limit let it.
+ */
+function simplifyItems(items: PrimitiveItem[], options: SimplifyMeshesOptions): Simplified[] {
+  if (items.length > 1 && options.ratio > 0 && options.ratio < 1) {
+    return solveBudget(items, options.ratio)
+  }
+  return items.map((item) => item.simplifyTo(Math.floor(options.ratio * item.triangles) * 3))
 }
 
 function unsimplifiable(prim: Primitive): string | undefined {
@@ -70,32 +87,64 @@ function unsimplifiable(prim: Primitive): string | undefined {
   return undefined
 }
 
-/** Simplifies one primitive in place, `locks` (1 per vertex) kept where they are; returns the error it reached. */
-function simplifyPrimitive(doc: Document, prim: Primitive, locks: Uint8Array | null, options: SimplifyMeshesOptions): number {
+/** A mesh not drawn by any scene: its triangles count once, at its own size. */
+const UNDRAWN = { draws: 1, scale: 1 }
+
+interface PrimitiveItem extends BudgetItem {
+  prim: Primitive
+  indices: Uint32Array
+}
+
+/** One primitive, ready for the simplifier: its welded indices, positions and weighed attributes. */
+function primitiveItem(
+  prim: Primitive,
+  locks: Uint8Array | null,
+  drawn: { draws: number; scale: number },
+  options: SimplifyMeshesOptions,
+): PrimitiveItem {
   const positions = prim.getAttribute('POSITION')!
   const count = positions.getCount()
   const source = prim.getIndices()?.getArray()
   const indices = source ? Uint32Array.from(source) : Uint32Array.from({ length: count }, (_, i) => i)
-  const target = Math.floor((options.ratio * indices.length) / 3) * 3
   const { values, stride, weights } = weighedAttributes(prim, count)
   const xyz = positions.getArray() as Float32Array
   const simplifier = options.simplifier
-  const simplify = (flags: SimplifierFlags[]) =>
-    simplifier.simplifyWithAttributes(indices, xyz, 3, values, stride, weights, locks, target, options.error, flags)
+  const extent = simplifier.getScale(xyz, 3)
   const regularize: SimplifierFlags[] = prim.getAttribute('WEIGHTS_0') ? ['Regularize'] : []
-  let [kept, error] = simplify(['Prune', ...regularize])
-  // At a large error (simplify_error=1 is the whole extent) pruning drops every piece and the free
-  // borders let the rest collapse: a scene of nothing is no result. The primitive then keeps what
-  // the simplifier leaves with its borders locked, or, if even that is nothing, stays as it was.
-  if (kept.length === 0) [kept, error] = simplify(['LockBorder', ...regularize])
-  if (kept.length === 0) return 0
-  if (kept.length === indices.length) return error
+  const run = (target: number, error: number, flags: SimplifierFlags[]): Simplified => {
+    const simplify = (more: SimplifierFlags[]) =>
+      simplifier.simplifyWithAttributes(indices, xyz, 3, values, stride, weights, locks, target, error, [...more, ...regularize, ...flags])
+    let [kept, reached] = simplify(['Prune'])
+    // At a large error (simplify_error=1 is the whole extent) pruning drops every piece and the free
+    // borders let the rest collapse: a scene of nothing is no result. The primitive then keeps what
+    // the simplifier leaves with its borders locked, or, if even that is nothing, stays as it was.
+    if (kept.length === 0) [kept, reached] = simplify(['LockBorder'])
+    return kept.length === 0 ? { kept: indices, error: 0 } : { kept, error: reached }
+  }
+  return {
+    prim,
+    indices,
+    triangles: indices.length / 3,
+    ...drawn,
+    extent,
+    cap: options.error * extent,
+    simplify(local) {
+      const result = run(0, local, ['ErrorAbsolute'])
+      return { kept: result.kept, error: extent > 0 ? result.error / extent : 0 }
+    },
+    simplifyTo: (target) => run(target, options.error, []),
+  }
+}
+
+/** Puts the kept triangles in place of the primitive's own, and drops the vertices they no longer use. */
+function replaceIndices(doc: Document, item: PrimitiveItem, kept: Uint32Array): void {
+  if (kept.length === item.indices.length) return
+  const { prim } = item
   const previous = prim.getIndices()
-  prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(kept).setBuffer(positions.getBuffer()))
+  prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(kept).setBuffer(prim.getAttribute('POSITION')!.getBuffer()))
   if (previous && previous.listParents().length === 1) previous.dispose()
   // Drops the vertices no kept triangle uses, and narrows the indices to 16 bits where they fit.
   compactPrimitive(prim)
-  return error
 }
 
 /** The weighed attributes of each vertex, interleaved as the simplifier takes them. */
