@@ -33,10 +33,11 @@ export interface Simplified {
 
 /**
  * Searches stop once the triangles drawn are this close to the target, as a share of it (the goal
- * is 5%), or once the error is known this closely, as a share of itself: where one step of the
- * error drops a whole flat part, no error lands nearer.
+ * is 5%; each probe runs the simplifier on every primitive that a known result does not settle, and
+ * the first guess lands within 4% on 2CylinderEngine), or once the error is known this closely, as a
+ * share of itself: where one step of the error drops a whole flat part, no error lands nearer.
  */
-const TOLERANCE = 0.02
+const TOLERANCE = 0.04
 const ERROR_TOLERANCE = 1e-3
 const MAX_ROUNDS = 16
 /**
