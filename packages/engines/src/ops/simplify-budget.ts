@@ -1,19 +1,16 @@
 /**
- * One error budget over a scene's primitives: the error (in world units) at which the triangles drawn
- * come to the target, found by searching that one error rather than reducing each primitive to the
- * ratio on its own. gltfpack reaches the same by merging the scene before `-si`: its simplifier then
- * removes the cheapest edges of the whole scene first, where a per-primitive ratio makes a small,
- * detailed part pay as much as a large, flat one (2CylinderEngine at 0.5: 1.09× gltfpack's Hausdorff
- * distance per primitive, 0.51× with one budget).
+ * One error budget over several primitives: the error (in world units) at which their triangles
+ * together come to the target, found by searching that one error rather than reducing each primitive
+ * to the ratio on its own. gltfpack reaches the same by merging the scene before `-si`: its
+ * simplifier then removes the cheapest edges of the merged geometry first, where a per-primitive
+ * ratio makes a small, detailed part pay as much as a large, flat one.
  */
 
 /** A primitive as the search sees it: how to simplify it, and what a triangle of it weighs. */
 export interface BudgetItem {
   /** Triangles before simplifying. */
   triangles: number
-  /** How often the scene draws it (nodes, instances); its triangles count that many times. */
-  draws: number
-  /** Its largest world scale over those draws: a local error of e shows as e × scale on screen. */
+  /** Its world scale (the largest of its node's axes): a local error of e shows as e × scale on screen. */
   scale: number
   /** The size its relative errors are shares of (meshoptimizer's measure of its extent). */
   extent: number
@@ -32,16 +29,16 @@ export interface Simplified {
 }
 
 /**
- * Searches stop once the triangles drawn are this close to the target, as a share of it (the goal
- * is 5%; each probe runs the simplifier on every primitive that a known result does not settle, and
- * the first guess lands within 4% on 2CylinderEngine), or once the error is known this closely, as a
- * share of itself: where one step of the error drops a whole flat part, no error lands nearer.
+ * Searches stop once the triangles kept are this close to the target, as a share of it (the goal
+ * is 5%, and each probe runs the simplifier again on every primitive a known result does not
+ * settle), or once the error is known this closely, as a share of itself: where one step of the
+ * error drops a whole flat part, no error lands nearer.
  */
 const TOLERANCE = 0.04
 const ERROR_TOLERANCE = 1e-3
 const MAX_ROUNDS = 16
 /**
- * Triangles drawn fall by about this share of the scene's per unit of the error's logarithm near
+ * Triangles kept fall by about this share of the total per unit of the error's logarithm near
  * half of them (2CylinderEngine: 0.15–0.23): the first step from the first guess, where a second
  * point to measure the slope is still missing. A step is at most a factor of e² in the error.
  */
@@ -51,16 +48,16 @@ const MAX_STEP = 2
 interface Probe {
   error: number
   results: Simplified[]
-  drawn: number
+  triangles: number
 }
 
 /**
- * Each item simplified at the one world error whose triangles drawn come closest to `ratio` of the
- * scene's. Where even the largest error allowed leaves more, every item is as far as its cap allows
+ * Each item simplified at the one world error whose triangles together come closest to `ratio` of
+ * theirs. Where even the largest error allowed leaves more, every item is as far as its cap allows
  * (the error bound stops it, as it stops gltfpack).
  */
 export function solveBudget(items: BudgetItem[], ratio: number): Simplified[] {
-  const target = ratio * items.reduce((sum, item) => sum + item.triangles * item.draws, 0)
+  const target = ratio * items.reduce((sum, item) => sum + item.triangles, 0)
   const highest = Math.max(...items.map((item) => item.cap * item.scale))
   const probe = probeAt(items)
   let below: Probe | undefined // the largest error known to leave too many triangles
@@ -70,9 +67,9 @@ export function solveBudget(items: BudgetItem[], ratio: number): Simplified[] {
   let error = firstGuess(items, ratio, highest)
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const p = probe(Math.min(error, highest))
-    if (!best || Math.abs(p.drawn - target) < Math.abs(best.drawn - target)) best = p
-    if (Math.abs(p.drawn - target) <= target * TOLERANCE) break
-    if (p.drawn > target) {
+    if (!best || Math.abs(p.triangles - target) < Math.abs(best.triangles - target)) best = p
+    if (Math.abs(p.triangles - target) <= target * TOLERANCE) break
+    if (p.triangles > target) {
       if (p.error >= highest) break // the error bound stops it
       below = p
     } else above = p
@@ -80,13 +77,13 @@ export function solveBudget(items: BudgetItem[], ratio: number): Simplified[] {
       if (above.error / below.error < 1 + ERROR_TOLERANCE) break
       // Regula falsi on the logarithm of the error (near the target, triangles fall about linearly
       // in it), kept inside the middle four fifths so that an uneven curve still shrinks the bracket.
-      const share = Math.min(0.9, Math.max(0.1, (below.drawn - target) / (below.drawn - above.drawn)))
+      const share = Math.min(0.9, Math.max(0.1, (below.triangles - target) / (below.triangles - above.triangles)))
       error = Math.exp(Math.log(below.error) + share * (Math.log(above.error) - Math.log(below.error)))
     } else {
       // One side known: a step along the slope between the last two probes, or a typical one.
-      const measured = last && last.error !== p.error ? (last.drawn - p.drawn) / Math.log(p.error / last.error) : 0
+      const measured = last && last.error !== p.error ? (last.triangles - p.triangles) / Math.log(p.error / last.error) : 0
       const slope = measured > 0 ? measured : TYPICAL_SLOPE * (target / ratio)
-      error = p.error * Math.exp(Math.min(MAX_STEP, Math.max(-MAX_STEP, (p.drawn - target) / slope)))
+      error = p.error * Math.exp(Math.min(MAX_STEP, Math.max(-MAX_STEP, (p.triangles - target) / slope)))
     }
     last = p
   }
@@ -102,7 +99,7 @@ function firstGuess(items: BudgetItem[], ratio: number, highest: number): number
   const own = items
     .map((item) => ({
       error: item.simplifyTo(Math.floor(ratio * item.triangles) * 3).error * item.extent * item.scale,
-      weight: item.triangles * item.draws,
+      weight: item.triangles,
     }))
     .sort((a, b) => a.error - b.error)
   const half = own.reduce((sum, o) => sum + o.weight, 0) / 2
@@ -128,7 +125,7 @@ function probeAt(items: BudgetItem[]): (error: number) => Probe {
       if (!result) known[i]!.push({ limit, result: (result = item.simplify(limit)) })
       return result
     })
-    const drawn = results.reduce((sum, r, i) => sum + (r.kept.length / 3) * items[i]!.draws, 0)
-    return { error, results, drawn }
+    const triangles = results.reduce((sum, r) => sum + r.kept.length / 3, 0)
+    return { error, results, triangles }
   }
 }

@@ -8,7 +8,7 @@ import { type BudgetItem, type Simplified, solveBudget } from './simplify-budget
 export interface SimplifyMeshesOptions {
   /** meshoptimizer's simplifier, passed in by the caller (see Platform), ready. */
   simplifier: typeof MeshoptSimplifier
-  /** Target share of the triangles the scene draws, 0–1 (0: as few as `error` allows). */
+  /** Target share of triangles to keep, 0–1 (0: as few as `error` allows). */
   ratio: number
   /** Largest error allowed, relative to each mesh's extent (meshoptimizer's measure). */
   error: number
@@ -70,14 +70,18 @@ export function simplifyMeshes(doc: Document, options: SimplifyMeshesOptions): S
 }
 
 /**
- * Several primitives share one error budget when a ratio is asked (see simplify-budget.ts); alone, or
- * with only an error limit, each goes as far as the ratio and the limit let it.
+ * With a ratio, the primitives the scene draws once share one error budget (simplify-budget.ts), as
+ * gltfpack's merge before `-si` makes them one mesh; a mesh drawn by several nodes or instances is
+ * reduced to the ratio on its own, as gltfpack keeps it apart, so that the triangles the file holds
+ * and those it draws both come to the ratio. A scene drawing every mesh many times over, or a single
+ * primitive, or an error limit alone: each primitive goes as far as the ratio and the limit let it.
  */
 function simplifyItems(items: PrimitiveItem[], options: SimplifyMeshesOptions): Simplified[] {
-  if (items.length > 1 && options.ratio > 0 && options.ratio < 1) {
-    return solveBudget(items, options.ratio)
-  }
-  return items.map((item) => item.simplifyTo(Math.floor(options.ratio * item.triangles) * 3))
+  const alone = (item: PrimitiveItem) => item.simplifyTo(Math.floor(options.ratio * item.triangles) * 3)
+  const shared = items.filter((item) => item.draws === 1)
+  if (shared.length < 2 || options.ratio <= 0 || options.ratio >= 1) return items.map(alone)
+  const budget = solveBudget(shared, options.ratio)
+  return items.map((item) => (item.draws === 1 ? budget[shared.indexOf(item)]! : alone(item)))
 }
 
 function unsimplifiable(prim: Primitive): string | undefined {
@@ -93,6 +97,8 @@ const UNDRAWN = { draws: 1, scale: 1 }
 interface PrimitiveItem extends BudgetItem {
   prim: Primitive
   indices: Uint32Array
+  /** How often the scene draws it (nodes, instances). */
+  draws: number
 }
 
 /** One primitive, ready for the simplifier: its welded indices, positions and weighed attributes. */
