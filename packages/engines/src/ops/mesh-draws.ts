@@ -19,7 +19,9 @@ export function meshDraws(doc: Document): Map<Mesh, MeshDraws> {
       const mesh = node.getMesh()
       if (!mesh) return
       const batch = node.getExtension<InstancedMesh>('EXT_mesh_gpu_instancing')
-      const scale = largestScale(node.getWorldMatrix()) * (batch ? largestInstanceScale(batch) : 1)
+      const measured = largestScale(node.getWorldMatrix()) * (batch ? largestInstanceScale(batch) : 1)
+      // A transform that is not a number (the file's fault) says nothing of size: the mesh's own is taken.
+      const scale = Number.isFinite(measured) ? measured : 1
       const seen = draws.get(mesh) ?? { draws: 0, scale: 0 }
       draws.set(mesh, { draws: seen.draws + instanceCount(batch), scale: Math.max(seen.scale, scale) })
     })

@@ -44,6 +44,8 @@ const MAX_ROUNDS = 16
  */
 const TYPICAL_SLOPE = 0.2
 const MAX_STEP = 2
+/** Results remembered per item: the last few probes', which bracket the error the search is closing in on. */
+const KEPT_RESULTS = 4
 
 interface Probe {
   error: number
@@ -119,10 +121,15 @@ function probeAt(items: BudgetItem[]): (error: number) => Probe {
   const known = items.map(() => [] as { limit: number; result: Simplified }[])
   return (error) => {
     const results = items.map((item, i) => {
-      const limit = Math.min(error / item.scale, item.cap)
+      // A node scaled to nothing draws nothing: no error shows, so it may go as far as its cap.
+      const limit = item.scale > 0 ? Math.min(error / item.scale, item.cap) : item.cap
       const reached = (r: Simplified) => r.error * item.extent
       let result = known[i]!.find((k) => reached(k.result) <= limit && limit <= k.limit)?.result
-      if (!result) known[i]!.push({ limit, result: (result = item.simplify(limit)) })
+      if (!result) {
+        known[i]!.push({ limit, result: (result = item.simplify(limit)) })
+        // The search closes in on one error: older results lie outside its bracket and are let go.
+        if (known[i]!.length > KEPT_RESULTS) known[i]!.shift()
+      }
       return result
     })
     const triangles = results.reduce((sum, r) => sum + r.kept.length / 3, 0)

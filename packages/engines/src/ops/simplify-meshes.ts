@@ -33,15 +33,16 @@ const WEIGHTS = { NORMAL: 0.5, COLOR_0: 1 } as const
 
 /**
  * Reduces the triangles of every triangle primitive with meshoptimizer's attribute-aware simplifier,
- * one error budget over the scene (simplify-budget.ts) where several primitives share the ratio. Expects float attributes and welded vertices (the caller dequantizes and welds first, so that
- * seams are the only split vertices). The vertices a primitive shares, by position, with another
- * primitive of its mesh (one per material) are locked: they meet there, and would open into cracks
- * if each moved its own. Other borders move, as gltfpack's default (no `-slb`) lets them: locking
- * every open edge stopped meshes with holes short of the target (suzanne.obj at 0.5: 826 triangles
- * where gltfpack reaches 818 at the same distance). Disconnected specks below the error are pruned
- * (but never a whole primitive: see primitiveItem), as gltfpack prunes them. Skinned meshes are simplified in their bind pose (joints and weights
- * follow the kept vertices) with meshoptimizer's regularization, as gltfpack does for them; morphed
- * ones are skipped, since the simplifier sees only the base shape.
+ * the primitives drawn once under one error budget (see simplifyItems). Expects float attributes and
+ * welded vertices (the caller dequantizes and welds first, so that seams are the only split
+ * vertices). The vertices a primitive shares, by position, with another primitive of its mesh (one
+ * per material) are locked: they meet there, and would open into cracks if each moved its own. Other
+ * borders move, as gltfpack's default (no `-slb`) lets them: locking every open edge stopped meshes
+ * with holes short of the target (suzanne.obj at 0.5: 826 triangles where gltfpack reaches 818 at the
+ * same distance). Disconnected specks below the error are pruned (but never a whole primitive: see
+ * primitiveItem), as gltfpack prunes them. Skinned meshes are simplified in their bind pose (joints
+ * and weights follow the kept vertices) with meshoptimizer's regularization, as gltfpack does for
+ * them; morphed ones are skipped, since the simplifier sees only the base shape.
  */
 export function simplifyMeshes(doc: Document, options: SimplifyMeshesOptions): SimplifyReport {
   const report: SimplifyReport = { triangles_before: 0, triangles_after: 0, error: 0, skipped: [] }
