@@ -4,6 +4,7 @@ import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createEnginePool, loadPlatform, type Platform } from '../src/index.ts'
 import { maySomeTextureBeSolid } from '../src/ops/solid-texture-screen.ts'
+import { createRandom } from '../../../test/support/random.ts'
 import { success } from './support/job-result.ts'
 import { testImage, texturedGlb } from './texture-fixtures.ts'
 
@@ -48,6 +49,29 @@ describe('the solid-texture screen before prune()', async () => {
       expect(await pruneFindsSolid(platform, image)).toBe(true)
       expect(await maySomeTextureBeSolid(docWith(image), sharp)).toBe(true)
     }
+  })
+
+  it('takes a JPEG coding more than any one-colour image of its size for varied without decoding it; others are decoded', async () => {
+    let decodes = 0
+    const counting = ((...args: Parameters<typeof sharp>) => {
+      decodes++
+      return sharp(...args)
+    }) as typeof sharp
+    const random = createRandom(7)
+    const noise = Buffer.from(Array.from({ length: 1024 * 1024 * 3 }, () => Math.floor(random() * 256)))
+    const noisy = new Uint8Array(
+      await sharp(noise, { raw: { width: 1024, height: 1024, channels: 3 } })
+        .jpeg({ quality: 90 })
+        .toBuffer(),
+    )
+    expect(noisy.byteLength).toBeGreaterThan(1024 * 1024 * 0.25)
+    expect(await pruneFindsSolid(platform, noisy)).toBe(false)
+    expect(await maySomeTextureBeSolid(docWith(noisy), counting)).toBe(false)
+    expect(decodes).toBe(0)
+    // A one-colour JPEG codes far less, and a varied one under the bound is looked at as before.
+    expect(await maySomeTextureBeSolid(docWith(await flatImage(2048, 'jpeg', [200, 40, 90])), counting)).toBe(true)
+    expect(await maySomeTextureBeSolid(docWith(await flatImage(512, 'jpeg', [10, 20, 30], 200)), counting)).toBe(false)
+    expect(decodes).toBe(2)
   })
 
   it('answers "certainly not" only for images that vary, and whenever one image may be solid the document may', async () => {
