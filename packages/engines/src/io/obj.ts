@@ -2,7 +2,7 @@ import { Document, type ILogger, type Material } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { flattenDocument } from './flatten.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
-import { buildDocument, GrowableArray, type MeshData, type PrimitiveData } from './mesh-builder.ts'
+import { buildDocument, GrowableArray, IntMap, type MeshData, type PrimitiveData } from './mesh-builder.ts'
 import type { WrittenModel } from './index.ts'
 import { createMaterialLibrary, readMtl } from './mtl.ts'
 import { triangulatePolygon } from './triangulate.ts'
@@ -33,7 +33,7 @@ class PrimitiveBuilder {
   hasUv = false
   hasNormal = false
   /** Per source position: the first vertex made from it; vertices chain through `next`. */
-  private readonly first = new Map<number, number>()
+  private readonly first = new IntMap()
   private readonly vt = new GrowableArray(Uint32Array)
   private readonly vn = new GrowableArray(Uint32Array)
   private readonly next = new GrowableArray(Uint32Array)
@@ -44,7 +44,7 @@ class PrimitiveBuilder {
 
   corner(v: number, t: number, n: number, data: ObjData): number {
     // Most positions make one or two vertices: a short chain walk beats hashing a string key.
-    let index = this.first.get(v) ?? -1
+    let index = this.first.get(v)
     let last = -1
     while (index >= 0) {
       if (this.vt.get(index) === t + 1 && this.vn.get(index) === n + 1) {
