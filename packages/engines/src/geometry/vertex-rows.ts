@@ -1,4 +1,5 @@
 import type { Accessor, Primitive, TypedArray } from '@gltf-transform/core'
+import { mix32 } from './mix32.ts'
 
 /** A vertex number not (yet) given. */
 export const NO_VERTEX = 0xffffffff
@@ -100,11 +101,8 @@ function createRowSet(keys: Uint32Array, stride: number, count: number): (vertex
   return function add(vertex) {
     let h = 0x9e3779b9
     for (let i = vertex * stride, end = i + stride; i < end; i++) h = Math.imul(h ^ keys[i]!, 0x85ebca6b) ^ (h >>> 13)
-    // murmur3's finaliser: rows that differ only in their last words (neighbours on a grid) would
-    // otherwise land in neighbouring slots, and linear probing would walk long runs.
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
-    h ^= h >>> 16
+    // Rows that differ only in their last words (neighbours on a grid) land apart once mixed.
+    h = mix32(h)
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const other = slots[slot * 2]!
       if (other === -1) {

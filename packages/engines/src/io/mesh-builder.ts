@@ -1,4 +1,5 @@
 import { type Document, Logger, type Material } from '@gltf-transform/core'
+import { mix32 } from '../geometry/mix32.ts'
 
 /** One primitive as a reader produces it: flat typed arrays, indices optional. */
 export interface PrimitiveData {
@@ -106,7 +107,7 @@ export class IntMap {
   /** The value of `key`, or -1 when it has none. */
   get(key: number): number {
     const mask = this.keys.length - 1
-    for (let slot = intHash(key) & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = mix32(key) & mask; ; slot = (slot + 1) & mask) {
       const found = this.keys[slot]!
       if (found === key) return this.values[slot]!
       if (found === -1) return -1
@@ -116,7 +117,7 @@ export class IntMap {
   set(key: number, value: number): void {
     if (2 * (this.size + 1) > this.keys.length) this.grow()
     const mask = this.keys.length - 1
-    for (let slot = intHash(key) & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = mix32(key) & mask; ; slot = (slot + 1) & mask) {
       const found = this.keys[slot]!
       if (found === key || found === -1) {
         if (found === -1) this.size++
@@ -134,11 +135,4 @@ export class IntMap {
     this.size = 0
     for (let slot = 0; slot < keys.length; slot++) if (keys[slot] !== -1) this.set(keys[slot]!, values[slot]!)
   }
-}
-
-/** An integer's bits mixed (murmur3's finalizer), so that runs of keys spread over the table. */
-function intHash(key: number): number {
-  let h = Math.imul(key ^ (key >>> 16), 0x85ebca6b)
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
-  return h ^ (h >>> 16)
 }

@@ -2,6 +2,7 @@ import { type Accessor, type Document, Primitive } from '@gltf-transform/core'
 import { compactPrimitive } from '@gltf-transform/functions'
 import type { MeshoptSimplifier, SimplifierFlags } from 'meshoptimizer'
 import { primitiveTriangles } from '../geometry-stats.ts'
+import { mix32 } from '../geometry/mix32.ts'
 import { meshDraws } from './mesh-draws.ts'
 import { type BudgetItem, type Simplified, solveBudget } from './simplify-budget.ts'
 
@@ -243,15 +244,7 @@ function createPositionIndex(capacity: number) {
   }
 }
 
-/**
- * The three bit patterns mixed into 32 bits, murmur3's finalizer last: the table takes the low bits,
- * and round coordinates (0.5, 1, 2) have float32 mantissas whose low bits are all zero.
- */
+/** The three bit patterns mixed into 32 bits: round coordinates (0.5, 1, 2) have float32 mantissas whose low bits are all zero. */
 function positionHash(x: number, y: number, z: number): number {
-  let h = x ^ Math.imul(y, 0x9e3779b1) ^ Math.imul(z, 0x85ebca77)
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  return h ^ (h >>> 16)
+  return mix32(x ^ Math.imul(y, 0x9e3779b1) ^ Math.imul(z, 0x85ebca77))
 }
