@@ -83,7 +83,8 @@ function simplifyItems(items: PrimitiveItem[], options: SimplifyMeshesOptions): 
   const shared = items.filter((item) => item.draws === 1)
   if (shared.length < 2 || options.ratio <= 0 || options.ratio >= 1) return items.map(alone)
   const budget = solveBudget(shared, options.ratio)
-  return items.map((item) => (item.draws === 1 ? budget[shared.indexOf(item)]! : alone(item)))
+  let next = 0 // `shared` keeps the items' order
+  return items.map((item) => (item.draws === 1 ? budget[next++]! : alone(item)))
 }
 
 function unsimplifiable(prim: Primitive): string | undefined {
