@@ -37,29 +37,42 @@ export function readImageHeader(bytes: Uint8Array, mimeType = ''): ImageHeader |
 }
 
 function readJpeg(bytes: Uint8Array, view: DataView): ImageHeader | null {
-  let offset = 2
-  while (offset + 4 <= bytes.byteLength) {
-    if (bytes[offset] !== 0xff) return null
-    const marker = bytes[offset + 1]!
-    if (marker === 0xff) {
-      offset++ // fill byte
-      continue
-    }
-    // Markers without a length field: TEM and RST0-7.
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-      offset += 2
-      continue
-    }
-    const length = view.getUint16(offset + 2)
+  for (const { marker, offset } of jpegSegments(bytes)) {
     // SOF0-SOF15 carry the frame size, except DHT (C4), JPG (C8) and DAC (CC).
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
       if (offset + 9 > bytes.byteLength) return null
       return { format: 'jpeg', width: view.getUint16(offset + 7), height: view.getUint16(offset + 5) }
     }
     if (marker === 0xda || marker === 0xd9) return null // scan data before any frame header
-    offset += 2 + length
   }
   return null
+}
+
+/**
+ * Where a JPEG's entropy-coded data begins: just past the SOS segment that opens its first scan
+ * (metadata such as EXIF, ICC profiles and thumbnails comes before it); 0 when the segments run out
+ * or break off first.
+ */
+export function jpegScanStart(bytes: Uint8Array): number {
+  for (const { marker, offset, length } of jpegSegments(bytes)) if (marker === 0xda) return offset + 2 + length
+  return 0
+}
+
+/** The marker segments of a JPEG after its SOI, each with its marker, where it starts and its length field (0 where it has none). */
+function* jpegSegments(bytes: Uint8Array): Generator<{ marker: number; offset: number; length: number }> {
+  let offset = 2
+  while (offset + 4 <= bytes.byteLength) {
+    if (bytes[offset] !== 0xff) return
+    const marker = bytes[offset + 1]!
+    if (marker === 0xff) {
+      offset++ // fill byte
+      continue
+    }
+    // Markers without a length field: TEM and RST0-7.
+    const length = marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7) ? 0 : (bytes[offset + 2]! << 8) | bytes[offset + 3]!
+    yield { marker, offset, length }
+    offset += 2 + length
+  }
 }
 
 function readWebp(bytes: Uint8Array, view: DataView): ImageHeader | null {

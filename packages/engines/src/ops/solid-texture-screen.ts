@@ -1,5 +1,5 @@
 import type { Document } from '@gltf-transform/core'
-import { readImageHeader } from '../io/image-header.ts'
+import { jpegScanStart, readImageHeader } from '../io/image-header.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 
 /** glTF-Transform's prune() takes a texture for one colour when its RGBA range is this long or less (its EPS, in 0–255 steps). */
@@ -76,25 +76,4 @@ function codesTooMuchForOneColour(image: Uint8Array): boolean {
   if (header?.format !== 'jpeg') return false
   const scan = jpegScanStart(image)
   return scan > 0 && image.byteLength - scan > header.width * header.height * SOLID_JPEG_MAX_BYTES_PER_PIXEL
-}
-
-/**
- * Where a JPEG's first scan begins: past the SOS segment that opens it. Metadata (EXIF, ICC
- * profiles, thumbnails) comes before it and is not counted as coded pixels. 0 when the segments
- * run out first.
- */
-function jpegScanStart(bytes: Uint8Array): number {
-  let at = 2 // past SOI
-  while (at + 4 <= bytes.byteLength) {
-    if (bytes[at] !== 0xff) return 0
-    const marker = bytes[at + 1]!
-    if (marker === 0xff) {
-      at++ // fill byte
-      continue
-    }
-    const length = (bytes[at + 2]! << 8) | bytes[at + 3]!
-    if (marker === 0xda) return at + 2 + length
-    at += 2 + length
-  }
-  return 0
 }
