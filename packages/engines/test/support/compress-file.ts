@@ -66,3 +66,8 @@ export async function expectBoundsKept(input: Document, output: Document, share:
     expect(Math.abs(b.max[i]! - a.max[i]!)).toBeLessThanOrEqual(extent * share)
   }
 }
+
+/** `after` is half of `before` within `share` of that half (simplify_ratio=0.5's goal: 5%). */
+export function expectHalved(after: number, before: number, message?: string, share = 0.05): void {
+  expect(Math.abs(after / (before / 2) - 1), message ?? `${after} of ${before}`).toBeLessThanOrEqual(share)
+}
