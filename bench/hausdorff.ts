@@ -1,4 +1,5 @@
 import type { Document, Node, Primitive } from '@gltf-transform/core'
+import { multiply } from '../packages/engines/src/geometry/mat4.ts'
 import { createRandom } from '../test/support/random.ts'
 import { bounds, TriangleGrid } from './triangle-grid.ts'
 
@@ -81,14 +82,6 @@ function skinMatrix(prim: Primitive, vertex: number, joints: number[][]): number
 }
 
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
-
-/** a × b, column-major 4×4 (glTF's layout). */
-function multiply(a: readonly number[], b: readonly number[]): number[] {
-  const out = new Array<number>(16)
-  for (let c = 0; c < 4; c++)
-    for (let r = 0; r < 4; r++) out[c * 4 + r] = [0, 1, 2, 3].reduce((sum, k) => sum + a[k * 4 + r]! * b[c * 4 + k]!, 0)
-  return out
-}
 
 interface Surface {
   /** Every triangle corner and the area-weighted samples: where distances are measured from. */
