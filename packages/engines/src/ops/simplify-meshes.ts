@@ -3,7 +3,7 @@ import { compactPrimitive } from '@gltf-transform/functions'
 import type { MeshoptSimplifier, SimplifierFlags } from 'meshoptimizer'
 import { primitiveTriangles } from '../geometry-stats.ts'
 import { mix32 } from '../geometry/mix32.ts'
-import { meshDraws } from './mesh-draws.ts'
+import { type MeshDraws, meshDraws } from './mesh-draws.ts'
 import { type BudgetItem, type Simplified, solveBudget } from './simplify-budget.ts'
 
 export interface SimplifyMeshesOptions {
@@ -95,22 +95,15 @@ function unsimplifiable(prim: Primitive): string | undefined {
 }
 
 /** A mesh not drawn by any scene: its triangles count once, at its own size. */
-const UNDRAWN = { draws: 1, scale: 1 }
+const UNDRAWN: MeshDraws = { draws: 1, scale: 1 }
 
-interface PrimitiveItem extends BudgetItem {
+interface PrimitiveItem extends BudgetItem, MeshDraws {
   prim: Primitive
   indices: Uint32Array
-  /** How often the scene draws it (nodes, instances). */
-  draws: number
 }
 
 /** One primitive, ready for the simplifier: its welded indices, positions and weighed attributes. */
-function primitiveItem(
-  prim: Primitive,
-  locks: Uint8Array | null,
-  drawn: { draws: number; scale: number },
-  options: SimplifyMeshesOptions,
-): PrimitiveItem {
+function primitiveItem(prim: Primitive, locks: Uint8Array | null, drawn: MeshDraws, options: SimplifyMeshesOptions): PrimitiveItem {
   const positions = prim.getAttribute('POSITION')!
   const count = positions.getCount()
   const source = prim.getIndices()?.getArray()
