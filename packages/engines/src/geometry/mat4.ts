@@ -1,3 +1,5 @@
+import type { mat4 } from '@gltf-transform/core'
+
 // gl-matrix (MIT) mat4 helpers, as glTF-Transform bundles them: the same operations in the same
 // order, so that the node matrices and grid positions come out bit for bit as quantize()'s.
 
@@ -7,24 +9,7 @@ export function scaleThenMove(s: number, v: number[]): number[] {
 }
 
 export function invert(a: number[]): number[] {
-  const [a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33] = a as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ]
+  const [a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33] = a as mat4
   const b00 = a00 * a11 - a01 * a10
   const b01 = a00 * a12 - a02 * a10
   const b02 = a00 * a13 - a03 * a10

@@ -6,6 +6,7 @@ import {
   type Document,
   type ILogger,
   type Mesh,
+  type mat4,
   type Primitive,
   type Skin,
   type Transform,
@@ -248,24 +249,7 @@ function quantizedValues(values: Float32Array, ctor: IntArrayConstructor, bits: 
 function quantizedPositions(values: Float32Array, m: number[], ctor: IntArrayConstructor, bits: number) {
   const { floor, scale, lo, hi } = encoding(ctor, bits)
   const out = new ctor(values.length)
-  const [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15] = m as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ]
+  const [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15] = m as mat4
   const count = Math.floor(values.length / 3)
   for (let e = 0; e < count; e++) {
     const i = e * 3
