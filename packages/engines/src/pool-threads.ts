@@ -2,14 +2,17 @@ import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import type { EnginePoolOptions } from './pool.ts'
 
+/** Piscina's entry for every thread: CommonJS, so that ending a thread while it loads is safe (see the file). */
+const THREAD_ENTRY = new URL('./thread-entry.cjs', import.meta.url)
+
 /**
- * The thread entry beside this module. Compiled (dist/pool.js) it is the compiled worker, loaded by
- * plain Node with no hook; from source (tests, `npm run dev`) it is worker-entry.mjs, which loads the
- * TypeScript worker through tsx, since Node 20 carries no loader hooks into worker threads.
+ * The worker the entry loads, beside this module: compiled (dist/pool.js) it is the compiled worker, run
+ * by plain Node with no hook; from source (tests, `npm run dev`) it is the TypeScript worker.
  */
-const WORKER_FILE = import.meta.url.endsWith('.ts')
-  ? new URL('./worker-entry.mjs', import.meta.url)
-  : new URL('./worker.js', import.meta.url)
+const WORKER_MODULE = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
+
+/** What every thread of the pool loads: the entry piscina requires and the worker module it imports. */
+export const threadEntry = { filename: fileURLToPath(THREAD_ENTRY), workerModule: WORKER_MODULE.href }
 
 /**
  * The pool's threads (one piscina), swapped for fresh ones after `idleRecycleMs` with no job, so an
@@ -84,13 +87,15 @@ export function createPoolThreads(o: PoolThreadsOptions): PoolThreads {
 /** A piscina of the pool's threads, one job per thread at a time. */
 function startPiscina(o: PoolThreadsOptions): Piscina {
   return new Piscina({
-    filename: fileURLToPath(WORKER_FILE),
+    filename: threadEntry.filename,
+    // The handler piscina looks up when it preloads a thread, the same one every job names.
+    name: 'runEngineJob',
     minThreads: o.prestart ? o.threads : 0,
     maxThreads: o.threads,
     idleTimeout: o.idleTimeoutMs,
     concurrentTasksPerWorker: 1,
     resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
     // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
-    workerData: { threads: o.threads, recycling: o.recycling },
+    workerData: { threads: o.threads, recycling: o.recycling, workerModule: threadEntry.workerModule },
   })
 }

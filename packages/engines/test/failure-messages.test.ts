@@ -61,7 +61,7 @@ describe('failure messages name the input, not our internals', () => {
       ),
     ).toBe('the input needed more memory than an engine thread may use')
     expect(threadFailureMessage(new Error('The task has been aborted'))).toBe('cancelled')
-    expect(threadFailureMessage(new Error('worker exited with code 134 at /srv/mos/worker-entry.mjs'))).toBe(
+    expect(threadFailureMessage(new Error('worker exited with code 134 at /srv/mos/thread-entry.cjs'))).toBe(
       'the input could not be processed: the engine stopped on it',
     )
   })
