@@ -101,7 +101,7 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
   const text = decodeText(bytes)
   const doc = new Document()
   const parser = new ObjParser()
-  forEachStatement(text, (keyword, rest, lineNo) => parser.statement(keyword, rest, lineNo))
+  forEachStatement(text, (keyword, line, start, end, lineNo) => parser.statement(keyword, line, start, end, lineNo))
   const warnings: string[] = []
   const materials = readMaterialLibraries(doc, parser.mtlFiles, options.resolve ?? (() => undefined), (text) => warnings.push(text))
   const out = meshesOf(doc, parser, materials)
@@ -113,40 +113,77 @@ export function readObj(bytes: Uint8Array, options: ObjReadOptions = {}): Docume
   return doc
 }
 
-/** Calls `statement` for each statement: continuation lines joined, comments and blank lines skipped. */
-function forEachStatement(text: string, statement: (keyword: string, rest: string, lineNo: number) => void): void {
-  const lines = text.split(/\r?\n|\r/)
+/** One statement: its keyword, and where its arguments lie in `text` (trimmed, comment cut). */
+type Statement = (keyword: string, text: string, start: number, end: number, lineNo: number) => void
+
+/** Continuation lines (a trailing backslash) and lone carriage returns: the rare files read line by line. */
+const RARE_LINE_BREAKS = /\\(\r?\n|\r)|\r(?!\n)/
+
+/**
+ * Calls `statement` for each statement: continuation lines joined, comments and blank lines skipped.
+ * A plain line is read in place (no string per line, its keyword and its arguments): a large file has
+ * hundreds of thousands of them. Other lines, and files with rare line breaks, are cut as strings.
+ */
+function forEachStatement(text: string, statement: Statement): void {
+  if (RARE_LINE_BREAKS.test(text)) return forEachLine(text.split(/\r?\n|\r/), statement)
+  const length = text.length
+  let nextHash = -1
+  let lineNo = 0
+  for (let start = 0; start < length; ) {
+    let end = text.indexOf('\n', start)
+    if (end < 0) end = length
+    const next = end + 1
+    lineNo++
+    if (nextHash < start) nextHash = text.indexOf('#', start) >>> 0
+    // A comment cuts the line; then the line is trimmed of spaces and control characters.
+    if (nextHash < end) end = nextHash
+    while (start < end && text.charCodeAt(start) <= 32) start++
+    while (end > start && text.charCodeAt(end - 1) <= 32) end--
+    if (start < end) {
+      const plain = plainKeywordEnd(text, start, end)
+      // A line ending in a Unicode space is trimmed as a string, as JavaScript trims.
+      if (plain > 0 && text.charCodeAt(end - 1) < 127) statement(text.slice(start, plain), text, plain + 1, end, lineNo)
+      else statementOf(text.slice(start, end), statement, lineNo)
+    }
+    start = next
+  }
+}
+
+/** The lines of a file read one by one, for the rare files: continuation lines joined. */
+function forEachLine(lines: string[], statement: Statement): void {
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!
     // A trailing backslash continues the statement on the next line.
     while (line.endsWith('\\') && i + 1 < lines.length) line = `${line.slice(0, -1)} ${lines[++i]!}`
     const hash = line.indexOf('#')
     if (hash >= 0) line = line.slice(0, hash)
-    line = line.trim()
-    if (line === '') continue
-    const plain = plainKeywordEnd(line)
-    if (plain > 0) {
-      statement(line.slice(0, plain), line.slice(plain + 1), i + 1)
-      continue
-    }
-    const space = line.search(/\s/)
-    const keyword = space < 0 ? line : line.slice(0, space)
-    statement(keyword, space < 0 ? '' : line.slice(space + 1).trim(), i + 1)
+    statementOf(line, statement, i + 1)
   }
 }
 
+/** A line cut as a string: trimmed (Unicode spaces too), then its keyword split off at the first whitespace. */
+function statementOf(line: string, statement: Statement, lineNo: number): void {
+  const trimmed = line.trim()
+  if (trimmed === '') return
+  const plain = plainKeywordEnd(trimmed, 0, trimmed.length)
+  if (plain > 0) return statement(trimmed.slice(0, plain), trimmed, plain + 1, trimmed.length, lineNo)
+  const space = trimmed.search(/\s/)
+  if (space < 0) return statement(trimmed, '', 0, 0, lineNo)
+  const rest = trimmed.slice(space + 1).trim()
+  statement(trimmed.slice(0, space), rest, 0, rest.length, lineNo)
+}
+
 /**
- * Where the keyword of a trimmed line ends when the line is plain ASCII up to one space or tab and a
- * printable character after it (`v 1 2 3`, `f 1/1 2/2 3/3`), else 0: the line is then cut by the
- * regular expression and trimmed, as any other. The same cut either way, without a search and a
- * trim on each of a large file's lines.
+ * Where the keyword of a trimmed line (`text` from `start` to `end`) ends when the line is plain ASCII
+ * up to one space or tab and a printable character after it (`v 1 2 3`, `f 1/1 2/2 3/3`), else 0: the
+ * line is then cut by the regular expression and trimmed, as any other. The same cut either way.
  */
-function plainKeywordEnd(line: string): number {
-  for (let k = 0; k < line.length && k < 8; k++) {
-    const c = line.charCodeAt(k)
+function plainKeywordEnd(text: string, start: number, end: number): number {
+  for (let k = start; k < end && k < start + 8; k++) {
+    const c = text.charCodeAt(k)
     if (c === 32 || c === 9) {
-      const next = line.charCodeAt(k + 1)
-      return k > 0 && next > 32 && next < 127 ? k : 0
+      const next = text.charCodeAt(k + 1)
+      return k > start && k + 1 < end && next > 32 && next < 127 ? k : 0
     }
     if (c <= 32 || c >= 127) return 0
   }
@@ -171,50 +208,51 @@ class ObjParser {
   /** The corners of the current f/l/p statement (v, t, n triples, -1 when absent). */
   private readonly corners: number[] = []
 
-  statement(keyword: string, rest: string, lineNo: number): void {
+  /** One statement, its arguments `text` from `start` to `end`. */
+  statement(keyword: string, text: string, start: number, end: number, lineNo: number): void {
     switch (keyword) {
       case 'v':
-        return this.vertex(rest)
+        return this.vertex(text, start, end)
       case 'vt': {
-        const found = parseNumbers(rest, this.values)
+        const found = parseNumbers(text, this.values, start, end)
         this.data.vt.push(found > 0 ? finiteOrZero(this.values[0]) : 0)
         this.data.vt.push(found > 1 ? finiteOrZero(this.values[1]) : 0)
         return
       }
       case 'vn': {
-        const found = parseNumbers(rest, this.values)
+        const found = parseNumbers(text, this.values, start, end)
         const values = this.values
         this.data.vn.push3(finiteOrZero(values[0]), found > 1 ? finiteOrZero(values[1]) : 0, found > 2 ? finiteOrZero(values[2]) : 0)
         return
       }
       case 'f':
-        return this.face(rest, lineNo)
+        return this.face(text, start, end, lineNo)
       case 'l':
-        return this.polyline(rest, lineNo)
+        return this.polyline(text, start, end, lineNo)
       case 'p': {
-        const count = this.readCorners(rest, lineNo)
+        const count = this.readCorners(text, start, end, lineNo)
         const prim = this.builder(0)
         for (let k = 0; k < count; k++) prim.corner(this.corners[k * 3]!, -1, -1, this.data)
         return
       }
       case 'o':
       case 'g':
-        this.meshName = rest || 'default'
+        this.meshName = text.slice(start, end) || 'default'
         return
       case 'usemtl':
-        this.material = rest || undefined
+        this.material = text.slice(start, end) || undefined
         return
       case 'mtllib':
-        this.mtlFiles.push(rest)
+        this.mtlFiles.push(text.slice(start, end))
         return
       default:
       // s, vp, cstype and other free-form statements are not geometry we can carry
     }
   }
 
-  private vertex(rest: string): void {
+  private vertex(text: string, start: number, end: number): void {
     const { data } = this
-    const found = parseNumbers(rest, this.values)
+    const found = parseNumbers(text, this.values, start, end)
     const t = this.values
     data.v.push3(finiteOrZero(t[0]), finiteOrZero(t[1]), finiteOrZero(t[2]))
     if (found >= 6) {
@@ -227,9 +265,9 @@ class ObjParser {
     } else if (data.hasColors) data.c.push3(1, 1, 1)
   }
 
-  private face(rest: string, lineNo: number): void {
-    if (rest === '') throw new ModelInputError(`invalid OBJ: line ${lineNo} is a face without vertices`)
-    const count = this.readCorners(rest, lineNo)
+  private face(text: string, start: number, end: number, lineNo: number): void {
+    if (start === end) throw new ModelInputError(`invalid OBJ: line ${lineNo} is a face without vertices`)
+    const count = this.readCorners(text, start, end, lineNo)
     if (count > MAX_FACE_CORNERS) {
       throw new ModelInputError(
         `invalid OBJ: line ${lineNo} is a face of ${count} corners, more than the ${MAX_FACE_CORNERS} a face may have`,
@@ -246,8 +284,8 @@ class ObjParser {
     for (const c of triangles) prim.corner(corners[c * 3]!, corners[c * 3 + 1]!, corners[c * 3 + 2]!, data)
   }
 
-  private polyline(rest: string, lineNo: number): void {
-    const count = this.readCorners(rest, lineNo)
+  private polyline(text: string, start: number, end: number, lineNo: number): void {
+    const count = this.readCorners(text, start, end, lineNo)
     const prim = this.builder(1)
     for (let k = 0; k + 1 < count; k++) {
       for (const c of [k, k + 1]) prim.corner(this.corners[c * 3]!, this.corners[c * 3 + 1]!, -1, this.data)
@@ -265,9 +303,9 @@ class ObjParser {
   }
 
   /** Parses the corners of an f/l/p statement into `corners`; answers their count. */
-  private readCorners(rest: string, lineNo: number): number {
+  private readCorners(text: string, start: number, end: number, lineNo: number): number {
     const { raw, corners, data } = this
-    const count = parseCorners(rest, raw)
+    const count = parseCorners(text, raw, start, end)
     const vertices = data.v.length / 3
     for (let k = 0; k < count; k++) {
       const v = resolveIndex(raw[k * 3]!, vertices)

@@ -67,19 +67,19 @@ export function formatFloat(x: number): string {
 const POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i)
 
 /**
- * Parses the whitespace-separated numbers of `text` into `out` (up to its length), returning how
- * many were found. A hand scanner: OBJ and PLY files hold millions of them, and split + Number
+ * Parses the whitespace-separated numbers of `text` from `start` to `end` into `out` (up to its
+ * length), returning how many were found. `end` falls where a token ends (a space, a comment's `#`,
+ * the end of a line or of the text): the readers cut lines there, and a token is read to its end. A hand scanner: OBJ and PLY files hold millions of them, and split + Number
  * costs several times more. A token that is not a number reads as NaN; trailing junk after digits
  * ("3.1+e2") is ignored, as C's strtod would.
  */
-export function parseNumbers(text: string, out: Float64Array): number {
-  const length = text.length
+export function parseNumbers(text: string, out: Float64Array, start = 0, end = text.length): number {
   let count = 0
-  let i = 0
+  let i = start
   while (count < out.length) {
-    while (i < length && text.charCodeAt(i) <= 32) i++
-    if (i >= length) break
-    i = readNumber(text, i, out, count++)
+    while (i < end && text.charCodeAt(i) <= 32) i++
+    if (i >= end) break
+    i = readNumber(text, i, end, out, count++)
   }
   out.fill(NaN, count)
   return count
@@ -89,7 +89,7 @@ export function parseNumbers(text: string, out: Float64Array): number {
  * Reads the number token starting at `start` into `out[at]`; returns where the token ends. Digits
  * past the 17th are dropped (whole ones kept as powers of ten): a double holds about 16.
  */
-function readNumber(text: string, start: number, out: Float64Array, at: number): number {
+function readNumber(text: string, start: number, end: number, out: Float64Array, at: number): number {
   let i = start
   let sign = 1
   let c = text.charCodeAt(i)
@@ -135,8 +135,8 @@ function readNumber(text: string, start: number, out: Float64Array, at: number):
       i = j
     }
   }
-  out[at] = digits === 0 ? Number(text.slice(start, nextSpace(text, i))) : scaledDecimal(sign, mantissa, exponent)
-  return nextSpace(text, i)
+  out[at] = digits === 0 ? Number(text.slice(start, nextSpace(text, i, end))) : scaledDecimal(sign, mantissa, exponent)
+  return nextSpace(text, i, end)
 }
 
 /** sign × mantissa × 10^exponent; divides for negative exponents, as 10^k is exact up to 10^22 and 10^-k is not. */
@@ -147,13 +147,14 @@ function scaledDecimal(sign: number, mantissa: number, exponent: number): number
 }
 
 /**
- * Parses OBJ corner tokens (`v`, `v/t`, `v//n`, `v/t/n`, negative allowed) into `out` as triples
- * of raw indices (0 = absent, NaN = not a number); returns the number of corners.
+ * Parses OBJ corner tokens (`v`, `v/t`, `v//n`, `v/t/n`, negative allowed) of `text` from `start`
+ * to `end` (where a token ends, as for parseNumbers) into `out` as triples of raw indices (0 = absent,
+ * NaN = not a number); returns the number of corners.
  */
-export function parseCorners(text: string, out: number[]): number {
-  const length = text.length
+export function parseCorners(text: string, out: number[], start = 0, end = text.length): number {
+  const length = end
   let corners = 0
-  let i = 0
+  let i = start
   for (;;) {
     while (i < length && text.charCodeAt(i) <= 32) i++
     if (i >= length) break
@@ -189,8 +190,8 @@ export function parseCorners(text: string, out: number[]): number {
   return corners
 }
 
-function nextSpace(text: string, i: number): number {
-  while (i < text.length && text.charCodeAt(i) > 32) i++
+function nextSpace(text: string, i: number, end: number): number {
+  while (i < end && text.charCodeAt(i) > 32) i++
   return i
 }
 
