@@ -39,19 +39,9 @@ describe('OBJ statements', () => {
       'usemtl  red  \n',
       'f 1/ 3 4', // no line end at the end of the file
     ].join('')
-    const doc = readObj(new TextEncoder().encode(inPlace))
-    expect(
-      doc
-        .getRoot()
-        .listMeshes()
-        .map((mesh) => mesh.getName()),
-    ).toEqual(['part'])
-    expect(
-      doc
-        .getRoot()
-        .listMaterials()
-        .map((material) => material.getName()),
-    ).toEqual(['red'])
+    const root = readObj(new TextEncoder().encode(inPlace)).getRoot()
+    const names = [...root.listMeshes(), ...root.listMaterials()].map((property) => property.getName())
+    expect(names).toEqual(['part', 'red'])
     const plain = 'o part\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nusemtl red\nf 1 3 4\n'
     expect(geometry(inPlace)).toEqual(geometry(plain))
     // The same lines before a continued one: every line of the file is then cut as a string.
