@@ -84,8 +84,11 @@ export function createPoolThreads(o: PoolThreadsOptions): PoolThreads {
   }
 }
 
-/** A piscina of the pool's threads, one job per thread at a time. */
-function startPiscina(o: PoolThreadsOptions): Piscina {
+/**
+ * A piscina of the pool's threads, one job per thread at a time, loading `workerModule` (the engines'
+ * worker; tests give one that cannot load).
+ */
+export function startPiscina(o: PoolThreadsOptions, workerModule = threadEntry.workerModule): Piscina {
   return new Piscina({
     filename: threadEntry.filename,
     // The handler piscina looks up when it preloads a thread, the same one every job names.
@@ -96,6 +99,6 @@ function startPiscina(o: PoolThreadsOptions): Piscina {
     concurrentTasksPerWorker: 1,
     resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
     // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
-    workerData: { threads: o.threads, recycling: o.recycling, workerModule: threadEntry.workerModule },
+    workerData: { threads: o.threads, recycling: o.recycling, workerModule },
   })
 }

@@ -1,8 +1,12 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { MessageChannel } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
-import { threadEntry } from '../src/pool-threads.ts'
+import { ENGINE_POOL_DEFAULTS } from '../src/pool.ts'
+import { createJobBudget, listenToJob, resultOf } from '../src/pool-job.ts'
+import { startPiscina, threadEntry } from '../src/pool-threads.ts'
+import type { JobResult } from '../src/jobs.ts'
 
 const endThreadsWhileLoading = fileURLToPath(new URL('./support/end-threads-while-loading.cjs', import.meta.url))
 
@@ -24,4 +28,29 @@ describe('the pool thread entry', () => {
     expect(stderr).toBe('')
     expect(stdout).toMatch(new RegExp(`^ended ${rounds * threads} threads during their first [\\d.]+ ms`))
   }, 300_000)
+
+  it('answers each job with the reason when the worker cannot load, never failing the pool nor leaving a job waiting', async () => {
+    // What a broken install or a thread out of descriptors meets: the worker module throws as it loads.
+    const unloadable = `data:text/javascript,${encodeURIComponent("throw new Error('no codec here')")}`
+    const piscina = startPiscina({ ...ENGINE_POOL_DEFAULTS, threads: 1, prestart: true }, unloadable)
+    const poolErrors: unknown[] = []
+    piscina.on('error', (error) => poolErrors.push(error))
+    const retired: string[] = []
+    for (let job = 0; job < 2; job++) {
+      const { port1, port2 } = new MessageChannel()
+      const final = listenToJob(
+        port1,
+        { onLog: (entry) => retired.push(String(entry.fields?.reason)) },
+        createJobBudget(undefined),
+        () => {},
+      )
+      const returned = piscina.run({ port: port2 }, { name: 'runEngineJob', transferList: [port2] }) as Promise<JobResult>
+      expect(await resultOf(returned, final)).toEqual({ ok: false, message: 'internal error: the engine could not start: no codec here' })
+      port1.close()
+    }
+    // Each thread answered one job and ended; piscina started a fresh one for the next, which tried again.
+    expect(retired).toEqual(['its worker could not load: no codec here', 'its worker could not load: no codec here'])
+    expect(poolErrors).toEqual([])
+    await piscina.destroy()
+  }, 60_000)
 })
