@@ -26,8 +26,9 @@ export function createFsFileStore(base: string): FileStore {
     write: async (key, source) => writeAtomically(pathOf(key), source),
     async read(key) {
       if ((await this.size(key)) === undefined) throw missing(key)
-      // Cancelling the web stream destroys the file stream, which closes its descriptor.
-      return Readable.toWeb(createReadStream(pathOf(key))) as unknown as ReadableStream<Uint8Array>
+      // Cancelling the web stream destroys the file stream, which closes its descriptor. Read in 1 MiB
+      // chunks, as files are written: each chunk crosses the web stream and the response once.
+      return Readable.toWeb(createReadStream(pathOf(key), { highWaterMark: 1 << 20 })) as unknown as ReadableStream<Uint8Array>
     },
     async readBytes(key) {
       try {
