@@ -2,17 +2,16 @@ import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import type { EnginePoolOptions } from './pool.ts'
 
-/** Piscina's entry for every thread: CommonJS, so that ending a thread while it loads is safe (see the file). */
-const THREAD_ENTRY = new URL('./thread-entry.cjs', import.meta.url)
-
-/**
- * The worker the entry loads, beside this module: compiled (dist/pool.js) it is the compiled worker, run
- * by plain Node with no hook; from source (tests, `npm run dev`) it is the TypeScript worker.
- */
-const WORKER_MODULE = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
-
-/** What every thread of the pool loads: the entry piscina requires and the worker module it imports. */
-export const threadEntry = { filename: fileURLToPath(THREAD_ENTRY), workerModule: WORKER_MODULE.href }
+/** What every thread of the pool loads: the entry piscina requires, and the worker module that entry imports. */
+export const threadEntry = {
+  /** CommonJS, so that ending a thread while it loads is safe (the file says why). */
+  filename: fileURLToPath(new URL('./thread-entry.cjs', import.meta.url)),
+  /**
+   * The worker beside this module: compiled (dist/pool.js), the compiled worker, run by plain Node with
+   * no hook; from source (tests, `npm run dev`), the TypeScript worker.
+   */
+  workerModule: new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href,
+}
 
 /**
  * The pool's threads (one piscina), swapped for fresh ones after `idleRecycleMs` with no job, so an
@@ -84,11 +83,8 @@ export function createPoolThreads(o: PoolThreadsOptions): PoolThreads {
   }
 }
 
-/**
- * A piscina of the pool's threads, one job per thread at a time, loading `workerModule` (the engines'
- * worker; tests give one that cannot load).
- */
-export function startPiscina(o: PoolThreadsOptions, workerModule = threadEntry.workerModule): Piscina {
+/** A piscina of the pool's threads, one job per thread at a time. */
+function startPiscina(o: PoolThreadsOptions): Piscina {
   return new Piscina({
     filename: threadEntry.filename,
     // The handler piscina looks up when it preloads a thread, the same one every job names.
@@ -99,6 +95,6 @@ export function startPiscina(o: PoolThreadsOptions, workerModule = threadEntry.w
     concurrentTasksPerWorker: 1,
     resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb },
     // Workers size their image threads (sharp, texture concurrency) by their share of the cores.
-    workerData: { threads: o.threads, recycling: o.recycling, workerModule },
+    workerData: { threads: o.threads, recycling: o.recycling, workerModule: o.workerModule },
   })
 }

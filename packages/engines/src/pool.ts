@@ -4,7 +4,7 @@ import { errorMessage, stackOverflowMessage } from './errors.ts'
 import type { EngineJob, EngineLogEntry, JobResult } from './jobs.ts'
 import { createJobBudget, eitherSignal, type JobListeners, listenToJob, resultOf } from './pool-job.ts'
 import { createPoolSlots, type PoolSlots } from './pool-slots.ts'
-import { createPoolThreads, type PoolThreads } from './pool-threads.ts'
+import { createPoolThreads, type PoolThreads, threadEntry } from './pool-threads.ts'
 import type { ThreadRecyclingOptions } from './thread-recycling.ts'
 import { workBudgetMessage } from './work-budget.ts'
 
@@ -27,6 +27,11 @@ export interface EnginePoolOptions {
    * idle service holds what it held at start-up, not what its largest input made its threads grow to.
    */
   idleRecycleMs?: number
+  /**
+   * The module every thread loads its one job from, as a URL: the engines' worker (the default). Tests
+   * give one that fails to load, as a broken install would.
+   */
+  workerModule?: string
   /** Hears the pool's own events (idle recycling), for the service's log. */
   onLog?: (entry: EngineLogEntry) => void
 }
@@ -38,6 +43,7 @@ export const ENGINE_POOL_DEFAULTS: Required<Omit<EnginePoolOptions, 'onLog'>> = 
   prestart: false,
   recycling: {},
   idleRecycleMs: 0,
+  workerModule: threadEntry.workerModule,
 }
 
 export interface RunOptions extends JobListeners {
