@@ -136,6 +136,7 @@ function forEachStatement(text: string, statement: Statement): void {
     if (end < 0) end = length
     const next = end + 1
     lineNo++
+    // The next '#' at or after this line; none left reads as 2³² - 1 (-1 >>> 0), past every line.
     if (nextHash < start) nextHash = text.indexOf('#', start) >>> 0
     // A comment cuts the line; then the line is trimmed of spaces and control characters.
     if (nextHash < end) end = nextHash

@@ -152,12 +152,11 @@ function scaledDecimal(sign: number, mantissa: number, exponent: number): number
  * NaN = not a number); returns the number of corners.
  */
 export function parseCorners(text: string, out: number[], start = 0, end = text.length): number {
-  const length = end
   let corners = 0
   let i = start
   for (;;) {
-    while (i < length && text.charCodeAt(i) <= 32) i++
-    if (i >= length) break
+    while (i < end && text.charCodeAt(i) <= 32) i++
+    if (i >= end) break
     for (let part = 0; part < 3; part++) {
       let c = text.charCodeAt(i)
       let sign = 1
@@ -172,16 +171,16 @@ export function parseCorners(text: string, out: number[], start = 0, end = text.
         digits++
         c = text.charCodeAt(++i)
       }
-      out[corners * 3 + part] = digits > 0 ? sign * value : part === 0 || (c > 32 && c !== 47 && i < length) ? NaN : 0
+      out[corners * 3 + part] = digits > 0 ? sign * value : part === 0 || (c > 32 && c !== 47 && i < end) ? NaN : 0
       if (c === 47 /* / */ && part < 2) {
         i++
         continue
       }
       for (let rest = part + 1; rest < 3; rest++) out[corners * 3 + rest] = 0
       // anything else up to the next space makes the corner invalid
-      if (i < length && c > 32) {
+      if (i < end && c > 32) {
         out[corners * 3] = NaN
-        while (i < length && text.charCodeAt(i) > 32) i++
+        while (i < end && text.charCodeAt(i) > 32) i++
       }
       break
     }
