@@ -8,6 +8,12 @@ import { randomUUID } from 'node:crypto'
 import { FileNotFoundError, type FileStore } from './file-store.ts'
 
 /**
+ * Bytes a file is read and written in at a time. Node's default of 64 KiB made a 7.8 MB download take
+ * 31–37 ms (median) where 1 MiB takes 20–24: each chunk crosses the web stream and the response once.
+ */
+const CHUNK_BYTES = 1 << 20
+
+/**
  * Files under one folder; keys are relative paths (`tasks/<id>/input.glb`). A Node adapter: the
  * API role takes it from the context (`storage/create-storage.ts`), and reads and writes it as web
  * streams through `FileStore`.
@@ -26,9 +32,8 @@ export function createFsFileStore(base: string): FileStore {
     write: async (key, source) => writeAtomically(pathOf(key), source),
     async read(key) {
       if ((await this.size(key)) === undefined) throw missing(key)
-      // Cancelling the web stream destroys the file stream, which closes its descriptor. Read in 1 MiB
-      // chunks, as files are written: each chunk crosses the web stream and the response once.
-      return Readable.toWeb(createReadStream(pathOf(key), { highWaterMark: 1 << 20 })) as unknown as ReadableStream<Uint8Array>
+      // Cancelling the web stream destroys the file stream, which closes its descriptor.
+      return Readable.toWeb(createReadStream(pathOf(key), { highWaterMark: CHUNK_BYTES })) as unknown as ReadableStream<Uint8Array>
     },
     async readBytes(key) {
       try {
@@ -72,7 +77,7 @@ async function writeAtomically(path: string, source: Uint8Array | ReadableStream
     const input = source instanceof Uint8Array ? Readable.from([source]) : Readable.fromWeb(source as NodeWebReadableStream<Uint8Array>)
     let bytes = 0
     input.on('data', (chunk: Buffer) => (bytes += chunk.length))
-    await pipeline(input, createWriteStream(temp, { highWaterMark: 1 << 20 }))
+    await pipeline(input, createWriteStream(temp, { highWaterMark: CHUNK_BYTES }))
     await rename(temp, path)
     return bytes
   } catch (error) {
