@@ -20,6 +20,7 @@ const { available, paths } = corpusFiles({
   pirate: shared('obj', 'pirate.obj'),
   texcoordCrash: assimp('glTF2', 'issue_3269', 'texcoord_crash.gltf'),
   clearcoat: assimp('glTF2', 'ClearCoat-glTF', 'ClearCoatTest.gltf'),
+  badNormals: assimp('glTF2', 'BoxBadNormals-glTF-Binary', 'BoxBadNormals.glb'),
   ...Object.fromEntries(
     ['08', '09', '10', '11', '12'].map((n) => [
       `mode${n}`,
@@ -164,11 +165,48 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
     await expectBoundsKept(merged.input, merged.output, 0.001)
   })
 
-  it('merge=true leaves meshes whose streams other meshes share unjoined: ClearCoatTest no larger than without merge', async () => {
+  it('merge=true joins ClearCoatTest’s labels, whose index lists are shared, and leaves its spheres on their shared streams, within 1% of gltfpack -cc', async () => {
     const plain = await compressFile(paths.clearcoat, { engine: 'meshopt' })
     const merged = await compressFile(paths.clearcoat, { engine: 'meshopt', merge: true })
-    expect(merged.bytes.byteLength).toBeLessThanOrEqual(plain.bytes.byteLength)
+    const report = merged.details.merge as { draw_calls_before: number; draw_calls_after: number }
+    const labels = (doc: Document) =>
+      doc
+        .getRoot()
+        .listMeshes()
+        .filter((mesh) => mesh.listPrimitives().some((prim) => prim.getMaterial()?.getName() === 'LabelMaterial'))
+    // Nine label meshes on one material become one; the 18 sphere draws stay apart, on the streams they share.
+    expect(labels(merged.input)).toHaveLength(9)
+    expect(labels(merged.output)).toHaveLength(1)
+    expect(report.draw_calls_after).toBe(report.draw_calls_before - 8)
+    const positions = (doc: Document) =>
+      new Set(
+        doc
+          .getRoot()
+          .listMeshes()
+          .flatMap((m) => m.listPrimitives().map((p) => p.getAttribute('POSITION'))),
+      )
+    expect(positions(merged.output).size).toBe(positions(plain.output).size - 8)
     expect(countSceneTriangles(merged.output)).toBe(countSceneTriangles(merged.input))
+    await expectBoundsKept(merged.input, merged.output, 0.001)
+    expect(merged.bytes.byteLength).toBeLessThan(plain.bytes.byteLength)
+    const packed = await gltfpack(await glbOf(platform, paths.clearcoat), 'glb', ['-cc'])
+    expect(merged.bytes.byteLength).toBeLessThanOrEqual(packed.byteLength * 1.01)
+  })
+
+  it('merge=true on one draw call drops the nodes above it, as gltfpack does, and moves no vertex (BoxBadNormals)', async () => {
+    const plain = await compressFile(paths.badNormals, { engine: 'meshopt' })
+    const merged = await compressFile(paths.badNormals, { engine: 'meshopt', merge: true })
+    expect(plain.output.getRoot().listNodes()).toHaveLength(2)
+    expect(merged.output.getRoot().listNodes()).toHaveLength(1)
+    expect(merged.details.merge).toEqual({ nodes_before: 2, nodes_after: 1, draw_calls_before: 1, draw_calls_after: 1 })
+    // The one node carries the parent's rotation now; the mesh's streams are the ones without merge.
+    expect(merged.output.getRoot().listNodes()[0]!.getRotation()).not.toEqual([0, 0, 0, 1])
+    const positions = (doc: Document) =>
+      Array.from(doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!.getArray()!)
+    expect(positions(merged.output)).toEqual(positions(plain.output))
+    expect(countSceneTriangles(merged.output)).toBe(countSceneTriangles(merged.input))
+    await expectBoundsKept(merged.input, merged.output, 0.001)
+    expect(merged.bytes.byteLength).toBeLessThan(plain.bytes.byteLength)
   })
 
   it('keeps the texture coordinates a texture reads, with no note (chr_knight)', async () => {
