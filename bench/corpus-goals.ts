@@ -52,6 +52,12 @@ export interface CorpusRow {
   inputBytes: number
   triangles: number
   gltfpack: Outcome
+  /**
+   * `gltfpack -cc -kn`: gltfpack keeping the named nodes, as Mos's default keeps the scene graph. Where
+   * `gltfpack -cc` wins by flattening the scene (baking node transforms, merging meshes), this is the
+   * like-for-like size, and `merge` the like-for-like answer to `gltfpack -cc`.
+   */
+  gltfpackKeepNodes: Outcome
   meshopt: Outcome
   gltfTransformDraco: Outcome
   draco: Outcome
@@ -60,6 +66,9 @@ export interface CorpusRow {
   simplify?: {
     mos: Outcome & { triangles?: number; error?: string; distance?: number }
     gltfpack: Outcome & { triangles?: number; distance?: number }
+    /** The like-for-like pairs: both keeping the scene graph (`-kn`), and both merging it (merge=true). */
+    gltfpackKeepNodes: Outcome & { triangles?: number; distance?: number }
+    mosMerged?: Outcome & { triangles?: number; distance?: number }
   }
 }
 
@@ -185,6 +194,11 @@ export async function measureCorpus(service: BenchService, quick: boolean): Prom
           runs,
           cli('gltfpack', (i, o) => ['-i', i, '-o', o, '-cc'], inPath),
         ),
+        gltfpackKeepNodes: await outcome(
+          io,
+          1,
+          cli('gltfpack', (i, o) => ['-i', i, '-o', o, '-cc', '-kn'], inPath),
+        ),
         meshopt: await outcome(io, runs, mos(file, { engine: 'meshopt' })),
         gltfTransformDraco: source
           ? await outcome(
@@ -198,11 +212,15 @@ export async function measureCorpus(service: BenchService, quick: boolean): Prom
       if (Number.isNaN(row.triangles) && row.meshopt.doc) row.triangles = countSceneTriangles(row.meshopt.doc)
       if (available.merge) row.merge = await outcome(io, 1, mos(file, { engine: 'meshopt', merge: 'true' }))
       if (available.simplify) {
-        const simplified = mos(file, { engine: 'meshopt', simplify_ratio: '0.5' })
-        const packed = cli('gltfpack', (i, o) => ['-i', i, '-o', o, '-cc', '-si', '0.5'], inPath)
-        row.simplify = await measureSimplify(io, runs, source ?? row.meshopt.doc, simplified, packed)
+        const half = { engine: 'meshopt', simplify_ratio: '0.5' }
+        row.simplify = await measureSimplify(io, runs, source ?? row.meshopt.doc, {
+          mos: mos(file, half),
+          gltfpack: cli('gltfpack', (i, o) => ['-i', i, '-o', o, '-cc', '-si', '0.5'], inPath),
+          gltfpackKeepNodes: cli('gltfpack', (i, o) => ['-i', i, '-o', o, '-cc', '-kn', '-si', '0.5'], inPath),
+          mosMerged: available.merge ? mos(file, { ...half, merge: 'true' }) : undefined,
+        })
       }
-      for (const o of [row.gltfpack, row.meshopt, row.gltfTransformDraco, row.draco, row.merge]) if (o) delete o.doc
+      for (const o of [row.gltfpack, row.gltfpackKeepNodes, row.meshopt, row.gltfTransformDraco, row.draco, row.merge]) if (o) delete o.doc
       rows.push(row)
     }
     const batch = await measureBatch(service, inputs.slice(0, 24), dir)
@@ -212,21 +230,26 @@ export async function measureCorpus(service: BenchService, quick: boolean): Prom
   }
 }
 
+/** The simplify results, timed `runs` times (the like-for-like pairs once), with triangles and distances. */
 async function measureSimplify(
   io: NodeIO,
   runs: number,
   source: Document | undefined,
-  mos: () => Promise<Uint8Array>,
-  gltfpack: () => Promise<Uint8Array>,
+  tools: Record<'mos' | 'gltfpack' | 'gltfpackKeepNodes', () => Promise<Uint8Array>> & { mosMerged?: () => Promise<Uint8Array> },
 ): Promise<CorpusRow['simplify']> {
-  const measure = async (fn: () => Promise<Uint8Array>) => {
-    const o = await outcome(io, runs, fn)
+  const measure = async (times: number, fn: () => Promise<Uint8Array>) => {
+    const o = await outcome(io, times, fn)
     if (!o.doc || !source) return o
     const result = { ...o, triangles: countSceneTriangles(o.doc), distance: hausdorff(source, o.doc) }
     delete result.doc
     return result
   }
-  return { mos: await measure(mos), gltfpack: await measure(gltfpack) }
+  return {
+    mos: await measure(runs, tools.mos),
+    gltfpack: await measure(runs, tools.gltfpack),
+    gltfpackKeepNodes: await measure(1, tools.gltfpackKeepNodes),
+    mosMerged: tools.mosMerged && (await measure(1, tools.mosMerged)),
+  }
 }
 
 /**
