@@ -15,7 +15,7 @@ export interface MergeReport {
  * moved to the scene's root with their world transform (glTF-Transform's `flatten()`), then the
  * primitives of sibling nodes that share a material and vertex layout are joined into one, with the
  * node transforms baked into their vertices (`join()`). Node names are not kept (gltfpack's default;
- * its `-kn` is not offered). Animated, skinned and instanced nodes keep their place; a
+ * its `-kn` is not offered), nor the name of a mesh that took in other meshes' triangles. Animated, skinned and instanced nodes keep their place; a
  * mesh drawn by several nodes, and points and lines, are not joined (`joinable`).
  *
  * ```ts
@@ -25,7 +25,10 @@ export interface MergeReport {
 export async function mergeMeshes(doc: Document): Promise<MergeReport> {
   const before = sceneCounts(doc)
   if (before.drawCalls > 1) {
-    await doc.transform(flatten(), join({ keepNamed: false, filter: joinable }))
+    await doc.transform(flatten())
+    const sources = tagSourceMeshes(doc)
+    await doc.transform(join({ keepNamed: false, filter: joinable }))
+    unnameJoinedMeshes(doc, sources)
     collapseStaticNodes(doc)
   } else {
     // One draw call has nothing to join with, and join() would rebuild its primitive anyway (a point
@@ -109,4 +112,41 @@ function ownStreams(prim: Primitive, mesh: Mesh): boolean {
 function isIdentity(node: Node): boolean {
   const identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
   return node.getMatrix().every((value, i) => value === identity[i])
+}
+
+/** The attribute that carries each vertex's source mesh through join() (join concatenates attributes). */
+const SOURCE = '_MOS_SOURCE_MESH'
+
+/**
+ * Marks every vertex of the meshes join() may touch with its mesh's index, so that what join made of
+ * them can be read afterwards (join says nothing of its groups). Every such primitive gets the mark,
+ * so join groups them as it would without.
+ */
+function tagSourceMeshes(doc: Document): Mesh[] {
+  const meshes = doc.getRoot().listMeshes()
+  meshes.forEach((mesh, index) => {
+    for (const prim of mesh.listPrimitives()) {
+      const count = prim.listAttributes()[0]?.getCount() ?? 0
+      prim.setAttribute(SOURCE, doc.createAccessor().setType('SCALAR').setArray(new Uint32Array(count).fill(index)))
+    }
+  })
+  return meshes
+}
+
+/**
+ * A mesh that join() filled with other meshes' triangles no longer is what its name says (the first
+ * of them): its name goes, as gltfpack's merge drops it. Then the marks go.
+ */
+function unnameJoinedMeshes(doc: Document, sources: Mesh[]): void {
+  for (const mesh of doc.getRoot().listMeshes()) {
+    const from = new Set<number>()
+    for (const prim of mesh.listPrimitives()) {
+      const mark = prim.getAttribute(SOURCE)
+      if (!mark) continue
+      for (const index of mark.getArray()!) from.add(index)
+      prim.setAttribute(SOURCE, null)
+      if (mark.listParents().length === 1) mark.dispose()
+    }
+    if ([...from].some((index) => sources[index] !== mesh)) mesh.setName('')
+  }
 }
