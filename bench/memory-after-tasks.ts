@@ -80,7 +80,7 @@ async function runAll(service: BenchService, kinds: MixedTask[], count: number, 
     while (next < count) {
       const kind = kinds[next++ % kinds.length]!
       const taskId = await service.client.submit(kind.endpoint, kind.input, kind.fields)
-      await waitForTask(service, taskId, 20)
+      await waitForTask(service, taskId)
       await service.client.download(`/api/v1/tasks/${taskId}/download`)
     }
   }
