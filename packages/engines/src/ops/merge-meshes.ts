@@ -15,8 +15,9 @@ export interface MergeReport {
  * moved to the scene's root with their world transform (glTF-Transform's `flatten()`), then the
  * primitives of sibling nodes that share a material and vertex layout are joined into one, with the
  * node transforms baked into their vertices (`join()`). Node names are not kept (gltfpack's default;
- * its `-kn` is not offered), nor the name of a mesh that took in other meshes' triangles. Animated, skinned and instanced nodes keep their place; a
- * mesh drawn by several nodes, and points and lines, are not joined (`joinable`).
+ * its `-kn` is not offered), nor the name of a mesh that took in other meshes' triangles. Animated,
+ * skinned and instanced nodes keep their place; a mesh drawn by several nodes, and points and lines,
+ * are not joined (`joinable`). A file of one draw call only loses the nodes above it.
  *
  * ```ts
  * const report = await mergeMeshes(doc)
@@ -44,8 +45,9 @@ export async function mergeMeshes(doc: Document): Promise<MergeReport> {
  * A mesh drawn by several nodes stays shared: joining would write its vertices once per node
  * (ShapeCollection's two tori: +21% meshopt size; instancing is what pays there). Points and lines
  * stay as they are: join rebuilds even a primitive it joins with nothing, and gives a point cloud an
- * index buffer it did not need (points.ply: +19% Draco). Meshes whose vertex streams other meshes share stay
- * too: joining bakes a copy per mesh (ClearCoatTest's 24 spheres on 10 position accessors: +2.5%).
+ * index buffer it did not need (points.ply: +19% Draco). Meshes whose vertex streams other meshes
+ * share stay too: joining bakes a copy per mesh (ClearCoatTest's 24 spheres on 10 position accessors:
+ * +2.5%).
  */
 function joinable(node: Node): boolean {
   const mesh = node.getMesh()
