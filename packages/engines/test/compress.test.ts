@@ -5,7 +5,9 @@ import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { expectSameGeometry } from '../../../test/support/geometry.ts'
 import { embeddedGltf, sharedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { draco } from '@gltf-transform/functions'
+import { unzipSync } from 'fflate'
 import { createEnginePool, loadGltfValidator, loadPlatform, validateGltf } from '../src/index.ts'
+import { success } from './support/job-result.ts'
 
 const { available, paths } = corpusFiles({
   engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
@@ -42,6 +44,17 @@ describe.skipIf(!available)('compress job on real files', async () => {
       })
     }
   }
+
+  it('names Mos and its version as the generator of the glTF it writes, a GLB or a .gltf in a zip', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+    const glb = success(await pool.run({ name: 'compress', input: { path: paths.box }, format: 'glb', options: { engine: 'meshopt' } }))
+    const jsonLength = new DataView(glb.bytes!.buffer, glb.bytes!.byteOffset).getUint32(12, true)
+    const glbAsset = JSON.parse(new TextDecoder().decode(glb.bytes!.subarray(20, 20 + jsonLength))).asset
+    expect(glbAsset).toEqual({ generator: `Mos ${version}`, version: '2.0' })
+    const zip = success(await pool.run({ name: 'convert', input: { path: paths.box }, format: 'glb', options: { target_format: 'gltf' } }))
+    const gltf = JSON.parse(new TextDecoder().decode(unzipSync(zip.bytes!)['model.gltf']!))
+    expect(gltf.asset.generator).toBe(`Mos ${version}`)
+  })
 
   it('re-encodes an already meshopt-compressed file with Draco alone: smaller than its input and than glTF-Transform’s draco()', async () => {
     const bytes = new Uint8Array(await readFile(paths.pirate))
