@@ -15,7 +15,7 @@ export interface OverheadRow {
   /** (library + floor) ÷ library: the least ratio a service that stores uploads should expect here. */
   floorRatio: number
   outputBytes: number
-  /** Medians of the parts of the service time (the rest: queueing, polling, record writes). */
+  /** Medians of the parts of the service time (the rest: queueing, waiting, record writes). */
   uploadMs: number
   processingMs: number
   downloadMs: number
@@ -31,7 +31,7 @@ function settle(): Promise<void> {
 }
 
 /**
- * End-to-end time of the warm service (upload → poll → download) against the same library call
+ * End-to-end time of the warm service (upload → long poll → download) against the same library call
  * made in a warm process of its own (library-runner.ts), and against the same HTTP exchange with a
  * server that only stores the upload (http-floor.ts), medians of `runs` after warm-ups.
  */
