@@ -1,7 +1,6 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
 import { unpartition } from '@gltf-transform/functions'
 import { errorMessage, ModelInputError } from '../errors.ts'
-import { GENERATOR } from '../generator.ts'
 import { assertGltfRanges } from './gltf-ranges.ts'
 import { assertJsonDepth } from './json-depth.ts'
 
@@ -53,13 +52,7 @@ export async function readGltf(io: NodeIO, bytes: Uint8Array, resources: Record<
 export async function writeGlb(io: NodeIO, doc: Document): Promise<Uint8Array> {
   // A GLB holds one binary chunk: glTF inputs with several buffers (simple_skin has four) are merged.
   if (doc.getRoot().listBuffers().length > 1) await doc.transform(unpartition())
-  return io.writeBinary(nameGenerator(doc))
-}
-
-/** Names Mos as the document's generator (generator.ts says why). */
-export function nameGenerator(doc: Document): Document {
-  doc.getRoot().getAsset().generator = GENERATOR
-  return doc
+  return io.writeBinary(doc)
 }
 
 interface GltfJson {

@@ -1,5 +1,6 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
+import { GENERATOR } from '../generator.ts'
 import type { Platform } from '../platform.ts'
 import { readGlb, readGltf, writeGlb } from './gltf.ts'
 import { readFbx } from './fbx.ts'
@@ -74,7 +75,7 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
 
 /**
  * The codec of a glTF container: the sizes its JSON declares are checked before the library reads
- * it, and what it writes is made valid glTF first.
+ * it, and what it writes is made valid glTF first, with Mos named as its generator (generator.ts).
  */
 function gltfCodec(
   jsonOf: (bytes: Uint8Array) => LimitsJson | undefined,
@@ -89,6 +90,7 @@ function gltfCodec(
     },
     write: async (platform, doc) => {
       const notes = makeGltfValid(doc)
+      doc.getRoot().getAsset().generator = GENERATOR
       return { bytes: await write(platform.io, doc), extension, notes }
     },
   }
