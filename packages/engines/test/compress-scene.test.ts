@@ -196,7 +196,7 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
     })
   }
 
-  it('merge leaves a file with one draw call byte for byte as it was (a point cloud keeps having no index buffer)', async () => {
+  it('merge leaves a file of one draw call with no node above it byte for byte as it was (a point cloud keeps having no index buffer)', async () => {
     for (const engine of ENGINES) {
       const run = async (options: Record<string, unknown>) =>
         success(await pool.run({ name: 'compress', input: { path: paths.points }, format: 'ply', options: { engine, ...options } })).bytes!

@@ -120,12 +120,16 @@ function isIdentity(node: Node): boolean {
 const SOURCE = '_MOS_SOURCE_MESH'
 
 /**
- * Marks every vertex of the meshes join() may touch with its mesh's index, so that what join made of
- * them can be read afterwards (join says nothing of its groups). Every such primitive gets the mark,
- * so join groups them as it would without.
+ * Marks every vertex of the meshes join() may touch (those of `joinable` nodes) with its mesh's index,
+ * so that what join made of them can be read afterwards (join says nothing of its groups). Every such
+ * primitive gets the mark, so join groups them as it would without.
  */
 function tagSourceMeshes(doc: Document): Mesh[] {
-  const meshes = doc.getRoot().listMeshes()
+  const meshes = doc
+    .getRoot()
+    .listNodes()
+    .filter(joinable)
+    .map((node) => node.getMesh()!)
   meshes.forEach((mesh, index) => {
     for (const prim of mesh.listPrimitives()) {
       const count = prim.listAttributes()[0]?.getCount() ?? 0
