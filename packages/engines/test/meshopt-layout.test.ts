@@ -24,6 +24,7 @@ const { available, paths } = corpusFiles({
   knight: shared('glb', 'chr_knight.glb'),
   pirate: shared('glb', 'pirate-meshopt.glb'),
   specGloss: assimp('glTF2', 'BoxTextured-glTF-pbrSpecularGlossiness', 'BoxTextured.gltf'),
+  emptySampler: assimp('glTF2', 'issue_3269', 'texcoord_crash.gltf'),
 })
 
 let platform: Platform
@@ -137,7 +138,7 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
     const json = glbJson(glb) as { bufferViews: unknown[] }
     // Indices, positions, normals: three views for 29 meshes, and no JSON a reader assumes anyway.
     expect(json.bufferViews).toHaveLength(3)
-    expect(JSON.stringify(json)).not.toMatch(/"normalized":false|"mode":4\b/)
+    expect(JSON.stringify(json)).not.toMatch(/"normalized":false|"mode":4\b|"byteOffset":0\b/)
     const report = await validateGltf(loadGltfValidator(), glb, 100)
     expect(report!.report.issues.numErrors).toBe(0)
   })
@@ -234,6 +235,27 @@ describe.skipIf(!available)('meshopt layout on real files', () => {
     expectSameGeometry(input, output)
     const errors = async (bytes: Uint8Array) => (await validateGltf(loadGltfValidator(), bytes, 100))!.report.issues.numErrors
     expect(await errors(glb)).toBeLessThanOrEqual(await errors(await load(paths.clearcoat)))
+  })
+
+  it('drops a sampler that says nothing (texcoord_crash), and keeps one that names its filters (BoxTextured)', async () => {
+    type Json = { samplers?: Record<string, unknown>[]; textures: { source: number; sampler?: number }[] }
+    const source = JSON.parse(await readFile(paths.emptySampler, 'utf8')) as Json
+    expect(source.samplers).toEqual([{}])
+    expect(source.textures[0]!.sampler).toBe(0)
+    const { input, output, glb } = await meshopt(await load(paths.emptySampler))
+    const json = glbJson(glb) as Json
+    expect(json.samplers).toBeUndefined()
+    expect(json.textures).toEqual([{ source: 0 }])
+    // Read back, the texture wraps and filters as the empty sampler said.
+    const wrap = (doc: Document) =>
+      doc
+        .getRoot()
+        .listMaterials()
+        .flatMap((m) => m.getBaseColorTextureInfo()?.getWrapS() ?? [])
+    expect(wrap(output)).toEqual(wrap(input))
+    const box = glbJson((await meshopt(await load(paths.box))).glb) as Json
+    expect(box.samplers).toEqual([{ magFilter: 9729, minFilter: 9986 }])
+    expect(box.textures).toEqual([{ source: 0, sampler: 0 }])
   })
 
   it('drops chr_knight’s all-white vertex colours', async () => {
