@@ -28,7 +28,7 @@ export function embeddedGltf(path: string): Uint8Array {
 }
 
 /** A 2×2 PNG of four colours (not solid: prune would fold a solid texture into its material's factor). */
-const FOUR_COLOURS_PNG =
+export const FOUR_COLOURS_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAE0lEQVQImWP4z8DwHwwZGP6DAQBJyAn3iFfyTAAAAABJRU5ErkJggg=='
 
 /**

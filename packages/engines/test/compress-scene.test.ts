@@ -47,7 +47,7 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
   const platform = await loadPlatform()
   afterAll(() => pool.destroy())
 
-  const compressFile = compressFileWith(pool, platform, 'none')
+  const compressFile = compressFileWith(pool, platform)
 
   for (const engine of ENGINES) {
     it(`simplify_ratio=0.5 halves DenseSphere's triangles within 5% (${engine}), and reports what the file holds`, async () => {

@@ -56,7 +56,7 @@ describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files t
   const platform = await loadPlatform()
   afterAll(() => pool.destroy())
 
-  const compressFile = compressFileWith(pool, platform, "the input's")
+  const compressFile = compressFileWith(pool, platform)
 
   const texcoordSets = (doc: Document) =>
     doc

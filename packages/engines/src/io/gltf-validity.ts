@@ -1,26 +1,57 @@
-import type { Accessor, Document, Material } from '@gltf-transform/core'
+import type { Accessor, Document, Material, Property } from '@gltf-transform/core'
 import { type EmissiveStrength, KHRMaterialsEmissiveStrength } from '@gltf-transform/extensions'
+import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { normalizeSkinWeights } from '../geometry/skin-weights.ts'
+import { dropTexturesWithoutTexcoords } from './texture-slots.ts'
 
 /**
  * Makes a Document valid glTF before it is written as glb or gltf, whatever reader it came from:
  * values read through assimp (FBX, COLLADA) or another tool pass through as they were stored, and
  * glTF-Validator refuses some of them. Skin weights are renormalised to sum 1, texture coordinates
  * and colours get an accessor type glTF allows, and material factors are brought into 0..1 (an
- * emissive factor above 1 moves into `KHR_materials_emissive_strength`, so the brightness is kept).
- * Returns one note per kind of change, for the task record.
+ * emissive factor above 1 moves into `KHR_materials_emissive_strength`, so the brightness is kept),
+ * names become strings, a texture a primitive has no UV set for is removed where it is drawn
+ * that way (texture-slots.ts), and a primitive whose material needs a tangent space it cannot
+ * derive gets MikkTSpace tangents (missing-tangents.ts). Returns one note per kind of change, for the task record.
  *
  * ```ts
- * const notes = makeGltfValid(doc) // then io.writeBinary(doc)
+ * const notes = await makeGltfValid(doc) // then io.writeBinary(doc)
  * ```
  */
-export function makeGltfValid(doc: Document): string[] {
+export async function makeGltfValid(doc: Document): Promise<string[]> {
   const notes: string[] = []
   const weights = normalizeSkinWeights(doc)
   if (weights > 0) notes.push(`skin weights of ${weights} vertices renormalised to sum 1 (glTF requires it)`)
   notes.push(...fixAttributeFormats(doc))
   for (const material of doc.getRoot().listMaterials()) notes.push(...fixMaterialFactors(doc, material))
+  notes.push(...dropTexturesWithoutTexcoords(doc))
+  notes.push(...(await addMissingTangents(doc)))
+  stringifyNames(doc)
   return notes
+}
+
+/**
+ * Names that are not strings (badString.gltf's scene is named 42) become strings: glTF-Validator
+ * refuses them, and the OBJ, PLY and COLLADA writers print them.
+ */
+export function stringifyNames(doc: Document): void {
+  const root = doc.getRoot()
+  const properties: Property[] = [
+    ...root.listScenes(),
+    ...root.listNodes(),
+    ...root.listMeshes(),
+    ...root.listMaterials(),
+    ...root.listTextures(),
+    ...root.listAccessors(),
+    ...root.listBuffers(),
+    ...root.listAnimations(),
+    ...root.listSkins(),
+    ...root.listCameras(),
+  ]
+  for (const property of properties) {
+    const name = property.getName() as unknown
+    if (typeof name !== 'string') property.setName(name === undefined || name === null ? '' : String(name))
+  }
 }
 
 /** Types glTF allows for texture coordinates and colours (besides float). */

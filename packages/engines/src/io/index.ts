@@ -89,7 +89,7 @@ function gltfCodec(
       return asInputError(() => read(platform.io, bytes))
     },
     write: async (platform, doc) => {
-      const notes = makeGltfValid(doc)
+      const notes = await makeGltfValid(doc)
       doc.getRoot().getAsset().generator = GENERATOR
       return { bytes: await write(platform.io, doc), extension, notes }
     },

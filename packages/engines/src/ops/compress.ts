@@ -15,6 +15,7 @@ import { narrowIndices } from './narrow-indices.ts'
 import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
+import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import { quantizeMorphWeights } from '../geometry/morph-weights.ts'
@@ -126,6 +127,8 @@ async function cleanForEncoding(doc: Document, notes: string[] | undefined, shar
   const keepSolidTextures = sharp !== undefined && !(await maySomeTextureBeSolid(doc, sharp))
   await doc.transform(dedup(), prune({ keepAttributes: false, keepSolidTextures }))
   joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
+  // Before the encoders quantize, so the tangents are quantized with the normals (the write would add them as floats).
+  notes?.push(...(await addMissingTangents(doc)))
   // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
   // empty fallback buffer, which glTF-Validator rejects): say so instead.
   if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')

@@ -1,7 +1,8 @@
-import type { Document, Property } from '@gltf-transform/core'
+import type { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
 import { checkTargetCanHold } from '../io/target-holds.ts'
+import { stringifyNames } from '../io/gltf-validity.ts'
 import type { Platform } from '../platform.ts'
 import { checkFiniteAttributes, unitNormals } from '../geometry/unit-normals.ts'
 
@@ -115,25 +116,5 @@ function renumberAttributeSets(doc: Document): void {
         }
       }
     }
-  }
-}
-
-function stringifyNames(doc: Document): void {
-  const root = doc.getRoot()
-  const properties: Property[] = [
-    ...root.listScenes(),
-    ...root.listNodes(),
-    ...root.listMeshes(),
-    ...root.listMaterials(),
-    ...root.listTextures(),
-    ...root.listAccessors(),
-    ...root.listBuffers(),
-    ...root.listAnimations(),
-    ...root.listSkins(),
-    ...root.listCameras(),
-  ]
-  for (const property of properties) {
-    const name = property.getName() as unknown
-    if (typeof name !== 'string') property.setName(name === undefined || name === null ? '' : String(name))
   }
 }

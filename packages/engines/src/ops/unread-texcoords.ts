@@ -1,6 +1,6 @@
-import type { Document, Material, Primitive, TextureInfo } from '@gltf-transform/core'
-import type { Transform as UvTransform } from '@gltf-transform/extensions'
+import type { Document, Material, Primitive } from '@gltf-transform/core'
 import { listTextureInfoByMaterial } from '@gltf-transform/functions'
+import { texCoordOf } from '../io/texture-slots.ts'
 
 /**
  * Removes the texture coordinate sets that no texture of a primitive's material reads (a primitive
@@ -44,11 +44,6 @@ function texcoordsRead(material: Material | null): Set<string> {
   if (!material) return read
   for (const info of listTextureInfoByMaterial(material)) read.add(`TEXCOORD_${texCoordOf(info)}`)
   return read
-}
-
-function texCoordOf(info: TextureInfo): number {
-  const transform = info.getExtension<UvTransform>('KHR_texture_transform')
-  return transform?.getTexCoord() ?? info.getTexCoord()
 }
 
 function removeAttribute(prim: Primitive, semantic: string): void {

@@ -1,0 +1,174 @@
+import { type Accessor, type Document, type Material, Primitive, type TextureInfo } from '@gltf-transform/core'
+import type { Anisotropy, Clearcoat, Transform as UvTransform } from '@gltf-transform/extensions'
+import { texCoordOf } from '../io/texture-slots.ts'
+
+type GenerateTangents = (position: Float32Array, normal: Float32Array, texcoord: Float32Array) => Float32Array
+
+/**
+ * What needs a tangent space the material cannot give: a clearcoat normal map or anisotropy, on a
+ * material without a normal map. With a normal map a renderer derives tangents from it (a warning
+ * in glTF-Validator); without one it has none (MESH_PRIMITIVE_NO_TANGENT_SPACE, an error).
+ */
+function tangentSpaceNeed(material: Material | null): { label: string; uvs: TextureInfo | null } | null {
+  if (!material || material.getNormalTexture()) return null
+  const clearcoat = material.getExtension<Clearcoat>('KHR_materials_clearcoat')
+  if (clearcoat?.getClearcoatNormalTexture()) {
+    return { label: 'its clearcoat normal map', uvs: clearcoat.getClearcoatNormalTextureInfo() }
+  }
+  const anisotropy = material.getExtension<Anisotropy>('KHR_materials_anisotropy')
+  if (anisotropy) return { label: 'its anisotropy', uvs: anisotropy.getAnisotropyTexture() ? anisotropy.getAnisotropyTextureInfo() : null }
+  return null
+}
+
+/**
+ * Gives MikkTSpace tangents (the tangent space glTF names) to the triangle primitives whose
+ * material needs a tangent space and has no normal map to derive one from: glTF-Validator refuses
+ * them (ClearCoatTest's sphere with only a clearcoat normal map), and renderers would each make up
+ * their own. The tangents follow the UV set the texture reads, as its KHR_texture_transform moves
+ * it. A vertex whose corners get different tangents (a UV seam) is split, and only there. The
+ * `mikktspace` WASM module is loaded the first time a file needs it. Returns a note, or none.
+ *
+ * ```ts
+ * notes.push(...(await addMissingTangents(doc)))
+ * // ['TANGENT generated (MikkTSpace) for 1 primitive (…): …clearcoat normal map needs a tangent space…']
+ * ```
+ */
+export async function addMissingTangents(doc: Document): Promise<string[]> {
+  const wanted: { prim: Primitive; uvs: string; transform: UvTransform | null; label: string }[] = []
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      if (prim.getMode() !== Primitive.Mode.TRIANGLES || prim.getAttribute('TANGENT')) continue
+      const need = tangentSpaceNeed(prim.getMaterial())
+      const uvs = `TEXCOORD_${need?.uvs ? texCoordOf(need.uvs) : 0}`
+      if (!need || !prim.getAttribute('POSITION') || !prim.getAttribute('NORMAL') || !prim.getAttribute(uvs)) continue
+      wanted.push({ prim, uvs, transform: need.uvs?.getExtension<UvTransform>('KHR_texture_transform') ?? null, label: need.label })
+    }
+  }
+  if (wanted.length === 0) return []
+  const { generateTangents } = (await import('mikktspace')) as { generateTangents: GenerateTangents }
+  let vertices = 0
+  for (const { prim, uvs, transform } of wanted) vertices += addTangents(doc, prim, uvs, transform, generateTangents)
+  const labels = [...new Set(wanted.map((w) => w.label))].join(' or ')
+  const primitives = wanted.length === 1 ? '1 primitive' : `${wanted.length} primitives`
+  return [
+    `TANGENT generated (MikkTSpace) for ${primitives} (${vertices} vertices): ${labels} needs a tangent space, and with no normal map a renderer has none to derive`,
+  ]
+}
+
+/** Adds TANGENT to one primitive, splitting the vertices whose corners disagree; returns its vertex count. */
+function addTangents(doc: Document, prim: Primitive, uvs: string, transform: UvTransform | null, generate: GenerateTangents): number {
+  const count = prim.getAttribute('POSITION')!.getCount()
+  const indices = prim.getIndices()?.getArray() ?? Uint32Array.from({ length: count }, (_, i) => i)
+  const corners = indices.length - (indices.length % 3)
+  const position = cornerValues(prim.getAttribute('POSITION')!, indices, corners, 3)
+  const normal = cornerValues(prim.getAttribute('NORMAL')!, indices, corners, 3)
+  const texcoord = cornerValues(prim.getAttribute(uvs)!, indices, corners, 2)
+  if (transform) transformUvs(texcoord, transform)
+  const tangents = generate(position, normal, texcoord)
+  // mikktspace-wasm's handedness is the opposite of glTF's (glTF-Transform's tangents() flips it too).
+  for (let i = 3; i < tangents.length; i += 4) tangents[i] = -tangents[i]!
+
+  // One vertex per (input vertex, tangent) pair: the vertex stays where its corners agree.
+  const vertexOf = new Map<string, number>()
+  const source: number[] = []
+  const written: number[] = []
+  const index = new Uint32Array(corners)
+  for (let c = 0; c < corners; c++) {
+    const key = `${indices[c]}|${tangents[c * 4]},${tangents[c * 4 + 1]},${tangents[c * 4 + 2]},${tangents[c * 4 + 3]}`
+    let v = vertexOf.get(key)
+    if (v === undefined) {
+      v = source.length
+      vertexOf.set(key, v)
+      source.push(indices[c]!)
+      written.push(c)
+    }
+    index[c] = v
+  }
+  const tangent = new Float32Array(source.length * 4)
+  for (const [v, c] of written.entries()) tangent.set(tangents.subarray(c * 4, c * 4 + 4), v * 4)
+  const buffer = prim.getAttribute('POSITION')!.getBuffer()
+  const tangentAccessor = doc.createAccessor().setType('VEC4').setArray(tangent).setBuffer(buffer)
+  // Where no vertex splits, the primitive keeps its accessors, and the primitives drawing the very
+  // same ones (ClearCoatTest's spheres, one per material) get the same tangents: the encoders keep
+  // a shared set of streams shared, and one primitive with a stream more would get a copy of them all.
+  if (source.length === count && source.every((s, v) => s === v)) {
+    for (const same of drawingTheSame(prim)) same.setAttribute('TANGENT', tangentAccessor)
+    return count
+  }
+  const replaced = new Set<Accessor>()
+  for (const semantic of prim.listSemantics()) {
+    replaced.add(prim.getAttribute(semantic)!)
+    prim.setAttribute(semantic, picked(doc, prim.getAttribute(semantic)!, source))
+  }
+  for (const target of prim.listTargets()) {
+    for (const semantic of target.listSemantics()) {
+      replaced.add(target.getAttribute(semantic)!)
+      target.setAttribute(semantic, picked(doc, target.getAttribute(semantic)!, source))
+    }
+  }
+  prim.setAttribute('TANGENT', tangentAccessor)
+  const oldIndices = prim.getIndices()
+  if (oldIndices) replaced.add(oldIndices)
+  const narrow = source.length <= 0xffff ? Uint16Array.from(index) : index
+  prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(narrow).setBuffer(buffer))
+  // What no other property reads goes (the root is every accessor's parent).
+  for (const accessor of replaced) if (accessor.listParents().length <= 1) accessor.dispose()
+  return source.length
+}
+
+/** The primitives drawing exactly the indices and attributes `prim` draws, `prim` included. */
+function drawingTheSame(prim: Primitive): Primitive[] {
+  const semantics = prim.listSemantics()
+  return prim
+    .getAttribute('POSITION')!
+    .listParents()
+    .filter((other): other is Primitive => other instanceof Primitive)
+    .filter(
+      (other) =>
+        other === prim ||
+        (other.getMode() === prim.getMode() &&
+          other.getIndices() === prim.getIndices() &&
+          other.listTargets().length === 0 &&
+          prim.listTargets().length === 0 &&
+          other.listSemantics().length === semantics.length &&
+          semantics.every((semantic) => other.getAttribute(semantic) === prim.getAttribute(semantic))),
+    )
+}
+
+/** An attribute's values at each corner, as floats (normalized integers read as their fractions). */
+function cornerValues(accessor: Accessor, indices: ArrayLike<number>, corners: number, size: number): Float32Array {
+  const out = new Float32Array(corners * size)
+  const element: number[] = []
+  for (let c = 0; c < corners; c++) {
+    accessor.getElement(indices[c]!, element)
+    for (let k = 0; k < size; k++) out[c * size + k] = element[k]!
+  }
+  return out
+}
+
+/** The UVs a texture looks up: KHR_texture_transform's offset, rotation and scale applied. */
+function transformUvs(uv: Float32Array, transform: UvTransform): void {
+  const [ox, oy] = transform.getOffset()
+  const [sx, sy] = transform.getScale()
+  const r = transform.getRotation()
+  const [cos, sin] = [Math.cos(r), Math.sin(r)]
+  for (let i = 0; i < uv.length; i += 2) {
+    const [x, y] = [uv[i]! * sx, uv[i + 1]! * sy]
+    uv[i] = ox + cos * x + sin * y
+    uv[i + 1] = oy - sin * x + cos * y
+  }
+}
+
+/** A copy of an accessor holding the elements at `source`, in that order. */
+function picked(doc: Document, accessor: Accessor, source: number[]): Accessor {
+  const size = accessor.getElementSize()
+  const from = accessor.getArray()!
+  const to = new (from.constructor as new (length: number) => typeof from)(source.length * size)
+  for (const [v, s] of source.entries()) for (let k = 0; k < size; k++) to[v * size + k] = from[s * size + k]!
+  return doc
+    .createAccessor()
+    .setType(accessor.getType())
+    .setArray(to)
+    .setNormalized(accessor.getNormalized())
+    .setBuffer(accessor.getBuffer())
+}

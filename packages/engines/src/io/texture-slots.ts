@@ -1,0 +1,108 @@
+import { type Document, type Material, Primitive, type Property, Texture, TextureInfo } from '@gltf-transform/core'
+import type { Transform as UvTransform } from '@gltf-transform/extensions'
+
+/** A texture slot of a material: on the material itself or on one of its extensions. */
+interface TextureSlot {
+  /** The material or extension property holding the slot. */
+  owner: Property
+  /** The slot's name as glTF-Transform's graph calls it (`baseColorTexture`, `clearcoatNormalTexture`, …). */
+  name: string
+  info: TextureInfo
+  /** `KHR_materials_clearcoat.clearcoatNormalTexture`, `baseColorTexture`: for notes. */
+  label: string
+}
+
+/** The UV set a texture lookup reads: KHR_texture_transform's texCoord overrides the texture info's. */
+export function texCoordOf(info: TextureInfo): number {
+  const transform = info.getExtension<UvTransform>('KHR_texture_transform')
+  return transform?.getTexCoord() ?? info.getTexCoord()
+}
+
+/** The slots of a material that hold a texture, its extensions' included. */
+function textureSlots(doc: Document, material: Material): TextureSlot[] {
+  const graph = doc.getGraph()
+  const slots: TextureSlot[] = []
+  const visit = (owner: Property, prefix: string) => {
+    const edges = graph.listChildEdges(owner)
+    for (const edge of edges) {
+      const child = edge.getChild()
+      if (child instanceof Texture) {
+        const info = edges.find((e) => e.getName() === `${edge.getName()}Info`)?.getChild()
+        if (info instanceof TextureInfo) slots.push({ owner, name: edge.getName(), info, label: prefix + edge.getName() })
+      } else if (edge.getName() === 'extensions' && owner === material) {
+        visit(child, `${(child as Property & { extensionName: string }).extensionName}.`)
+      }
+    }
+  }
+  visit(material, '')
+  return slots
+}
+
+/**
+ * Empties a slot through its own setter (`setBaseColorTexture(null)`); false where there is none.
+ * A texture no other slot reads then goes too: the writer would store its image for nothing.
+ */
+function emptySlot(doc: Document, slot: TextureSlot): boolean {
+  const setter = `set${slot.name[0]!.toUpperCase()}${slot.name.slice(1)}`
+  const owner = slot.owner as unknown as Record<string, unknown>
+  if (typeof owner[setter] !== 'function') return false
+  const texture = doc
+    .getGraph()
+    .listChildEdges(slot.owner)
+    .find((edge) => edge.getName() === slot.name)
+    ?.getChild()
+  ;(owner[setter] as (texture: null) => void).call(owner, null)
+  if (texture instanceof Texture && texture.listParents().every((parent) => parent === doc.getRoot())) texture.dispose()
+  return true
+}
+
+/** A copy of a material whose extensions are copies too, so emptying a slot of it leaves the original alone. */
+function ownCopy(material: Material): Material {
+  const copy = material.clone()
+  for (const extension of material.listExtensions()) copy.setExtension(extension.extensionName, extension.clone())
+  return copy
+}
+
+/**
+ * glTF requires a primitive to carry every UV set its material's textures read
+ * (glTF-Validator: MESH_PRIMITIVE_TOO_FEW_TEXCOORDS), and renderers disagree on what such a texture
+ * shows (three.js samples it at (0, 0), Babylon.js leaves it out). Where a primitive lacks the set,
+ * the texture is removed from the material it draws with, or from a copy of that material when
+ * other primitives draw with it and do read the texture. Returns a note per material.
+ *
+ * ```ts
+ * const notes = dropTexturesWithoutTexcoords(doc)
+ * // ['material "TopRightMat": baseColorTexture removed where it could not be read (TEXCOORD_0 missing on 1 primitive)']
+ * ```
+ */
+export function dropTexturesWithoutTexcoords(doc: Document): string[] {
+  const notes: string[] = []
+  for (const material of doc.getRoot().listMaterials()) {
+    const slots = textureSlots(doc, material)
+    if (slots.length === 0) continue
+    const users = material.listParents().filter((parent): parent is Primitive => parent instanceof Primitive)
+    // The primitives that cannot read some of the slots, grouped by which.
+    const groups = new Map<string, Primitive[]>()
+    for (const prim of users) {
+      const unread = slots.filter((slot) => !prim.getAttribute(`TEXCOORD_${texCoordOf(slot.info)}`)).map((slot) => slot.label)
+      if (unread.length > 0) groups.set(unread.join(', '), [...(groups.get(unread.join(', ')) ?? []), prim])
+    }
+    for (const [key, prims] of groups) {
+      const target = prims.length === users.length ? material : ownCopy(material)
+      const unread = key.split(', ')
+      const missing = new Set<string>()
+      const removed: string[] = []
+      for (const slot of textureSlots(doc, target).filter((s) => unread.includes(s.label))) {
+        missing.add(`TEXCOORD_${texCoordOf(slot.info)}`)
+        if (emptySlot(doc, slot)) removed.push(slot.label)
+      }
+      for (const prim of prims) prim.setMaterial(target)
+      const name = material.getName() || `#${doc.getRoot().listMaterials().indexOf(material)}`
+      const count = prims.length === 1 ? '1 primitive' : `${prims.length} primitives`
+      notes.push(
+        `material "${name}": ${removed.join(', ')} removed where it could not be read (${[...missing].join(', ')} missing on ${count})`,
+      )
+    }
+  }
+  return notes
+}
