@@ -83,26 +83,40 @@ describe('every glTF written is valid: textures a primitive has no UV set for', 
   })
 })
 
-/** A curved 4×4 grid of quads, indexed, with UVs, drawn with a material whose only tangent-space map is a clearcoat normal map under a texture transform. */
-function clearcoatGrid(): { doc: Document; prim: Primitive } {
-  const doc = new Document()
-  const buffer = doc.createBuffer()
-  const positions: number[] = []
-  const normals: number[] = []
-  const uvs: number[] = []
-  const indices: number[] = []
+type Geometry = { positions: number[]; normals: number[]; uvs: number[]; indices: number[] }
+
+/** A curved 4×4 grid of quads, indexed: smooth, its UVs without a seam. */
+function curvedGrid(): Geometry {
+  const g: Geometry = { positions: [], normals: [], uvs: [], indices: [] }
   for (let y = 0; y <= 4; y++) {
     for (let x = 0; x <= 4; x++) {
       const [u, v] = [x / 4, y / 4]
-      positions.push(u, v, Math.sin(u * 2) * 0.3)
+      g.positions.push(u, v, Math.sin(u * 2) * 0.3)
       const n = [-Math.cos(u * 2) * 0.6, 0, 1]
-      const length = Math.hypot(...n)
-      normals.push(...n.map((k) => k / length))
-      uvs.push(u, v)
+      g.normals.push(...n.map((k) => k / Math.hypot(...n)))
+      g.uvs.push(u, v)
     }
   }
   for (let y = 0; y < 4; y++)
-    for (let x = 0; x < 4; x++) indices.push(y * 5 + x, y * 5 + x + 1, y * 5 + x + 5, y * 5 + x + 1, y * 5 + x + 6, y * 5 + x + 5)
+    for (let x = 0; x < 4; x++) g.indices.push(y * 5 + x, y * 5 + x + 1, y * 5 + x + 5, y * 5 + x + 1, y * 5 + x + 6, y * 5 + x + 5)
+  return g
+}
+
+/** Two triangles sharing an edge, the second's UVs mirrored: its two shared vertices need a tangent of each handedness. */
+function mirroredPair(): Geometry {
+  return {
+    positions: [0, 0, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0],
+    normals: [0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1],
+    uvs: [0, 0, 1, 0, 0, 1, 1, 0],
+    indices: [0, 1, 2, 0, 2, 3],
+  }
+}
+
+/** A mesh drawn with a material whose only tangent-space map is a clearcoat normal map under a texture transform. */
+function clearcoatMesh(geometry: () => Geometry = curvedGrid): { doc: Document; prim: Primitive } {
+  const { positions, normals, uvs, indices } = geometry()
+  const doc = new Document()
+  const buffer = doc.createBuffer()
   const accessor = (type: 'VEC2' | 'VEC3', values: number[]) =>
     doc.createAccessor().setType(type).setArray(new Float32Array(values)).setBuffer(buffer)
   const texture = doc.createTexture().setMimeType('image/png').setImage(Buffer.from(FOUR_COLOURS_PNG, 'base64'))
@@ -120,40 +134,54 @@ function clearcoatGrid(): { doc: Document; prim: Primitive } {
   return { doc, prim }
 }
 
-describe('every glTF written is valid: a tangent space the material cannot derive', () => {
-  it('is given as MikkTSpace tangents: glTF-Transform’s tangents() of the same triangles, with the UVs the texture transform moves', async () => {
-    const { doc, prim } = clearcoatGrid()
-    const platform = await loadPlatform()
-    const before = await writeModel(platform, clearcoatGrid().doc, 'glb')
-    expect(before.notes?.join()).toMatch(
-      /TANGENT generated \(MikkTSpace\) for 1 primitive \(25 vertices\): its clearcoat normal map needs a tangent space/,
-    )
-    expect((await validateGlb(before.bytes)).errors).toEqual([])
-    expect(await addMissingTangents(doc)).toHaveLength(1)
+/** The same mesh unwelded, its UVs moved as the renderer moves them, with glTF-Transform's tangents(): per corner, what MikkTSpace gives. */
+async function referenceTangents(geometry: () => Geometry): Promise<Primitive> {
+  const reference = clearcoatMesh(geometry)
+  const info = reference.prim.getMaterial()!.getExtension<Clearcoat>('KHR_materials_clearcoat')!.getClearcoatNormalTextureInfo()!
+  const t = info.getExtension<UvTransform>('KHR_texture_transform')!
+  const uv = reference.prim.getAttribute('TEXCOORD_0')!
+  for (let i = 0, el: number[] = []; i < uv.getCount(); i++) {
+    const [x, y] = uv.getElement(i, el).map((value, k) => value * t.getScale()[k]!)
+    const r = t.getRotation()
+    uv.setElement(i, [t.getOffset()[0] + Math.cos(r) * x! + Math.sin(r) * y!, t.getOffset()[1] - Math.sin(r) * x! + Math.cos(r) * y!])
+  }
+  await reference.doc.transform(unweld(), tangents({ generateTangents }))
+  return reference.prim
+}
 
-    // The reference: the same triangles unwelded, their UVs moved as the renderer moves them, through glTF-Transform's tangents().
-    const reference = clearcoatGrid()
-    const transform = reference.prim.getMaterial()!.getExtension<Clearcoat>('KHR_materials_clearcoat')!.getClearcoatNormalTextureInfo()!
-    const t = transform.getExtension<UvTransform>('KHR_texture_transform')!
-    const uv = reference.prim.getAttribute('TEXCOORD_0')!
-    for (let i = 0, el: number[] = []; i < uv.getCount(); i++) {
-      const [x, y] = uv.getElement(i, el).map((value, k) => value * t.getScale()[k]!)
-      const r = t.getRotation()
-      uv.setElement(i, [t.getOffset()[0] + Math.cos(r) * x! + Math.sin(r) * y!, t.getOffset()[1] - Math.sin(r) * x! + Math.cos(r) * y!])
-    }
-    await reference.doc.transform(unweld(), tangents({ generateTangents }))
-    const expected = reference.prim.getAttribute('TANGENT')!
-    const got = prim.getAttribute('TANGENT')!
-    const indices = prim.getIndices()!.getArray()!
-    expect(got.getCount()).toBe(25) // a smooth grid splits no vertex
-    for (let corner = 0; corner < indices.length; corner++) {
-      const [a, b] = [expected.getElement(corner, []), got.getElement(indices[corner]!, [])]
-      for (let k = 0; k < 4; k++) expect(Math.abs(a[k]! - b[k]!), `corner ${corner}`).toBeLessThan(1e-5)
-    }
-  })
+describe('every glTF written is valid: a tangent space the material cannot derive', () => {
+  for (const [label, geometry, vertices] of [
+    ['a smooth grid: no vertex split', curvedGrid, 25],
+    ['two triangles mirrored in UV: their two shared vertices split', mirroredPair, 6],
+  ] as const) {
+    it(`is given as MikkTSpace tangents, glTF-Transform’s tangents() of the same triangles under the texture transform (${label})`, async () => {
+      const before = await writeModel(await loadPlatform(), clearcoatMesh(geometry).doc, 'glb')
+      expect(before.notes?.join()).toMatch(
+        new RegExp(
+          `TANGENT generated \\(MikkTSpace\\) for 1 primitive \\(${vertices} vertices\\): its clearcoat normal map needs a tangent space`,
+        ),
+      )
+      expect((await validateGlb(before.bytes)).errors).toEqual([])
+
+      const { doc, prim } = clearcoatMesh(geometry)
+      expect(await addMissingTangents(doc)).toHaveLength(1)
+      const expected = await referenceTangents(geometry)
+      const indices = prim.getIndices()!.getArray()!
+      expect(prim.getAttribute('TANGENT')!.getCount()).toBe(vertices)
+      for (let corner = 0; corner < indices.length; corner++) {
+        for (const semantic of ['TANGENT', 'POSITION'] as const) {
+          const [a, b] = [
+            expected.getAttribute(semantic)!.getElement(corner, []),
+            prim.getAttribute(semantic)!.getElement(indices[corner]!, []),
+          ]
+          for (let k = 0; k < a.length; k++) expect(Math.abs(a[k]! - b[k]!), `${semantic} at corner ${corner}`).toBeLessThan(1e-5)
+        }
+      }
+    })
+  }
 
   it('leaves a material with a normal map alone: renderers derive the tangent space from it', async () => {
-    const { doc, prim } = clearcoatGrid()
+    const { doc, prim } = clearcoatMesh()
     prim.getMaterial()!.setNormalTexture(doc.getRoot().listTextures()[0]!)
     expect(await addMissingTangents(doc)).toEqual([])
     expect(prim.getAttribute('TANGENT')).toBeNull()

@@ -68,30 +68,44 @@ function addTangents(doc: Document, prim: Primitive, uvs: string, transform: UvT
   // mikktspace-wasm's handedness is the opposite of glTF's (glTF-Transform's tangents() flips it too).
   for (let i = 3; i < tangents.length; i += 4) tangents[i] = -tangents[i]!
 
-  // One vertex per (input vertex, tangent) pair: the vertex stays where its corners agree.
-  const vertexOf = new Map<string, number>()
-  const source: number[] = []
-  const written: number[] = []
+  // A vertex keeps its number and the tangent of its first corner; a corner whose tangent differs
+  // (a UV seam the vertex straddles) gets a new vertex per tangent, numbered after the others.
+  const firstCorner = new Int32Array(count).fill(-1)
+  const source = Array.from({ length: count }, (_, v) => v)
+  const extraCorner: number[] = []
+  const extraOf = new Map<string, number>()
   const index = new Uint32Array(corners)
+  const same = (a: number, b: number) => [0, 1, 2, 3].every((k) => tangents[a * 4 + k] === tangents[b * 4 + k])
   for (let c = 0; c < corners; c++) {
-    const key = `${indices[c]}|${tangents[c * 4]},${tangents[c * 4 + 1]},${tangents[c * 4 + 2]},${tangents[c * 4 + 3]}`
-    let v = vertexOf.get(key)
-    if (v === undefined) {
-      v = source.length
-      vertexOf.set(key, v)
-      source.push(indices[c]!)
-      written.push(c)
+    const v = indices[c]!
+    if (firstCorner[v]! < 0) firstCorner[v] = c
+    else if (!same(firstCorner[v]!, c)) {
+      const key = `${v}|${tangents.subarray(c * 4, c * 4 + 4).join(',')}`
+      let extra = extraOf.get(key)
+      if (extra === undefined) {
+        extra = source.length
+        extraOf.set(key, extra)
+        source.push(v)
+        extraCorner.push(c)
+      }
+      index[c] = extra
+      continue
     }
     index[c] = v
   }
   const tangent = new Float32Array(source.length * 4)
-  for (const [v, c] of written.entries()) tangent.set(tangents.subarray(c * 4, c * 4 + 4), v * 4)
+  const cornerOf = (v: number) => (v < count ? firstCorner[v]! : extraCorner[v - count]!)
+  for (let v = 0; v < source.length; v++) {
+    const c = cornerOf(v)
+    // A vertex no triangle uses draws nothing: any unit tangent is valid for it.
+    tangent.set(c < 0 ? [1, 0, 0, 1] : tangents.subarray(c * 4, c * 4 + 4), v * 4)
+  }
   const buffer = prim.getAttribute('POSITION')!.getBuffer()
   const tangentAccessor = doc.createAccessor().setType('VEC4').setArray(tangent).setBuffer(buffer)
   // Where no vertex splits, the primitive keeps its accessors, and the primitives drawing the very
   // same ones (ClearCoatTest's spheres, one per material) get the same tangents: the encoders keep
   // a shared set of streams shared, and one primitive with a stream more would get a copy of them all.
-  if (source.length === count && source.every((s, v) => s === v)) {
+  if (source.length === count) {
     for (const same of drawingTheSame(prim)) same.setAttribute('TANGENT', tangentAccessor)
     return count
   }
