@@ -180,6 +180,29 @@ describe('every glTF written is valid: a tangent space the material cannot deriv
     })
   }
 
+  it('gives a primitive without a whole triangle the default tangent, and leaves a primitive MikkTSpace fails on as it was, with a note', async () => {
+    const { doc, prim } = clearcoatMesh()
+    prim.setIndices(
+      doc
+        .createAccessor()
+        .setType('SCALAR')
+        .setArray(new Uint16Array([0, 1])),
+    )
+    expect(await addMissingTangents(doc)).toEqual([
+      expect.stringMatching(/^TANGENT generated \(MikkTSpace\) for 1 primitive \(25 vertices\)/),
+    ])
+    expect(prim.getAttribute('TANGENT')!.getElement(0, [])).toEqual([1, 0, 0, 1])
+
+    const failing = clearcoatMesh()
+    const trap = () => {
+      throw new WebAssembly.RuntimeError('unreachable')
+    }
+    expect(await addMissingTangents(failing.doc, trap)).toEqual([
+      'TANGENT not generated for 1 primitive: MikkTSpace could not take their geometry (unreachable)',
+    ])
+    expect(failing.prim.getAttribute('TANGENT')).toBeNull()
+  })
+
   it('leaves a material with a normal map alone: renderers derive the tangent space from it', async () => {
     const { doc, prim } = clearcoatMesh()
     prim.getMaterial()!.setNormalTexture(doc.getRoot().listTextures()[0]!)

@@ -26,14 +26,15 @@ function tangentSpaceNeed(material: Material | null): { label: string; uvs: Text
  * them (ClearCoatTest's sphere with only a clearcoat normal map), and renderers would each make up
  * their own. The tangents follow the UV set the texture reads, as its KHR_texture_transform moves
  * it. A vertex whose corners get different tangents (a UV seam) is split, and only there. The
- * `mikktspace` WASM module is loaded the first time a file needs it. Returns a note, or none.
+ * `mikktspace` WASM module is loaded the first time a file needs it (`generator` stands in for it,
+ * to show what a failing one leaves). Returns a note, or none.
  *
  * ```ts
  * notes.push(...(await addMissingTangents(doc)))
  * // ['TANGENT generated (MikkTSpace) for 1 primitive (…): …clearcoat normal map needs a tangent space…']
  * ```
  */
-export async function addMissingTangents(doc: Document): Promise<string[]> {
+export async function addMissingTangents(doc: Document, generator?: GenerateTangents): Promise<string[]> {
   const wanted: { prim: Primitive; uvs: string; transform: UvTransform | null; label: string }[] = []
   for (const mesh of doc.getRoot().listMeshes()) {
     for (const prim of mesh.listPrimitives()) {
@@ -45,18 +46,43 @@ export async function addMissingTangents(doc: Document): Promise<string[]> {
     }
   }
   if (wanted.length === 0) return []
-  const { generateTangents } = (await import('mikktspace')) as { generateTangents: GenerateTangents }
+  const generateTangents = generator ?? ((await import('mikktspace')) as { generateTangents: GenerateTangents }).generateTangents
   let vertices = 0
-  for (const { prim, uvs, transform } of wanted) vertices += addTangents(doc, prim, uvs, transform, generateTangents)
+  let done = 0
+  const failed: string[] = []
+  for (const { prim, uvs, transform } of wanted) {
+    const generated = addTangents(doc, prim, uvs, transform, generateTangents)
+    if (typeof generated === 'number') {
+      vertices += generated
+      done++
+    } else failed.push(generated.failed)
+  }
   const labels = [...new Set(wanted.map((w) => w.label))].join(' or ')
-  const primitives = wanted.length === 1 ? '1 primitive' : `${wanted.length} primitives`
+  const count = (n: number) => (n === 1 ? '1 primitive' : `${n} primitives`)
   return [
-    `TANGENT generated (MikkTSpace) for ${primitives} (${vertices} vertices): ${labels} needs a tangent space, and with no normal map a renderer has none to derive`,
+    ...(done > 0
+      ? [
+          `TANGENT generated (MikkTSpace) for ${count(done)} (${vertices} vertices): ${labels} needs a tangent space, and with no normal map a renderer has none to derive`,
+        ]
+      : []),
+    // The file is still written: without tangents, as it came.
+    ...(failed.length > 0
+      ? [`TANGENT not generated for ${count(failed.length)}: MikkTSpace could not take their geometry (${failed[0]})`]
+      : []),
   ]
 }
 
-/** Adds TANGENT to one primitive, splitting the vertices whose corners disagree; returns its vertex count. */
-function addTangents(doc: Document, prim: Primitive, uvs: string, transform: UvTransform | null, generate: GenerateTangents): number {
+/**
+ * Adds TANGENT to one primitive, splitting the vertices whose corners disagree; returns its vertex
+ * count, or why MikkTSpace failed (its WASM build traps on what it cannot take).
+ */
+function addTangents(
+  doc: Document,
+  prim: Primitive,
+  uvs: string,
+  transform: UvTransform | null,
+  generate: GenerateTangents,
+): number | { failed: string } {
   const count = prim.getAttribute('POSITION')!.getCount()
   const indices = prim.getIndices()?.getArray() ?? Uint32Array.from({ length: count }, (_, i) => i)
   const corners = indices.length - (indices.length % 3)
@@ -64,7 +90,13 @@ function addTangents(doc: Document, prim: Primitive, uvs: string, transform: UvT
   const normal = cornerValues(prim.getAttribute('NORMAL')!, indices, corners, 3)
   const texcoord = cornerValues(prim.getAttribute(uvs)!, indices, corners, 2)
   if (transform) transformUvs(texcoord, transform)
-  const tangents = generate(position, normal, texcoord)
+  // Without a whole triangle there is nothing to measure: every vertex gets the default tangent below.
+  let tangents: Float32Array
+  try {
+    tangents = corners > 0 ? generate(position, normal, texcoord) : new Float32Array(0)
+  } catch (error) {
+    return { failed: error instanceof Error && error.message ? error.message : String(error) }
+  }
   // mikktspace-wasm's handedness is the opposite of glTF's (glTF-Transform's tangents() flips it too).
   for (let i = 3; i < tangents.length; i += 4) tangents[i] = -tangents[i]!
 
