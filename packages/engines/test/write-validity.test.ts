@@ -203,6 +203,19 @@ describe('every glTF written is valid: a tangent space the material cannot deriv
     expect(failing.prim.getAttribute('TANGENT')).toBeNull()
   })
 
+  it('gives two coated primitives drawing the same streams one tangent stream, and leaves no accessor unused', async () => {
+    const { doc, prim } = clearcoatMesh()
+    const twin = doc.createPrimitive().setIndices(prim.getIndices()).setMaterial(prim.getMaterial()!.clone())
+    for (const semantic of prim.listSemantics()) twin.setAttribute(semantic, prim.getAttribute(semantic))
+    doc.getRoot().listMeshes()[0]!.addPrimitive(twin)
+    const accessors = doc.getRoot().listAccessors().length
+    expect(await addMissingTangents(doc)).toEqual([
+      expect.stringMatching(/^TANGENT generated \(MikkTSpace\) for 2 primitives \(25 vertices\)/),
+    ])
+    expect(twin.getAttribute('TANGENT')).toBe(prim.getAttribute('TANGENT'))
+    expect(doc.getRoot().listAccessors()).toHaveLength(accessors + 1)
+  })
+
   it('leaves a material with a normal map alone: renderers derive the tangent space from it', async () => {
     const { doc, prim } = clearcoatMesh()
     prim.getMaterial()!.setNormalTexture(doc.getRoot().listTextures()[0]!)

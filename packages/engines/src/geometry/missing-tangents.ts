@@ -51,6 +51,11 @@ export async function addMissingTangents(doc: Document, generator?: GenerateTang
   let done = 0
   const failed: string[] = []
   for (const { prim, uvs, transform } of wanted) {
+    // Given with the streams it shares with a primitive before it (generating again would unshare them).
+    if (prim.getAttribute('TANGENT')) {
+      done++
+      continue
+    }
     const generated = addTangents(doc, prim, uvs, transform, generateTangents)
     if (typeof generated === 'number') {
       vertices += generated
