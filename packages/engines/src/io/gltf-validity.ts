@@ -12,7 +12,8 @@ import { dropTexturesWithoutTexcoords } from './texture-slots.ts'
  * emissive factor above 1 moves into `KHR_materials_emissive_strength`, so the brightness is kept),
  * names become strings, a texture a primitive has no UV set for is removed where it is drawn
  * that way (texture-slots.ts), and a primitive whose material needs a tangent space it cannot
- * derive gets MikkTSpace tangents (missing-tangents.ts). Returns one note per kind of change, for the task record.
+ * derive gets MikkTSpace tangents (missing-tangents.ts). Returns one note per kind of change, for
+ * the task record.
  *
  * ```ts
  * const notes = await makeGltfValid(doc) // then io.writeBinary(doc)
