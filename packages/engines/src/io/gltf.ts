@@ -11,6 +11,15 @@ export function isGlb(bytes: Uint8Array): boolean {
   return bytes.byteLength >= 12 && new DataView(bytes.buffer, bytes.byteOffset, 12).getUint32(0, true) === GLB_MAGIC
 }
 
+/** The byte lengths of a GLB's JSON chunk and of its binary chunk (0 without one); undefined for what is not a whole GLB. */
+export function glbChunkLengths(bytes: Uint8Array): { json: number; bin: number } | undefined {
+  if (!isGlb(bytes) || bytes.byteLength < 20) return undefined
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const json = view.getUint32(12, true)
+  if (20 + json > bytes.byteLength) return undefined
+  return { json, bin: 20 + json + 8 <= bytes.byteLength ? view.getUint32(20 + json, true) : 0 }
+}
+
 /** Reads a binary glTF (.glb). External URIs are refused: the service never reads its own disk for a client. */
 export async function readGlb(io: NodeIO, bytes: Uint8Array): Promise<Document> {
   if (!isGlb(bytes)) throw new ModelInputError('not a GLB file (bad magic header)')
