@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { Document } from '@gltf-transform/core'
-import { uninstance, unpartition } from '@gltf-transform/functions'
+import { cloneDocument, uninstance, unpartition } from '@gltf-transform/functions'
 import { expect } from 'vitest'
 import { documentBounds, type EnginePool, type Platform } from '../../src/index.ts'
 import { readModel } from '../../src/io/index.ts'
@@ -18,7 +18,8 @@ export function compressFileWith(pool: EnginePool, platform: Platform) {
   return async (path: string, options: Record<string, unknown>) => {
     const format = path.endsWith('.obj') ? 'obj' : 'glb'
     const input = format === 'obj' ? await readModel(platform, await readFile(path), 'obj') : await platform.io.read(path)
-    const glb = path.endsWith('.gltf') ? await glbOf(platform, path) : null
+    // The .gltf read once: the job gets a packed copy of what `input` holds.
+    const glb = path.endsWith('.gltf') ? await platform.io.writeBinary(await cloneDocument(input).transform(unpartition())) : null
     const result = success(await pool.run({ name: 'compress', input: glb ? { bytes: glb } : { path }, format, options }))
     const bytes = result.bytes!
     const validation = await validateGlb(bytes)
