@@ -20,13 +20,22 @@ function corpusModels(): string[] {
   return [...files(SHARED_CORPUS, ['.glb', '.gltf', '.obj']), ...files(ASSIMP_GLTF, ['.glb', '.gltf'])]
 }
 
-/** What a compress job that fails may say: the input's problem, never Mos's own. */
+/** Every job that writes a glTF: compress with each engine and with merge, convert to GLB, repair. */
+const JOBS = [
+  ['compress', { engine: 'meshopt' }],
+  ['compress', { engine: 'meshopt', merge: true }],
+  ['compress', { engine: 'draco' }],
+  ['convert', { target_format: 'glb' }],
+  ['repair', {}],
+] as const
+
+/** What a job that fails may say: the input's problem, never Mos's own. */
 const INPUT_PROBLEM = /^(?!internal error)/
 
 // "Every glTF we write validates with 0 errors in glTF-Validator", on the whole corpus, the deliberately broken files
-// included: each compress result of every engine and with merge either validates or the task fails naming the input.
+// included: each result of every job writing a glTF either validates or the task fails naming the input.
 describe.skipIf(!available)(
-  'compress on the whole corpus: every result passes glTF-Validator, or the task says what is wrong with the input',
+  'compress, convert and repair on the whole corpus: every result passes glTF-Validator, or the task says what is wrong with the input',
   async () => {
     const pool = createEnginePool({ threads: 2 })
     const platform = await loadPlatform()
@@ -41,18 +50,15 @@ describe.skipIf(!available)(
         const packed = extension === 'gltf' ? await glbOf(platform, path).catch(() => null) : null
         const bytes = packed ?? new Uint8Array(readFileSync(path))
         const format = packed ? 'glb' : extension
-        for (const options of [{ engine: 'meshopt' }, { engine: 'meshopt', merge: true }, { engine: 'draco' }]) {
-          const result = await pool.run({
-            name: 'compress',
-            input: { bytes: bytes.slice() },
-            format,
-            options,
-          })
+        for (const [name, options] of JOBS) {
+          const result = await pool.run({ name, input: { bytes: bytes.slice() }, format, options })
           if (!result.ok) {
-            expect(result.message, JSON.stringify(options)).toMatch(INPUT_PROBLEM)
+            expect(result.message, `${name} ${JSON.stringify(options)}`).toMatch(INPUT_PROBLEM)
             continue
           }
-          expect((await validateGlb(result.bytes!)).errors, JSON.stringify(options)).toEqual([])
+          // Repair writes an OBJ, STL or PLY back as what it was.
+          if (result.extension !== 'glb') continue
+          expect((await validateGlb(result.bytes!)).errors, `${name} ${JSON.stringify(options)}`).toEqual([])
         }
       })
     }

@@ -71,6 +71,7 @@ describe('repair job', async () => {
       duplicate_vertices_merged: 3,
       degenerate_faces_removed: 3,
       normals_recomputed: 3 + 4, // three broken, four missing
+      normals_normalized: 0,
       non_finite_values_fixed: 2,
       non_finite_faces_removed: 1,
       out_of_range_faces_removed: 1,
@@ -192,6 +193,7 @@ describe('repair job', async () => {
     it('BoxBadNormals, IndexOutOfRange: repaired, then diagnosed clean', async () => {
       const cases = [
         { path: paths.badNormals, format: 'glb', bytes: undefined, fixed: 'normals_recomputed' },
+        { path: paths.badNormals, format: 'glb', bytes: undefined, fixed: 'normals_normalized' },
         { path: paths.indexOutOfRange, format: 'gltf', bytes: embeddedGltf(paths.indexOutOfRange), fixed: 'out_of_range_faces_removed' },
       ] as const
       for (const c of cases) {

@@ -15,14 +15,15 @@ export const UNIT_NORMALS = 'unitNormals'
  */
 export function unitNormals(): Transform {
   const transform: Transform = (doc: Document) => {
-    const changed = fixNormals(doc)
+    const changed = normalizeNormals(doc)
     if (changed > 0) doc.getLogger().info(`${UNIT_NORMALS}: ${changed} normals made unit length`)
   }
   Object.defineProperty(transform, 'name', { value: UNIT_NORMALS })
   return transform
 }
 
-function fixNormals(doc: Document): number {
+/** `unitNormals` itself, for a caller that counts what it changed (repair's `normals_normalized`). */
+export function normalizeNormals(doc: Document): number {
   let changed = 0
   const done = new Set<unknown>()
   for (const mesh of doc.getRoot().listMeshes()) {

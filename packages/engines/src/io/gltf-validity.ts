@@ -10,10 +10,10 @@ import { dropTexturesWithoutTexcoords } from './texture-slots.ts'
  * glTF-Validator refuses some of them. Skin weights are renormalised to sum 1, texture coordinates
  * and colours get an accessor type glTF allows, and material factors are brought into 0..1 (an
  * emissive factor above 1 moves into `KHR_materials_emissive_strength`, so the brightness is kept),
- * names become strings, a texture a primitive has no UV set for is removed where it is drawn
- * that way (texture-slots.ts), and a primitive whose material needs a tangent space it cannot
- * derive gets MikkTSpace tangents (missing-tangents.ts). Returns one note per kind of change, for
- * the task record.
+ * names become strings, UV and colour sets are numbered from 0 without gaps, a texture a primitive
+ * has no UV set for is removed where it is drawn that way (texture-slots.ts), and a primitive whose
+ * material needs a tangent space it cannot derive gets MikkTSpace tangents (missing-tangents.ts).
+ * Returns one note per kind of change, for the task record.
  *
  * ```ts
  * const notes = await makeGltfValid(doc) // then io.writeBinary(doc)
@@ -25,6 +25,7 @@ export async function makeGltfValid(doc: Document): Promise<string[]> {
   if (weights > 0) notes.push(`skin weights of ${weights} vertices renormalised to sum 1 (glTF requires it)`)
   notes.push(...fixAttributeFormats(doc))
   for (const material of doc.getRoot().listMaterials()) notes.push(...fixMaterialFactors(doc, material))
+  renumberAttributeSets(doc) // first: a texture reading a renumbered set reads it under its new number
   notes.push(...dropTexturesWithoutTexcoords(doc))
   notes.push(...(await addMissingTangents(doc)))
   stringifyNames(doc)
@@ -162,4 +163,39 @@ function fixMaterialFactors(doc: Document, material: Material): string[] {
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000
+}
+
+/**
+ * glTF requires TEXCOORD_n and COLOR_n sets numbered from 0 without gaps (readers such as assimp
+ * refuse a lone TEXCOORD_1); renumber them, and the primitive's material texture references with them.
+ */
+export function renumberAttributeSets(doc: Document): void {
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      for (const prefix of ['TEXCOORD_', 'COLOR_']) {
+        const sets = prim
+          .listSemantics()
+          .filter((s) => s.startsWith(prefix))
+          .map((s) => Number(s.slice(prefix.length)))
+          .sort((a, b) => a - b)
+        if (sets.every((set, i) => set === i)) continue
+        const accessors = sets.map((set) => prim.getAttribute(`${prefix}${set}`)!)
+        for (const set of sets) prim.setAttribute(`${prefix}${set}`, null)
+        accessors.forEach((accessor, i) => prim.setAttribute(`${prefix}${i}`, accessor))
+        const material = prim.getMaterial()
+        if (prefix !== 'TEXCOORD_' || !material) continue
+        const infos = [
+          material.getBaseColorTextureInfo(),
+          material.getNormalTextureInfo(),
+          material.getOcclusionTextureInfo(),
+          material.getEmissiveTextureInfo(),
+          material.getMetallicRoughnessTextureInfo(),
+        ]
+        for (const info of infos) {
+          const index = info ? sets.indexOf(info.getTexCoord()) : -1
+          if (info && index >= 0) info.setTexCoord(index)
+        }
+      }
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
 import { errorMessage, ModelInputError } from '../errors.ts'
+import { compactGltfJson } from './compact-json.ts'
 import { readGltf } from './gltf.ts'
 import type { ReadOptions } from './limits.ts'
 import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
@@ -89,6 +90,7 @@ export async function writeGltfZip(io: NodeIO, doc: Document): Promise<Uint8Arra
     if (uri && !uri.startsWith('data:')) item.setURI(uri.replace(/^.*[\\/]/, '').replace(/^\.+/, '') || '')
   }
   const { json, resources } = await io.writeJSON(doc, { basename: 'model' })
+  compactGltfJson(json)
   const entries: Record<string, { bytes: Uint8Array; level: ZipLevel }> = {
     'model.gltf': { bytes: new TextEncoder().encode(JSON.stringify(json, null, 2)), level: 6 },
   }

@@ -1,6 +1,7 @@
-import type { Document, NodeIO } from '@gltf-transform/core'
+import { type Document, Format, type NodeIO } from '@gltf-transform/core'
 import { unpartition } from '@gltf-transform/functions'
 import { errorMessage, ModelInputError } from '../errors.ts'
+import { compactGltfJson } from './compact-json.ts'
 import { assertGltfRanges } from './gltf-ranges.ts'
 import { assertJsonDepth } from './json-depth.ts'
 
@@ -57,11 +58,41 @@ export async function readGltf(io: NodeIO, bytes: Uint8Array, resources: Record<
   return io.readJSON({ json: json as never, resources: resources as Record<string, Uint8Array<ArrayBuffer>> })
 }
 
-/** Writes a Document as a single GLB. */
+/**
+ * Writes a Document as a single GLB, its JSON compacted (compact-json.ts). The container is
+ * glTF-Transform's `writeBinary`'s, byte for byte: a 12-byte header, the JSON chunk padded with
+ * spaces and the binary chunk with zeros to 4 bytes.
+ */
 export async function writeGlb(io: NodeIO, doc: Document): Promise<Uint8Array> {
   // A GLB holds one binary chunk: glTF inputs with several buffers (simple_skin has four) are merged.
   if (doc.getRoot().listBuffers().length > 1) await doc.transform(unpartition())
-  return io.writeBinary(doc)
+  const { json, resources } = await io.writeJSON(doc, { format: Format.GLB })
+  compactGltfJson(json)
+  const chunk = (type: number, data: Uint8Array, pad: number) => {
+    const padded = new Uint8Array(Math.ceil(data.byteLength / 4) * 4).fill(pad)
+    padded.set(data)
+    const header = new DataView(new ArrayBuffer(8))
+    header.setUint32(0, padded.byteLength, true)
+    header.setUint32(4, type, true)
+    return [new Uint8Array(header.buffer), padded]
+  }
+  const bin = Object.values(resources)[0]
+  const parts = [
+    ...chunk(0x4e4f534a, new TextEncoder().encode(JSON.stringify(json)), 0x20),
+    ...(bin && bin.byteLength > 0 ? chunk(0x004e4942, bin, 0) : []),
+  ]
+  const length = 12 + parts.reduce((sum, part) => sum + part.byteLength, 0)
+  const out = new Uint8Array(length)
+  const view = new DataView(out.buffer)
+  view.setUint32(0, GLB_MAGIC, true)
+  view.setUint32(4, 2, true)
+  view.setUint32(8, length, true)
+  let offset = 12
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.byteLength
+  }
+  return out
 }
 
 interface GltfJson {

@@ -2,7 +2,7 @@ import type { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
 import { checkTargetCanHold } from '../io/target-holds.ts'
-import { stringifyNames } from '../io/gltf-validity.ts'
+import { renumberAttributeSets, stringifyNames } from '../io/gltf-validity.ts'
 import type { Platform } from '../platform.ts'
 import { checkFiniteAttributes, unitNormals } from '../geometry/unit-normals.ts'
 
@@ -79,41 +79,6 @@ function checkGeometry(doc: Document): void {
         throw new ModelInputError(
           `invalid input: ${where} references vertex ${max} of ${vertices} (out-of-range indices; repair drops them)`,
         )
-      }
-    }
-  }
-}
-
-/**
- * glTF requires TEXCOORD_n and COLOR_n sets numbered from 0 without gaps (readers such as assimp
- * refuse a lone TEXCOORD_1); renumber them, and the primitive's material texture references with them.
- */
-function renumberAttributeSets(doc: Document): void {
-  for (const mesh of doc.getRoot().listMeshes()) {
-    for (const prim of mesh.listPrimitives()) {
-      for (const prefix of ['TEXCOORD_', 'COLOR_']) {
-        const sets = prim
-          .listSemantics()
-          .filter((s) => s.startsWith(prefix))
-          .map((s) => Number(s.slice(prefix.length)))
-          .sort((a, b) => a - b)
-        if (sets.every((set, i) => set === i)) continue
-        const accessors = sets.map((set) => prim.getAttribute(`${prefix}${set}`)!)
-        for (const set of sets) prim.setAttribute(`${prefix}${set}`, null)
-        accessors.forEach((accessor, i) => prim.setAttribute(`${prefix}${i}`, accessor))
-        const material = prim.getMaterial()
-        if (prefix !== 'TEXCOORD_' || !material) continue
-        const infos = [
-          material.getBaseColorTextureInfo(),
-          material.getNormalTextureInfo(),
-          material.getOcclusionTextureInfo(),
-          material.getEmissiveTextureInfo(),
-          material.getMetallicRoughnessTextureInfo(),
-        ]
-        for (const info of infos) {
-          const index = info ? sets.indexOf(info.getTexCoord()) : -1
-          if (info && index >= 0) info.setTexCoord(index)
-        }
       }
     }
   }

@@ -12,6 +12,7 @@ import {
   triangleCross,
 } from '../geometry/mesh-defects.ts'
 import { normalizeSkinWeights } from '../geometry/skin-weights.ts'
+import { normalizeNormals } from '../geometry/unit-normals.ts'
 import { canonicalVertices, vertexAccessors } from '../geometry/vertex-rows.ts'
 
 /** What repair fixed, by defect; the names are those of the task record's `repairs` field (docs/repair.md). */
@@ -19,6 +20,8 @@ export interface RepairReport {
   duplicate_vertices_merged: number
   degenerate_faces_removed: number
   normals_recomputed: number
+  /** Normals that were not unit length (glTF-Validator's ACCESSOR_VECTOR3_NON_UNIT), normalized. */
+  normals_normalized: number
   non_finite_values_fixed: number
   /** Faces (or lines, points) dropped because a corner had a non-finite position. */
   non_finite_faces_removed: number
@@ -65,6 +68,7 @@ export async function repairDocument(doc: Document): Promise<RepairReport> {
     duplicate_vertices_merged: 0,
     degenerate_faces_removed: 0,
     normals_recomputed: 0,
+    normals_normalized: 0,
     non_finite_values_fixed: 0,
     non_finite_faces_removed: 0,
     out_of_range_faces_removed: 0,
@@ -82,6 +86,8 @@ export async function repairDocument(doc: Document): Promise<RepairReport> {
   for (const mesh of doc.getRoot().listMeshes()) {
     for (const prim of mesh.listPrimitives()) repairPrimitive(doc, prim, report, replaced)
   }
+  // After the broken normals were recomputed: what is left off unit length is only too long or too short.
+  report.normals_normalized = normalizeNormals(doc)
   // After the non-finite weights became 0, so those vertices are renormalised too.
   report.weights_normalized = normalizeSkinWeights(doc)
   // An empty file is no repair: say why instead (e.g. every vertex has an infinite coordinate).
