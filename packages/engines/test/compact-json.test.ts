@@ -1,7 +1,7 @@
-import { Document } from '@gltf-transform/core'
 import { unzipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { sharedWideUvs } from '../../../test/support/gltf-fixtures.ts'
 import { createEnginePool, loadPlatform } from '../src/index.ts'
 import { glbJson } from '../src/io/gltf-limits.ts'
 import { writeModel } from '../src/io/index.ts'
@@ -21,16 +21,9 @@ const LONG_FLOAT = /\d\.\d{10,}/
 
 describe('every glTF Mos writes has compact JSON', () => {
   it('keeps a node transform to the digit, as a converted scene far from the origin needs', async () => {
-    const doc = new Document()
-    const buffer = doc.createBuffer()
-    const position = doc
-      .createAccessor()
-      .setType('VEC3')
-      .setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]))
-      .setBuffer(buffer)
-    const mesh = doc.createMesh().addPrimitive(doc.createPrimitive().setAttribute('POSITION', position))
+    const doc = sharedWideUvs() // any scene: one triangle mesh under one node
     const translation: [number, number, number] = [4_512_345.123456789, 0.1, -7.000000000000001]
-    doc.createScene().addChild(doc.createNode().setMesh(mesh).setTranslation(translation))
+    doc.getRoot().listNodes()[0]!.setTranslation(translation)
     const written = await writeModel(await loadPlatform(), doc, 'glb')
     const json = glbJson(written.bytes) as { nodes: { translation: number[] }[] }
     expect(json.nodes[0]!.translation).toEqual(translation)

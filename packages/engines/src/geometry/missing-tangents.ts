@@ -105,8 +105,33 @@ function addTangents(
   // mikktspace-wasm's handedness is the opposite of glTF's (glTF-Transform's tangents() flips it too).
   for (let i = 3; i < tangents.length; i += 4) tangents[i] = -tangents[i]!
 
-  // A vertex keeps its number and the tangent of its first corner; a corner whose tangent differs
-  // (a UV seam the vertex straddles) gets a new vertex per tangent, numbered after the others.
+  const { source, index, tangent } = vertexPerTangent(indices, count, corners, tangents)
+  const buffer = prim.getAttribute('POSITION')!.getBuffer()
+  const tangentAccessor = doc.createAccessor().setType('VEC4').setArray(tangent).setBuffer(buffer)
+  // Where no vertex splits, the primitive keeps its accessors, and the primitives drawing the very
+  // same ones (ClearCoatTest's spheres, one per material) get the same tangents: the encoders keep
+  // a shared set of streams shared, and one primitive with a stream more would get a copy of them all.
+  if (source.length === count) {
+    for (const same of drawingTheSame(prim)) same.setAttribute('TANGENT', tangentAccessor)
+    return count
+  }
+  rebuildWithVertices(doc, prim, source, index)
+  prim.setAttribute('TANGENT', tangentAccessor)
+  return source.length
+}
+
+/**
+ * The vertices a primitive needs once each corner has its tangent: a vertex keeps its number and
+ * the tangent of its first corner; a corner whose tangent differs (a UV seam the vertex straddles)
+ * gets a new vertex per tangent, numbered after the others. `source` is each vertex's input vertex,
+ * `index` each corner's vertex, `tangent` each vertex's tangent.
+ */
+function vertexPerTangent(
+  indices: ArrayLike<number>,
+  count: number,
+  corners: number,
+  tangents: Float32Array,
+): { source: number[]; index: Uint32Array; tangent: Float32Array } {
   const firstCorner = new Int32Array(count).fill(-1)
   const source = Array.from({ length: count }, (_, v) => v)
   const extraCorner: number[] = []
@@ -115,6 +140,7 @@ function addTangents(
   const same = (a: number, b: number) => [0, 1, 2, 3].every((k) => tangents[a * 4 + k] === tangents[b * 4 + k])
   for (let c = 0; c < corners; c++) {
     const v = indices[c]!
+    index[c] = v
     if (firstCorner[v]! < 0) firstCorner[v] = c
     else if (!same(firstCorner[v]!, c)) {
       const key = `${v}|${tangents.subarray(c * 4, c * 4 + 4).join(',')}`
@@ -126,45 +152,32 @@ function addTangents(
         extraCorner.push(c)
       }
       index[c] = extra
-      continue
     }
-    index[c] = v
   }
   const tangent = new Float32Array(source.length * 4)
-  const cornerOf = (v: number) => (v < count ? firstCorner[v]! : extraCorner[v - count]!)
   for (let v = 0; v < source.length; v++) {
-    const c = cornerOf(v)
+    const c = v < count ? firstCorner[v]! : extraCorner[v - count]!
     // A vertex no triangle uses draws nothing: any unit tangent is valid for it.
     tangent.set(c < 0 ? [1, 0, 0, 1] : tangents.subarray(c * 4, c * 4 + 4), v * 4)
   }
-  const buffer = prim.getAttribute('POSITION')!.getBuffer()
-  const tangentAccessor = doc.createAccessor().setType('VEC4').setArray(tangent).setBuffer(buffer)
-  // Where no vertex splits, the primitive keeps its accessors, and the primitives drawing the very
-  // same ones (ClearCoatTest's spheres, one per material) get the same tangents: the encoders keep
-  // a shared set of streams shared, and one primitive with a stream more would get a copy of them all.
-  if (source.length === count) {
-    for (const same of drawingTheSame(prim)) same.setAttribute('TANGENT', tangentAccessor)
-    return count
-  }
+  return { source, index, tangent }
+}
+
+/** Gives a primitive (and its morph targets) the vertices `source` names and the corners `index` draws; what nothing else reads goes. */
+function rebuildWithVertices(doc: Document, prim: Primitive, source: number[], index: Uint32Array): void {
   const replaced = new Set<Accessor>()
-  for (const semantic of prim.listSemantics()) {
-    replaced.add(prim.getAttribute(semantic)!)
-    prim.setAttribute(semantic, picked(doc, prim.getAttribute(semantic)!, source))
-  }
-  for (const target of prim.listTargets()) {
-    for (const semantic of target.listSemantics()) {
-      replaced.add(target.getAttribute(semantic)!)
-      target.setAttribute(semantic, picked(doc, target.getAttribute(semantic)!, source))
+  for (const holder of [prim, ...prim.listTargets()]) {
+    for (const semantic of holder.listSemantics()) {
+      replaced.add(holder.getAttribute(semantic)!)
+      holder.setAttribute(semantic, picked(doc, holder.getAttribute(semantic)!, source))
     }
   }
-  prim.setAttribute('TANGENT', tangentAccessor)
   const oldIndices = prim.getIndices()
   if (oldIndices) replaced.add(oldIndices)
   const narrow = source.length <= 0xffff ? Uint16Array.from(index) : index
-  prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(narrow).setBuffer(buffer))
-  // What no other property reads goes (the root is every accessor's parent).
+  prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(narrow).setBuffer(prim.getAttribute('POSITION')!.getBuffer()))
+  // The root is every accessor's parent: one with no other is read by nothing.
   for (const accessor of replaced) if (accessor.listParents().length <= 1) accessor.dispose()
-  return source.length
 }
 
 /** The primitives drawing exactly the indices and attributes `prim` draws, `prim` included. */
