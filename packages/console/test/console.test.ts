@@ -35,7 +35,9 @@ async function start(page: Page, files = 1): Promise<Locator> {
   const cards = page.getByTestId('task-card')
   const before = await cards.count()
   await page.getByRole('button', { name: 'Start' }).click()
-  await expect.poll(() => cards.count()).toBe(before + files)
+  // The card comes with the upload's answer: on a loaded CI machine that took longer than the poll's
+  // default second (a clean-clone run saw 1 card where 2 were due).
+  await expect.poll(() => cards.count(), { timeout: 30_000 }).toBe(before + files)
   return cards.first()
 }
 
