@@ -30,13 +30,19 @@ type Json = {
   meshes: { primitives: { attributes: Record<string, number>; material?: number }[] }[]
 }
 
-/** One textured material (a base colour map, and a clearcoat map on TEXCOORD_1) drawn by a primitive with both UV sets and by one with none. */
-function sharedMaterialOneWithoutUvs(): Document {
+/** A document with one PNG texture, and a maker of float accessors in its one buffer. */
+function docWithTexture() {
   const doc = new Document()
   const buffer = doc.createBuffer()
   const accessor = (type: 'VEC2' | 'VEC3', values: number[]) =>
     doc.createAccessor().setType(type).setArray(new Float32Array(values)).setBuffer(buffer)
   const texture = doc.createTexture().setMimeType('image/png').setImage(Buffer.from(FOUR_COLOURS_PNG, 'base64'))
+  return { doc, buffer, accessor, texture }
+}
+
+/** One textured material (a base colour map, and a clearcoat map on TEXCOORD_1) drawn by a primitive with both UV sets and by one with none. */
+function sharedMaterialOneWithoutUvs(): Document {
+  const { doc, accessor, texture } = docWithTexture()
   const clearcoat = doc.createExtension(KHRMaterialsClearcoat).createClearcoat().setClearcoatFactor(1).setClearcoatTexture(texture)
   clearcoat.getClearcoatTextureInfo()!.setTexCoord(1)
   const material = doc.createMaterial('Painted').setBaseColorTexture(texture).setExtension('KHR_materials_clearcoat', clearcoat)
@@ -115,11 +121,7 @@ function mirroredPair(): Geometry {
 /** A mesh drawn with a material whose only tangent-space map is a clearcoat normal map under a texture transform. */
 function clearcoatMesh(geometry: () => Geometry = curvedGrid): { doc: Document; prim: Primitive } {
   const { positions, normals, uvs, indices } = geometry()
-  const doc = new Document()
-  const buffer = doc.createBuffer()
-  const accessor = (type: 'VEC2' | 'VEC3', values: number[]) =>
-    doc.createAccessor().setType(type).setArray(new Float32Array(values)).setBuffer(buffer)
-  const texture = doc.createTexture().setMimeType('image/png').setImage(Buffer.from(FOUR_COLOURS_PNG, 'base64'))
+  const { doc, buffer, accessor, texture } = docWithTexture()
   const clearcoat = doc.createExtension(KHRMaterialsClearcoat).createClearcoat().setClearcoatFactor(1).setClearcoatNormalTexture(texture)
   const uvTransform = doc.createExtension(KHRTextureTransform).createTransform().setRotation(0.3).setScale([2, 0.5]).setOffset([0.1, 0.2])
   clearcoat.getClearcoatNormalTextureInfo()!.setExtension('KHR_texture_transform', uvTransform)

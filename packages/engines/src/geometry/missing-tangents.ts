@@ -1,5 +1,7 @@
 import { type Accessor, type Document, type Material, Primitive, type TextureInfo } from '@gltf-transform/core'
 import type { Anisotropy, Clearcoat, Transform as UvTransform } from '@gltf-transform/extensions'
+import { bakeTransform } from '../io/export-maps.ts'
+import { accessorSetKey } from './weld-bitwise.ts'
 import { texCoordOf } from '../io/texture-slots.ts'
 
 type GenerateTangents = (position: Float32Array, normal: Float32Array, texcoord: Float32Array) => Float32Array
@@ -94,7 +96,7 @@ function addTangents(
   const position = cornerValues(prim.getAttribute('POSITION')!, indices, corners, 3)
   const normal = cornerValues(prim.getAttribute('NORMAL')!, indices, corners, 3)
   const texcoord = cornerValues(prim.getAttribute(uvs)!, indices, corners, 2)
-  if (transform) transformUvs(texcoord, transform)
+  if (transform) bakeTransform(texcoord, 0, corners, transform)
   // Without a whole triangle there is nothing to measure: every vertex gets the default tangent below.
   let tangents: Float32Array
   try {
@@ -180,23 +182,14 @@ function rebuildWithVertices(doc: Document, prim: Primitive, source: number[], i
   for (const accessor of replaced) if (accessor.listParents().length <= 1) accessor.dispose()
 }
 
-/** The primitives drawing exactly the indices and attributes `prim` draws, `prim` included. */
+/** The primitives drawing exactly the indices and attributes `prim` draws, `prim` included (the weld's own test of it). */
 function drawingTheSame(prim: Primitive): Primitive[] {
-  const semantics = prim.listSemantics()
+  const key = accessorSetKey()
+  const own = key(prim)
   return prim
     .getAttribute('POSITION')!
     .listParents()
-    .filter((other): other is Primitive => other instanceof Primitive)
-    .filter(
-      (other) =>
-        other === prim ||
-        (other.getMode() === prim.getMode() &&
-          other.getIndices() === prim.getIndices() &&
-          other.listTargets().length === 0 &&
-          prim.listTargets().length === 0 &&
-          other.listSemantics().length === semantics.length &&
-          semantics.every((semantic) => other.getAttribute(semantic) === prim.getAttribute(semantic))),
-    )
+    .filter((other): other is Primitive => other instanceof Primitive && key(other) === own)
 }
 
 /** An attribute's values at each corner, as floats (normalized integers read as their fractions). */
@@ -208,19 +201,6 @@ function cornerValues(accessor: Accessor, indices: ArrayLike<number>, corners: n
     for (let k = 0; k < size; k++) out[c * size + k] = element[k]!
   }
   return out
-}
-
-/** The UVs a texture looks up: KHR_texture_transform's offset, rotation and scale applied. */
-function transformUvs(uv: Float32Array, transform: UvTransform): void {
-  const [ox, oy] = transform.getOffset()
-  const [sx, sy] = transform.getScale()
-  const r = transform.getRotation()
-  const [cos, sin] = [Math.cos(r), Math.sin(r)]
-  for (let i = 0; i < uv.length; i += 2) {
-    const [x, y] = [uv[i]! * sx, uv[i + 1]! * sy]
-    uv[i] = ox + cos * x + sin * y
-    uv[i + 1] = oy - sin * x + cos * y
-  }
 }
 
 /** A copy of an accessor holding the elements at `source`, in that order. */

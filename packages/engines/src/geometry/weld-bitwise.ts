@@ -39,7 +39,7 @@ export function weldBitwise(options: { where?: (prim: Primitive) => boolean } = 
 }
 
 /** A key naming the accessors (and mode) a primitive draws with: equal keys, equal geometry. */
-function accessorSetKey(): (prim: Primitive) => string {
+export function accessorSetKey(): (prim: Primitive) => string {
   const ids = new Map<Accessor, number>()
   const id = (a: Accessor | null) => {
     if (!a) return '-'

@@ -7,6 +7,7 @@ interface TextureSlot {
   owner: Property
   /** The slot's name as glTF-Transform's graph calls it (`baseColorTexture`, `clearcoatNormalTexture`, …). */
   name: string
+  texture: Texture
   info: TextureInfo
   /** `KHR_materials_clearcoat.clearcoatNormalTexture`, `baseColorTexture`: for notes. */
   label: string
@@ -28,7 +29,7 @@ function textureSlots(doc: Document, material: Material): TextureSlot[] {
       const child = edge.getChild()
       if (child instanceof Texture) {
         const info = edges.find((e) => e.getName() === `${edge.getName()}Info`)?.getChild()
-        if (info instanceof TextureInfo) slots.push({ owner, name: edge.getName(), info, label: prefix + edge.getName() })
+        if (info instanceof TextureInfo) slots.push({ owner, name: edge.getName(), texture: child, info, label: prefix + edge.getName() })
       } else if (edge.getName() === 'extensions' && owner === material) {
         visit(child, `${(child as Property & { extensionName: string }).extensionName}.`)
       }
@@ -46,13 +47,8 @@ function emptySlot(doc: Document, slot: TextureSlot): boolean {
   const setter = `set${slot.name[0]!.toUpperCase()}${slot.name.slice(1)}`
   const owner = slot.owner as unknown as Record<string, unknown>
   if (typeof owner[setter] !== 'function') return false
-  const texture = doc
-    .getGraph()
-    .listChildEdges(slot.owner)
-    .find((edge) => edge.getName() === slot.name)
-    ?.getChild()
   ;(owner[setter] as (texture: null) => void).call(owner, null)
-  if (texture instanceof Texture && texture.listParents().every((parent) => parent === doc.getRoot())) texture.dispose()
+  if (slot.texture.listParents().every((parent) => parent === doc.getRoot())) slot.texture.dispose()
   return true
 }
 
