@@ -10,10 +10,11 @@ import { dropTexturesWithoutTexcoords } from './texture-slots.ts'
  * glTF-Validator refuses some of them. Skin weights are renormalised to sum 1, texture coordinates
  * and colours get an accessor type glTF allows, and material factors are brought into 0..1 (an
  * emissive factor above 1 moves into `KHR_materials_emissive_strength`, so the brightness is kept),
- * names become strings, UV and colour sets are numbered from 0 without gaps, a texture a primitive
- * has no UV set for is removed where it is drawn that way (texture-slots.ts), and a primitive whose
- * material needs a tangent space it cannot derive gets MikkTSpace tangents (missing-tangents.ts).
- * Returns one note per kind of change, for the task record.
+ * a texture a primitive has no UV set for is removed where it is drawn that way (texture-slots.ts),
+ * and a primitive whose material needs a tangent space it cannot derive gets MikkTSpace tangents
+ * (missing-tangents.ts).
+ * Returns one note per kind of change, for the task record. (Names and UV set numbers are made
+ * valid for every format before this, in writeModel.)
  *
  * ```ts
  * const notes = await makeGltfValid(doc) // then io.writeBinary(doc)
@@ -25,10 +26,8 @@ export async function makeGltfValid(doc: Document): Promise<string[]> {
   if (weights > 0) notes.push(`skin weights of ${weights} vertices renormalised to sum 1 (glTF requires it)`)
   notes.push(...fixAttributeFormats(doc))
   for (const material of doc.getRoot().listMaterials()) notes.push(...fixMaterialFactors(doc, material))
-  renumberAttributeSets(doc) // first: a texture reading a renumbered set reads it under its new number
   notes.push(...dropTexturesWithoutTexcoords(doc))
   notes.push(...(await addMissingTangents(doc)))
-  stringifyNames(doc)
   return notes
 }
 

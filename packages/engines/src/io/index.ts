@@ -8,7 +8,7 @@ import { writeFbx } from './fbx-writer.ts'
 import { readDae } from './dae.ts'
 import { writeDae } from './dae-writer.ts'
 import { asInputError, checkGltfAllocation, glbJson, gltfJson, type LimitsJson } from './gltf-limits.ts'
-import { makeGltfValid } from './gltf-validity.ts'
+import { makeGltfValid, renumberAttributeSets, stringifyNames } from './gltf-validity.ts'
 import { droppedByTarget } from './target-holds.ts'
 import { readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
@@ -126,6 +126,10 @@ export async function readModel(platform: Platform, bytes: Uint8Array, format: s
 export async function writeModel(platform: Platform, doc: Document, format: string): Promise<WrittenModel> {
   const write = FORMAT_CODECS[format]?.write
   if (!write) throw new ModelInputError(`unsupported output format: ${format}`)
+  // Every writer needs these, glTF's validator and assimp (which refuses a lone TEXCOORD_1) alike;
+  // first, so what follows reads the sets under their new numbers.
+  stringifyNames(doc)
+  renumberAttributeSets(doc)
   const dropped = droppedByTarget(doc, format)
   const written = await write(platform, doc)
   const notes = [...dropped, ...(written.notes ?? [])]

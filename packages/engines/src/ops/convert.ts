@@ -2,7 +2,6 @@ import type { Document } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '../io/index.ts'
 import { checkTargetCanHold } from '../io/target-holds.ts'
-import { renumberAttributeSets, stringifyNames } from '../io/gltf-validity.ts'
 import type { Platform } from '../platform.ts'
 import { checkFiniteAttributes, unitNormals } from '../geometry/unit-normals.ts'
 
@@ -49,8 +48,8 @@ export function checkConvertible(doc: Document, target: string): void {
 /**
  * Writes a checked Document in the target format. Geometry is written uncompressed (re-encoding
  * Draco would quantize again and drop degenerate triangles: convert keeps every vertex as read);
- * buffers are merged for GLB (which holds one); names that are not strings become strings; normals
- * are made unit length (glTF requires it; OBJ and PLY files often break it). The notes name
+ * buffers are merged for GLB (which holds one); names become strings and UV sets are renumbered in
+ * every write (writeModel); normals are made unit length (glTF requires it; OBJ and PLY files often break it). The notes name
  * everything the target drops, and what was made valid.
  */
 export async function writeConverted(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
@@ -58,8 +57,6 @@ export async function writeConverted(platform: Platform, doc: Document, target: 
   for (const extension of doc.getRoot().listExtensionsUsed()) {
     if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()
   }
-  stringifyNames(doc)
-  renumberAttributeSets(doc)
   return writeModel(platform, doc, target)
 }
 
