@@ -30,12 +30,22 @@ const PASSWORD_HASH = consolePasswordHash(PASSWORD)
 /** Long enough for an engine task on a loaded two-core machine; nothing here is timed. */
 const SLOW = 120_000
 
-/** Presses Start and answers the new task's card (the page puts new cards first), once it is there. */
+/**
+ * Presses Start once the page shows the files chosen (its submit handler then has them), and answers
+ * the new task's card (the page puts new cards first), once it is there. Where no card comes, the
+ * failure says what the form said instead (a clean-clone CI run saw 1 card where 2 were due, once).
+ */
 async function start(page: Page, files = 1): Promise<Locator> {
   const cards = page.getByTestId('task-card')
   const before = await cards.count()
+  await expect.poll(() => page.getByTestId('drop-zone').locator('p[aria-live]').textContent()).not.toBe('No file chosen.')
   await page.getByRole('button', { name: 'Start' }).click()
-  await expect.poll(() => cards.count()).toBe(before + files)
+  const alerts = async () => (await page.getByRole('alert').allTextContents()).join('; ') || 'no alert'
+  await expect
+    .poll(async () => ((await cards.count()) === before + files ? 'there' : `${await cards.count()} cards, ${await alerts()}`), {
+      timeout: 30_000,
+    })
+    .toBe('there')
   return cards.first()
 }
 
