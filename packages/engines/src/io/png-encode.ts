@@ -12,12 +12,38 @@ export function encodePng(image: RgbaImage): Uint8Array<ArrayBuffer> {
   const row = width * 4
   const raw = new Uint8Array((row + 1) * height)
   for (let y = 0; y < height; y++) raw.set(data.subarray(y * row, y * row + row), y * (row + 1) + 1) // filter 0
+  return pngFile({ width, height, bitDepth: 8, colourType: 6, data: deflateSync(raw) })
+}
+
+/** What a PNG file holds besides its signature and end: the header's fields, the palette's chunks, the deflated scanlines. */
+export interface PngParts {
+  width: number
+  height: number
+  bitDepth: number
+  colourType: number
+  /** PLTE's body (indexed images). */
+  palette?: Uint8Array
+  /** tRNS's body, where some colour is not opaque. */
+  transparency?: Uint8Array
+  /** The zlib stream of the filtered scanlines. */
+  data: Uint8Array
+}
+
+/** A PNG file of its parts: IHDR (deflate, adaptive filtering method, no interlace), PLTE, tRNS, one IDAT, IEND. */
+export function pngFile(parts: PngParts): Uint8Array<ArrayBuffer> {
   const header = new Uint8Array(13)
   const view = new DataView(header.buffer)
-  view.setUint32(0, width)
-  view.setUint32(4, height)
-  header.set([8, 6, 0, 0, 0], 8) // 8-bit RGBA, deflate, no filter set, no interlace
-  return concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', new Uint8Array(0))])
+  view.setUint32(0, parts.width)
+  view.setUint32(4, parts.height)
+  header.set([parts.bitDepth, parts.colourType, 0, 0, 0], 8)
+  return concat([
+    SIGNATURE,
+    chunk('IHDR', header),
+    ...(parts.palette ? [chunk('PLTE', parts.palette)] : []),
+    ...(parts.transparency ? [chunk('tRNS', parts.transparency)] : []),
+    chunk('IDAT', parts.data),
+    chunk('IEND', new Uint8Array(0)),
+  ])
 }
 
 function chunk(type: string, body: Uint8Array): Uint8Array {

@@ -3,6 +3,7 @@ import { glbChunkLengths } from '../io/gltf.ts'
 import { writeModel } from '../io/index.ts'
 import { compress, COMPRESS_DEFAULTS } from '../ops/compress.ts'
 import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
+import type { TextureReport } from '../ops/texture-report.ts'
 import { defineOperation, modelOutput } from './operation.ts'
 
 /**
@@ -75,8 +76,13 @@ export const compressOperation = defineOperation({
     const resources = { simplifier: context.platform.meshoptSimplifier, sharp: context.sharp, imageThreads: context.imageThreads, notes }
     const details = await optimizeScene(doc, scene, resources)
     context.report(40)
-    await doc.transform(compress({ ...encoding, meshoptEncoder: context.platform.meshoptEncoder, notes, sharp: context.sharp }))
+    const repacked: TextureReport[] = []
+    const { meshoptEncoder } = context.platform
+    await doc.transform(
+      compress({ ...encoding, meshoptEncoder, notes, sharp: context.sharp, imageThreads: context.imageThreads, repacked }),
+    )
     settleSimplifyDetails(details, doc)
+    if (repacked.length > 0) details.textures_repacked = repacked
     context.report(85)
     const written = await writeModel(context.platform, doc, 'glb')
     if (written.bytes.byteLength > input.bytes.byteLength) {

@@ -18,6 +18,8 @@ import { MeshoptFileLayout } from './meshopt-file-layout.ts'
 import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
+import type { TextureReport } from './texture-report.ts'
+import { repackPngTextures } from './png-repack.ts'
 import { quantizeMorphWeights } from '../geometry/morph-weights.ts'
 
 /** Compress options, in the contract's names (the engine takes what the route validated, unrenamed). */
@@ -35,11 +37,20 @@ export interface CompressOptions {
   meshoptEncoder?: unknown
   /** Where to say what compression dropped from the file (the task's `details.notes`). */
   notes?: string[]
-  /** sharp, passed in by the caller: with it, images that certainly vary are not decoded whole to look for one colour. */
+  /**
+   * sharp, passed in by the caller: with it, images that certainly vary are not decoded whole to look
+   * for one colour, and PNG textures are re-packed as the smallest PNG of their pixels (png-repack.ts).
+   */
   sharp?: SharpEncoder
+  /** Textures re-packed at once (the thread's image threads); 1 when not given. */
+  imageThreads?: number
+  /** Filled with a report per PNG texture re-packed smaller. */
+  repacked?: TextureReport[]
 }
 
-export const COMPRESS_DEFAULTS: Required<Omit<CompressOptions, 'engine' | 'meshoptEncoder' | 'notes' | 'sharp'>> = {
+export const COMPRESS_DEFAULTS: Required<
+  Omit<CompressOptions, 'engine' | 'meshoptEncoder' | 'notes' | 'sharp' | 'imageThreads' | 'repacked'>
+> = {
   level: 7,
   position_quantization_bits: 14,
   normal_quantization_bits: 10,
@@ -104,6 +115,9 @@ export function compress(options: CompressOptions): Transform {
     assertEncodableGeometry(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     await cleanForEncoding(doc, options.notes, options.sharp)
+    // Lossless, and after the prune, so no texture about to go is worked on.
+    if (options.sharp)
+      options.repacked?.push(...(await repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1 })))
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
     if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await weldIdenticalVertices(doc)

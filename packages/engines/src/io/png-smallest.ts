@@ -1,0 +1,219 @@
+import { promisify } from 'node:util'
+import { deflate } from 'node:zlib'
+import { pngFile } from './png-encode.ts'
+import type { RgbaImage } from './tga.ts'
+
+const deflateAsync = promisify(deflate)
+
+/** PNG colour types (IHDR byte 9). */
+const GREY = 0
+const TRUECOLOUR = 2
+const INDEXED = 3
+const GREY_ALPHA = 4
+const TRUECOLOUR_ALPHA = 6
+
+/**
+ * Above this many pixels an image gets one filtering strategy, not two: each is a full deflate at
+ * level 9, about a second for a 4-megapixel photo here, and the second rarely wins by much there.
+ */
+const BOTH_FILTERINGS_MAX_PIXELS = 1 << 20
+
+/** One way of laying an image's pixels out as PNG scanlines, before filtering. */
+interface Layout {
+  colourType: number
+  bitDepth: number
+  /** Bytes per complete pixel (at least 1): the distance the Sub, Average and Paeth filters look back. */
+  pixelBytes: number
+  /** Bytes per scanline, without its filter byte. */
+  stride: number
+  /** height × stride bytes, top row first. */
+  rows: Uint8Array
+  /** PLTE and tRNS bodies, for the indexed layout. */
+  palette?: Uint8Array
+  transparency?: Uint8Array
+}
+
+/**
+ * The smallest PNG this encoder finds for RGBA pixels, decoding to exactly those pixels. Candidates:
+ * - indexed, where at most 256 colours occur: the fewest bits per index, the colours with alpha
+ *   first so tRNS stays short;
+ * - direct samples: grey where red, green and blue agree, no alpha channel where all is opaque;
+ * - each scanline unfiltered, or by the filter whose output has the least absolute sum (libpng's
+ *   heuristic). Both are tried up to a megapixel; above it, indexed rows go unfiltered (as libpng
+ *   advises) and direct samples by the heuristic.
+ * Each candidate is deflated at zlib's level 9, and the smallest wins.
+ *
+ * Lossless for every glTF loader: a PNG's colour type and bit depth are how it is stored, not what
+ * it decodes to (PNG spec 11.2). Colour-space chunks are not written, as glTF says to ignore them.
+ */
+export async function encodeSmallestPng(image: RgbaImage): Promise<Uint8Array<ArrayBuffer>> {
+  const pixels = toWords(image.data)
+  const { opaque, grey, colours } = survey(pixels)
+  const candidates: { layout: Layout; filtering: Filtering }[] = []
+  const both = image.width * image.height <= BOTH_FILTERINGS_MAX_PIXELS
+  if (colours) {
+    const indexed = indexedLayout(image, pixels, colours)
+    candidates.push({ layout: indexed, filtering: 'none' })
+    if (both) candidates.push({ layout: indexed, filtering: 'adaptive' })
+  }
+  // Direct samples too: a smooth ramp of many colours filters to almost nothing, its palette does not.
+  const direct = grey ? greyLayout(image, opaque) : truecolourLayout(image, opaque)
+  candidates.push({ layout: direct, filtering: 'adaptive' })
+  if (both) candidates.push({ layout: direct, filtering: 'none' })
+  const encoded = await Promise.all(
+    candidates.map(async ({ layout, filtering }) => ({
+      layout,
+      data: await deflateAsync(filterRows(layout, image.height, filtering), { level: 9, memLevel: 9 }),
+    })),
+  )
+  const best = encoded.reduce((smallest, next) => (next.data.byteLength < smallest.data.byteLength ? next : smallest))
+  return pngOf(image, best.layout, best.data)
+}
+
+/** The pixels as 32-bit words (little-endian, as every platform Node runs on: red is the low byte), copied only when not 4-aligned. */
+function toWords(data: Uint8Array): Uint32Array {
+  const aligned = data.byteOffset % 4 === 0 ? data : data.slice()
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >> 2)
+}
+
+/** Whether all pixels are opaque and grey, and their distinct colours in order of first use while there are at most 256. */
+function survey(pixels: Uint32Array): { opaque: boolean; grey: boolean; colours: Map<number, number> | undefined } {
+  let opaque = true
+  let grey = true
+  let colours: Map<number, number> | undefined = new Map()
+  let previous: number | undefined
+  for (let i = 0; i < pixels.length; i++) {
+    const word = pixels[i]!
+    if (word === previous) continue // runs of one colour are most of a texture: one look each
+    previous = word
+    if (opaque && word >>> 24 !== 255) opaque = false
+    if (grey && ((word & 0xff) !== ((word >>> 8) & 0xff) || (word & 0xff) !== ((word >>> 16) & 0xff))) grey = false
+    if (colours && !colours.has(word)) {
+      if (colours.size === 256) colours = undefined
+      else colours.set(word, colours.size)
+    }
+    if (!opaque && !grey && !colours) break
+  }
+  return { opaque, grey, colours }
+}
+
+function indexedLayout(image: RgbaImage, pixels: Uint32Array, colours: Map<number, number>): Layout {
+  // Translucent entries first: tRNS then lists only them (the rest default to opaque).
+  const entries = [...colours.keys()]
+  const alphaOf = (word: number) => word >>> 24
+  const ordered = [...entries.filter((word) => alphaOf(word) !== 255), ...entries.filter((word) => alphaOf(word) === 255)]
+  const index = new Map(ordered.map((word, i) => [word, i]))
+  const palette = new Uint8Array(ordered.length * 3)
+  const translucent = ordered.findIndex((word) => alphaOf(word) === 255)
+  const transparency = new Uint8Array(translucent === -1 ? ordered.length : translucent)
+  for (const [i, word] of ordered.entries()) {
+    palette.set([word & 0xff, (word >>> 8) & 0xff, (word >>> 16) & 0xff], i * 3)
+    if (i < transparency.length) transparency[i] = alphaOf(word)
+  }
+  const bitDepth = ordered.length <= 2 ? 1 : ordered.length <= 4 ? 2 : ordered.length <= 16 ? 4 : 8
+  const perByte = 8 / bitDepth
+  const stride = Math.ceil(image.width / perByte)
+  const rows = new Uint8Array(stride * image.height)
+  let previous = -1
+  let value = 0
+  for (let y = 0; y < image.height; y++) {
+    for (let x = 0; x < image.width; x++) {
+      const word = pixels[y * image.width + x]!
+      if (word !== previous) {
+        previous = word
+        value = index.get(word)!
+      }
+      rows[y * stride + Math.floor(x / perByte)]! |= value << (8 - bitDepth * ((x % perByte) + 1))
+    }
+  }
+  return { colourType: INDEXED, bitDepth, pixelBytes: 1, stride, rows, palette, ...(transparency.length > 0 ? { transparency } : {}) }
+}
+
+function greyLayout(image: RgbaImage, opaque: boolean): Layout {
+  return channelLayout(image, opaque ? [0] : [0, 3], opaque ? GREY : GREY_ALPHA)
+}
+
+function truecolourLayout(image: RgbaImage, opaque: boolean): Layout {
+  return channelLayout(image, opaque ? [0, 1, 2] : [0, 1, 2, 3], opaque ? TRUECOLOUR : TRUECOLOUR_ALPHA)
+}
+
+/** 8-bit samples of the RGBA channels `keep`, in that order. */
+function channelLayout(image: RgbaImage, keep: number[], colourType: number): Layout {
+  const count = image.width * image.height
+  const rows = new Uint8Array(count * keep.length)
+  const data = image.data
+  for (let i = 0, out = 0; i < count; i++) for (const channel of keep) rows[out++] = data[i * 4 + channel]!
+  return { colourType, bitDepth: 8, pixelBytes: keep.length, stride: image.width * keep.length, rows }
+}
+
+type Filtering = 'none' | 'adaptive'
+
+function pngOf(image: RgbaImage, layout: Layout, data: Uint8Array): Uint8Array<ArrayBuffer> {
+  const { bitDepth, colourType, palette, transparency } = layout
+  return pngFile({ width: image.width, height: image.height, bitDepth, colourType, palette, transparency, data })
+}
+
+/** Scanlines with their filter bytes: each row unfiltered, or by the filter whose output has the least absolute sum. */
+function filterRows(layout: Layout, height: number, filtering: Filtering): Uint8Array {
+  const { stride, rows, pixelBytes } = layout
+  const out = new Uint8Array((stride + 1) * height)
+  const zero = new Uint8Array(stride)
+  const trial = Array.from({ length: 5 }, () => new Uint8Array(stride))
+  for (let y = 0; y < height; y++) {
+    const row = rows.subarray(y * stride, (y + 1) * stride)
+    const above = y > 0 ? rows.subarray((y - 1) * stride, y * stride) : zero
+    let best = 0
+    if (filtering === 'adaptive') {
+      let bestSum = Number.POSITIVE_INFINITY
+      for (let type = 0; type < 5; type++) {
+        const sum = applyFilter(type, row, above, pixelBytes, trial[type]!)
+        if (sum < bestSum) {
+          bestSum = sum
+          best = type
+        }
+      }
+      out.set(trial[best]!, y * (stride + 1) + 1)
+    } else out.set(row, y * (stride + 1) + 1)
+    out[y * (stride + 1)] = best
+  }
+  return out
+}
+
+/** Writes one row filtered by `type` (PNG spec 9.2) into `into`; answers the sum of its bytes read as signed. */
+function applyFilter(type: number, row: Uint8Array, above: Uint8Array, bpp: number, into: Uint8Array): number {
+  const n = row.length
+  // One loop per filter, the first pixel's bytes (nothing to their left) apart: this runs five times a row.
+  switch (type) {
+    case 0:
+      into.set(row)
+      break
+    case 1:
+      for (let x = 0; x < bpp; x++) into[x] = row[x]!
+      for (let x = bpp; x < n; x++) into[x] = row[x]! - row[x - bpp]!
+      break
+    case 2:
+      for (let x = 0; x < n; x++) into[x] = row[x]! - above[x]!
+      break
+    case 3:
+      for (let x = 0; x < bpp; x++) into[x] = row[x]! - (above[x]! >> 1)
+      for (let x = bpp; x < n; x++) into[x] = row[x]! - ((row[x - bpp]! + above[x]!) >> 1)
+      break
+    default:
+      for (let x = 0; x < bpp; x++) into[x] = row[x]! - above[x]!
+      for (let x = bpp; x < n; x++) into[x] = row[x]! - paeth(row[x - bpp]!, above[x]!, above[x - bpp]!)
+  }
+  let sum = 0
+  for (let x = 0; x < n; x++) {
+    const value = into[x]!
+    sum += value < 128 ? value : 256 - value
+  }
+  return sum
+}
+
+function paeth(a: number, b: number, c: number): number {
+  const p = a + b - c
+  const pa = Math.abs(p - a)
+  const pb = Math.abs(p - b)
+  const pc = Math.abs(p - c)
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c
+}

@@ -1,0 +1,72 @@
+import type { Document, Texture } from '@gltf-transform/core'
+import { readImageHeader } from '../io/image-header.ts'
+import { encodeSmallestPng } from '../io/png-smallest.ts'
+import { mapLimited } from './map-limited.ts'
+import { sharpInputOptions, TEXTURE_LIMITS_DEFAULTS, type TextureLimits } from './texture-limits.ts'
+import type { SharpEncoder } from './texture-optimize.ts'
+import type { TextureReport } from './texture-report.ts'
+import { describeTexture } from './texture-roles.ts'
+
+/**
+ * The largest PNG re-packed: 16 megapixels (a 4096² texture) decode to 64 MB of RGBA, and each
+ * candidate layout holds a copy of about that size while it is deflated.
+ */
+export const REPACK_MAX_PIXELS = 4096 * 4096
+
+export interface PngRepackOptions extends TextureLimits {
+  sharp: SharpEncoder
+  /** Textures of one model worked on at once. */
+  concurrency: number
+}
+
+/**
+ * Re-packs every PNG texture as the smallest PNG of exactly its pixels (`encodeSmallestPng`), where
+ * that is smaller than it: lossless, so compress does it on every run, where gltfpack copies
+ * images as they are (ClearCoatTest's five PNGs: 27.1 → 11.7 KB). Answers a report per texture
+ * re-packed. A PNG is left as it is where its pixels could read differently once re-packed or its
+ * decoding costs too much:
+ * - more than 8 bits a sample (sharp's RGBA is 8-bit) or an ICC profile (sharp would convert the
+ *   pixels to sRGB, where glTF's loaders ignore the profile and read them as stored);
+ * - more pixels than REPACK_MAX_PIXELS or the limits allow;
+ * - bytes sharp cannot decode: compress does not fail on an image it only carries, as before.
+ *
+ * ```ts
+ * const repacked = await repackPngTextures(doc, { sharp, concurrency: 2 })
+ * ```
+ */
+export async function repackPngTextures(doc: Document, options: PngRepackOptions): Promise<TextureReport[]> {
+  const pngs = doc
+    .getRoot()
+    .listTextures()
+    .filter((texture) => texture.getMimeType() === 'image/png')
+  const reports = await mapLimited(pngs, options.concurrency, (texture) => repackTexture(doc, texture, options))
+  return reports.filter((report) => report !== undefined)
+}
+
+async function repackTexture(doc: Document, texture: Texture, options: PngRepackOptions): Promise<TextureReport | undefined> {
+  const { image, base } = describeTexture(doc, texture)
+  const header = image && readImageHeader(image)
+  if (!image || header?.format !== 'png') return undefined
+  const pixels = header.width * header.height
+  if (pixels > Math.min(REPACK_MAX_PIXELS, options.maxPixels ?? TEXTURE_LIMITS_DEFAULTS.maxPixels)) return undefined
+  const decoded = await decodeRgba(options.sharp, image, options)
+  if (!decoded) return undefined
+  const bytes = await encodeSmallestPng(decoded)
+  if (bytes.byteLength >= image.byteLength) return undefined
+  texture.setImage(bytes)
+  return { ...base, to: 'image/png', after: bytes.byteLength }
+}
+
+/** The image's pixels as 8-bit RGBA, or undefined where re-packing could change what they read as (see above). */
+async function decodeRgba(sharp: SharpEncoder, image: Uint8Array, limits: TextureLimits) {
+  try {
+    const pipeline = sharp(image, sharpInputOptions(limits))
+    const meta = await pipeline.metadata()
+    if (meta.depth !== 'uchar' || meta.hasProfile) return undefined
+    // Grey images too as four channels: their grey is copied to red, green and blue, as loaders do.
+    const { data, info } = await pipeline.toColourspace('srgb').ensureAlpha().raw().toBuffer({ resolveWithObject: true })
+    return info.channels === 4 ? { width: info.width, height: info.height, data } : undefined
+  } catch {
+    return undefined
+  }
+}
