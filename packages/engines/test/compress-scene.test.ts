@@ -271,6 +271,7 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
 
   it('without the fields the job reports no scene details (the contract behaviour)', async () => {
     const { details } = await compressFile(paths.knight, { engine: 'meshopt' })
-    expect(details).toEqual({})
+    // What compress reports on every run is all there is: its PNG re-packed (172 → 144 B), no step's report.
+    expect(Object.keys(details)).toEqual(['textures_repacked'])
   })
 })

@@ -84,6 +84,14 @@ describe('encodeSmallestPng: the smallest PNG of exactly the pixels given', () =
     await expectSamePixels(photoPng, bytes)
   })
 
+  it('stores a 255-colour ramp as direct samples, where its palette would outweigh what its indices save', async () => {
+    const ramp = image(255, 1, (x) => [255 - x, 128, x, 255])
+    const png = await encodeSmallestPng(ramp)
+    expect(storage(png)).toEqual({ bitDepth: 8, colourType: 2 })
+    expect(png.byteLength).toBeLessThan(255 * 3) // the palette alone would be 765 bytes
+    await expectSamePixels(png, ramp.data)
+  })
+
   it('takes the pixels at any byte offset (a view into a larger buffer)', async () => {
     const backing = new Uint8Array(3 + 16 * 16 * 4)
     backing.set(noise(16 * 16 * 4, 3), 3)
