@@ -89,6 +89,41 @@ describe('every glTF written is valid: textures a primitive has no UV set for', 
   })
 })
 
+describe('every glTF written is valid: UV sets numbered from 0', () => {
+  it('renumbers a lone TEXCOORD_1 and every texture reading it: core slots, extension slots, a texture transform’s texCoord', async () => {
+    const platform = await loadPlatform()
+    const { doc, accessor, texture } = docWithTexture()
+    const clearcoat = doc.createExtension(KHRMaterialsClearcoat).createClearcoat().setClearcoatFactor(1).setClearcoatTexture(texture)
+    clearcoat.getClearcoatTextureInfo()!.setTexCoord(1)
+    const material = doc
+      .createMaterial()
+      .setBaseColorTexture(texture)
+      .setEmissiveTexture(texture)
+      .setExtension('KHR_materials_clearcoat', clearcoat)
+    material.getBaseColorTextureInfo()!.setTexCoord(1)
+    // The emissive read goes through KHR_texture_transform, whose texCoord overrides the info's (0 here).
+    const transform = doc.createExtension(KHRTextureTransform).createTransform().setScale([2, 2]).setTexCoord(1)
+    material.getEmissiveTextureInfo()!.setExtension('KHR_texture_transform', transform)
+    const prim = doc
+      .createPrimitive()
+      .setAttribute('POSITION', accessor('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0]))
+      .setAttribute('TEXCOORD_1', accessor('VEC2', [0, 0, 1, 0, 0, 1]))
+      .setMaterial(material)
+    doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh().addPrimitive(prim)))
+    const written = await writeModel(platform, doc, 'glb')
+    expect((await validateGlb(written.bytes)).errors).toEqual([])
+    const json = glbJson(written.bytes) as Json & {
+      materials: { emissiveTexture?: { texCoord?: number; extensions?: Record<string, { texCoord?: number }> } }[]
+    }
+    expect(Object.keys(json.meshes[0]!.primitives[0]!.attributes).sort()).toEqual(['POSITION', 'TEXCOORD_0'])
+    const [written0] = json.materials
+    // Set 0 is glTF's default: a texture info reading it says nothing.
+    expect(written0!.pbrMetallicRoughness?.baseColorTexture).toEqual({ index: 0 })
+    expect(written0!.extensions?.KHR_materials_clearcoat?.clearcoatTexture).toEqual({ index: 0 })
+    expect(written0!.emissiveTexture?.extensions?.KHR_texture_transform?.texCoord ?? 0).toBe(0)
+  })
+})
+
 type Geometry = { positions: number[]; normals: number[]; uvs: number[]; indices: number[] }
 
 /** A curved 4×4 grid of quads, indexed: smooth, its UVs without a seam. */

@@ -1,5 +1,6 @@
 import type { Accessor, Document, Material, Property } from '@gltf-transform/core'
-import { type EmissiveStrength, KHRMaterialsEmissiveStrength } from '@gltf-transform/extensions'
+import { type EmissiveStrength, KHRMaterialsEmissiveStrength, type Transform as UvTransform } from '@gltf-transform/extensions'
+import { listTextureInfoByMaterial } from '@gltf-transform/functions'
 import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { normalizeSkinWeights } from '../geometry/skin-weights.ts'
 import { dropTexturesWithoutTexcoords } from './texture-slots.ts'
@@ -165,6 +166,22 @@ function round(value: number): number {
 }
 
 /**
+ * Points every texture the material reads, its extensions' slots included (a clearcoat map on
+ * TEXCOORD_1), at the new number of its set: `sets[i]` is now set i. KHR_texture_transform's
+ * texCoord, where it overrides the texture info's, is the one renumbered.
+ */
+function renumberTextureReads(material: Material, sets: number[]): void {
+  for (const info of listTextureInfoByMaterial(material)) {
+    const transform = info.getExtension<UvTransform>('KHR_texture_transform')
+    const overridden = transform?.getTexCoord() != null
+    const index = sets.indexOf(overridden ? transform!.getTexCoord()! : info.getTexCoord())
+    if (index < 0) continue
+    if (overridden) transform!.setTexCoord(index)
+    else info.setTexCoord(index)
+  }
+}
+
+/**
  * glTF requires TEXCOORD_n and COLOR_n sets numbered from 0 without gaps (readers such as assimp
  * refuse a lone TEXCOORD_1); renumber them, and the primitive's material texture references with them.
  */
@@ -182,18 +199,7 @@ export function renumberAttributeSets(doc: Document): void {
         for (const set of sets) prim.setAttribute(`${prefix}${set}`, null)
         accessors.forEach((accessor, i) => prim.setAttribute(`${prefix}${i}`, accessor))
         const material = prim.getMaterial()
-        if (prefix !== 'TEXCOORD_' || !material) continue
-        const infos = [
-          material.getBaseColorTextureInfo(),
-          material.getNormalTextureInfo(),
-          material.getOcclusionTextureInfo(),
-          material.getEmissiveTextureInfo(),
-          material.getMetallicRoughnessTextureInfo(),
-        ]
-        for (const info of infos) {
-          const index = info ? sets.indexOf(info.getTexCoord()) : -1
-          if (info && index >= 0) info.setTexCoord(index)
-        }
+        if (prefix === 'TEXCOORD_' && material) renumberTextureReads(material, sets)
       }
     }
   }
