@@ -1,9 +1,9 @@
 import type { Accessor, Document, Material, Property } from '@gltf-transform/core'
-import { type EmissiveStrength, KHRMaterialsEmissiveStrength, type Transform as UvTransform } from '@gltf-transform/extensions'
+import { type EmissiveStrength, KHRMaterialsEmissiveStrength } from '@gltf-transform/extensions'
 import { listTextureInfoByMaterial } from '@gltf-transform/functions'
 import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { normalizeSkinWeights } from '../geometry/skin-weights.ts'
-import { dropTexturesWithoutTexcoords } from './texture-slots.ts'
+import { dropTexturesWithoutTexcoords, setTexCoordOf, texCoordOf } from './texture-slots.ts'
 
 /**
  * Makes a Document valid glTF before it is written as glb or gltf, whatever reader it came from:
@@ -172,12 +172,8 @@ function round(value: number): number {
  */
 function renumberTextureReads(material: Material, sets: number[]): void {
   for (const info of listTextureInfoByMaterial(material)) {
-    const transform = info.getExtension<UvTransform>('KHR_texture_transform')
-    const overridden = transform?.getTexCoord() != null
-    const index = sets.indexOf(overridden ? transform!.getTexCoord()! : info.getTexCoord())
-    if (index < 0) continue
-    if (overridden) transform!.setTexCoord(index)
-    else info.setTexCoord(index)
+    const index = sets.indexOf(texCoordOf(info))
+    if (index >= 0) setTexCoordOf(info, index)
   }
 }
 

@@ -77,13 +77,16 @@ export async function encodeSmallestPng(image: RgbaImage): Promise<Uint8Array<Ar
   const sample = sampledRows(image.height)
   const trials = await Promise.all(
     candidates.map(async ({ layout, filtering }) => {
-      const data = await deflateAsync(filterRows(layout, sample, filtering), { level: TRIAL_LEVEL, memLevel: 9 })
-      const overhead = pngOf(image, layout, new Uint8Array(0)).byteLength
-      return { layout, filtering, estimate: overhead + (data.byteLength * image.height) / sample.length }
+      const filtered = filterRows(layout, sample, filtering)
+      const data = await deflateAsync(filtered, { level: TRIAL_LEVEL, memLevel: 9 })
+      // The chunks besides IDAT (header, palette, transparency) are the same whatever IDAT holds.
+      const overhead = pngOf(image, layout, data).byteLength - data.byteLength
+      return { layout, filtering, filtered, estimate: overhead + (data.byteLength * image.height) / sample.length }
     }),
   )
   const winner = trials.reduce((smallest, next) => (next.estimate < smallest.estimate ? next : smallest))
-  const filtered = filterRows(winner.layout, allRows(image.height), winner.filtering)
+  // A sample of every row (a small image) is the winner's scanlines already.
+  const filtered = sample.length === image.height ? winner.filtered : filterRows(winner.layout, allRows(image.height), winner.filtering)
   return pngOf(image, winner.layout, await deflateAsync(filtered, { level: 9, memLevel: 9 }))
 }
 

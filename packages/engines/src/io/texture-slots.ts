@@ -19,6 +19,13 @@ export function texCoordOf(info: TextureInfo): number {
   return transform?.getTexCoord() ?? info.getTexCoord()
 }
 
+/** Points a texture lookup at UV set `set`, where `texCoordOf` reads it: the transform's override if it has one. */
+export function setTexCoordOf(info: TextureInfo, set: number): void {
+  const transform = info.getExtension<UvTransform>('KHR_texture_transform')
+  if (transform?.getTexCoord() != null) transform.setTexCoord(set)
+  else info.setTexCoord(set)
+}
+
 /** The slots of a material that hold a texture, its extensions' included. */
 function textureSlots(doc: Document, material: Material): TextureSlot[] {
   const graph = doc.getGraph()
