@@ -58,9 +58,12 @@ export function jpegScanStart(bytes: Uint8Array): number {
   return 0
 }
 
-/** The marker segments of a JPEG after its SOI, each with its marker, where it starts and its length field (0 where it has none). */
-function* jpegSegments(bytes: Uint8Array): Generator<{ marker: number; offset: number; length: number }> {
-  let offset = 2
+/**
+ * The marker segments of a JPEG from `from` (just after its SOI, or where a scan's data ended), each
+ * with its marker, where it starts and its length field (0 where it has none).
+ */
+export function* jpegSegments(bytes: Uint8Array, from = 2): Generator<{ marker: number; offset: number; length: number }> {
+  let offset = from
   while (offset + 4 <= bytes.byteLength) {
     if (bytes[offset] !== 0xff) return
     const marker = bytes[offset + 1]!

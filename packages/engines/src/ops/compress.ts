@@ -19,6 +19,7 @@ import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
+import { recodeJpegTextures } from './jpeg-recode.ts'
 import { repackPngTextures } from './png-repack.ts'
 import { quantizeMorphWeights } from '../geometry/morph-weights.ts'
 
@@ -44,7 +45,7 @@ export interface CompressOptions {
   sharp?: SharpEncoder
   /** Textures re-packed at once (the thread's image threads); 1 when not given. */
   imageThreads?: number
-  /** Filled with a report per PNG texture re-packed smaller. */
+  /** Filled with a report per texture re-packed smaller: PNGs with sharp, JPEGs always (jpeg-recode.ts). */
   repacked?: TextureReport[]
 }
 
@@ -115,9 +116,13 @@ export function compress(options: CompressOptions): Transform {
     assertEncodableGeometry(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     await cleanForEncoding(doc, options.notes, options.sharp)
-    // Lossless, and after the prune, so no texture about to go is worked on.
-    if (options.sharp)
-      options.repacked?.push(...(await repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1 })))
+    // Lossless, and after the prune, so no texture about to go is worked on. The PNGs' decoding and
+    // deflating run on libuv's threads while this thread re-codes the JPEGs.
+    const pngs = options.sharp
+      ? repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1 })
+      : Promise.resolve([])
+    const jpegs = recodeJpegTextures(doc)
+    options.repacked?.push(...(await pngs), ...jpegs)
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
     if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await weldIdenticalVertices(doc)

@@ -1,0 +1,248 @@
+import { decodeTable, encodeTable, type HuffmanSpec, optimalTable } from './jpeg-huffman-table.ts'
+import { decodeScan, encodeScan, type ScanLayout, type ScanSymbols, ScanWriter } from './jpeg-scan.ts'
+import { jpegSegments } from './image-header.ts'
+
+/** A frame's components (B.2.2): identifier and sampling factors. */
+interface Frame {
+  width: number
+  height: number
+  components: { id: number; h: number; v: number }[]
+}
+
+/**
+ * Re-codes a baseline or extended sequential JPEG with the smallest Huffman tables for its own
+ * symbols, as `jpegtran -optimize` does: every coefficient stays, so it decodes to the same pixels,
+ * and every other segment (EXIF, ICC profile, comments) is copied as it is. Many exporters write
+ * T.81's example tables (ClearCoatTest's normal map: 144 210 → 122 515 B). Answers undefined
+ * where that is not smaller, or for what it leaves alone: progressive, lossless, hierarchical and
+ * arithmetic-coded files, and any scan that does not decode as a well-formed one.
+ *
+ * ```ts
+ * const smaller = recodeJpegHuffman(jpeg) ?? jpeg
+ * ```
+ */
+export function recodeJpegHuffman(bytes: Uint8Array): Uint8Array | undefined {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined
+  const state: RecodeState = { specs: new Array(8), restartInterval: 0, copyFrom: 0 }
+  const out = new ScanWriter(bytes.byteLength + 1024)
+  let resumeAt = 2
+  let scans = 0
+  for (;;) {
+    const scan = readUpToScan(bytes, resumeAt, state, out)
+    if (scan === undefined) return undefined
+    if (scan === null) break
+    const end = recodeScan(bytes, scan, state, out)
+    if (end === undefined) return undefined
+    state.copyFrom = resumeAt = end
+    scans++
+  }
+  if (scans === 0) return undefined
+  out.write(bytes.subarray(state.copyFrom))
+  const result = out.result()
+  return result.byteLength < bytes.byteLength ? result : undefined
+}
+
+/** What the segments read so far set, and where the bytes copied as they are begin. */
+interface RecodeState {
+  /** Huffman tables as defined so far: DC at their number, AC at 4 + it. */
+  specs: (HuffmanSpec | undefined)[]
+  frame?: Frame
+  restartInterval: number
+  copyFrom: number
+}
+
+/**
+ * Reads the segments from `from` up to the next scan's SOS, copying all but the Huffman tables to
+ * `out` (each scan gets tables of its own); null where no scan follows (EOI, or the segments run
+ * out: the rest is copied as it is, trailing bytes included), undefined for what is not re-coded.
+ */
+function readUpToScan(
+  bytes: Uint8Array,
+  from: number,
+  state: RecodeState,
+  out: ScanWriter,
+): { at: number; headerEnd: number } | null | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  for (const { marker, offset, length } of jpegSegments(bytes, from)) {
+    if (marker === 0xd9) return null
+    const end = offset + 2 + length
+    if (end > bytes.byteLength) return undefined
+    if (marker === 0xc4) {
+      out.write(bytes.subarray(state.copyFrom, offset))
+      state.copyFrom = end
+      if (!readTables(bytes, offset + 4, end, state.specs)) return undefined
+    } else if (isFrameHeader(marker)) {
+      if (marker !== 0xc0 && marker !== 0xc1) return undefined // progressive, lossless, differential or arithmetic
+      state.frame = readFrame(bytes, view, offset)
+      if (!state.frame) return undefined
+    } else if (marker === 0xdd) state.restartInterval = view.getUint16(offset + 4)
+    else if (marker === 0xdc || marker === 0xcc)
+      return undefined // DNL, arithmetic conditioning
+    else if (marker === 0xda) return state.frame ? { at: offset, headerEnd: end } : undefined
+  }
+  return null
+}
+
+/**
+ * Writes the scan whose SOS segment is at `scan.at` with the smallest tables for its symbols,
+ * after the bytes copied so far; answers where its data ended in `bytes`, or undefined where it is
+ * not re-coded (it does not decode, or too little would be saved).
+ */
+function recodeScan(bytes: Uint8Array, scan: { at: number; headerEnd: number }, state: RecodeState, out: ScanWriter): number | undefined {
+  const layout = scanLayout(bytes, scan.at, state.frame!, state.restartInterval)
+  if (!layout) return undefined
+  const decoders = state.specs.map((spec) => spec && decodeTable(spec))
+  const large = bytes.byteLength - scan.headerEnd > SAMPLED_ABOVE_BYTES
+  const sample = decodeScan(bytes, scan.headerEnd, layout, decoders, large ? SAMPLE_SYMBOLS : undefined)
+  const sampled = sample && optimalTables(sample)
+  if (!sample || !sampled || savingOnSample(sample, state.specs, sampled) < MIN_SAVING) return undefined
+  const symbols = sample.end < 0 ? decodeScan(bytes, scan.headerEnd, layout, decoders) : sample
+  const optimal = symbols === sample ? sampled : symbols && optimalTables(symbols)
+  if (!symbols || !optimal) return undefined
+  out.write(bytes.subarray(state.copyFrom, scan.at))
+  writeTables(out, optimal)
+  out.write(bytes.subarray(scan.at, scan.headerEnd))
+  const dataStart = out.length
+  encodeScan(
+    symbols,
+    optimal.map((spec) => spec && encodeTable(spec)),
+    out,
+  )
+  // Read back what was written: a re-coded file must hold the very symbols it was made from.
+  const written = decodeScan(
+    out.result(),
+    dataStart,
+    layout,
+    optimal.map((spec) => spec && decodeTable(spec)),
+  )
+  return written && sameSymbols(written, symbols) ? symbols.end : undefined
+}
+
+/**
+ * A scan with more data than this is judged on its first SAMPLE_SYMBOLS symbols (about 60 KB of a
+ * photo-like texture) before it is decoded whole: encoders that optimize their tables (libjpeg's
+ * optimize_coding, sharp's default) leave next to nothing to gain, and a full decode, re-code and
+ * check costs some 150 ms a megabyte here. A smaller scan is decoded whole at once and judged on
+ * all of it.
+ */
+const SAMPLED_ABOVE_BYTES = 512 * 1024
+const SAMPLE_SYMBOLS = 100_000
+
+/** The least share of the sample's coded bits the smallest tables must save for the whole scan to be re-coded. */
+const MIN_SAVING = 0.01
+
+/** The share of the sample's bits (codes and extra bits) its own smallest tables would save. */
+function savingOnSample(sample: ScanSymbols, current: (HuffmanSpec | undefined)[], smallest: (HuffmanSpec | undefined)[]): number {
+  const now = current.map((spec) => spec && encodeTable(spec))
+  const then = smallest.map((spec) => spec && encodeTable(spec))
+  let before = 0
+  let after = 0
+  let extra = 0
+  for (let i = 0; i < sample.count; i++) {
+    const slot = sample.slots[i]!
+    const symbol = sample.symbols[i]!
+    before += now[slot]!.length[symbol]!
+    after += then[slot]!.length[symbol]!
+    extra += slot < 4 ? symbol : symbol & 15
+  }
+  return (before - after) / (before + extra)
+}
+
+/** SOF0–SOF15, except DHT (C4), JPG (C8) and DAC (CC). */
+function isFrameHeader(marker: number): boolean {
+  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc
+}
+
+/** A DHT segment's tables into `specs` (DC at their number, AC at 4 + it); false where one is malformed. */
+function readTables(bytes: Uint8Array, from: number, end: number, specs: (HuffmanSpec | undefined)[]): boolean {
+  let at = from
+  while (at < end) {
+    const classAndId = bytes[at]!
+    const tableClass = classAndId >> 4
+    const id = classAndId & 15
+    if (tableClass > 1 || id > 3 || at + 17 > end) return false
+    const counts = bytes.slice(at + 1, at + 17)
+    const total = counts.reduce((sum, n) => sum + n, 0)
+    if (at + 17 + total > end || total > 256) return false
+    specs[tableClass * 4 + id] = { counts, symbols: bytes.slice(at + 17, at + 17 + total) }
+    at += 17 + total
+  }
+  return true
+}
+
+function readFrame(bytes: Uint8Array, view: DataView, offset: number): Frame | undefined {
+  const precision = bytes[offset + 4]
+  const height = view.getUint16(offset + 5)
+  const width = view.getUint16(offset + 7)
+  const count = bytes[offset + 9]!
+  // A height of 0 is given later by a DNL marker, which this re-coder leaves alone.
+  if ((precision !== 8 && precision !== 12) || height === 0 || width === 0 || count === 0) return undefined
+  const components = []
+  for (let i = 0; i < count; i++) {
+    const at = offset + 10 + 3 * i
+    const h = bytes[at + 1]! >> 4
+    const v = bytes[at + 1]! & 15
+    if (h < 1 || h > 4 || v < 1 || v > 4) return undefined
+    components.push({ id: bytes[at]!, h, v })
+  }
+  return { width, height, components }
+}
+
+/** The MCUs of the scan whose SOS segment is at `offset` (A.2.2, A.2.3); undefined for a scan that is not sequential. */
+function scanLayout(bytes: Uint8Array, offset: number, frame: Frame, restartInterval: number): ScanLayout | undefined {
+  const count = bytes[offset + 4]!
+  const after = offset + 5 + 2 * count
+  // Ss = 0, Se = 63, Ah = Al = 0: the whole block in one scan.
+  if (count < 1 || count > 4 || bytes[after] !== 0 || bytes[after + 1] !== 63 || bytes[after + 2] !== 0) return undefined
+  const hMax = Math.max(...frame.components.map((c) => c.h))
+  const vMax = Math.max(...frame.components.map((c) => c.v))
+  const components = []
+  for (let i = 0; i < count; i++) {
+    const component = frame.components.find((c) => c.id === bytes[offset + 5 + 2 * i])
+    const tables = bytes[offset + 6 + 2 * i]!
+    if (!component || tables >> 4 > 3 || (tables & 15) > 3) return undefined
+    components.push({ ...component, dc: tables >> 4, ac: tables & 15 })
+  }
+  if (count === 1) {
+    // One component: its blocks one by one, over its own size.
+    const [c] = components as [(typeof components)[0]]
+    const columns = Math.ceil(Math.ceil((frame.width * c.h) / hMax) / 8)
+    const rows = Math.ceil(Math.ceil((frame.height * c.v) / vMax) / 8)
+    return { mcus: columns * rows, restartInterval, components: [{ blocks: 1, dc: c.dc, ac: c.ac }] }
+  }
+  const mcus = Math.ceil(frame.width / (8 * hMax)) * Math.ceil(frame.height / (8 * vMax))
+  return { mcus, restartInterval, components: components.map((c) => ({ blocks: c.h * c.v, dc: c.dc, ac: c.ac })) }
+}
+
+/** The smallest table for each table the scan uses (index = slot), or undefined where one cannot be built. */
+function optimalTables(scan: ScanSymbols): (HuffmanSpec | undefined)[] | undefined {
+  const frequencies = Array.from({ length: 8 }, () => new Uint32Array(256))
+  const used = new Array<boolean>(8).fill(false)
+  for (let i = 0; i < scan.count; i++) {
+    const slot = scan.slots[i]!
+    used[slot] = true
+    frequencies[slot]![scan.symbols[i]!]!++
+  }
+  const tables = frequencies.map((f, slot) => (used[slot] ? optimalTable(f) : undefined))
+  return tables.some((table, slot) => used[slot] && !table) ? undefined : tables
+}
+
+/** One DHT segment with the scan's tables. */
+function writeTables(out: ScanWriter, tables: (HuffmanSpec | undefined)[]): void {
+  const present = tables.flatMap((spec, slot) => (spec ? [{ spec, slot }] : []))
+  const length = 2 + present.reduce((sum, { spec }) => sum + 17 + spec.symbols.byteLength, 0)
+  out.write(Uint8Array.of(0xff, 0xc4, length >> 8, length & 0xff))
+  for (const { spec, slot } of present) {
+    out.byte(((slot >> 2) << 4) | (slot & 3))
+    out.write(spec.counts)
+    out.write(spec.symbols)
+  }
+}
+
+function sameSymbols(a: ScanSymbols, b: ScanSymbols): boolean {
+  if (a.count !== b.count || a.restarts.length !== b.restarts.length) return false
+  for (let i = 0; i < a.count; i++) {
+    if (a.slots[i] !== b.slots[i] || a.symbols[i] !== b.symbols[i] || a.extras[i] !== b.extras[i]) return false
+  }
+  return a.restarts.every((at, i) => at === b.restarts[i])
+}
