@@ -74,6 +74,18 @@ describe('recodeJpegHuffman: the smallest Huffman tables, every coefficient kept
     }
   })
 
+  it('judges a large scan on a sample first: re-codes one written with the standard tables, leaves one already optimal', async () => {
+    const { data, raw } = texture(1024, 768)
+    const standard = new Uint8Array(await sharp(data, { raw }).jpeg({ quality: 92, optimiseCoding: false }).toBuffer())
+    const optimal = new Uint8Array(await sharp(data, { raw }).jpeg({ quality: 92, optimiseCoding: true }).toBuffer())
+    // Past the size judged on a sample (SAMPLED_ABOVE_BYTES), so both take that path.
+    expect(Math.min(standard.byteLength, optimal.byteLength)).toBeGreaterThan(128 * 1024)
+    const recoded = recodeJpegHuffman(standard)
+    expect(recoded!.byteLength).toBeLessThan(standard.byteLength)
+    await expectSamePixels(recoded!, standard, 'standard tables')
+    expect(recodeJpegHuffman(optimal)).toBeUndefined()
+  })
+
   it('re-codes a greyscale JPEG (one component, one scan of its own blocks)', async () => {
     const { data } = texture(90, 70)
     const grey = Uint8Array.from({ length: 90 * 70 }, (_, i) => data[i * 3]!)

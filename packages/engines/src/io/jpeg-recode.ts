@@ -1,5 +1,6 @@
-import { decodeTable, encodeTable, type HuffmanSpec, optimalTable } from './jpeg-huffman-table.ts'
+import { decodeTable, encodeTable, type HuffmanSpec } from './jpeg-huffman-table.ts'
 import { decodeScan, encodeScan, type ScanLayout, type ScanSymbols, ScanWriter } from './jpeg-scan.ts'
+import { optimalTables, savingOf } from './jpeg-table-choice.ts'
 import { jpegSegments } from './image-header.ts'
 
 /** A frame's components (B.2.2): identifier and sampling factors. */
@@ -93,11 +94,10 @@ function recodeScan(bytes: Uint8Array, scan: { at: number; headerEnd: number }, 
   if (!layout) return undefined
   const decoders = state.specs.map((spec) => spec && decodeTable(spec))
   const large = bytes.byteLength - scan.headerEnd > SAMPLED_ABOVE_BYTES
-  const sample = decodeScan(bytes, scan.headerEnd, layout, decoders, large ? SAMPLE_SYMBOLS : undefined)
-  const sampled = sample && optimalTables(sample)
-  if (!sample || !sampled || savingOnSample(sample, state.specs, sampled) < MIN_SAVING) return undefined
+  const sample = decodeScan(bytes, scan.headerEnd, layout, decoders, large ? SAMPLE_BYTES : undefined)
+  if (!sample || savingOf(sample, state.specs) < MIN_SAVING) return undefined
   const symbols = sample.end < 0 ? decodeScan(bytes, scan.headerEnd, layout, decoders) : sample
-  const optimal = symbols === sample ? sampled : symbols && optimalTables(symbols)
+  const optimal = symbols && optimalTables(symbols)
   if (!symbols || !optimal) return undefined
   out.write(bytes.subarray(state.copyFrom, scan.at))
   writeTables(out, optimal)
@@ -119,34 +119,16 @@ function recodeScan(bytes: Uint8Array, scan: { at: number; headerEnd: number }, 
 }
 
 /**
- * A scan with more data than this is judged on its first SAMPLE_SYMBOLS symbols (about 60 KB of a
- * photo-like texture) before it is decoded whole: encoders that optimize their tables (libjpeg's
- * optimize_coding, sharp's default) leave next to nothing to gain, and a full decode, re-code and
- * check costs some 150 ms a megabyte here. A smaller scan is decoded whole at once and judged on
- * all of it.
+ * A scan with more data than this is judged on the MCUs in its first SAMPLE_BYTES before it is
+ * decoded whole: encoders that optimize their tables (libjpeg's optimize_coding, sharp's default)
+ * leave next to nothing to gain, and a full decode, re-code and check costs some 150 ms a megabyte
+ * here. A smaller scan is decoded whole at once and judged on all of it.
  */
-const SAMPLED_ABOVE_BYTES = 512 * 1024
-const SAMPLE_SYMBOLS = 100_000
+const SAMPLED_ABOVE_BYTES = 128 * 1024
+const SAMPLE_BYTES = 48 * 1024
 
-/** The least share of the sample's coded bits the smallest tables must save for the whole scan to be re-coded. */
+/** The least share of the scan's coded bits (as savingOf judges it) the smallest tables must save for it to be re-coded. */
 const MIN_SAVING = 0.01
-
-/** The share of the sample's bits (codes and extra bits) its own smallest tables would save. */
-function savingOnSample(sample: ScanSymbols, current: (HuffmanSpec | undefined)[], smallest: (HuffmanSpec | undefined)[]): number {
-  const now = current.map((spec) => spec && encodeTable(spec))
-  const then = smallest.map((spec) => spec && encodeTable(spec))
-  let before = 0
-  let after = 0
-  let extra = 0
-  for (let i = 0; i < sample.count; i++) {
-    const slot = sample.slots[i]!
-    const symbol = sample.symbols[i]!
-    before += now[slot]!.length[symbol]!
-    after += then[slot]!.length[symbol]!
-    extra += slot < 4 ? symbol : symbol & 15
-  }
-  return (before - after) / (before + extra)
-}
 
 /** SOF0–SOF15, except DHT (C4), JPG (C8) and DAC (CC). */
 function isFrameHeader(marker: number): boolean {
@@ -212,19 +194,6 @@ function scanLayout(bytes: Uint8Array, offset: number, frame: Frame, restartInte
   }
   const mcus = Math.ceil(frame.width / (8 * hMax)) * Math.ceil(frame.height / (8 * vMax))
   return { mcus, restartInterval, components: components.map((c) => ({ blocks: c.h * c.v, dc: c.dc, ac: c.ac })) }
-}
-
-/** The smallest table for each table the scan uses (index = slot), or undefined where one cannot be built. */
-function optimalTables(scan: ScanSymbols): (HuffmanSpec | undefined)[] | undefined {
-  const frequencies = Array.from({ length: 8 }, () => new Uint32Array(256))
-  const used = new Array<boolean>(8).fill(false)
-  for (let i = 0; i < scan.count; i++) {
-    const slot = scan.slots[i]!
-    used[slot] = true
-    frequencies[slot]![scan.symbols[i]!]!++
-  }
-  const tables = frequencies.map((f, slot) => (used[slot] ? optimalTable(f) : undefined))
-  return tables.some((table, slot) => used[slot] && !table) ? undefined : tables
 }
 
 /** One DHT segment with the scan's tables. */
