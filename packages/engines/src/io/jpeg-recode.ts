@@ -92,13 +92,15 @@ function readUpToScan(
 function recodeScan(bytes: Uint8Array, scan: { at: number; headerEnd: number }, state: RecodeState, out: ScanWriter): number | undefined {
   const layout = scanLayout(bytes, scan.at, state.frame!, state.restartInterval)
   if (!layout) return undefined
-  const decoders = state.specs.map((spec) => spec && decodeTable(spec))
-  const large = bytes.byteLength - scan.headerEnd > SAMPLED_ABOVE_BYTES
-  const sample = decodeScan(bytes, scan.headerEnd, layout, decoders, large ? SAMPLE_BYTES : undefined)
-  if (!sample || savingOf(sample, state.specs) < MIN_SAVING) return undefined
-  const symbols = sample.end < 0 ? decodeScan(bytes, scan.headerEnd, layout, decoders) : sample
+  if (!layout.components.some((c) => isGeneric(state.specs[c.dc], 12) || isGeneric(state.specs[4 + c.ac], 162))) return undefined
+  const symbols = decodeScan(
+    bytes,
+    scan.headerEnd,
+    layout,
+    state.specs.map((spec) => spec && decodeTable(spec)),
+  )
   const optimal = symbols && optimalTables(symbols)
-  if (!symbols || !optimal) return undefined
+  if (!symbols || !optimal || savingOf(symbols, state.specs, optimal) < MIN_SAVING) return undefined
   out.write(bytes.subarray(state.copyFrom, scan.at))
   writeTables(out, optimal)
   out.write(bytes.subarray(scan.at, scan.headerEnd))
@@ -119,15 +121,19 @@ function recodeScan(bytes: Uint8Array, scan: { at: number; headerEnd: number }, 
 }
 
 /**
- * A scan with more data than this is judged on the MCUs in its first SAMPLE_BYTES before it is
- * decoded whole: encoders that optimize their tables (libjpeg's optimize_coding, sharp's default)
- * leave next to nothing to gain, and a full decode, re-code and check costs some 150 ms a megabyte
- * here. A smaller scan is decoded whole at once and judged on all of it.
+ * Whether a table lists every symbol of its class (12 DC categories, 162 AC run/sizes of 8-bit
+ * samples): T.81's example tables, or others made for no image in particular. A table made from an
+ * image's counts (libjpeg's optimize_coding, sharp's default, which Mos's texture operations use)
+ * lists only the symbols that occur, and is already the smallest: on the assimp corpus every JPEG
+ * with something to gain has such generic tables and every one without has none, so a scan coded
+ * only with tables of its own is left without decoding it (a 1.5 MB texture cost 6–30 ms to find
+ * that out by decoding).
  */
-const SAMPLED_ABOVE_BYTES = 128 * 1024
-const SAMPLE_BYTES = 48 * 1024
+function isGeneric(spec: HuffmanSpec | undefined, symbols: number): boolean {
+  return spec !== undefined && spec.symbols.byteLength >= symbols
+}
 
-/** The least share of the scan's coded bits (as savingOf judges it) the smallest tables must save for it to be re-coded. */
+/** The least share of the scan's coded bits the smallest tables must save for it to be re-coded. */
 const MIN_SAVING = 0.01
 
 /** SOF0–SOF15, except DHT (C4), JPG (C8) and DAC (CC). */

@@ -14,7 +14,7 @@ export interface ScanSymbols {
   extras: Uint16Array
   /** Symbol indices where a restart marker comes first. */
   restarts: number[]
-  /** Where the scan's data ends: the marker after it, or the end of the file; -1 for a sample (see decodeScan). */
+  /** Where the scan's data ends: the marker after it, or the end of the file. */
   end: number
 }
 
@@ -44,30 +44,28 @@ interface Unstuffed {
 const SLACK = 256
 
 /**
- * The scan's data from `start` to the first marker other than RST0–7 (or the file's end), at most
- * `limit` bytes of it (a sample: `end` is then -1). Runs between 0xFF bytes are copied whole: a
- * byte-by-byte loop took 27 ms on a 1.5 MB texture.
+ * The scan's data from `start` to the first marker other than RST0–7 (or the file's end). Runs
+ * between 0xFF bytes are copied whole: a byte-by-byte loop took 27 ms on a 1.5 MB texture.
  */
-function unstuff(data: Uint8Array, start: number, limit = Number.POSITIVE_INFINITY): Unstuffed {
-  const stop = Math.min(data.byteLength, start + limit)
-  const bytes = new Uint8Array(stop - start + SLACK)
+function unstuff(data: Uint8Array, start: number): Unstuffed {
+  const bytes = new Uint8Array(data.byteLength - start + SLACK)
   const markers: Unstuffed['markers'] = []
   let length = 0
   let pos = start
-  while (pos < stop) {
+  while (pos < data.byteLength) {
     const next = data.indexOf(0xff, pos)
-    const runEnd = next < 0 || next > stop ? stop : next
+    const runEnd = next < 0 ? data.byteLength : next
     bytes.set(data.subarray(pos, runEnd), length)
     length += runEnd - pos
     pos = runEnd
-    if (pos >= stop) break
+    if (pos >= data.byteLength) break
     const after = data[pos + 1]
     if (after === 0) bytes[length++] = 0xff
     else if (after !== undefined && after >= 0xd0 && after <= 0xd7) markers.push({ at: length, marker: after })
-    else return { bytes, length, markers, end: pos }
+    else break
     pos += 2
   }
-  return { bytes, length, markers, end: stop === data.byteLength ? Math.min(pos, stop) : -1 }
+  return { bytes, length, markers, end: Math.min(pos, data.byteLength) }
 }
 
 /** Where reading is: `buffer` holds the next `bits` bits (17–24 after a top-up, so a small integer), `pos` the next byte. */
@@ -100,7 +98,7 @@ class SymbolList implements ScanSymbols {
   symbols: Uint8Array
   extras: Uint16Array
   restarts: number[] = []
-  end = -1
+  end = 0
   constructor(capacity: number) {
     this.slots = new Uint8Array(capacity)
     this.symbols = new Uint8Array(capacity)
@@ -126,16 +124,13 @@ function grown<T extends Uint8Array | Uint16Array>(from: T, to: T): T {
  * Decodes one scan's symbols from `start` (just past its SOS segment) with the tables of `tables`
  * (index = slot); undefined where the data does not decode as a well-formed scan (a code no
  * table holds, a block past 64 coefficients, data cut short, a restart marker missing, out of
- * order or extra), so a file is re-coded only where every bit of it was understood. With
- * `sampleBytes`, it reads no more than that much of the scan's data, and where the scan is longer
- * answers the MCUs that lie within it (`end` -1).
+ * order or extra), so a file is re-coded only where every bit of it was understood.
  */
 export function decodeScan(
   data: Uint8Array,
   start: number,
   layout: ScanLayout,
   tables: (DecodeTable | undefined)[],
-  sampleBytes = Number.POSITIVE_INFINITY,
 ): ScanSymbols | undefined {
   const components = layout.components.map((c) => ({
     ...c,
@@ -145,15 +140,12 @@ export function decodeScan(
     acTable: tables[4 + c.ac],
   }))
   if (components.some((c) => !c.dcTable || !c.acTable)) return undefined
-  const scan = unstuff(data, start, sampleBytes)
-  // A sample stops this far before the data it has: one MCU reads at most 10 blocks of 64 codes.
-  const sampleEnd = scan.end < 0 ? (scan.length - 4096) * 8 : Number.POSITIVE_INFINITY
+  const scan = unstuff(data, start)
   const reader = new BitReader(scan.bytes)
   const out = new SymbolList(Math.max(1024, scan.length * 3))
   const intervalEnd = (interval: number) => scan.markers[interval]?.at ?? scan.length
   let interval = 0
   for (let mcu = 0; mcu < layout.mcus; mcu++) {
-    if (reader.consumed > sampleEnd) return out
     if (layout.restartInterval > 0 && mcu > 0 && mcu % layout.restartInterval === 0) {
       const limit = intervalEnd(interval)
       if (!reader.onlyPaddingBefore(limit) || scan.markers[interval]?.marker !== 0xd0 + (interval % 8)) return undefined
