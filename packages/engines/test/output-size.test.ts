@@ -130,10 +130,8 @@ describe.skipIf(!available)('the other operations under the rule', () => {
     const input = new Uint8Array(await readFile(paths.box))
     const result = success(await pool.run({ name: 'compress', input: { path: paths.box }, format: 'glb', options: { engine: 'meshopt' } }))
     const { size_rule } = detailsOf(result)
-    if (result.size <= input.byteLength) {
-      expect(size_rule).toBeUndefined()
-      return
-    }
+    // What this test is about: should meshopt's JSON ever cost less than it saves here, pick a smaller input.
+    expect(result.size).toBeGreaterThan(input.byteLength)
     expect(result.bytes).not.toEqual(input)
     expect(size_rule).toMatchObject({ kept_input: false, input_bytes: input.byteLength, result_bytes: result.size })
     expect(size_rule!.note).toMatch(/a compress result larger than its input is a defect to fix in the encoder, unless the notes say why/)

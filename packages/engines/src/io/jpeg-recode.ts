@@ -14,7 +14,7 @@ interface Frame {
  * Re-codes a baseline or extended sequential JPEG with the smallest Huffman tables for its own
  * symbols, as `jpegtran -optimize` does: every coefficient stays, so it decodes to the same pixels,
  * and every other segment (EXIF, ICC profile, comments) is copied as it is. Many exporters write
- * T.81's example tables (ClearCoatTest's normal map: 144 210 → 122 515 B). Answers undefined
+ * T.81's example tables (ClearCoatTest's normal map: 144 210 → 122 503 B). Answers undefined
  * where that is not smaller, or for what it leaves alone: progressive, lossless, hierarchical and
  * arithmetic-coded files, and any scan that does not decode as a well-formed one.
  *
