@@ -192,5 +192,9 @@ describe.skipIf(!corpus.available)('recodeJpegHuffman on JPEGs real exporters wr
     expect(written.byteLength).toBeLessThan(normals.byteLength)
     expect(written.buffer.byteLength).toBe(written.byteLength) // not a view into a larger buffer
     expect(pngTexture.getImage()).toBe(png)
+    // Over the size bound a JPEG is carried as it came.
+    jpegTexture.setImage(normals)
+    expect(recodeJpegTextures(doc, normals.byteLength - 1)).toEqual([])
+    expect(jpegTexture.getImage()).toBe(normals)
   })
 })

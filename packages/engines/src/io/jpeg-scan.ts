@@ -142,7 +142,8 @@ export function decodeScan(
   if (components.some((c) => !c.dcTable || !c.acTable)) return undefined
   const scan = unstuff(data, start)
   const reader = new BitReader(scan.bytes)
-  const out = new SymbolList(Math.max(1024, scan.length * 3))
+  // About 1.4–1.7 symbols a byte of coded data on photo-like textures; the list doubles past that.
+  const out = new SymbolList(Math.max(1024, scan.length * 2))
   const intervalEnd = (interval: number) => scan.markers[interval]?.at ?? scan.length
   let interval = 0
   for (let mcu = 0; mcu < layout.mcus; mcu++) {
