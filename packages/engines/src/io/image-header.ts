@@ -38,14 +38,18 @@ export function readImageHeader(bytes: Uint8Array, mimeType = ''): ImageHeader |
 
 function readJpeg(bytes: Uint8Array, view: DataView): ImageHeader | null {
   for (const { marker, offset } of jpegSegments(bytes)) {
-    // SOF0-SOF15 carry the frame size, except DHT (C4), JPG (C8) and DAC (CC).
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+    if (isJpegFrameHeader(marker)) {
       if (offset + 9 > bytes.byteLength) return null
       return { format: 'jpeg', width: view.getUint16(offset + 7), height: view.getUint16(offset + 5) }
     }
     if (marker === 0xda || marker === 0xd9) return null // scan data before any frame header
   }
   return null
+}
+
+/** SOF0–SOF15, the frame headers that carry the image's size and kind, except DHT (C4), JPG (C8) and DAC (CC). */
+export function isJpegFrameHeader(marker: number): boolean {
+  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc
 }
 
 /**

@@ -1,7 +1,7 @@
 import { decodeTable, encodeTable, type HuffmanSpec } from './jpeg-huffman-table.ts'
 import { decodeScan, encodeScan, type ScanLayout, type ScanSymbols, ScanWriter } from './jpeg-scan.ts'
-import { optimalTables, savingOf } from './jpeg-table-choice.ts'
-import { jpegSegments } from './image-header.ts'
+import { smallestTables } from './jpeg-table-choice.ts'
+import { isJpegFrameHeader, jpegSegments } from './image-header.ts'
 
 /** A frame's components (B.2.2): identifier and sampling factors. */
 interface Frame {
@@ -40,7 +40,8 @@ export function recodeJpegHuffman(bytes: Uint8Array): Uint8Array | undefined {
   if (scans === 0) return undefined
   out.write(bytes.subarray(state.copyFrom))
   const result = out.result()
-  return result.byteLength < bytes.byteLength ? result : undefined
+  // A copy of just the file: the writer's buffer has room to spare, which a texture would keep alive.
+  return result.byteLength < bytes.byteLength ? result.slice() : undefined
 }
 
 /** What the segments read so far set, and where the bytes copied as they are begin. */
@@ -72,7 +73,7 @@ function readUpToScan(
       out.write(bytes.subarray(state.copyFrom, offset))
       state.copyFrom = end
       if (!readTables(bytes, offset + 4, end, state.specs)) return undefined
-    } else if (isFrameHeader(marker)) {
+    } else if (isJpegFrameHeader(marker)) {
       if (marker !== 0xc0 && marker !== 0xc1) return undefined // progressive, lossless, differential or arithmetic
       state.frame = readFrame(bytes, view, offset)
       if (!state.frame) return undefined
@@ -99,8 +100,9 @@ function recodeScan(bytes: Uint8Array, scan: { at: number; headerEnd: number }, 
     layout,
     state.specs.map((spec) => spec && decodeTable(spec)),
   )
-  const optimal = symbols && optimalTables(symbols)
-  if (!symbols || !optimal || savingOf(symbols, state.specs, optimal) < MIN_SAVING) return undefined
+  const choice = symbols && smallestTables(symbols, state.specs)
+  if (!symbols || !choice || choice.saving < MIN_SAVING) return undefined
+  const optimal = choice.tables
   out.write(bytes.subarray(state.copyFrom, scan.at))
   writeTables(out, optimal)
   out.write(bytes.subarray(scan.at, scan.headerEnd))
@@ -135,11 +137,6 @@ function isGeneric(spec: HuffmanSpec | undefined, symbols: number): boolean {
 
 /** The least share of the scan's coded bits the smallest tables must save for it to be re-coded. */
 const MIN_SAVING = 0.01
-
-/** SOF0–SOF15, except DHT (C4), JPG (C8) and DAC (CC). */
-function isFrameHeader(marker: number): boolean {
-  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc
-}
 
 /** A DHT segment's tables into `specs` (DC at their number, AC at 4 + it); false where one is malformed. */
 function readTables(bytes: Uint8Array, from: number, end: number, specs: (HuffmanSpec | undefined)[]): boolean {

@@ -132,13 +132,7 @@ export function decodeScan(
   layout: ScanLayout,
   tables: (DecodeTable | undefined)[],
 ): ScanSymbols | undefined {
-  const components = layout.components.map((c) => ({
-    ...c,
-    dcSlot: c.dc,
-    acSlot: 4 + c.ac,
-    dcTable: tables[c.dc],
-    acTable: tables[4 + c.ac],
-  }))
+  const components = layout.components.map((c) => ({ ...c, dcTable: tables[c.dc], acTable: tables[4 + c.ac] }))
   if (components.some((c) => !c.dcTable || !c.acTable)) return undefined
   const scan = unstuff(data, start)
   const reader = new BitReader(scan.bytes)
@@ -157,7 +151,7 @@ export function decodeScan(
     for (const c of components) {
       for (let block = 0; block < c.blocks; block++) {
         out.reserve(64)
-        if (!decodeBlock(reader, c.dcTable!, c.acTable!, c.dcSlot, c.acSlot, out)) return undefined
+        if (!decodeBlock(reader, c.dcTable!, c.acTable!, c.dc, 4 + c.ac, out)) return undefined
         if (reader.consumed > intervalEnd(interval) * 8) return undefined // read into the next interval, or past the data
       }
     }
@@ -234,22 +228,21 @@ export class ScanWriter {
   }
 
   byte(value: number): void {
-    if (this.length === this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2)
-      grown.set(this.bytes)
-      this.bytes = grown
-    }
+    if (this.length === this.bytes.length) this.room(1)
     this.bytes[this.length++] = value
   }
 
   write(chunk: Uint8Array): void {
-    while (this.length + chunk.byteLength > this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2)
-      grown.set(this.bytes.subarray(0, this.length))
-      this.bytes = grown
-    }
+    this.room(chunk.byteLength)
     this.bytes.set(chunk, this.length)
     this.length += chunk.byteLength
+  }
+
+  /** Doubles the buffer until `n` more bytes fit. */
+  private room(n: number): void {
+    let size = this.bytes.length
+    while (this.length + n > size) size *= 2
+    if (size !== this.bytes.length) this.bytes = grown(this.bytes, new Uint8Array(size))
   }
 
   put(value: number, size: number): void {

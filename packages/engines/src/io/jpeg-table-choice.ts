@@ -1,8 +1,15 @@
 import { encodeTable, type HuffmanSpec, optimalTable } from './jpeg-huffman-table.ts'
 import type { ScanSymbols } from './jpeg-scan.ts'
 
-/** The smallest table for each table the scan uses (index = slot), or undefined where one cannot be built (see optimalTable). */
-export function optimalTables(scan: ScanSymbols): (HuffmanSpec | undefined)[] | undefined {
+/**
+ * The smallest table for each table the scan uses (index = slot), and the share of the scan's coded
+ * bits (codes and extra bits) they save over `current`, the tables it was coded with; both from one
+ * count of its symbols. Undefined where a table cannot be built (see optimalTable).
+ */
+export function smallestTables(
+  scan: ScanSymbols,
+  current: (HuffmanSpec | undefined)[],
+): { tables: (HuffmanSpec | undefined)[]; saving: number } | undefined {
   const counts: (Uint32Array | undefined)[] = new Array(8)
   for (let i = 0; i < scan.count; i++) {
     const slot = scan.slots[i]!
@@ -10,22 +17,20 @@ export function optimalTables(scan: ScanSymbols): (HuffmanSpec | undefined)[] | 
     counts[slot][scan.symbols[i]!]!++
   }
   const tables = counts.map((f) => f && optimalTable(f))
-  return tables.some((table, slot) => counts[slot] && !table) ? undefined : tables
-}
-
-/** The share of its coded bits (codes and extra bits) a scan saves with `smallest` over `current`, the tables it was coded with. */
-export function savingOf(scan: ScanSymbols, current: (HuffmanSpec | undefined)[], smallest: (HuffmanSpec | undefined)[]): number {
-  const now = current.map((spec) => spec && encodeTable(spec))
-  const then = smallest.map((spec) => spec && encodeTable(spec))
+  if (tables.some((table, slot) => counts[slot] && !table)) return undefined
   let before = 0
   let after = 0
   let extra = 0
-  for (let i = 0; i < scan.count; i++) {
-    const slot = scan.slots[i]!
-    const symbol = scan.symbols[i]!
-    before += now[slot]!.length[symbol]!
-    after += then[slot]!.length[symbol]!
-    extra += slot < 4 ? symbol : symbol & 15
-  }
-  return (before - after) / (before + extra)
+  counts.forEach((f, slot) => {
+    if (!f) return
+    const now = encodeTable(current[slot]!).length
+    const then = encodeTable(tables[slot]!).length
+    for (let symbol = 0; symbol < 256; symbol++) {
+      const n = f[symbol]!
+      before += n * now[symbol]!
+      after += n * then[symbol]!
+      extra += n * (slot < 4 ? symbol : symbol & 15)
+    }
+  })
+  return { tables, saving: (before - after) / (before + extra) }
 }

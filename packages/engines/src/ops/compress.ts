@@ -43,7 +43,7 @@ export interface CompressOptions {
    * for one colour, and PNG textures are re-packed as the smallest PNG of their pixels (png-repack.ts).
    */
   sharp?: SharpEncoder
-  /** The thread's image threads (1 when not given); PNGs are re-packed this many at once, at least two. */
+  /** The thread's image threads (1 when not given); see repackPngTextures for how many PNGs it re-packs at once. */
   imageThreads?: number
   /** Filled with a report per texture re-packed smaller: PNGs with sharp, JPEGs always (jpeg-recode.ts). */
   repacked?: TextureReport[]
@@ -117,12 +117,9 @@ export function compress(options: CompressOptions): Transform {
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     await cleanForEncoding(doc, options.notes, options.sharp)
     // Lossless, and after the prune, so no texture about to go is worked on. The PNGs' decoding and
-    // deflating run on libuv's threads while this thread re-codes the JPEGs, two PNGs at a time even
-    // where the thread has one image thread: one task on an idle machine then uses both cores
-    // (ClearCoatTest's five PNGs, two engine threads: 157–248 ms a task against 224–257), and with
-    // every engine thread busy the same deflates run either way.
+    // deflating run on libuv's threads while this thread re-codes the JPEGs.
     const pngs = options.sharp
-      ? repackPngTextures(doc, { sharp: options.sharp, concurrency: Math.max(2, options.imageThreads ?? 1) })
+      ? repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1 })
       : Promise.resolve([])
     const jpegs = recodeJpegTextures(doc)
     options.repacked?.push(...(await pngs), ...jpegs)

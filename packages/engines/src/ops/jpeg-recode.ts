@@ -29,8 +29,7 @@ export function recodeJpegTextures(doc: Document, maxBytes = RECODE_MAX_BYTES): 
     const { image, base } = describeTexture(doc, texture)
     const smaller = image && image.byteLength <= maxBytes && recodeJpegHuffman(image)
     if (!smaller) continue
-    // A copy the size of the result: the re-coder's buffer has room to spare.
-    texture.setImage(smaller.slice())
+    texture.setImage(smaller)
     reports.push({ ...base, to: 'image/jpeg', after: smaller.byteLength })
   }
   return reports
