@@ -7,7 +7,7 @@ import { NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
 import draco3d from 'draco3dgltf'
 import { MeshoptDecoder } from 'meshoptimizer'
-import { countSceneTriangles, documentBounds } from '../packages/engines/src/index.ts'
+import { countSceneTriangles, documentBounds, KHRMeshoptCompression } from '../packages/engines/src/index.ts'
 import { roundTrip, type BenchService } from './service.ts'
 import type { Input } from './stats.ts'
 
@@ -43,7 +43,7 @@ const TOOLS: { tool: string; args: (i: string, o: string) => [string, string[]] 
 /** A reader of every tool's output: all extensions, Draco and meshopt decoders. */
 export async function reader(): Promise<NodeIO> {
   return new NodeIO()
-    .registerExtensions(ALL_EXTENSIONS)
+    .registerExtensions([...ALL_EXTENSIONS, KHRMeshoptCompression]) // gltfpack -cz and meshopt_extension=khr write it
     .registerDependencies({ 'draco3d.decoder': await draco3d.createDecoderModule(), 'meshopt.decoder': MeshoptDecoder })
 }
 

@@ -63,6 +63,12 @@ export interface CorpusRow {
   draco: Outcome
   /** Present when the service offers the field (its capabilities name it). */
   merge?: Outcome
+  /**
+   * merge=true with meshopt_extension=khr against `gltfpack -cz` (its KHR_meshopt_compression, the v1
+   * vertex codec): both tools at their smallest meshopt. Present when the service offers both fields.
+   */
+  mergeKhr?: Outcome
+  gltfpackCz?: Outcome
   simplify?: {
     mos: Outcome & { triangles?: number; error?: string; distance?: number }
     gltfpack: Outcome & { triangles?: number; distance?: number }
@@ -76,7 +82,14 @@ export interface CorpusResult {
   rows: CorpusRow[]
   skipped: { input: string; reason: string }[]
   batch: { files: number; serviceMs: number; gltfpackMs: number }
-  available: { merge: boolean; simplify: boolean }
+  available: Offered
+}
+
+/** The compress extension fields the service offers that the bench measures. */
+export interface Offered {
+  merge: boolean
+  simplify: boolean
+  khr: boolean
 }
 
 /** The files: shared corpus (GLB, glTF, OBJ) and the assimp corpus's glTF 2.0 files, as GLB where they are glTF, and a generated texture-heavy GLB. */
@@ -155,12 +168,16 @@ function reason(error: unknown): string {
  * Which compress extensions the running service offers, from its capabilities document's
  * `mos_extensions.compress` (docs/api.md, "Mos extensions"): the rows are measured only where it does.
  */
-export async function offered(service: BenchService): Promise<{ merge: boolean; simplify: boolean }> {
+export async function offered(service: BenchService): Promise<Offered> {
   const response = await service.call('/api/v1/capabilities')
   if (!response.ok) throw new Error(`GET /api/v1/capabilities: ${response.status} ${await response.text()}`)
   const document = (await response.json()) as { mos_extensions?: { compress?: string[] } }
   const fields = document.mos_extensions?.compress ?? []
-  return { merge: fields.includes('merge'), simplify: fields.includes('simplify_ratio') }
+  return {
+    merge: fields.includes('merge'),
+    simplify: fields.includes('simplify_ratio'),
+    khr: fields.includes('merge') && fields.includes('meshopt_extension'),
+  }
 }
 
 /** Measures every input with every tool (see CorpusRow); `runs` timed runs each, best kept. */
@@ -211,6 +228,14 @@ export async function measureCorpus(service: BenchService, quick: boolean): Prom
       }
       if (Number.isNaN(row.triangles) && row.meshopt.doc) row.triangles = countSceneTriangles(row.meshopt.doc)
       if (available.merge) row.merge = await outcome(io, 1, mos(file, { engine: 'meshopt', merge: 'true' }))
+      if (available.khr) {
+        row.mergeKhr = await outcome(io, 1, mos(file, { engine: 'meshopt', merge: 'true', meshopt_extension: 'khr' }))
+        row.gltfpackCz = await outcome(
+          io,
+          1,
+          cli('gltfpack', (i, o) => ['-i', i, '-o', o, '-cz'], inPath),
+        )
+      }
       if (available.simplify) {
         const half = { engine: 'meshopt', simplify_ratio: '0.5' }
         row.simplify = await measureSimplify(io, runs, source ?? row.meshopt.doc, {
@@ -220,7 +245,17 @@ export async function measureCorpus(service: BenchService, quick: boolean): Prom
           mosMerged: available.merge ? mos(file, { ...half, merge: 'true' }) : undefined,
         })
       }
-      for (const o of [row.gltfpack, row.gltfpackKeepNodes, row.meshopt, row.gltfTransformDraco, row.draco, row.merge]) if (o) delete o.doc
+      for (const o of [
+        row.gltfpack,
+        row.gltfpackKeepNodes,
+        row.meshopt,
+        row.gltfTransformDraco,
+        row.draco,
+        row.merge,
+        row.mergeKhr,
+        row.gltfpackCz,
+      ])
+        if (o) delete o.doc
       rows.push(row)
     }
     const batch = await measureBatch(service, inputs.slice(0, 24), dir, runs)

@@ -274,6 +274,7 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
     Number.isNaN(value) ? (why ?? 'n/a') : `${fmt(value)} ${goal(value <= limit)}`
   const why = (...outcomes: ({ error?: string } | undefined)[]) => outcomes.find((o) => o?.error)?.error?.replace(/\|/g, '/')
   const na = 'not available (the service offers no merge field)'
+  const naKhr = 'not available (the service offers no meshopt_extension field)'
   out(
     `## The corpus against gltfpack and gltf-transform (goals: meshopt ≤ ${CORPUS_GOALS.meshoptSize}× gltfpack -cc; time ≤ gltfpack's; Draco ≤ gltf-transform draco; merge ≤ ${CORPUS_GOALS.mergeSize}× gltfpack -cc)`,
   )
@@ -294,6 +295,8 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
       'gltf-transform draco',
       'draco size vs gltf-transform draco',
       'merge size vs gltfpack -cc',
+      'merge + khr size vs gltfpack -cc',
+      'merge + khr vs gltfpack -cz (both KHR_meshopt_compression)',
     ],
     rows.map((r) => [
       r.input,
@@ -308,6 +311,10 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
       r.gltfTransformDraco.bytes ?? '-',
       verdict(ratio(r.draco.bytes, r.gltfTransformDraco.bytes), CORPUS_GOALS.dracoSize, why(r.draco, r.gltfTransformDraco)),
       available.merge ? verdict(ratio(r.merge?.bytes, r.gltfpack.bytes), CORPUS_GOALS.mergeSize, why(r.merge, r.gltfpack)) : na,
+      available.khr ? verdict(ratio(r.mergeKhr?.bytes, r.gltfpack.bytes), CORPUS_GOALS.mergeSize, why(r.mergeKhr, r.gltfpack)) : naKhr,
+      available.khr
+        ? verdict(ratio(r.mergeKhr?.bytes, r.gltfpackCz?.bytes), CORPUS_GOALS.meshoptSize, why(r.mergeKhr, r.gltfpackCz))
+        : naKhr,
     ]),
   )
   const compared = (pick: (r: (typeof rows)[number]) => number, limit: number) => {
@@ -334,6 +341,14 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
       [
         `merge=true size ≤ ${CORPUS_GOALS.mergeSize}× gltfpack -cc`,
         available.merge ? compared((r) => ratio(r.merge?.bytes, r.gltfpack.bytes), CORPUS_GOALS.mergeSize) : na,
+      ],
+      [
+        `merge=true with meshopt_extension=khr: size ≤ ${CORPUS_GOALS.mergeSize}× gltfpack -cc`,
+        available.khr ? compared((r) => ratio(r.mergeKhr?.bytes, r.gltfpack.bytes), CORPUS_GOALS.mergeSize) : naKhr,
+      ],
+      [
+        `merge=true with meshopt_extension=khr: size ≤ ${CORPUS_GOALS.meshoptSize}× gltfpack -cz (both KHR_meshopt_compression, both merge the scene)`,
+        available.khr ? compared((r) => ratio(r.mergeKhr?.bytes, r.gltfpackCz?.bytes), CORPUS_GOALS.meshoptSize) : naKhr,
       ],
       [
         `batch of ${batch.files}: ${fmt(batch.serviceMs)} ms vs a gltfpack loop ${fmt(batch.gltfpackMs)} ms`,

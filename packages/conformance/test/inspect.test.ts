@@ -18,6 +18,7 @@ import {
 } from '../src/inspect/model.ts'
 import { familySamples, parseExposition } from '../src/inspect/prometheus.ts'
 import { writeZip } from './support/operation-stubs.ts'
+import { gltfpack } from '../../../test/support/gltfpack.ts'
 
 const { available, paths } = corpusFiles({
   spiderAscii: assimp('STL', 'Spider_ascii.stl'),
@@ -93,8 +94,19 @@ describe('glTF bundles, GLB JSON, KTX2 and metrics', () => {
 
   it('see an uncompressed primitive in raw GLB JSON', async () => {
     const { small } = await createFixtures()
-    expect(uncompressedPrimitives(readGlbJson(small.bytes), 'draco')).toEqual({ total: 1, uncompressed: 1 })
-    expect(uncompressedPrimitives(readGlbJson(small.bytes), 'meshopt')).toEqual({ total: 1, uncompressed: 1 })
+    for (const extension of ['KHR_draco_mesh_compression', 'EXT_meshopt_compression', 'KHR_meshopt_compression']) {
+      expect(uncompressedPrimitives(readGlbJson(small.bytes), extension), extension).toEqual({ total: 1, uncompressed: 1 })
+    }
+  })
+
+  it('read a GLB stored with KHR_meshopt_compression (gltfpack -cz) to the facts of its EXT_meshopt_compression twin (-cc)', async () => {
+    const { heavy } = await createFixtures()
+    const [khr, ext] = [await gltfpack(heavy.bytes, 'glb', ['-cz']), await gltfpack(heavy.bytes, 'glb', ['-cc'])]
+    expect(readGlbJson(khr).extensionsRequired).toContain('KHR_meshopt_compression')
+    expect(uncompressedPrimitives(readGlbJson(khr), 'KHR_meshopt_compression')).toEqual({ total: 1, uncompressed: 0 })
+    const facts = await inspectGlb(khr)
+    expect(facts.triangles).toBe(heavy.triangles)
+    expect(facts).toEqual(await inspectGlb(ext))
   })
 
   it('read a KTX2 container', () => {

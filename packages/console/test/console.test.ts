@@ -298,6 +298,8 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await page.locator('#files').setInputFiles([corpus.paths.gltf, corpus.paths.bin, corpus.paths.png])
       await page.getByText(/^1 model from 3 files: .* \(sent as BoxTextured\.zip\)$/).waitFor()
       await page.getByLabel('engine').selectOption('meshopt')
+      // The Mos extension field that applies under meshopt: the output view's three.js reads KHR_meshopt_compression too.
+      await page.getByLabel('meshopt_extension').selectOption('khr')
       const card = await start(page)
       await untilEnded(card)
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
@@ -306,6 +308,11 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       // The texture came from the dropped PNG, found by the name the .gltf gives it.
       expect(await card.locator('.stats').first().textContent()).toContain('211×211')
       await expectDrawn(card, 'input-view')
+      await expectDrawn(card, 'output-view')
+      const [download] = await Promise.all([page.waitForEvent('download'), card.getByTestId('download').click()])
+      const glb = await readFile((await download.path())!)
+      const json = JSON.parse(glb.subarray(20, 20 + glb.readUInt32LE(12)).toString('utf8')) as { extensionsRequired?: string[] }
+      expect(json.extensionsRequired).toContain('KHR_meshopt_compression')
     },
     SLOW * 2,
   )

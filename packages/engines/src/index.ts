@@ -36,6 +36,7 @@ export {
   type OperationOutput,
 } from './operations/operation.ts'
 export { compress, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsForLevel, type CompressOptions } from './ops/compress.ts'
+export { KHRMeshoptCompression } from './ops/khr-meshopt-compression.ts'
 export { optimizeScene, SIMPLIFY_DEFAULT_ERROR, type SceneOptions, type SceneResources } from './ops/optimize-scene.ts'
 export { mergeMeshes, type MergeReport } from './ops/merge-meshes.ts'
 export { instanceMeshes, type InstanceReport } from './ops/instance-meshes.ts'

@@ -7,6 +7,7 @@ import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
 import draco3d from 'draco3dgltf'
 import { MeshoptDecoder, MeshoptEncoder, MeshoptSimplifier } from 'meshoptimizer'
 import { skipUnheardGraphEvents } from './graph-events.ts'
+import { KHRMeshoptCompression } from './ops/khr-meshopt-compression.ts'
 
 /**
  * The heavy, slow-to-start resources every operation needs: WASM codecs and an IO that knows every
@@ -34,12 +35,15 @@ export async function loadPlatform(): Promise<Platform> {
   ])
   // Transforms log through the document's logger; only warnings matter in a service's output.
   const logger = new Logger(Logger.Verbosity.WARN)
-  const io = new NodeIO().setLogger(logger).registerExtensions(ALL_EXTENSIONS).registerDependencies({
-    'draco3d.encoder': dracoEncoder,
-    'draco3d.decoder': dracoDecoder,
-    'meshopt.encoder': MeshoptEncoder,
-    'meshopt.decoder': MeshoptDecoder,
-  })
+  const io = new NodeIO()
+    .setLogger(logger)
+    .registerExtensions([...ALL_EXTENSIONS, KHRMeshoptCompression])
+    .registerDependencies({
+      'draco3d.encoder': dracoEncoder,
+      'draco3d.decoder': dracoDecoder,
+      'meshopt.encoder': MeshoptEncoder,
+      'meshopt.decoder': MeshoptDecoder,
+    })
   return { io, logger, meshoptEncoder: MeshoptEncoder, meshoptDecoder: MeshoptDecoder, meshoptSimplifier: MeshoptSimplifier }
 }
 

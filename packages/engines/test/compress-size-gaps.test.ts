@@ -3,14 +3,11 @@ import { draco } from '@gltf-transform/functions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countMeshTriangles, countSceneTriangles, createEnginePool, loadPlatform } from '../src/index.ts'
-import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
+import { readFile } from 'node:fs/promises'
 import { glbJson } from '../src/io/gltf-limits.ts'
 import { hausdorff } from '../../../bench/hausdorff.ts'
 import { compressFileWith, expectBoundsKept, expectHalved, glbOf } from './support/compress-file.ts'
+import { gltfpack } from '../../../test/support/gltfpack.ts'
 
 const { available, paths } = corpusFiles({
   shapes: shared('glb', 'ShapeCollection.glb'),
@@ -34,21 +31,6 @@ const { available, paths } = corpusFiles({
 })
 
 const ENGINES = ['draco', 'meshopt'] as const
-
-/** gltfpack, pinned in the root's devDependencies, as the bench runs it. */
-const GLTFPACK = new URL('../../../node_modules/.bin/gltfpack', import.meta.url).pathname
-
-/** gltfpack's output for an input file (a GLB or an OBJ, as the bench gives it). */
-async function gltfpack(input: Uint8Array, extension: 'glb' | 'obj', args: string[]): Promise<Uint8Array> {
-  const dir = await mkdtemp(join(tmpdir(), 'mos-gltfpack-'))
-  try {
-    await writeFile(join(dir, `in.${extension}`), input)
-    await promisify(execFile)(GLTFPACK, ['-i', join(dir, `in.${extension}`), '-o', join(dir, 'out.glb'), ...args])
-    return new Uint8Array(await readFile(join(dir, 'out.glb')))
-  } finally {
-    await rm(dir, { recursive: true, force: true })
-  }
-}
 
 /** Issue 21's size gaps to gltfpack, each closed at its cause and checked on the corpus file that showed it. */
 describe.skipIf(!available)('compress: the size gaps to gltfpack, on the files that showed them', async () => {

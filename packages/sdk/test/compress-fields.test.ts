@@ -7,6 +7,7 @@ describe("compress's Mos extension fields in the contract", () => {
     const specs = compressFieldSpecs('A')
     const extensions = specs.filter((spec) => spec.extension).map((spec) => spec.name)
     expect(extensions).toEqual([
+      'meshopt_extension',
       'preset',
       'simplify_ratio',
       'simplify_error',
@@ -32,8 +33,33 @@ describe("compress's Mos extension fields in the contract", () => {
   it('without the fields, parses as the published interface does (the extensions at their neutral values)', () => {
     expect(parseCompressFields('A', { engine: 'meshopt' })).toEqual({
       ok: true,
-      value: { engine: 'meshopt', level: 7, meshopt_compression_level: 'high', texture_power_of_two: false, merge: false, instance: false },
+      value: {
+        engine: 'meshopt',
+        level: 7,
+        meshopt_compression_level: 'high',
+        meshopt_extension: 'ext',
+        texture_power_of_two: false,
+        merge: false,
+        instance: false,
+      },
     })
+  })
+
+  it('takes meshopt_extension with meshopt only, ext or khr in any case', () => {
+    expect(parseCompressFields('B', { engine: 'meshopt', meshopt_extension: 'KHR' })).toMatchObject({
+      ok: true,
+      value: { meshopt_extension: 'khr' },
+    })
+    expect(parseCompressFields('A', { engine: 'meshopt', meshopt_extension: 'zstd' })).toEqual({
+      ok: false,
+      error: ERROR_TEXTS.invalidField('meshopt_extension', 'must be one of ext, khr'),
+    })
+    expect(parseCompressFields('A', { engine: 'draco', meshopt_extension: 'khr' })).toEqual({
+      ok: false,
+      error: ERROR_TEXTS.invalidField('meshopt_extension', 'applies only when engine is meshopt'),
+    })
+    const draco = parseCompressFields('A', { engine: 'draco' })
+    expect(draco.ok && draco.value.meshopt_extension).toBeUndefined()
   })
 
   it('expands a preset into exactly its fields; an explicit field wins, an empty one does not', () => {
@@ -60,6 +86,7 @@ describe("compress's Mos extension fields in the contract", () => {
     params.toHaveProperty('simplify_ratio').toEqualTypeOf<number | undefined>()
     params.toHaveProperty('preset').toEqualTypeOf<'web' | 'mobile' | 'archive' | undefined>()
     params.toHaveProperty('merge').toEqualTypeOf<boolean | undefined>()
+    params.toHaveProperty('meshopt_extension').toEqualTypeOf<'ext' | 'khr' | undefined>()
     expectTypeOf(client.capabilities).returns.resolves.toHaveProperty('mos_extensions')
   })
 })

@@ -10,7 +10,16 @@ const { available, paths } = corpusFiles({
   sphere: shared('glb', 'DenseSphere.glb'),
 })
 
-const EXTENSION_FIELDS = ['preset', 'simplify_ratio', 'simplify_error', 'texture_max_size', 'texture_power_of_two', 'merge', 'instance']
+const EXTENSION_FIELDS = [
+  'meshopt_extension',
+  'preset',
+  'simplify_ratio',
+  'simplify_error',
+  'texture_max_size',
+  'texture_power_of_two',
+  'merge',
+  'instance',
+]
 /** Convert takes the scene steps that suit every target: no `instance` (glTF only), no `preset` (compress's bundles). */
 const CONVERT_EXTENSION_FIELDS = ['simplify_ratio', 'simplify_error', 'texture_max_size', 'texture_power_of_two', 'merge']
 
@@ -61,12 +70,41 @@ describe.skipIf(!available).each(VARIANTS)('compress and convert extension field
       ['texture_max_size', '8', 'must be an integer from 16 to 16384'],
       ['preset', 'desktop', 'must be one of web, mobile, archive'],
       ['merge', 'perhaps', 'must be true or false'],
+      ['meshopt_extension', 'zstd', 'must be one of ext, khr'],
     ]
     for (const [field, value, rule] of cases) {
       const response = await compress({ engine: 'meshopt', [field]: value }, paths.shapes)
       expect(response.status, `${field}=${value}`).toBe(400)
       expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField(field, rule) })
     }
+  })
+
+  it('meshopt_extension=khr: the download declares KHR_meshopt_compression alone and reads to what ext gives, smaller; draco refuses it', async () => {
+    const ext = await compressed({ engine: 'meshopt' }, paths.shapes)
+    const khr = await compressed({ engine: 'meshopt', meshopt_extension: 'khr' }, paths.shapes)
+    expect(
+      khr.model
+        .getRoot()
+        .listExtensionsUsed()
+        .map((extension) => extension.extensionName),
+    ).toContain('KHR_meshopt_compression')
+    expect(
+      ext.model
+        .getRoot()
+        .listExtensionsUsed()
+        .map((extension) => extension.extensionName),
+    ).toContain('EXT_meshopt_compression')
+    const values = (doc: typeof ext.model) =>
+      doc
+        .getRoot()
+        .listAccessors()
+        .map((accessor) => Array.from(accessor.getArray() ?? []))
+    expect(values(khr.model)).toEqual(values(ext.model))
+    const size = (record: Record<string, unknown>) => (record.output as { size_bytes: number }).size_bytes
+    expect(size(khr.record)).toBeLessThan(size(ext.record))
+    const response = await compress({ engine: 'draco', meshopt_extension: 'khr' }, paths.shapes)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField('meshopt_extension', 'applies only when engine is meshopt') })
   })
 
   it('preset=web merges (a field it sets), and reports what it did on the record; instance=true adds instancing', async () => {

@@ -86,6 +86,7 @@ describe('the contract table and the engines registry', () => {
       engine: 'meshopt',
       level: 7,
       meshopt_compression_level: 'high',
+      meshopt_extension: 'ext',
       texture_power_of_two: false,
       merge: false,
       instance: false,

@@ -2,7 +2,7 @@ import { submitResponseSchema, VARIANTS } from '@mos/sdk/contract'
 import { expect, expectError, expectErrorText, expectJson, expectSchema, expectStatus } from '../assert.ts'
 import { fail, type Check } from '../check.ts'
 import type { RunContext } from '../context.ts'
-import { expectCompressedGlb } from '../inspect/compressed.ts'
+import { type Compression, expectCompressedGlb } from '../inspect/compressed.ts'
 import { inspectGlb } from '../inspect/model.ts'
 import { checkSizeFigures, checkTaskRecords, completedTask, runTask, submit } from '../tasks.ts'
 
@@ -22,7 +22,7 @@ export const brokenTask = (ctx: RunContext) =>
 /** An engine's result: a GLB with the engine's extension that decodes to the input's triangles. */
 function outputCheck(
   engine: 'draco' | 'meshopt',
-  extension: string,
+  extension: Compression,
   task: (ctx: RunContext) => ReturnType<typeof completedTask>,
   fixture: 'heavy' | 'small',
 ): Check {
@@ -35,7 +35,7 @@ function outputCheck(
     needs,
     async run(ctx) {
       const { output } = await task(ctx)
-      const facts = await expectCompressedGlb(output, engine)
+      const facts = await expectCompressedGlb(output, extension)
       const expected = (await ctx.fixtures())[fixture].triangles
       expect(facts.triangles === expected, `the result decodes to ${facts.triangles} triangles, the input has ${expected}`)
     },

@@ -16,7 +16,7 @@ import {
 } from '@mos/sdk/contract'
 import { expect, expectError, expectErrorText, expectJson, expectSchema, expectStatus } from '../assert.ts'
 import type { Check, CheckNeeds, Profile } from '../check.ts'
-import { expectCompressedGlb } from '../inspect/compressed.ts'
+import { compressionAsked, expectCompressedGlb } from '../inspect/compressed.ts'
 import type { RunContext } from '../context.ts'
 import type { Fixtures } from '../fixtures/index.ts'
 import { download, submit, waitForTask, type Fields } from '../tasks.ts'
@@ -278,7 +278,7 @@ export const fieldChecks: Check[] = RULES.flatMap((rules) => {
               const run = await waitForTask(ctx, id, rules.type)
               expect(run.final.status === 'completed', `the task ended ${run.final.status}: ${JSON.stringify(run.final.error)}`)
               if (rules.type === 'compress' && c.fields.level !== 0) {
-                await expectCompressedGlb((await download(ctx, id)).bytes, c.fields.engine === 'meshopt' ? 'meshopt' : 'draco')
+                await expectCompressedGlb((await download(ctx, id)).bytes, compressionAsked(c.fields))
               }
             },
           },

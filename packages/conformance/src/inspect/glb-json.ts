@@ -34,23 +34,23 @@ export interface GltfJson {
 }
 
 /**
- * How many mesh primitives are stored without the engine's compression: Draco marks each
- * compressed primitive; meshopt marks the buffer views holding the primitive's accessors.
+ * How many mesh primitives are stored without the compression `extension` names: Draco marks each
+ * compressed primitive; meshopt (EXT_ or KHR_) marks the buffer views holding the primitive's accessors.
  */
-export function uncompressedPrimitives(json: GltfJson, engine: 'draco' | 'meshopt'): { total: number; uncompressed: number } {
+export function uncompressedPrimitives(json: GltfJson, extension: string): { total: number; uncompressed: number } {
   let total = 0
   let uncompressed = 0
   for (const mesh of json.meshes ?? []) {
     for (const primitive of mesh.primitives) {
       total++
-      if (engine === 'draco') {
-        if (!primitive.extensions?.KHR_draco_mesh_compression) uncompressed++
+      if (extension === 'KHR_draco_mesh_compression') {
+        if (!primitive.extensions?.[extension]) uncompressed++
         continue
       }
       const accessors = [...Object.values(primitive.attributes), ...(primitive.indices === undefined ? [] : [primitive.indices])]
       const plain = accessors.some((index) => {
         const view = json.accessors?.[index]?.bufferView
-        return view !== undefined && !json.bufferViews?.[view]?.extensions?.EXT_meshopt_compression
+        return view !== undefined && !json.bufferViews?.[view]?.extensions?.[extension]
       })
       if (plain) uncompressed++
     }

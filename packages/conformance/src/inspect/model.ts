@@ -1,4 +1,4 @@
-import { type Document, Logger, NodeIO } from '@gltf-transform/core'
+import { type Document, type GLTF, Logger, NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
 import draco3d from 'draco3dgltf'
 import { unzipSync } from 'fflate'
@@ -70,7 +70,29 @@ function documentFacts(doc: Document): ModelFacts {
 
 /** Opens a GLB (decoding Draco/meshopt) and returns its facts. */
 export async function inspectGlb(bytes: Uint8Array): Promise<ModelFacts> {
-  return documentFacts(await (await modelReader()).readBinary(bytes))
+  const io = await modelReader()
+  const document = await io.binaryToJSON(bytes)
+  readKhrMeshoptAsExt(document.json)
+  return documentFacts(await io.readJSON(document))
+}
+
+/**
+ * KHR_meshopt_compression (a Mos server writes it when asked, meshopt_extension=khr) is
+ * EXT_meshopt_compression's JSON under the Khronos name, with version 1 of the vertex codec and a
+ * colour filter allowed; meshoptimizer's decoder reads both codec versions and every filter. The
+ * reader here knows EXT only, so a file that uses KHR alone is read with the names swapped.
+ */
+function readKhrMeshoptAsExt(json: GLTF.IGLTF): void {
+  const [ext, khr] = ['EXT_meshopt_compression', 'KHR_meshopt_compression']
+  if (!json.extensionsUsed?.includes(khr) || json.extensionsUsed.includes(ext)) return
+  const rename = (names?: string[]) => names?.map((name) => (name === khr ? ext : name))
+  json.extensionsUsed = rename(json.extensionsUsed)
+  if (json.extensionsRequired) json.extensionsRequired = rename(json.extensionsRequired)
+  for (const def of [...(json.bufferViews ?? []), ...(json.buffers ?? [])]) {
+    if (!def.extensions?.[khr]) continue
+    def.extensions[ext] = def.extensions[khr]
+    delete def.extensions[khr]
+  }
 }
 
 /** Entries a bundle may declare: a server under test cannot make the checker allocate more than this per file. */

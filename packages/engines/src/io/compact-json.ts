@@ -3,11 +3,12 @@ import { shortestFloat32 } from '../geometry/float32.ts'
 
 const TRIANGLES = 4
 const REPEAT = 10497
+const MESHOPT_EXTENSIONS = ['EXT_meshopt_compression', 'KHR_meshopt_compression']
 
 /**
  * The glTF JSON of every file Mos writes, without what a reader assumes anyway: glTF-Transform
  * writes the spec's defaults out (`"normalized": false` and `"byteOffset": 0` on accessors,
- * `"byteOffset": 0` on buffer views and in their EXT_meshopt_compression objects, `"mode": 4` on
+ * `"byteOffset": 0` on buffer views and in their EXT_/KHR_meshopt_compression objects, `"mode": 4` on
  * primitives, repeat wrapping on texture samplers, linear interpolation on animation samplers), a
  * sampler left with nothing to say (a texture without one wraps and filters as the empty one says),
  * buffer names (a GLB holds one binary chunk; a .gltf names its files by URI), a scene's empty
@@ -29,8 +30,10 @@ export function compactGltfJson(json: GLTF.IGLTF): void {
   }
   for (const view of json.bufferViews ?? []) {
     if (view.byteOffset === 0) delete view.byteOffset
-    const meshopt = view.extensions?.EXT_meshopt_compression as { byteOffset?: number } | undefined
-    if (meshopt?.byteOffset === 0) delete meshopt.byteOffset
+    for (const name of MESHOPT_EXTENSIONS) {
+      const meshopt = view.extensions?.[name] as { byteOffset?: number } | undefined
+      if (meshopt?.byteOffset === 0) delete meshopt.byteOffset
+    }
   }
   for (const mesh of json.meshes ?? []) for (const prim of mesh.primitives) if (prim.mode === TRIANGLES) delete prim.mode
   for (const buffer of json.buffers ?? []) delete buffer.name

@@ -46,6 +46,7 @@ export const compressOperation = defineOperation({
     color_quantization_bits: bits(1, 30),
     generic_quantization_bits: bits(1, 30),
     meshopt_compression_level: z.enum(['high', 'medium', 'low']).optional(),
+    meshopt_extension: z.enum(['ext', 'khr']).optional(),
     // Expanded by the contract's parser into the fields it sets (which arrive beside it); kept as sent.
     preset: z.enum(['web', 'mobile', 'archive']).optional(),
     ...SCENE_OPTIONS.shape,

@@ -15,6 +15,8 @@ import { narrowIndices } from './narrow-indices.ts'
 import { quantizeOnGrid } from '../geometry/meshopt-grid.ts'
 import { OCTAHEDRAL_BITS, octahedralPays, type OctahedralEncoder } from '../geometry/octahedral-normals.ts'
 import { MeshoptFileLayout } from './meshopt-file-layout.ts'
+import { KHRMeshoptCompression } from './khr-meshopt-compression.ts'
+import { GEOMETRY_COMPRESSION } from './compression-extensions.ts'
 import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
@@ -34,6 +36,11 @@ export interface CompressOptions {
   color_quantization_bits?: number
   generic_quantization_bits?: number
   meshopt_compression_level?: 'high' | 'medium' | 'low'
+  /**
+   * Mos extension: the glTF extension meshopt's data is declared with. `ext` (EXT_meshopt_compression,
+   * what every meshopt reader knows) or `khr` (KHR_meshopt_compression: smaller, with the v1 vertex codec).
+   */
+  meshopt_extension?: 'ext' | 'khr'
   /** The meshoptimizer encoder, passed in by the caller (see Platform). */
   meshoptEncoder?: unknown
   /** Where to say what compression dropped from the file (the task's `details.notes`). */
@@ -59,6 +66,7 @@ export const COMPRESS_DEFAULTS: Required<
   color_quantization_bits: 8,
   generic_quantization_bits: 12,
   meshopt_compression_level: 'high',
+  meshopt_extension: 'ext',
 }
 
 /**
@@ -90,13 +98,7 @@ export function meshoptPositionBitsForLevel(level: number): number {
  * name). What we write is decided here, from the decoded data (as `gltf-transform` does).
  */
 function dropInputCompression(doc: Document): void {
-  for (const extension of doc.getRoot().listExtensionsUsed()) {
-    if (
-      extension.extensionName === KHRDracoMeshCompression.EXTENSION_NAME ||
-      extension.extensionName === EXTMeshoptCompression.EXTENSION_NAME
-    )
-      extension.dispose()
-  }
+  for (const extension of doc.getRoot().listExtensionsUsed()) if (GEOMETRY_COMPRESSION.has(extension.extensionName)) extension.dispose()
 }
 
 /** Compress options with every default filled in. */
@@ -192,15 +194,16 @@ async function encodeWithMeshopt(doc: Document, o: ResolvedCompressOptions): Pro
   // Re-quantizing integer attributes in place corrupts them (already-quantized inputs such as
   // gltfpack output collapse to a line): go back to floats first, then quantize once.
   await doc.transform(dequantize())
+  const layout = o.meshopt_extension === 'khr' ? KHRMeshoptCompression : MeshoptFileLayout
   if (o.meshopt_compression_level === 'low') {
     // Lossless: reorder for better compression, keep float attributes, encode the buffers only.
     await doc.transform(reorderForSize({ encoder }))
-    doc.createExtension(MeshoptFileLayout).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
+    doc.createExtension(layout).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE })
     return
   }
   const filters = await quantizeForMeshopt(doc, o, encoder)
   doc
-    .createExtension(MeshoptFileLayout)
+    .createExtension(layout)
     .setRequired(true)
     .setEncoderOptions({ method: filters ? EXTMeshoptCompression.EncoderMethod.FILTER : EXTMeshoptCompression.EncoderMethod.QUANTIZE })
 }

@@ -4,6 +4,7 @@ import { FORMAT_CODECS, writableFormats, writeModel, type WrittenModel } from '.
 import { checkTargetCanHold } from '../io/target-holds.ts'
 import type { Platform } from '../platform.ts'
 import { checkFiniteAttributes, unitNormals } from '../geometry/unit-normals.ts'
+import { GEOMETRY_COMPRESSION } from './compression-extensions.ts'
 
 export interface ConvertOptions {
   /** Output format: glb, gltf (written as a zip), obj, stl, ply, or any other writer the registry holds. */
@@ -13,8 +14,6 @@ export interface ConvertOptions {
 }
 
 /** Geometry compression extensions convert decodes and does not re-encode (compress is the operation for that). */
-const COMPRESSION_EXTENSIONS = ['KHR_draco_mesh_compression', 'EXT_meshopt_compression']
-
 /** Validates convert options against the writers registered now; throws a ModelInputError with the reason. */
 export function parseConvertOptions(options: Record<string, unknown>): ConvertOptions {
   const target = options.target_format
@@ -55,7 +54,7 @@ export function checkConvertible(doc: Document, target: string): void {
 export async function writeConverted(platform: Platform, doc: Document, target: string): Promise<WrittenModel> {
   await doc.transform(unitNormals())
   for (const extension of doc.getRoot().listExtensionsUsed()) {
-    if (COMPRESSION_EXTENSIONS.includes(extension.extensionName)) extension.dispose()
+    if (GEOMETRY_COMPRESSION.has(extension.extensionName)) extension.dispose()
   }
   return writeModel(platform, doc, target)
 }

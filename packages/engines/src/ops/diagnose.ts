@@ -12,6 +12,7 @@ import { type GltfValidation, validatorIssues } from './gltf-validation.ts'
 import { readImageHeader } from '../io/image-header.ts'
 import { countPrimitiveDefects, type PrimitiveDefects } from '../geometry/mesh-defects.ts'
 import { countUnusedData } from './unused-data.ts'
+import { GEOMETRY_COMPRESSION } from './compression-extensions.ts'
 
 export interface DiagnoseOptions {
   /** Input format name (glb, gltf, obj, ...). */
@@ -157,9 +158,7 @@ interface FileFacts {
 
 function fileFacts(doc: Document, textures: TextureDiagnosis[], maxTextureSize: number): FileFacts {
   const root = doc.getRoot()
-  const compressed = root
-    .listExtensionsUsed()
-    .some((e) => e.extensionName === 'KHR_draco_mesh_compression' || e.extensionName === 'EXT_meshopt_compression')
+  const compressed = root.listExtensionsUsed().some((e) => GEOMETRY_COMPRESSION.has(e.extensionName))
   return {
     oversized: textures.filter((t) => t.width > maxTextureSize || t.height > maxTextureSize).length,
     nonPowerOfTwo: textures.filter((t) => t.width > 0 && t.height > 0 && !(isPowerOfTwo(t.width) && isPowerOfTwo(t.height))).length,

@@ -1,5 +1,13 @@
 import { parseArgs } from 'node:util'
-import { COMPRESS_PRESET_NAMES, type CompressOptions, ENGINES, MESHOPT_LEVELS, MODEL_FORMATS, TEXTURE_FORMATS } from '../contract/index.ts'
+import {
+  COMPRESS_PRESET_NAMES,
+  type CompressOptions,
+  ENGINES,
+  MESHOPT_EXTENSIONS,
+  MESHOPT_LEVELS,
+  MODEL_FORMATS,
+  TEXTURE_FORMATS,
+} from '../contract/index.ts'
 
 /** The sub-commands that submit tasks. */
 export const TASK_COMMANDS = ['compress', 'convert', 'repair', 'diagnose', 'textures', 'ktx2'] as const
@@ -33,6 +41,9 @@ Options:
   --engine, -e       compress: ${ENGINES.join(' | ')} (default ${CLI_DEFAULTS.engine})
   --level, -l N      compress level (A: 1-10, B: 0-10; default 7)
   --meshopt-level    compress with meshopt: ${MESHOPT_LEVELS.join(' | ')}
+  --meshopt-extension
+                     compress with meshopt (Mos extension): ${MESHOPT_EXTENSIONS.join(' | ')} (default ext;
+                     khr: KHR_meshopt_compression, smaller, for readers that know it)
   --position-bits N, --normal-bits N, --texcoord-bits N, --color-bits N, --generic-bits N
                      Draco quantization (these send one request per file instead of a batch)
   --preset NAME      compress (Mos extension): ${COMPRESS_PRESET_NAMES.join(' | ')}
@@ -85,7 +96,7 @@ export interface CliArgs {
 /** Compress's Mos extension fields the command line sets (docs/api.md, "Mos extensions"), typed by the contract. */
 export type CompressExtensionArgs = Pick<
   CompressOptions,
-  'preset' | 'simplify_ratio' | 'simplify_error' | 'texture_max_size' | 'texture_power_of_two' | 'merge' | 'instance'
+  'preset' | 'meshopt_extension' | 'simplify_ratio' | 'simplify_error' | 'texture_max_size' | 'texture_power_of_two' | 'merge' | 'instance'
 >
 
 function decimal(name: string, value: string | undefined): number | undefined {
@@ -137,6 +148,7 @@ const TASK_OPTIONS = {
   engine: { type: 'string', short: 'e' },
   level: { type: 'string', short: 'l' },
   'meshopt-level': { type: 'string' },
+  'meshopt-extension': { type: 'string' },
   'position-bits': { type: 'string' },
   'normal-bits': { type: 'string' },
   'texcoord-bits': { type: 'string' },
@@ -184,6 +196,7 @@ function bitsOf(values: OptionValues): CliArgs['bits'] {
 function extensionsOf(values: OptionValues): CliArgs['extensions'] {
   return present({
     preset: oneOf('preset', values.preset, COMPRESS_PRESET_NAMES),
+    meshopt_extension: oneOf('meshopt-extension', values['meshopt-extension'], MESHOPT_EXTENSIONS),
     simplify_ratio: decimal('simplify', values.simplify),
     simplify_error: decimal('simplify-error', values['simplify-error']),
     texture_max_size: integer('texture-max-size', values['texture-max-size']),
@@ -233,9 +246,9 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (positionals.length === 0) throw new UsageError(`${command} needs at least one FILE`)
   const args = toCliArgs(command as TaskCommand, values, positionals, env)
   if (command === 'convert' && !args.to) throw new UsageError('convert needs --to FORMAT')
-  if (command === 'convert' && (args.extensions.preset || args.extensions.instance))
+  if (command === 'convert' && (args.extensions.preset || args.extensions.instance || args.extensions.meshopt_extension))
     throw new UsageError(
-      '--preset and --instance are compress options (convert takes --simplify, --simplify-error, --texture-max-size, --power-of-two, --merge)',
+      '--preset, --instance and --meshopt-extension are compress options (convert takes --simplify, --simplify-error, --texture-max-size, --power-of-two, --merge)',
     )
   if (command === 'textures' && !args.format) throw new UsageError('textures needs --format FORMAT')
   return args

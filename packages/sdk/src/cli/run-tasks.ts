@@ -63,8 +63,8 @@ function submitOne(client: NodeClient, args: CliArgs, path: string, signal: Abor
         options,
       )
     case 'convert': {
-      // The scene steps convert takes (parseCliArgs refuses --preset and --instance there).
-      const { preset: _preset, instance: _instance, ...scene } = args.extensions
+      // The scene steps convert takes (parseCliArgs refuses --preset, --instance and --meshopt-extension there).
+      const { preset: _preset, instance: _instance, meshopt_extension: _extension, ...scene } = args.extensions
       return client.convert({ ...file, ...scene, target_format: args.to! }, options)
     }
     case 'repair':

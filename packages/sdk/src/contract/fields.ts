@@ -3,10 +3,12 @@ import { ERROR_TEXTS } from './errors.ts'
 import { COMPRESS_PRESET_NAMES, COMPRESS_PRESETS, type CompressPreset } from './presets.ts'
 import {
   ENGINES,
+  MESHOPT_EXTENSIONS,
   MESHOPT_LEVELS,
   MODEL_FORMATS,
   TEXTURE_FORMATS,
   type Engine,
+  type MeshoptExtension,
   type MeshoptLevel,
   type ModelFormat,
   type TaskType,
@@ -167,6 +169,10 @@ function compressFields(variant: Variant) {
     color_quantization_bits: integer(1, 30).default(8).meta(onlyWith(DRACO)),
     generic_quantization_bits: integer(1, 30).default(12).meta(onlyWith(DRACO)),
     meshopt_compression_level: z.enum(MESHOPT_LEVELS).default('high').meta(onlyWith(MESHOPT)),
+    meshopt_extension: z
+      .enum(MESHOPT_EXTENSIONS)
+      .default('ext')
+      .meta({ ...onlyWith(MESHOPT), ...extension }),
     ...compressExtensionFields,
   } satisfies FieldShape
 }
@@ -331,6 +337,8 @@ export interface CompressOptions {
   color_quantization_bits?: number
   generic_quantization_bits?: number
   meshopt_compression_level?: MeshoptLevel
+  /** Mos extension: `khr` declares meshopt's data with KHR_meshopt_compression and its v1 vertex codec (smaller); default `ext`. */
+  meshopt_extension?: MeshoptExtension
   /** Mos extension: a named bundle of the fields below (`COMPRESS_PRESETS`); explicit fields win. */
   preset?: CompressPreset
   /** Mos extension: target share of triangles to keep (0 < r ≤ 1), with meshoptimizer's simplifier. */

@@ -76,6 +76,9 @@ describe('parseCliArgs', () => {
       color: undefined,
       generic: undefined,
     })
+    expect(parseCliArgs(['compress', 'a.glb', '-e', 'meshopt', '--meshopt-extension', 'KHR'], {}).extensions).toEqual({
+      meshopt_extension: 'khr',
+    })
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj'], {}).to).toBe('obj')
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'glb', '--simplify', '.5', '--merge'], {}).extensions).toEqual({
       simplify_ratio: 0.5,
@@ -93,7 +96,11 @@ describe('parseCliArgs', () => {
     expect(reject(['compress', 'a.glb', '--engine', 'zstd'])).toThrow('--engine must be one of draco, meshopt, not "zstd"')
     expect(reject(['compress', 'a.glb', '--level', 'high'])).toThrow('--level takes an integer, not "high"')
     expect(reject(['convert', 'a.glb'])).toThrow('convert needs --to FORMAT')
-    expect(reject(['convert', 'a.glb', '--to', 'glb', '--instance'])).toThrow('--preset and --instance are compress options')
+    expect(reject(['convert', 'a.glb', '--to', 'glb', '--instance'])).toThrow(
+      '--preset, --instance and --meshopt-extension are compress options',
+    )
+    expect(reject(['convert', 'a.glb', '--to', 'glb', '--meshopt-extension', 'khr'])).toThrow('are compress options')
+    expect(reject(['compress', 'a.glb', '--meshopt-extension', 'zstd'])).toThrow('--meshopt-extension must be one of ext, khr, not "zstd"')
     expect(reject(['textures', 'a.png'])).toThrow('textures needs --format FORMAT')
     expect(reject(['compress', 'a.glb', '--bogus'])).toThrow(UsageError)
   })
