@@ -80,6 +80,22 @@ describe('encodeSmallestPng: the smallest PNG of exactly the pixels given', () =
     await expectSamePixels(png, ramp.data)
   })
 
+  it('indexes 256 colours at 8 bits, and stores the image with a 257th colour as direct samples', async () => {
+    // 256 opaque colours (words above 2^31), one per pixel at random, each used: indices are a third of RGB's bytes.
+    const colour = (n: number): [number, number, number, number] => [(n * 37) & 0xff, (n * 101 + 7) & 0xff, n, 255]
+    const picks = noise(64 * 64, 5)
+    const picture = (extra: boolean) =>
+      image(64, 64, (x, y) => (extra && x === 63 && y === 63 ? [1, 2, 3, 255] : colour(y * 64 + x < 256 ? y * 64 + x : picks[y * 64 + x]!)))
+    const full = picture(false)
+    const png = await encodeSmallestPng(full)
+    expect(storage(png)).toEqual({ bitDepth: 8, colourType: 3 })
+    await expectSamePixels(png, full.data)
+    const over = picture(true)
+    const direct = await encodeSmallestPng(over)
+    expect(storage(direct).colourType).toBe(2)
+    await expectSamePixels(direct, over.data)
+  })
+
   it('takes the pixels at any byte offset (a view into a larger buffer)', async () => {
     const backing = new Uint8Array(3 + 16 * 16 * 4)
     backing.set(noise(16 * 16 * 4, 3), 3)
