@@ -101,7 +101,7 @@ describe.skipIf(!available)('KHR_meshopt_compression: read, and written when com
     }
   })
 
-  it('reads the KHR_meshopt_compression files gltfpack writes (-cz) as the EXT ones (-cc) of the same input, and compresses them with either engine', async () => {
+  it('reads the KHR_meshopt_compression files gltfpack writes (-cz) as their EXT twins (-cc), in compress (either engine), diagnose, repair and convert', async () => {
     for (const [path, extension] of [
       [paths.cow, 'obj'],
       [paths.knight, 'glb'],
@@ -127,6 +127,18 @@ describe.skipIf(!available)('KHR_meshopt_compression: read, and written when com
       }
       expect(await diagnose(cz)).not.toContain('uncompressed_geometry')
       expect(await diagnose(cz)).toEqual(await diagnose(cc))
+      // Repair writes the model with the compression it came with: KHR_ still, valid, and what it makes of the EXT twin.
+      const repair = async (bytes: Uint8Array) => {
+        const result = success(await pool.run({ name: 'repair', input: { bytes: bytes.slice() }, format: 'glb', options: {} }))
+        expect((await validateGlb(result.bytes!)).errors, `${path} repair`).toEqual([])
+        return result.bytes!
+      }
+      const [repairedKhr, repairedExt] = [await repair(cz), await repair(cc)]
+      expect(glbParts(repairedKhr).json.extensionsRequired, `${path} repair`).toContain(KHR)
+      expect(glbParts(repairedExt).json.extensionsRequired, `${path} repair`).toContain(EXT)
+      expect(accessorValues(await platform.io.readBinary(repairedKhr)), `${path} repair`).toEqual(
+        accessorValues(await platform.io.readBinary(repairedExt)),
+      )
       // Convert writes the geometry plain, as from any compressed input.
       const converted = success(
         await pool.run({ name: 'convert', input: { bytes: cz.slice() }, format: 'glb', options: { target_format: 'glb' } }),
