@@ -16,8 +16,8 @@ type Encoder = typeof MeshoptEncoder
 /**
  * KHR_meshopt_compression (Khronos, release candidate): EXT_meshopt_compression's JSON and codecs
  * under the Khronos name, with version 1 of the vertex codec (and a colour filter) allowed. gltfpack
- * writes it with `-cz` or `-ce khr`, three.js reads it; the v1 codec codes the same vertex streams
- * 4–8% smaller (cow.obj, beast.obj, ogre.obj against `gltfpack -cc`, measured).
+ * writes it with `-cz` or `-ce khr`, three.js reads it; with the v1 codec the same model's file is
+ * 2–14% smaller than with EXT (cow.obj 1.9%, beast.obj 7.8%, chr_knight.glb 14%, measured).
  *
  * - Read, so such files open: the meshopt decoder takes either codec version and every filter.
  * - Written when a compress asks for it (`meshopt_extension=khr`), in gltfpack's file layout
@@ -29,6 +29,7 @@ type Encoder = typeof MeshoptEncoder
  * objects once written.
  */
 export class KHRMeshoptCompression extends MeshoptFileLayout {
+  // Typed as EXT's name: glTF-Transform declares the EXT class's name as that one literal.
   static override readonly EXTENSION_NAME = KHR as typeof EXT
   override readonly extensionName = KHR as typeof EXT
 
