@@ -4,7 +4,7 @@ import { readGlbJson, uncompressedPrimitives } from './glb-json.ts'
 import { inspectGlb, type ModelFacts } from './model.ts'
 
 /** The extension each engine's result is declared with, by default. */
-export const COMPRESSION_EXTENSION = { draco: 'KHR_draco_mesh_compression', meshopt: 'EXT_meshopt_compression' } as const
+const COMPRESSION_EXTENSION = { draco: 'KHR_draco_mesh_compression', meshopt: 'EXT_meshopt_compression' } as const
 
 /** What a compress result is stored with: its engine, and for meshopt the extension (a Mos server's `meshopt_extension=khr`: KHR_). */
 export type Compression = (typeof COMPRESSION_EXTENSION)[keyof typeof COMPRESSION_EXTENSION] | 'KHR_meshopt_compression'
