@@ -5,6 +5,7 @@ import { strToU8, zipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ASSIMP_MODELS, assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { countSceneTriangles, createEnginePool, loadPlatform, readModel } from '../src/index.ts'
+import { embeddedGltf } from '../../../test/support/gltf-fixtures.ts'
 
 const { available, paths } = corpusFiles({
   spiderObj: assimp('OBJ', 'spider.obj'),
@@ -21,6 +22,7 @@ const { available, paths } = corpusFiles({
   stlBinary: assimp('STL', 'Spider_binary.stl'),
   plyBinary: assimp('PLY', 'cube_binary.ply'),
   invalid: assimp('invalid', 'readme.txt'),
+  techniqueWebgl: assimp('glTF2', 'BoxTextured-glTF-techniqueWebGL', 'BoxTextured.gltf'),
 })
 
 const bytesOf = async (path: string) => new Uint8Array(await readFile(path))
@@ -143,6 +145,14 @@ describe.skipIf(!available)('bad input fails cleanly through the pool', async ()
       expect(result.ok, file).toBe(false)
       expect(!result.ok && result.message.length, file).toBeGreaterThan(5)
     }
+  })
+
+  it('refuses a valid file that requires an extension Mos cannot read as what it is, not as invalid glTF', async () => {
+    const result = await convert(embeddedGltf(paths.techniqueWebgl), 'gltf')
+    expect(result).toMatchObject({
+      ok: false,
+      message: 'unsupported glTF extension: the file requires KHR_technique_webgl, which Mos cannot read',
+    })
   })
 
   it('fails fast on a PLY header declaring billions of vertices, without allocating', async () => {

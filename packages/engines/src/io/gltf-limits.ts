@@ -155,15 +155,22 @@ export function checkGltfInput(bytes: Uint8Array, format: string, options: ReadO
   else if (format === 'gltf') checkGltfAllocation(gltfJson(bytes) ?? {}, options)
 }
 
+/** glTF-Transform's words for a file that requires an extension it has no reader for. */
+const MISSING_EXTENSION = /^Missing required extension, "(.*)"\.$/
+
 /**
  * Runs a glTF read, turning glTF-Transform's internal errors on malformed JSON (wrong member types,
- * short arrays) into ModelInputErrors that say the input is invalid.
+ * short arrays) into ModelInputErrors that say the input is invalid. A file that requires an
+ * extension Mos cannot read is valid glTF, and is refused as what it is (BoxTextured's
+ * KHR_technique_webgl; gltfpack's KHR_meshopt_compression was refused so until Mos read it).
  */
 export async function asInputError<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read()
   } catch (error) {
     if (error instanceof ModelInputError) throw error
+    const missing = MISSING_EXTENSION.exec(errorMessage(error))
+    if (missing) throw new ModelInputError(`unsupported glTF extension: the file requires ${missing[1]}, which Mos cannot read`)
     throw new ReaderFaultError(`invalid glTF: ${errorMessage(error)}`)
   }
 }
