@@ -9,6 +9,7 @@ import { compressFileWith, expectBoundsKept, glbOf } from './support/compress-fi
 import { gltfpack } from '../../../test/support/gltfpack.ts'
 import { success } from './support/job-result.ts'
 import { validateGlb } from './texture-fixtures.ts'
+import { glbOf as glbFromChunks } from './support/bombs.ts'
 
 const { available, paths } = corpusFiles({
   cow: shared('obj', 'cow.obj'),
@@ -43,25 +44,6 @@ function glbParts(bytes: Uint8Array): GlbParts {
   const { json } = glbChunkLengths(bytes)!
   const parsed = JSON.parse(new TextDecoder().decode(bytes.subarray(20, 20 + json)))
   return { json: parsed, bin: bytes.subarray(20 + json + 8) }
-}
-
-/** A GLB with another JSON chunk (padded with spaces, as the format asks) and the same binary chunk. */
-function withJson(bytes: Uint8Array, json: unknown): Uint8Array {
-  const { bin } = glbParts(bytes)
-  let text = JSON.stringify(json)
-  text += ' '.repeat((4 - (text.length % 4)) % 4)
-  const out = new Uint8Array(12 + 8 + text.length + 8 + bin.byteLength)
-  const view = new DataView(out.buffer)
-  view.setUint32(0, 0x46546c67, true)
-  view.setUint32(4, 2, true)
-  view.setUint32(8, out.byteLength, true)
-  view.setUint32(12, text.length, true)
-  view.setUint32(16, 0x4e4f534a, true)
-  out.set(new TextEncoder().encode(text), 20)
-  view.setUint32(20 + text.length, bin.byteLength, true)
-  view.setUint32(24 + text.length, 0x004e4942, true)
-  out.set(bin, 28 + text.length)
-  return out
 }
 
 /** Every accessor's values, in the document's order: what a reader gets from the file. */
@@ -162,7 +144,7 @@ describe.skipIf(!available)('KHR_meshopt_compression: read, and written when com
     expect(moved).toBeGreaterThan(0)
     json.extensionsUsed = [...json.extensionsUsed!, EXT]
     json.extensionsRequired = [...json.extensionsRequired!, EXT]
-    const mixed = withJson(cz, json)
+    const mixed = glbFromChunks(json, glbParts(cz).bin)
     const doc = await platform.io.readBinary(mixed)
     expect(accessorValues(doc)).toEqual(accessorValues(await platform.io.readBinary(cz)))
     expect(
