@@ -47,9 +47,13 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
   const fileInput = useRef<HTMLInputElement>(null)
   const events = useMemo(() => new TaskEvents(), [])
 
-  useEffect(() => {
-    setValues(defaultValues(operation?.fields ?? []))
-  }, [operation?.type])
+  // The fields' values change with the operation in the same render: an effect would reset them a frame
+  // later, wiping a value chosen in between (a browser test picked target_format=obj in that gap, and
+  // Start then met an empty required field).
+  const chooseOperation = (chosen: string) => {
+    setType(chosen)
+    setValues(defaultValues(operations.find((candidate) => candidate.type === chosen)?.fields ?? []))
+  }
 
   useEffect(
     () =>
@@ -150,7 +154,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       <form class="card work-form" onSubmit={submit} aria-label="New task">
         <div class="field">
           <label for="operation">Operation</label>
-          <select id="operation" value={operation.type} onChange={(event) => setType((event.target as HTMLSelectElement).value)}>
+          <select id="operation" value={operation.type} onChange={(event) => chooseOperation((event.target as HTMLSelectElement).value)}>
             {operations.map((candidate) => (
               <option key={candidate.type} value={candidate.type}>
                 {candidate.type.replace('_', ' ')}
