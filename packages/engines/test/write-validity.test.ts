@@ -124,6 +124,61 @@ describe('every glTF written is valid: UV sets numbered from 0', () => {
   })
 })
 
+/** The UV values a primitive's base colour map reads, from the written file read again. */
+function uvsReadByBaseColour(prim: Primitive): number[] {
+  const set = prim.getMaterial()!.getBaseColorTextureInfo()!.getTexCoord()
+  return [...(prim.getAttribute(`TEXCOORD_${set}`)?.getArray() ?? [])]
+}
+
+describe('every glTF written is valid: UV sets renumbered per primitive', () => {
+  it('gives a shared material a copy where its primitives number their sets differently; morph targets renumbered with their base', async () => {
+    const platform = await loadPlatform()
+    const { doc, accessor, texture } = docWithTexture()
+    const material = doc.createMaterial('Shared').setBaseColorTexture(texture).setEmissiveTexture(texture)
+    material.getBaseColorTextureInfo()!.setTexCoord(1)
+    // The emissive map reads set 1 through a texture transform, which the copy must not share with the original.
+    const transform = doc.createExtension(KHRTextureTransform).createTransform().setScale([2, 2]).setTexCoord(1)
+    material.getEmissiveTextureInfo()!.setExtension('KHR_texture_transform', transform)
+    const triangle = (z: number) => accessor('VEC3', [0, 0, z, 1, 0, z, 0, 1, z])
+    const uvs = { detail: [0, 0, 0.5, 0, 0, 0.5], lone: [0.25, 0.25, 1, 0.25, 0.25, 1] }
+    // Both sets, the map reading set 1: nothing to renumber.
+    const both = doc
+      .createPrimitive()
+      .setAttribute('POSITION', triangle(0))
+      .setAttribute('TEXCOORD_0', accessor('VEC2', [0, 0, 1, 0, 0, 1]))
+      .setAttribute('TEXCOORD_1', accessor('VEC2', uvs.detail))
+      .setMaterial(material)
+      // glTF gives every primitive of a mesh the same number of morph targets.
+      .addTarget(doc.createPrimitiveTarget().setAttribute('POSITION', accessor('VEC3', [0, 0, 1, 0, 0, 1, 0, 0, 1])))
+    // A lone set 1 (and a morph target moving it): renumbered to 0, and so must its map's read be, for it alone.
+    const target = doc
+      .createPrimitiveTarget()
+      .setAttribute('POSITION', accessor('VEC3', [0, 0, 1, 0, 0, 1, 0, 0, 1]))
+      .setAttribute('TEXCOORD_1', accessor('VEC2', [0.1, 0, 0.1, 0, 0.1, 0]))
+    const lone = doc
+      .createPrimitive()
+      .setAttribute('POSITION', triangle(2))
+      .setAttribute('TEXCOORD_1', accessor('VEC2', uvs.lone))
+      .setMaterial(material)
+      .addTarget(target)
+    const mesh = doc.createMesh().addPrimitive(both).addPrimitive(lone).setWeights([0.5])
+    doc.createScene().addChild(doc.createNode().setMesh(mesh))
+    const written = await writeModel(platform, doc, 'glb')
+    expect((await validateGlb(written.bytes)).errors).toEqual([])
+    const [readBoth, readLone] = (await platform.io.readBinary(written.bytes)).getRoot().listMeshes()[0]!.listPrimitives()
+    // Each primitive's map reads the UVs it read before: the shared material kept for one, a copy for the other.
+    expect(uvsReadByBaseColour(readBoth!)).toEqual(uvs.detail)
+    expect(uvsReadByBaseColour(readLone!)).toEqual(uvs.lone)
+    expect(readBoth!.getMaterial()!.getBaseColorTextureInfo()!.getTexCoord()).toBe(1)
+    expect(readLone!.getMaterial()!.getBaseColorTextureInfo()!.getTexCoord()).toBe(0)
+    expect(readLone!.getMaterial()!.getName()).toBe('Shared')
+    const emissiveSet = (prim: Primitive) =>
+      prim.getMaterial()!.getEmissiveTextureInfo()!.getExtension<UvTransform>('KHR_texture_transform')!.getTexCoord()
+    expect([emissiveSet(readBoth!), emissiveSet(readLone!)]).toEqual([1, 0])
+    expect(readLone!.listTargets()[0]!.listSemantics().sort()).toEqual(['POSITION', 'TEXCOORD_0'])
+  })
+})
+
 type Geometry = { positions: number[]; normals: number[]; uvs: number[]; indices: number[] }
 
 /** A curved 4×4 grid of quads, indexed: smooth, its UVs without a seam. */

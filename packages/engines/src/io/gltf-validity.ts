@@ -1,9 +1,9 @@
-import type { Accessor, Document, Material, Property } from '@gltf-transform/core'
+import type { Accessor, Document, Material, Primitive, Property } from '@gltf-transform/core'
 import { type EmissiveStrength, KHRMaterialsEmissiveStrength } from '@gltf-transform/extensions'
 import { listTextureInfoByMaterial } from '@gltf-transform/functions'
 import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { normalizeSkinWeights } from '../geometry/skin-weights.ts'
-import { dropTexturesWithoutTexcoords, setTexCoordOf, texCoordOf } from './texture-slots.ts'
+import { dropTexturesWithoutTexcoords, ownCopy, setTexCoordOf, texCoordOf } from './texture-slots.ts'
 
 /**
  * Makes a Document valid glTF before it is written as glb or gltf, whatever reader it came from:
@@ -179,24 +179,50 @@ function renumberTextureReads(material: Material, sets: number[]): void {
 
 /**
  * glTF requires TEXCOORD_n and COLOR_n sets numbered from 0 without gaps (readers such as assimp
- * refuse a lone TEXCOORD_1); renumber them, and the primitive's material texture references with them.
+ * refuse a lone TEXCOORD_1); renumber them, in the primitive and its morph targets, and the texture
+ * reads of the primitive's material with them. A material drawn by primitives whose sets move
+ * differently (or by some whose sets do not move) gets a copy per way, so each still reads its own UVs.
  */
 export function renumberAttributeSets(doc: Document): void {
+  // Per material, its primitives grouped by how their UV sets moved ('' where they did not).
+  const moves = new Map<Material, Map<string, { sets: number[]; prims: Primitive[] }>>()
   for (const mesh of doc.getRoot().listMeshes()) {
     for (const prim of mesh.listPrimitives()) {
-      for (const prefix of ['TEXCOORD_', 'COLOR_']) {
-        const sets = prim
-          .listSemantics()
-          .filter((s) => s.startsWith(prefix))
-          .map((s) => Number(s.slice(prefix.length)))
-          .sort((a, b) => a - b)
-        if (sets.every((set, i) => set === i)) continue
-        const accessors = sets.map((set) => prim.getAttribute(`${prefix}${set}`)!)
-        for (const set of sets) prim.setAttribute(`${prefix}${set}`, null)
-        accessors.forEach((accessor, i) => prim.setAttribute(`${prefix}${i}`, accessor))
-        const material = prim.getMaterial()
-        if (prefix === 'TEXCOORD_' && material) renumberTextureReads(material, sets)
-      }
+      renumberSets(prim, 'COLOR_')
+      const sets = renumberSets(prim, 'TEXCOORD_')
+      const material = prim.getMaterial()
+      if (!material) continue
+      const key = sets?.join(',') ?? ''
+      const groups = moves.get(material) ?? moves.set(material, new Map()).get(material)!
+      const group = groups.get(key) ?? groups.set(key, { sets: sets ?? [], prims: [] }).get(key)!
+      group.prims.push(prim)
     }
   }
+  for (const [material, groups] of moves) {
+    const moved = [...groups].filter(([key]) => key !== '')
+    for (const [i, [, { sets, prims }]] of moved.entries()) {
+      // The material itself where all its primitives moved their sets one way; a copy otherwise.
+      const reads = i === 0 && !groups.has('') ? material : ownCopy(material)
+      renumberTextureReads(reads, sets)
+      for (const prim of prims) prim.setMaterial(reads)
+    }
+  }
+}
+
+/** Renumbers a primitive's `prefix` sets from 0, in it and its morph targets; answers the old numbers in their new order, or undefined where none moved. */
+function renumberSets(prim: Primitive, prefix: 'TEXCOORD_' | 'COLOR_'): number[] | undefined {
+  const sets = prim
+    .listSemantics()
+    .filter((s) => s.startsWith(prefix))
+    .map((s) => Number(s.slice(prefix.length)))
+    .sort((a, b) => a - b)
+  if (sets.every((set, i) => set === i)) return undefined
+  for (const holder of [prim, ...prim.listTargets()]) {
+    const accessors = sets.map((set) => holder.getAttribute(`${prefix}${set}`))
+    for (const set of sets) holder.setAttribute(`${prefix}${set}`, null)
+    accessors.forEach((accessor, i) => {
+      if (accessor) holder.setAttribute(`${prefix}${i}`, accessor)
+    })
+  }
+  return sets
 }

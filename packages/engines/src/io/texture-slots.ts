@@ -1,5 +1,6 @@
 import { type Document, type Material, Primitive, type Property, Texture, TextureInfo } from '@gltf-transform/core'
 import type { Transform as UvTransform } from '@gltf-transform/extensions'
+import { listTextureInfoByMaterial } from '@gltf-transform/functions'
 
 /** A texture slot of a material: on the material itself or on one of its extensions. */
 interface TextureSlot {
@@ -59,10 +60,17 @@ function emptySlot(doc: Document, slot: TextureSlot): boolean {
   return true
 }
 
-/** A copy of a material whose extensions are copies too, so emptying a slot of it leaves the original alone. */
-function ownCopy(material: Material): Material {
+/**
+ * A copy of a material that shares nothing it could change with the original: its extensions are
+ * copies, and so are its texture reads' own extensions (KHR_texture_transform, whose texCoord a
+ * renumbering sets), so emptying or renumbering a slot of it leaves the original alone. The
+ * textures themselves are shared.
+ */
+export function ownCopy(material: Material): Material {
   const copy = material.clone()
   for (const extension of material.listExtensions()) copy.setExtension(extension.extensionName, extension.clone())
+  for (const info of listTextureInfoByMaterial(copy))
+    for (const extension of info.listExtensions()) info.setExtension(extension.extensionName, extension.clone())
   return copy
 }
 
