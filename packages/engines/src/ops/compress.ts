@@ -1,4 +1,4 @@
-import type { Document, Transform } from '@gltf-transform/core'
+import { type Document, PropertyType, type Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions'
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
@@ -24,6 +24,7 @@ import type { TextureReport } from './texture-report.ts'
 import { recodeJpegTextures } from './jpeg-recode.ts'
 import { repackPngTextures } from './png-repack.ts'
 import { quantizeMorphWeights } from '../geometry/morph-weights.ts'
+import { reduceKeyframes } from '../geometry/keyframes.ts'
 
 /** Compress options, in the contract's names (the engine takes what the route validated, unrenamed). */
 export interface CompressOptions {
@@ -117,7 +118,9 @@ export function compress(options: CompressOptions): Transform {
   return async function compressTransform(doc: Document): Promise<void> {
     assertEncodableGeometry(doc)
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
-    await cleanForEncoding(doc, options.notes, options.sharp)
+    // Keyframes go where the encoding quantizes anyway: not in meshopt's lossless level.
+    const reduceKeys = !(o.engine === 'meshopt' && o.meshopt_compression_level === 'low')
+    await cleanForEncoding(doc, options.notes, options.sharp, reduceKeys)
     // Lossless, and after the prune, so no texture about to go is worked on. The PNGs' decoding and
     // deflating run on libuv's threads while this thread re-codes the JPEGs.
     const pngs = options.sharp
@@ -138,7 +141,12 @@ export function compress(options: CompressOptions): Transform {
  * vertex colours, unread texture coordinates, duplicates, accessor names), so both encoders see the
  * smallest meshes; throws when no mesh is left to compress.
  */
-async function cleanForEncoding(doc: Document, notes: string[] | undefined, sharp: SharpEncoder | undefined): Promise<void> {
+async function cleanForEncoding(
+  doc: Document,
+  notes: string[] | undefined,
+  sharp: SharpEncoder | undefined,
+  reduceKeys: boolean,
+): Promise<void> {
   dropInputCompression(doc)
   dropWhiteVertexColors(doc)
   // Decision (docs/api.md): texture coordinates no texture reads are dropped, as gltfpack and
@@ -148,6 +156,8 @@ async function cleanForEncoding(doc: Document, notes: string[] | undefined, shar
   const keepSolidTextures = sharp !== undefined && !(await maySomeTextureBeSolid(doc, sharp))
   await doc.transform(dedup(), prune({ keepAttributes: false, keepSolidTextures }))
   joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
+  // After dedup, so keyframe times alike count as shared (a sampler keeps them unless its own pay).
+  if (reduceKeys) notes?.push(...(await dropRedundantKeyframes(doc)))
   // Before the encoders quantize, so the tangents are quantized with the normals (the write would add them as floats).
   notes?.push(...(await addMissingTangents(doc)))
   // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
@@ -156,6 +166,23 @@ async function cleanForEncoding(doc: Document, notes: string[] | undefined, shar
   // Decision (docs/api.md): accessor names are not kept. They name the input's buffer layout, which
   // compression rewrites, not anything a viewer shows (gltfpack and glTF-Transform's weld drop them).
   for (const accessor of doc.getRoot().listAccessors()) accessor.setName('')
+}
+
+/**
+ * Drops the keyframes the interpolation between their neighbours reproduces (geometry/keyframes.ts),
+ * then merges the times left alike and removes the accessors no longer read. huesitos.fbx: 804 → 326
+ * keyframes, its Draco file 22 080 → 16 100 B (Draco leaves animations as floats), meshopt 14 280 → 13 632.
+ */
+async function dropRedundantKeyframes(doc: Document): Promise<string[]> {
+  const { before, after } = reduceKeyframes(doc)
+  if (after === before) return []
+  await doc.transform(
+    dedup({ propertyTypes: [PropertyType.ACCESSOR] }),
+    prune({ propertyTypes: [PropertyType.ACCESSOR], keepAttributes: true, keepIndices: true }),
+  )
+  return [
+    `animation: ${before - after} of ${before} keyframes dropped, each within 1/16384 (of the model's largest side, for a translation) of what the keys kept interpolate to`,
+  ]
 }
 
 /** Merges vertices whose attributes are identical byte for byte. */
