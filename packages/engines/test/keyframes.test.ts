@@ -5,19 +5,30 @@ import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { createEnginePool, loadPlatform } from '../src/index.ts'
 import { KEYFRAME_TOLERANCE, reduceKeyframes } from '../src/geometry/keyframes.ts'
 import { readModel } from '../src/io/index.ts'
+import { glbJson } from '../src/io/gltf-limits.ts'
+import { glbOf } from './support/compress-file.ts'
 import { validateGlb } from './texture-fixtures.ts'
 import { success } from './support/job-result.ts'
 
-const { available, paths } = corpusFiles({ huesitos: assimp('FBX', 'huesitos.fbx') })
+const { available, paths } = corpusFiles({
+  huesitos: assimp('FBX', 'huesitos.fbx'),
+  morphCube: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
+})
+
+/** An animation as the written JSON holds it. */
+interface GltfAnimation {
+  channels: { sampler: number; target: { path: string } }[]
+  samplers: { input: number; output: number }[]
+}
 
 type Path = 'translation' | 'rotation' | 'scale'
 
 /** The value a sampler gives at time `t`, as glTF 2.0 Appendix C defines it (written here apart from the module it checks). */
 function sampleAt(sampler: AnimationSampler, path: string, t: number): number[] {
   const times = [...sampler.getInput()!.getArray()!]
-  const values = sampler.getOutput()!.getArray()!
-  const size = values.length / times.length
-  const key = (i: number) => [...values.slice(i * size, (i + 1) * size)]
+  const output = sampler.getOutput()!
+  // Normalized integers read as the floats they stand for.
+  const key = (i: number) => output.getElement(i, [])
   if (t <= times[0]!) return key(0)
   if (t >= times.at(-1)!) return key(times.length - 1)
   const i = times.findIndex((time, k) => time <= t && t < times[k + 1]!)
@@ -156,7 +167,7 @@ describe('reduceKeyframes', () => {
   })
 })
 
-describe.skipIf(!available)('compress drops redundant keyframes (a real skinned FBX)', () => {
+describe.skipIf(!available)('compress drops redundant keyframes and stores the rest as the encodings allow', () => {
   const pool = createEnginePool({ threads: 1 })
   afterAll(() => pool.destroy())
 
@@ -187,11 +198,30 @@ describe.skipIf(!available)('compress drops redundant keyframes (a real skinned 
     const scene = input.getRoot().listScenes()[0]!
     const { min, max } = getBounds(scene)
     const extent = Math.max(...max.map((v, i) => v - min[i]!))
+    // Draco codes no animation: rotations go as 16-bit normalized integers (half a step: 1/65534 more).
+    const json = glbJson(result.bytes!) as { accessors: { componentType: number; normalized?: boolean }[]; animations: GltfAnimation[] }
+    const rotations = json.animations.flatMap(({ channels, samplers }) =>
+      channels.filter((channel) => channel.target.path === 'rotation').map((channel) => json.accessors[samplers[channel.sampler]!.output]!),
+    )
+    expect(rotations.length).toBeGreaterThan(0)
+    for (const accessor of rotations) expect(accessor).toMatchObject({ componentType: 5122, normalized: true })
     for (const [name, sampler] of before) {
       const path = name.split(' ').at(-1)!
-      const bound = KEYFRAME_TOLERANCE * (path === 'translation' ? extent : 1)
+      const bound = KEYFRAME_TOLERANCE * (path === 'translation' ? extent : 1) + (path === 'rotation' ? 0.5 / 32767 : 0)
       expect(largestDeparture(sampler, after.get(name)!, path), name).toBeLessThanOrEqual(bound * 1.001 + 1e-7)
     }
+  })
+
+  it('stores AnimatedMorphCube’s morph weights on 8 bits with Draco too, as meshopt does', async () => {
+    const platform = await loadPlatform()
+    const glb = await glbOf(platform, paths.morphCube)
+    const inputBytes = glb.byteLength // the job takes the bytes over
+    const result = success(await pool.run({ name: 'compress', input: { bytes: glb }, format: 'glb', options: { engine: 'draco' } }))
+    expect((await validateGlb(result.bytes!)).errors).toEqual([])
+    const json = glbJson(result.bytes!) as { accessors: { componentType: number; normalized?: boolean }[]; animations: GltfAnimation[] }
+    const [weights] = json.animations.flatMap(({ channels, samplers }) => channels.map((channel) => samplers[channel.sampler]!.output))
+    expect(json.accessors[weights!]).toMatchObject({ componentType: 5121, normalized: true })
+    expect(result.size).toBeLessThan(inputBytes)
   })
 
   it('keeps every keyframe at meshopt’s lossless level', async () => {

@@ -23,7 +23,7 @@ import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
 import { recodeJpegTextures } from './jpeg-recode.ts'
 import { repackPngTextures } from './png-repack.ts'
-import { quantizeMorphWeights } from '../geometry/morph-weights.ts'
+import { quantizeMorphWeights, quantizeRotationKeyframes } from '../geometry/keyframe-outputs.ts'
 import { reduceKeyframes } from '../geometry/keyframes.ts'
 
 /** Compress options, in the contract's names (the engine takes what the route validated, unrenamed). */
@@ -194,6 +194,9 @@ async function weldIdenticalVertices(doc: Document): Promise<void> {
 /** Declares Draco compression of every primitive Draco can encode; the writer encodes. */
 function encodeWithDraco(doc: Document, o: ResolvedCompressOptions): void {
   narrowIndices(doc) // what Draco leaves plain (points, lines)
+  // Draco codes no animation: its keyframes go as meshopt's quantizing levels store them.
+  quantizeRotationKeyframes(doc)
+  quantizeMorphWeights(doc)
   // The extension itself rather than glTF-Transform's draco(), which welds every primitive again.
   const speed = dracoSpeedForLevel(o.level)
   doc
@@ -262,6 +265,7 @@ async function quantizeForMeshopt(
   )
   dropDegenerateTriangles(doc)
   quantizeMorphWeights(doc) // keyframes of morph weights on 8 bits, as gltfpack stores them
+  if (!filters) quantizeRotationKeyframes(doc) // the quaternion filter codes them otherwise
   // Solid-colour textures went with the first prune; looking again decoded every image a second
   // time (5 JPEGs of 2048²: 530–700 ms a job before, 210–480 after, the same bytes out).
   await doc.transform(prune({ keepAttributes: true, keepLeaves: true, keepSolidTextures: true }), reorderForSize({ encoder }))
