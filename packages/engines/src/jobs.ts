@@ -4,7 +4,11 @@ import type { OperationName } from './operations/index.ts'
 /** A job names its operation in the registry (operations/index.ts): the contract's task type. */
 export type JobName = OperationName
 
-/** Where a job reads its input: a local path (no copy through the event loop) or bytes moved in. */
+/**
+ * Where a job reads its input: a local path (no copy through the event loop) or bytes moved in: the
+ * whole ArrayBuffer under them goes to the thread, leaving the caller's views empty (pass a copy to
+ * keep them, or to run the same bytes twice).
+ */
 export type JobInput = { path: string } | { bytes: Uint8Array }
 
 export interface EngineJob {

@@ -101,6 +101,12 @@ export function createEnginePool(options: EnginePoolOptions = {}): EnginePool {
 
 /** Runs one job on a thread once it holds a slot; every failure is a `{ ok: false }` result. */
 async function runJob(threads: PoolThreads, slots: PoolSlots, job: EngineJob, runOptions: RunOptions): Promise<JobResult> {
+  // The thread would only see a failed hand-over ("the engine stopped on it"): say what happened.
+  if ('bytes' in job.input && isDetached(job.input.bytes.buffer))
+    return {
+      ok: false,
+      message: 'internal error: the job input bytes were moved to an earlier job (the pool takes them over): pass a copy',
+    }
   const { port1, port2 } = new MessageChannel()
   const budget = createJobBudget(runOptions.budgetMs)
   const retiredResult = listenToJob(port1, runOptions, budget, threads.countRecycled)
@@ -125,6 +131,16 @@ async function runJob(threads: PoolThreads, slots: PoolSlots, job: EngineJob, ru
     if (slot) slots.release()
     port1.close()
     threads.jobEnded()
+  }
+}
+
+/** Whether a buffer was moved to another thread (Node 20 has no `ArrayBuffer.prototype.detached`: a view on it cannot be made). */
+function isDetached(buffer: ArrayBufferLike): boolean {
+  try {
+    new Uint8Array(buffer, 0, 0)
+    return false
+  } catch {
+    return true
   }
 }
 

@@ -73,6 +73,20 @@ describe.skipIf(!available)('options crossing into the engine thread', () => {
     })
   })
 
+  it('input bytes move to the thread: the same bytes a second time fail saying so, a copy runs', async () => {
+    const bytes = new Uint8Array(await readFile(paths.box))
+    const copy = bytes.slice()
+    const first = await pool.run({ name: 'diagnose', input: { bytes }, format: 'glb', options: {} })
+    expect(first.ok).toBe(true)
+    expect(bytes.byteLength).toBe(0)
+    expect(await pool.run({ name: 'diagnose', input: { bytes }, format: 'glb', options: {} })).toEqual({
+      ok: false,
+      message: 'internal error: the job input bytes were moved to an earlier job (the pool takes them over): pass a copy',
+    })
+    const again = await pool.run({ name: 'diagnose', input: { bytes: copy }, format: 'glb', options: {} })
+    expect(again.ok && again.details).toEqual(first.ok && first.details)
+  })
+
   it('valid options in the contract names run the operation', async () => {
     const draco = await run('compress', { engine: 'draco', level: 7, position_quantization_bits: 10 }, paths.cow)
     expect(draco.ok && draco.extension).toBe('glb')
