@@ -143,23 +143,25 @@ export function compress(options: CompressOptions): Transform {
  */
 async function cleanForEncoding(
   doc: Document,
-  notes: string[] | undefined,
+  given: string[] | undefined,
   sharp: SharpEncoder | undefined,
   reduceKeys: boolean,
 ): Promise<void> {
+  // Every step runs whether or not the caller keeps the notes (`notes?.push(...step())` would skip the step).
+  const notes = given ?? []
   dropInputCompression(doc)
   dropWhiteVertexColors(doc)
   // Decision (docs/api.md): texture coordinates no texture reads are dropped, as gltfpack and
   // `gltf-transform optimize` drop them, and named in the notes with their vertices.
-  notes?.push(...dropUnreadTexcoords(doc))
+  notes.push(...dropUnreadTexcoords(doc))
   // prune() turns one-colour textures into material factors, decoding every image to find them.
   const keepSolidTextures = sharp !== undefined && !(await maySomeTextureBeSolid(doc, sharp))
   await doc.transform(dedup(), prune({ keepAttributes: false, keepSolidTextures }))
   joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
   // After dedup, so keyframe times alike count as shared (a sampler keeps them unless its own pay).
-  if (reduceKeys) notes?.push(...(await dropRedundantKeyframes(doc)))
+  if (reduceKeys) notes.push(...(await dropRedundantKeyframes(doc)))
   // Before the encoders quantize, so the tangents are quantized with the normals (the write would add them as floats).
-  notes?.push(...(await addMissingTangents(doc)))
+  notes.push(...(await addMissingTangents(doc)))
   // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
   // empty fallback buffer, which glTF-Validator rejects): say so instead.
   if (doc.getRoot().listMeshes().length === 0) throw new ModelInputError('nothing to compress: no scene of the file draws a mesh')

@@ -82,7 +82,8 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
     // What compress drops anyway goes first: a vertex split by what no one sees is a seam to the
     // simplifier (beast.obj's UVs, which no texture reads; a −0 beside a 0 in chr_knight's normals).
     dropWhiteVertexColors(doc)
-    resources.notes?.push(...dropUnreadTexcoords(doc))
+    const dropped = dropUnreadTexcoords(doc) // whether or not the caller keeps the notes
+    resources.notes?.push(...dropped)
     clearNegativeZeros(doc)
     await doc.transform(weldWhereNeeded())
     joinMeshPrimitives(doc)
