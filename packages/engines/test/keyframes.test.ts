@@ -143,6 +143,12 @@ describe('reduceKeyframes', () => {
     expect(samplers[3]!.getInput()!.getCount()).toBe(5)
   })
 
+  it('reads a sampler with no interpolation set as LINEAR, glTF’s default', () => {
+    const { doc, samplers } = animated([{ path: 'scale', value: () => [1, 1, 1] }])
+    samplers[0]!.setInterpolation(undefined as never)
+    expect(reduceKeyframes(doc)).toEqual({ before: 121, after: 2 })
+  })
+
   it('leaves times other samplers share where a copy of its own would cost more than it saves', () => {
     // A wiggle no key of which can go, then a straight stretch of a dozen keys that can.
     const wiggleThenStraight = (t: number) => [t < 1.8 ? 1 + Math.sin(t * 11) / 4 : 2 + (t - 1.8) / 2, 1, 1]

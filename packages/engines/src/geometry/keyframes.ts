@@ -94,8 +94,10 @@ function pathOf(sampler: AnimationSampler): string | undefined {
 }
 
 function interpolationOf(sampler: AnimationSampler, path: string): Interpolate | undefined {
-  if (sampler.getInterpolation() === 'STEP') return 'step'
-  if (sampler.getInterpolation() !== 'LINEAR') return undefined
+  // glTF's default where none is set (a sampler made in code has none).
+  const interpolation = sampler.getInterpolation() ?? 'LINEAR'
+  if (interpolation === 'STEP') return 'step'
+  if (interpolation !== 'LINEAR') return undefined
   return path === 'rotation' ? 'slerp' : 'lerp'
 }
 
