@@ -1,6 +1,7 @@
 import type { Material, Texture, TextureInfo } from '@gltf-transform/core'
 import type { Transform as UvTransform } from '@gltf-transform/extensions'
 import type { ExportScene } from './export-scene.ts'
+import { texCoordOf } from './texture-slots.ts'
 
 /** Texture maps for the FBX and COLLADA writers: the slots, their UV transforms, and the notes for what a writer drops. */
 
@@ -20,7 +21,7 @@ export function materialTextures(material: Material): [MapSlot, Texture, Texture
   return slots.filter((slot): slot is [MapSlot, Texture, TextureInfo] => slot[1] !== null && slot[2] !== null)
 }
 
-export function uvTransform(info: TextureInfo): UvTransform | null {
+function uvTransform(info: TextureInfo): UvTransform | null {
   return info.getExtension<UvTransform>('KHR_texture_transform')
 }
 
@@ -35,7 +36,7 @@ export function transformsBySet(material: Material | null): { bySet: Map<number,
   if (!material) return { bySet, dropped }
   for (const [, , info] of materialTextures(material)) {
     const transform = uvTransform(info)
-    const set = transform?.getTexCoord() ?? info.getTexCoord()
+    const set = texCoordOf(info)
     const key = transform ? JSON.stringify([transform.getOffset(), transform.getRotation(), transform.getScale()]) : ''
     if (!seen.has(set)) {
       seen.set(set, key)

@@ -1,7 +1,8 @@
 import type { Accessor, Document, Material, Mesh, Node, Primitive, Texture } from '@gltf-transform/core'
 import { type ExportAnimation, type ExportTrack, sampleAnimation } from './export-animation.ts'
-import { bakeTransform, type MapSlot, materialTextures, transformsBySet, uvTransform } from './export-maps.ts'
+import { bakeTransform, type MapSlot, materialTextures, transformsBySet } from './export-maps.ts'
 import { createImageFiles, type ImageFile } from './image-files.ts'
+import { texCoordOf } from './texture-slots.ts'
 
 /**
  * What the FBX and COLLADA writers need from a Document, flattened once: per mesh one vertex list
@@ -155,8 +156,7 @@ function toExportMaterial(material: Material | null, index: number, exportImage:
   const emissive = material?.getEmissiveFactor() ?? [0, 0, 0]
   const maps: Partial<Record<MapSlot, ExportMap>> = {}
   if (material)
-    for (const [slot, texture, info] of materialTextures(material))
-      maps[slot] = { image: exportImage(texture), texCoord: uvTransform(info)?.getTexCoord() ?? info.getTexCoord() }
+    for (const [slot, texture, info] of materialTextures(material)) maps[slot] = { image: exportImage(texture), texCoord: texCoordOf(info) }
   return {
     index,
     name: material?.getName() || `material_${index}`,
