@@ -3,6 +3,7 @@ import {
   COMPRESS_PRESET_NAMES,
   type CompressOptions,
   ENGINES,
+  convertFieldSpecs,
   MESHOPT_EXTENSIONS,
   MESHOPT_LEVELS,
   MODEL_FORMATS,
@@ -192,18 +193,46 @@ function bitsOf(values: OptionValues): CliArgs['bits'] {
   }
 }
 
+/** The command-line flag of each Mos compress extension field. */
+const EXTENSION_FLAGS = {
+  preset: 'preset',
+  meshopt_extension: 'meshopt-extension',
+  simplify_ratio: 'simplify',
+  simplify_error: 'simplify-error',
+  texture_max_size: 'texture-max-size',
+  texture_power_of_two: 'power-of-two',
+  merge: 'merge',
+  instance: 'instance',
+} as const satisfies Record<keyof CompressExtensionArgs, string>
+
 /** The Mos compress extensions given on the command line, and only those. */
 function extensionsOf(values: OptionValues): CliArgs['extensions'] {
+  const f = EXTENSION_FLAGS
   return present({
-    preset: oneOf('preset', values.preset, COMPRESS_PRESET_NAMES),
-    meshopt_extension: oneOf('meshopt-extension', values['meshopt-extension'], MESHOPT_EXTENSIONS),
-    simplify_ratio: decimal('simplify', values.simplify),
-    simplify_error: decimal('simplify-error', values['simplify-error']),
-    texture_max_size: integer('texture-max-size', values['texture-max-size']),
-    texture_power_of_two: values['power-of-two'],
-    merge: values.merge,
-    instance: values.instance,
+    preset: oneOf(f.preset, values[f.preset], COMPRESS_PRESET_NAMES),
+    meshopt_extension: oneOf(f.meshopt_extension, values[f.meshopt_extension], MESHOPT_EXTENSIONS),
+    simplify_ratio: decimal(f.simplify_ratio, values[f.simplify_ratio]),
+    simplify_error: decimal(f.simplify_error, values[f.simplify_error]),
+    texture_max_size: integer(f.texture_max_size, values[f.texture_max_size]),
+    texture_power_of_two: values[f.texture_power_of_two],
+    merge: values[f.merge],
+    instance: values[f.instance],
   })
+}
+
+/**
+ * Refuses the compress extensions POST /convert does not take, naming those it does: both lists
+ * from the contract's field specs (convertFieldSpecs), so the command line follows the contract.
+ */
+function checkConvertExtensions(extensions: CliArgs['extensions']): void {
+  const takes = new Set(convertFieldSpecs().flatMap((spec) => (spec.extension ? [spec.name] : [])))
+  const fields = Object.keys(EXTENSION_FLAGS) as (keyof CompressExtensionArgs)[]
+  const refused = fields.filter((field) => extensions[field] !== undefined && !takes.has(field))
+  if (refused.length === 0) return
+  const flags = (list: (keyof CompressExtensionArgs)[]) => list.map((field) => `--${EXTENSION_FLAGS[field]}`).join(', ')
+  throw new UsageError(
+    `${flags(refused)} ${refused.length === 1 ? 'is a compress option' : 'are compress options'} (convert takes ${flags(fields.filter((field) => takes.has(field)))})`,
+  )
 }
 
 /** A task command's arguments: the options validated, the environment's defaults filled in. */
@@ -246,10 +275,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (positionals.length === 0) throw new UsageError(`${command} needs at least one FILE`)
   const args = toCliArgs(command as TaskCommand, values, positionals, env)
   if (command === 'convert' && !args.to) throw new UsageError('convert needs --to FORMAT')
-  if (command === 'convert' && (args.extensions.preset || args.extensions.instance || args.extensions.meshopt_extension))
-    throw new UsageError(
-      '--preset, --instance and --meshopt-extension are compress options (convert takes --simplify, --simplify-error, --texture-max-size, --power-of-two, --merge)',
-    )
+  if (command === 'convert') checkConvertExtensions(args.extensions)
   if (command === 'textures' && !args.format) throw new UsageError('textures needs --format FORMAT')
   return args
 }

@@ -96,10 +96,19 @@ describe('parseCliArgs', () => {
     expect(reject(['compress', 'a.glb', '--engine', 'zstd'])).toThrow('--engine must be one of draco, meshopt, not "zstd"')
     expect(reject(['compress', 'a.glb', '--level', 'high'])).toThrow('--level takes an integer, not "high"')
     expect(reject(['convert', 'a.glb'])).toThrow('convert needs --to FORMAT')
+    // Which extensions convert takes comes from the contract's convert fields.
     expect(reject(['convert', 'a.glb', '--to', 'glb', '--instance'])).toThrow(
-      '--preset, --instance and --meshopt-extension are compress options',
+      new UsageError(
+        '--instance is a compress option (convert takes --simplify, --simplify-error, --texture-max-size, --power-of-two, --merge)',
+      ),
     )
-    expect(reject(['convert', 'a.glb', '--to', 'glb', '--meshopt-extension', 'khr'])).toThrow('are compress options')
+    expect(reject(['convert', 'a.glb', '--to', 'glb', '--meshopt-extension', 'khr', '--preset', 'web', '--merge'])).toThrow(
+      '--preset, --meshopt-extension are compress options',
+    )
+    expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj', '--simplify', '0.5', '--merge'], {}).extensions).toEqual({
+      simplify_ratio: 0.5,
+      merge: true,
+    })
     expect(reject(['compress', 'a.glb', '--meshopt-extension', 'zstd'])).toThrow('--meshopt-extension must be one of ext, khr, not "zstd"')
     expect(reject(['textures', 'a.png'])).toThrow('textures needs --format FORMAT')
     expect(reject(['compress', 'a.glb', '--bogus'])).toThrow(UsageError)
