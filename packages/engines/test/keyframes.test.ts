@@ -245,9 +245,18 @@ describe.skipIf(!available)('compress drops redundant keyframes and stores the r
   })
 
   it('keeps every keyframe at meshopt’s lossless level', async () => {
+    const platform = await loadPlatform()
     const bytes = new Uint8Array(await readFile(paths.huesitos))
+    const input = await readModel(platform, bytes.slice(), 'fbx')
     const options = { engine: 'meshopt', meshopt_compression_level: 'low' }
     const result = success(await pool.run({ name: 'compress', input: { bytes }, format: 'fbx', options }))
+    const keys = (doc: Document) =>
+      doc
+        .getRoot()
+        .listAnimations()
+        .flatMap((animation) => animation.listSamplers())
+        .reduce((n, sampler) => n + sampler.getInput()!.getCount(), 0)
+    expect(keys(await platform.io.readBinary(result.bytes!))).toBe(keys(input))
     expect(JSON.stringify(result.details?.notes ?? [])).not.toContain('keyframes dropped')
   })
 })

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countMeshTriangles, createEnginePool, loadPlatform } from '../src/index.ts'
 import { glbChunkLengths } from '../src/io/gltf.ts'
+import { glbJson } from '../src/io/gltf-limits.ts'
 import type { DiagnosisResult } from '../src/ops/diagnosis-types.ts'
 import { compressFileWith, expectBoundsKept, glbOf } from './support/compress-file.ts'
 import { gltfpack } from '../../../test/support/gltfpack.ts'
@@ -42,8 +43,7 @@ interface GlbParts {
 /** A GLB's JSON, parsed, and its binary chunk. */
 function glbParts(bytes: Uint8Array): GlbParts {
   const { json } = glbChunkLengths(bytes)!
-  const parsed = JSON.parse(new TextDecoder().decode(bytes.subarray(20, 20 + json)))
-  return { json: parsed, bin: bytes.subarray(20 + json + 8) }
+  return { json: glbJson(bytes) as GlbParts['json'], bin: bytes.subarray(20 + json + 8) }
 }
 
 /** Every accessor's values, in the document's order: what a reader gets from the file. */

@@ -23,14 +23,29 @@ export function quantizeMorphWeights(doc: Document): void {
 
 /** Whether only channels animating `path` read the output (not as some sampler's times too), its every value within [low, high). */
 function readOnlyAs(output: Accessor, path: string, low: number, high: number): boolean {
-  const array = output.getArray()
-  if (!(array instanceof Float32Array) || output.getSparse()) return false
-  const samplers = output.listParents().filter((p): p is AnimationSampler => p instanceof AnimationSampler)
-  const channels = samplers.flatMap((s) => s.listParents().filter((p): p is AnimationChannel => p instanceof AnimationChannel))
-  if (channels.length === 0 || channels.some((channel) => channel.getTargetPath() !== path)) return false
+  if (!plainFloats(output)) return false
+  const samplers = samplersReading(output)
+  const paths = pathsAnimatedBy(samplers)
+  if (paths.size !== 1 || !paths.has(path)) return false
   if (samplers.some((s) => s.getInput() === output)) return false // also some sampler's keyframe times
-  for (const value of array) if (!(value >= low && value < high)) return false
+  for (const value of output.getArray() as Float32Array) if (!(value >= low && value < high)) return false
   return true
+}
+
+/** The animation samplers reading an accessor, as keyframe times or values. */
+export function samplersReading(accessor: Accessor): AnimationSampler[] {
+  return accessor.listParents().filter((parent): parent is AnimationSampler => parent instanceof AnimationSampler)
+}
+
+/** The kinds of value (`rotation`, `weights`, …) the channels reading these samplers animate. */
+export function pathsAnimatedBy(samplers: AnimationSampler[]): Set<string | null> {
+  const channels = samplers.flatMap((s) => s.listParents().filter((p): p is AnimationChannel => p instanceof AnimationChannel))
+  return new Set(channels.map((channel) => channel.getTargetPath()))
+}
+
+/** Keyframes stored whole as floats (not sparse, not already integers): what the keyframe steps work on. */
+export function plainFloats(accessor: Accessor): boolean {
+  return accessor.getArray() instanceof Float32Array && !accessor.getSparse()
 }
 
 /**

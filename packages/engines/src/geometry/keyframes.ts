@@ -1,4 +1,5 @@
-import { type Accessor, AnimationChannel, AnimationSampler, type Document, getBounds } from '@gltf-transform/core'
+import { type Accessor, type AnimationSampler, type Document, getBounds, Root } from '@gltf-transform/core'
+import { pathsAnimatedBy, plainFloats, samplersReading } from './keyframe-outputs.ts'
 
 /**
  * How far the animation may move from a keyframe dropped: 1/16384 of the scene's largest side for a
@@ -27,7 +28,7 @@ export interface KeyframeReport {
  * unless its own savings outweigh a times accessor of its own. A constant track keeps its two ends.
  *
  * ```ts
- * const { before, after } = reduceKeyframes(doc) // then dedup() merges the times left alike
+ * const { before, after } = reduceKeyframes(doc)
  * ```
  */
 export function reduceKeyframes(doc: Document): KeyframeReport {
@@ -42,7 +43,37 @@ export function reduceKeyframes(doc: Document): KeyframeReport {
       report.after += reduceSampler(sampler, extent) ?? count
     }
   }
+  if (report.after < report.before) shareAlikeKeyframes(doc)
   return report
+}
+
+/**
+ * Samplers whose keyframe times or values came out alike (constant tracks all keep their two ends)
+ * read one accessor, the others disposed: what a dedup() of the whole file would find, without
+ * hashing its geometry again.
+ */
+function shareAlikeKeyframes(doc: Document): void {
+  const byContent = new Map<string, Accessor>()
+  const shareable = (accessor: Accessor | null): accessor is Accessor => accessor !== null && plainFloats(accessor)
+  const alike = (accessor: Accessor) => {
+    const array = accessor.getArray() as Float32Array
+    const key = `${accessor.getType()} ${Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('latin1')}`
+    const first = byContent.get(key) ?? byContent.set(key, accessor).get(key)!
+    return first === accessor ? undefined : first
+  }
+  for (const animation of doc.getRoot().listAnimations())
+    for (const sampler of animation.listSamplers()) {
+      for (const [accessor, set] of [
+        [sampler.getInput(), (a: Accessor) => sampler.setInput(a)],
+        [sampler.getOutput(), (a: Accessor) => sampler.setOutput(a)],
+      ] as const) {
+        if (!shareable(accessor)) continue
+        const first = alike(accessor)
+        if (!first) continue
+        set(first)
+        if (accessor.listParents().every((parent) => parent instanceof Root)) accessor.dispose()
+      }
+    }
 }
 
 /** The largest side of the scenes' bounds (1 where they draw nothing measurable). */
@@ -71,10 +102,9 @@ function reduceSampler(sampler: AnimationSampler, extent: number): number | unde
   const removed = times.length - kept.length
   if (removed === 0) return undefined
   // Times shared with other samplers stay for them: this one's own copy must cost less than it saves.
-  const shared = input.listParents().filter((parent) => parent instanceof AnimationSampler).length > 1
-  if (shared && removed * size * 4 <= kept.length * 4 + ACCESSOR_JSON_BYTES) return undefined
-  const ownOf = (accessor: Accessor) =>
-    accessor.listParents().filter((p) => p instanceof AnimationSampler).length > 1 ? accessor.clone() : accessor
+  const shared = (accessor: Accessor) => samplersReading(accessor).length > 1
+  if (shared(input) && removed * size * 4 <= kept.length * 4 + ACCESSOR_JSON_BYTES) return undefined
+  const ownOf = (accessor: Accessor) => (shared(accessor) ? accessor.clone() : accessor)
   sampler.setInput(ownOf(input).setArray(Float32Array.from(kept, (k) => times[k]!)))
   const reducedValues = new Float32Array(kept.length * size)
   kept.forEach((k, i) => reducedValues.set(values.subarray(k * size, (k + 1) * size), i * size))
@@ -84,13 +114,8 @@ function reduceSampler(sampler: AnimationSampler, extent: number): number | unde
 
 /** The one kind of value the sampler's channels animate; undefined where none reads it, or two kinds do. */
 function pathOf(sampler: AnimationSampler): string | undefined {
-  const paths = new Set(
-    sampler
-      .listParents()
-      .filter((parent): parent is AnimationChannel => parent instanceof AnimationChannel)
-      .map((channel) => channel.getTargetPath()),
-  )
-  return paths.size === 1 ? [...paths][0]! : undefined
+  const paths = pathsAnimatedBy([sampler])
+  return paths.size === 1 ? ([...paths][0] ?? undefined) : undefined
 }
 
 function interpolationOf(sampler: AnimationSampler, path: string): Interpolate | undefined {
@@ -99,10 +124,6 @@ function interpolationOf(sampler: AnimationSampler, path: string): Interpolate |
   if (interpolation === 'STEP') return 'step'
   if (interpolation !== 'LINEAR') return undefined
   return path === 'rotation' ? 'slerp' : 'lerp'
-}
-
-function plainFloats(accessor: Accessor): boolean {
-  return accessor.getArray() instanceof Float32Array && !accessor.getSparse()
 }
 
 /**

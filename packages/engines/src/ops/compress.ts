@@ -1,4 +1,4 @@
-import { type Document, PropertyType, type Transform } from '@gltf-transform/core'
+import type { Document, Transform } from '@gltf-transform/core'
 import { EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions'
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
@@ -159,7 +159,7 @@ async function cleanForEncoding(
   await doc.transform(dedup(), prune({ keepAttributes: false, keepSolidTextures }))
   joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
   // After dedup, so keyframe times alike count as shared (a sampler keeps them unless its own pay).
-  if (reduceKeys) notes.push(...(await dropRedundantKeyframes(doc)))
+  if (reduceKeys) notes.push(...dropRedundantKeyframes(doc))
   // Before the encoders quantize, so the tangents are quantized with the normals (the write would add them as floats).
   notes.push(...(await addMissingTangents(doc)))
   // Without a mesh the encoders would write a file declaring compression of nothing (meshopt: an
@@ -171,17 +171,13 @@ async function cleanForEncoding(
 }
 
 /**
- * Drops the keyframes the interpolation between their neighbours reproduces (geometry/keyframes.ts),
- * then merges the times left alike and removes the accessors no longer read. huesitos.fbx: 804 → 326
- * keyframes, its Draco file 22 080 → 16 100 B (Draco leaves animations as floats), meshopt 14 280 → 13 632.
+ * Drops the keyframes the interpolation between their neighbours reproduces (geometry/keyframes.ts).
+ * huesitos.fbx: 804 → 326 keyframes, its Draco file 22 080 → 16 100 B (Draco leaves animations as
+ * floats), meshopt 14 280 → 13 632.
  */
-async function dropRedundantKeyframes(doc: Document): Promise<string[]> {
+function dropRedundantKeyframes(doc: Document): string[] {
   const { before, after } = reduceKeyframes(doc)
   if (after === before) return []
-  await doc.transform(
-    dedup({ propertyTypes: [PropertyType.ACCESSOR] }),
-    prune({ propertyTypes: [PropertyType.ACCESSOR], keepAttributes: true, keepIndices: true }),
-  )
   return [
     `animation: ${before - after} of ${before} keyframes dropped, each within 1/16384 (of the model's largest side, for a translation) of what the keys kept interpolate to`,
   ]
