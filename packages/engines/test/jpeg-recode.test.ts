@@ -194,7 +194,7 @@ describe.skipIf(!corpus.available)('recodeJpegHuffman on JPEGs real exporters wr
     expect(pngTexture.getImage()).toBe(png)
     // Over the size bound a JPEG is carried as it came.
     jpegTexture.setImage(normals)
-    expect(recodeJpegTextures(doc, normals.byteLength - 1)).toEqual([])
+    expect(recodeJpegTextures(doc, { maxBytes: normals.byteLength - 1 })).toEqual([])
     expect(jpegTexture.getImage()).toBe(normals)
   })
 })

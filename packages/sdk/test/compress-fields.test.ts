@@ -13,6 +13,7 @@ describe("compress's Mos extension fields in the contract", () => {
       'simplify_error',
       'texture_max_size',
       'texture_power_of_two',
+      'texture_progressive_jpeg',
       'merge',
       'instance',
     ])
@@ -39,6 +40,7 @@ describe("compress's Mos extension fields in the contract", () => {
         meshopt_compression_level: 'high',
         meshopt_extension: 'ext',
         texture_power_of_two: false,
+        texture_progressive_jpeg: false,
         merge: false,
         instance: false,
       },
@@ -86,6 +88,7 @@ describe("compress's Mos extension fields in the contract", () => {
     params.toHaveProperty('simplify_ratio').toEqualTypeOf<number | undefined>()
     params.toHaveProperty('preset').toEqualTypeOf<'web' | 'mobile' | 'archive' | undefined>()
     params.toHaveProperty('merge').toEqualTypeOf<boolean | undefined>()
+    params.toHaveProperty('texture_progressive_jpeg').toEqualTypeOf<boolean | undefined>()
     params.toHaveProperty('meshopt_extension').toEqualTypeOf<'ext' | 'khr' | undefined>()
     expectTypeOf(client.capabilities).returns.resolves.toHaveProperty('mos_extensions')
   })

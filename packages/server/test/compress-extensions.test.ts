@@ -1,14 +1,44 @@
 import { COMPRESS_PRESETS, ERROR_TEXTS, VARIANT_SCHEMAS, completedTaskSchema, extensionFieldNames } from '@mos/sdk/contract'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Document } from '@gltf-transform/core'
 import { countMeshTriangles, loadPlatform } from '@mos/engines'
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { fetchMos, form, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({
   shapes: shared('glb', 'ShapeCollection.glb'),
   sphere: shared('glb', 'DenseSphere.glb'),
+  normalMap: assimp('glTF2', 'ClearCoat-glTF', 'PlasticWrap_normals.jpg'),
 })
+
+/** A GLB of one textured triangle whose base colour is `jpeg`. */
+async function jpegTexturedGlb(jpeg: Uint8Array): Promise<Uint8Array> {
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const accessor = (type: 'VEC2' | 'VEC3', values: number[]) =>
+    doc.createAccessor().setType(type).setArray(new Float32Array(values)).setBuffer(buffer)
+  const texture = doc.createTexture('photo').setImage(jpeg).setMimeType('image/jpeg')
+  const primitive = doc
+    .createPrimitive()
+    .setAttribute('POSITION', accessor('VEC3', [0, 0, 0, 1, 0, 0, 0, 1, 0]))
+    .setAttribute('TEXCOORD_0', accessor('VEC2', [0, 0, 1, 0, 0, 1]))
+    .setMaterial(doc.createMaterial().setBaseColorTexture(texture))
+  doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh().addPrimitive(primitive)))
+  return (await loadPlatform()).io.writeBinary(doc)
+}
+
+/** The frame header marker of the model's one texture: 0xc0 sequential, 0xc2 progressive. */
+function textureFrameMarker(model: Document): number | undefined {
+  const image = model.getRoot().listTextures()[0]!.getImage()!
+  for (let at = 2; at + 4 <= image.byteLength; at += 2 + ((image[at + 2]! << 8) | image[at + 3]!)) {
+    if (image[at + 1]! >= 0xc0 && image[at + 1]! <= 0xc2) return image[at + 1]
+  }
+  return undefined
+}
 
 /** Convert takes the scene steps that suit every target: no `instance` (glTF only), no `preset` (compress's bundles). */
 const CONVERT_EXTENSION_FIELDS = ['simplify_ratio', 'simplify_error', 'texture_max_size', 'texture_power_of_two', 'merge']
@@ -62,6 +92,7 @@ describe.skipIf(!available).each(VARIANTS)('compress and convert extension field
       ['texture_max_size', '8', 'must be an integer from 16 to 16384'],
       ['preset', 'desktop', 'must be one of web, mobile, archive'],
       ['merge', 'perhaps', 'must be true or false'],
+      ['texture_progressive_jpeg', 'yes please', 'must be true or false'],
       ['meshopt_extension', 'zstd', 'must be one of ext, khr'],
     ]
     for (const [field, value, rule] of cases) {
@@ -97,6 +128,26 @@ describe.skipIf(!available).each(VARIANTS)('compress and convert extension field
     const response = await compress({ engine: 'draco', meshopt_extension: 'khr' }, paths.shapes)
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField('meshopt_extension', 'applies only when engine is meshopt') })
+  })
+
+  it('texture_progressive_jpeg=true: a JPEG texture comes back progressive, smaller, with the same pixels; preset=web sets it', async () => {
+    const glb = join(dir.path, 'jpeg-textured.glb')
+    await writeFile(glb, await jpegTexturedGlb(new Uint8Array(await readFile(paths.normalMap))))
+    const plain = await compressed({ engine: 'meshopt' }, glb)
+    const progressive = await compressed({ engine: 'meshopt', texture_progressive_jpeg: 'true' }, glb)
+    const web = await compressed({ engine: 'meshopt', preset: 'web' }, glb)
+    expect(textureFrameMarker(plain.model)).toBe(0xc0)
+    expect(textureFrameMarker(progressive.model)).toBe(0xc2)
+    expect(textureFrameMarker(web.model)).toBe(0xc2)
+    const image = (model: Document) => model.getRoot().listTextures()[0]!.getImage()!
+    expect(image(progressive.model).byteLength).toBeLessThan(image(plain.model).byteLength)
+    const pixels = (model: Document) => sharp(image(model)).raw().toBuffer()
+    expect((await pixels(progressive.model)).equals(await pixels(plain.model))).toBe(true)
+    const repacked = (record: Record<string, unknown>) => record.textures_repacked as { progressive?: boolean; after: number }[]
+    expect(repacked(progressive.record)).toEqual([
+      expect.objectContaining({ progressive: true, after: image(progressive.model).byteLength }),
+    ])
+    expect(repacked(plain.record)[0]?.progressive).toBeUndefined()
   })
 
   it('preset=web merges (a field it sets), and reports what it did on the record; instance=true adds instancing', async () => {

@@ -1,14 +1,8 @@
 import { decodeTable, encodeTable, type HuffmanSpec } from './jpeg-huffman-table.ts'
-import { decodeScan, encodeScan, type ScanLayout, type ScanSymbols, ScanWriter } from './jpeg-scan.ts'
+import { decodeScan, encodeScan, type ScanSymbols, ScanWriter } from './jpeg-scan.ts'
 import { smallestTables } from './jpeg-table-choice.ts'
 import { isJpegFrameHeader, jpegSegments } from './image-header.ts'
-
-/** A frame's components (B.2.2): identifier and sampling factors. */
-interface Frame {
-  width: number
-  height: number
-  components: { id: number; h: number; v: number }[]
-}
+import { type Frame, readFrame, readTables, scanLayout, writeTables } from './jpeg-frame.ts'
 
 /**
  * Re-codes a baseline or extended sequential JPEG with the smallest Huffman tables for its own
@@ -137,79 +131,6 @@ function isGeneric(spec: HuffmanSpec | undefined, symbols: number): boolean {
 
 /** The least share of the scan's coded bits the smallest tables must save for it to be re-coded. */
 const MIN_SAVING = 0.01
-
-/** A DHT segment's tables into `specs` (DC at their number, AC at 4 + it); false where one is malformed. */
-function readTables(bytes: Uint8Array, from: number, end: number, specs: (HuffmanSpec | undefined)[]): boolean {
-  let at = from
-  while (at < end) {
-    const classAndId = bytes[at]!
-    const tableClass = classAndId >> 4
-    const id = classAndId & 15
-    if (tableClass > 1 || id > 3 || at + 17 > end) return false
-    const counts = bytes.slice(at + 1, at + 17)
-    const total = counts.reduce((sum, n) => sum + n, 0)
-    if (at + 17 + total > end || total > 256) return false
-    specs[tableClass * 4 + id] = { counts, symbols: bytes.slice(at + 17, at + 17 + total) }
-    at += 17 + total
-  }
-  return true
-}
-
-function readFrame(bytes: Uint8Array, view: DataView, offset: number): Frame | undefined {
-  const precision = bytes[offset + 4]
-  const height = view.getUint16(offset + 5)
-  const width = view.getUint16(offset + 7)
-  const count = bytes[offset + 9]!
-  // A height of 0 is given later by a DNL marker, which this re-coder leaves alone.
-  if ((precision !== 8 && precision !== 12) || height === 0 || width === 0 || count === 0) return undefined
-  const components = []
-  for (let i = 0; i < count; i++) {
-    const at = offset + 10 + 3 * i
-    const h = bytes[at + 1]! >> 4
-    const v = bytes[at + 1]! & 15
-    if (h < 1 || h > 4 || v < 1 || v > 4) return undefined
-    components.push({ id: bytes[at]!, h, v })
-  }
-  return { width, height, components }
-}
-
-/** The MCUs of the scan whose SOS segment is at `offset` (A.2.2, A.2.3); undefined for a scan that is not sequential. */
-function scanLayout(bytes: Uint8Array, offset: number, frame: Frame, restartInterval: number): ScanLayout | undefined {
-  const count = bytes[offset + 4]!
-  const after = offset + 5 + 2 * count
-  // Ss = 0, Se = 63, Ah = Al = 0: the whole block in one scan.
-  if (count < 1 || count > 4 || bytes[after] !== 0 || bytes[after + 1] !== 63 || bytes[after + 2] !== 0) return undefined
-  const hMax = Math.max(...frame.components.map((c) => c.h))
-  const vMax = Math.max(...frame.components.map((c) => c.v))
-  const components = []
-  for (let i = 0; i < count; i++) {
-    const component = frame.components.find((c) => c.id === bytes[offset + 5 + 2 * i])
-    const tables = bytes[offset + 6 + 2 * i]!
-    if (!component || tables >> 4 > 3 || (tables & 15) > 3) return undefined
-    components.push({ ...component, dc: tables >> 4, ac: tables & 15 })
-  }
-  if (count === 1) {
-    // One component: its blocks one by one, over its own size.
-    const [c] = components as [(typeof components)[0]]
-    const columns = Math.ceil(Math.ceil((frame.width * c.h) / hMax) / 8)
-    const rows = Math.ceil(Math.ceil((frame.height * c.v) / vMax) / 8)
-    return { mcus: columns * rows, restartInterval, components: [{ blocks: 1, dc: c.dc, ac: c.ac }] }
-  }
-  const mcus = Math.ceil(frame.width / (8 * hMax)) * Math.ceil(frame.height / (8 * vMax))
-  return { mcus, restartInterval, components: components.map((c) => ({ blocks: c.h * c.v, dc: c.dc, ac: c.ac })) }
-}
-
-/** One DHT segment with the scan's tables. */
-function writeTables(out: ScanWriter, tables: (HuffmanSpec | undefined)[]): void {
-  const present = tables.flatMap((spec, slot) => (spec ? [{ spec, slot }] : []))
-  const length = 2 + present.reduce((sum, { spec }) => sum + 17 + spec.symbols.byteLength, 0)
-  out.write(Uint8Array.of(0xff, 0xc4, length >> 8, length & 0xff))
-  for (const { spec, slot } of present) {
-    out.byte(((slot >> 2) << 4) | (slot & 3))
-    out.write(spec.counts)
-    out.write(spec.symbols)
-  }
-}
 
 function sameSymbols(a: ScanSymbols, b: ScanSymbols): boolean {
   if (a.count !== b.count || a.restarts.length !== b.restarts.length) return false

@@ -228,18 +228,18 @@ export class ScanWriter {
   }
 
   byte(value: number): void {
-    if (this.length === this.bytes.length) this.room(1)
+    if (this.length === this.bytes.length) this.reserve(1)
     this.bytes[this.length++] = value
   }
 
   write(chunk: Uint8Array): void {
-    this.room(chunk.byteLength)
+    this.reserve(chunk.byteLength)
     this.bytes.set(chunk, this.length)
     this.length += chunk.byteLength
   }
 
   /** Doubles the buffer until `n` more bytes fit. */
-  private room(n: number): void {
+  reserve(n: number): void {
     let size = this.bytes.length
     while (this.length + n > size) size *= 2
     if (size !== this.bytes.length) this.bytes = grown(this.bytes, new Uint8Array(size))

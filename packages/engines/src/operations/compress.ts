@@ -47,6 +47,7 @@ export const compressOperation = defineOperation({
     generic_quantization_bits: bits(1, 30),
     meshopt_compression_level: z.enum(['high', 'medium', 'low']).optional(),
     meshopt_extension: z.enum(['ext', 'khr']).optional(),
+    texture_progressive_jpeg: z.boolean().optional(),
     // Expanded by the contract's parser into the fields it sets (which arrive beside it); kept as sent.
     preset: z.enum(['web', 'mobile', 'archive']).optional(),
     ...SCENE_OPTIONS.shape,

@@ -42,6 +42,11 @@ export interface CompressOptions {
    * what every meshopt reader knows) or `khr` (KHR_meshopt_compression: smaller, with the v1 vertex codec).
    */
   meshopt_extension?: 'ext' | 'khr'
+  /**
+   * Mos extension: JPEG textures also tried as progressive JPEGs (the same coefficients), kept where
+   * smaller; off by default, since it costs the task 20–300 ms a megapixel where gltfpack copies images.
+   */
+  texture_progressive_jpeg?: boolean
   /** The meshoptimizer encoder, passed in by the caller (see Platform). */
   meshoptEncoder?: unknown
   /** Where to say what compression dropped from the file (the task's `details.notes`). */
@@ -68,6 +73,7 @@ export const COMPRESS_DEFAULTS: Required<
   generic_quantization_bits: 12,
   meshopt_compression_level: 'high',
   meshopt_extension: 'ext',
+  texture_progressive_jpeg: false,
 }
 
 /**
@@ -126,7 +132,7 @@ export function compress(options: CompressOptions): Transform {
     const pngs = options.sharp
       ? repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1 })
       : Promise.resolve([])
-    const jpegs = recodeJpegTextures(doc)
+    const jpegs = recodeJpegTextures(doc, { progressive: o.texture_progressive_jpeg })
     options.repacked?.push(...(await pngs), ...jpegs)
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).

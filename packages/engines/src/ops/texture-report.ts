@@ -16,6 +16,8 @@ export interface TextureReport {
   mode?: 'etc1s' | 'uastc'
   colorSpace?: 'srgb' | 'linear'
   resizedFrom?: [number, number]
+  /** A JPEG re-coded as progressive (compress's texture_progressive_jpeg). */
+  progressive?: boolean
   /** Width and height written, where the texture was resized (KTX2's limit, compress's texture_max_size). */
   size?: [number, number]
 }

@@ -48,10 +48,10 @@ Options:
   --position-bits N, --normal-bits N, --texcoord-bits N, --color-bits N, --generic-bits N
                      Draco quantization (these send one request per file instead of a batch)
   --preset NAME      compress (Mos extension): ${COMPRESS_PRESET_NAMES.join(' | ')}
-  --simplify R, --simplify-error E, --texture-max-size PX, --power-of-two, --merge, --instance
+  --simplify R, --simplify-error E, --texture-max-size PX, --power-of-two, --progressive-jpeg, --merge, --instance
                      compress (Mos extensions, docs/api.md): simplify_ratio, simplify_error, texture_max_size,
-                     texture_power_of_two, merge, instance (these send one request per file); convert takes
-                     all but --instance and --preset
+                     texture_power_of_two, texture_progressive_jpeg, merge, instance (these send one request
+                     per file); convert takes all but --progressive-jpeg, --instance and --preset
   --callback-url URL every task (Mos extension): the URL the service POSTs each task's record to when it ends
   --to, -t FORMAT    convert: target format
   --format, -f FMT   textures: target format
@@ -97,7 +97,15 @@ export interface CliArgs {
 /** Compress's Mos extension fields the command line sets (docs/api.md, "Mos extensions"), typed by the contract. */
 export type CompressExtensionArgs = Pick<
   CompressOptions,
-  'preset' | 'meshopt_extension' | 'simplify_ratio' | 'simplify_error' | 'texture_max_size' | 'texture_power_of_two' | 'merge' | 'instance'
+  | 'preset'
+  | 'meshopt_extension'
+  | 'simplify_ratio'
+  | 'simplify_error'
+  | 'texture_max_size'
+  | 'texture_power_of_two'
+  | 'texture_progressive_jpeg'
+  | 'merge'
+  | 'instance'
 >
 
 function decimal(name: string, value: string | undefined): number | undefined {
@@ -164,6 +172,7 @@ const TASK_OPTIONS = {
   'simplify-error': { type: 'string' },
   'texture-max-size': { type: 'string' },
   'power-of-two': { type: 'boolean' },
+  'progressive-jpeg': { type: 'boolean' },
   merge: { type: 'boolean' },
   instance: { type: 'boolean' },
   'callback-url': { type: 'string' },
@@ -201,6 +210,7 @@ const EXTENSION_FLAGS = {
   simplify_error: 'simplify-error',
   texture_max_size: 'texture-max-size',
   texture_power_of_two: 'power-of-two',
+  texture_progressive_jpeg: 'progressive-jpeg',
   merge: 'merge',
   instance: 'instance',
 } as const satisfies Record<keyof CompressExtensionArgs, string>
@@ -215,6 +225,7 @@ function extensionsOf(values: OptionValues): CliArgs['extensions'] {
     simplify_error: decimal(f.simplify_error, values[f.simplify_error]),
     texture_max_size: integer(f.texture_max_size, values[f.texture_max_size]),
     texture_power_of_two: values[f.texture_power_of_two],
+    texture_progressive_jpeg: values[f.texture_progressive_jpeg],
     merge: values[f.merge],
     instance: values[f.instance],
   })

@@ -137,6 +137,7 @@ const compressExtensionFields = {
   simplify_error: z.number().min(0).max(1).optional().meta(extension),
   texture_max_size: integer(16, 16384).optional().meta(extension),
   texture_power_of_two: z.boolean().default(false).meta(extension),
+  texture_progressive_jpeg: z.boolean().default(false).meta(extension),
   merge: z.boolean().default(false).meta(extension),
   instance: z.boolean().default(false).meta(extension),
 } satisfies FieldShape
@@ -349,6 +350,8 @@ export interface CompressOptions {
   texture_max_size?: number
   /** Mos extension: textures resized to power-of-two sides (WebGL 1, mipmaps). */
   texture_power_of_two?: boolean
+  /** Mos extension: JPEG textures re-coded losslessly as progressive JPEGs where that is smaller. */
+  texture_progressive_jpeg?: boolean
   /** Mos extension: meshes sharing a material joined, unanimated nodes flattened (gltfpack's default). */
   merge?: boolean
   /** Mos extension: meshes drawn by several nodes written once with EXT_mesh_gpu_instancing. */

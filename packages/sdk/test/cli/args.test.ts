@@ -79,6 +79,7 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['compress', 'a.glb', '-e', 'meshopt', '--meshopt-extension', 'KHR'], {}).extensions).toEqual({
       meshopt_extension: 'khr',
     })
+    expect(parseCliArgs(['compress', 'a.glb', '--progressive-jpeg'], {}).extensions).toEqual({ texture_progressive_jpeg: true })
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj'], {}).to).toBe('obj')
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'glb', '--simplify', '.5', '--merge'], {}).extensions).toEqual({
       simplify_ratio: 0.5,
@@ -105,6 +106,7 @@ describe('parseCliArgs', () => {
     expect(reject(['convert', 'a.glb', '--to', 'glb', '--meshopt-extension', 'khr', '--preset', 'web', '--merge'])).toThrow(
       '--preset, --meshopt-extension are compress options',
     )
+    expect(reject(['convert', 'a.glb', '--to', 'glb', '--progressive-jpeg'])).toThrow('--progressive-jpeg is a compress option')
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj', '--simplify', '0.5', '--merge'], {}).extensions).toEqual({
       simplify_ratio: 0.5,
       merge: true,
