@@ -9,16 +9,8 @@ import { readJpegCoefficients } from '../src/io/jpeg-coefficients.ts'
 import { writeProgressiveJpeg } from '../src/io/jpeg-progressive.ts'
 import { recodeJpegHuffman } from '../src/io/jpeg-recode.ts'
 import { recodeJpegTextures } from '../src/ops/jpeg-recode.ts'
+import { damagedScans, pixelsOf } from './support/jpeg.ts'
 import { noise } from './support/noise.ts'
-
-/** The pixels sharp (libjpeg-turbo) decodes, or undefined where it refuses the file. */
-async function pixelsOf(jpeg: Uint8Array): Promise<Buffer | undefined> {
-  try {
-    return await sharp(jpeg).raw().toBuffer()
-  } catch {
-    return undefined
-  }
-}
 
 /** The sequential JPEG written again as progressive; the two decode to the same pixels, byte for byte. */
 async function progressiveOf(jpeg: Uint8Array, label: string): Promise<Uint8Array> {
@@ -107,14 +99,8 @@ describe('writeProgressiveJpeg: a sequential JPEG as progressive, every coeffici
     expect(readJpegCoefficients(new Uint8Array(0))).toBeUndefined()
     for (const cut of [20, jpeg.byteLength / 2, jpeg.byteLength - 4])
       expect(readJpegCoefficients(jpeg.subarray(0, cut)), `cut at ${cut}`).toBeUndefined()
-    const scan = [...jpegSegments(jpeg)].find((s) => s.marker === 0xda)!
-    const dataStart = scan.offset + 2 + scan.length
-    const flips = noise(120, 9)
     let compared = 0
-    for (let i = 0; i < 60; i++) {
-      const damaged = jpeg.slice()
-      const at = dataStart + (((flips[2 * i]! << 8) | flips[2 * i + 1]!) % (jpeg.byteLength - 2 - dataStart))
-      damaged[at] = flips[2 * i]! ^ 0x5a
+    for (const { at, bytes: damaged } of damagedScans(jpeg, 60, 9)) {
       const coefficients = readJpegCoefficients(damaged)
       // Where the damage still decodes, both decoders read the same coefficients from it.
       if (coefficients && (await pixelsOf(damaged))) {

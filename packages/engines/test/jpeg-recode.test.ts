@@ -6,16 +6,8 @@ import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { jpegSegments } from '../src/io/image-header.ts'
 import { recodeJpegHuffman } from '../src/io/jpeg-recode.ts'
 import { recodeJpegTextures } from '../src/ops/jpeg-recode.ts'
+import { damagedScans, pixelsOf } from './support/jpeg.ts'
 import { noise } from './support/noise.ts'
-
-/** The pixels sharp (libjpeg-turbo) decodes, or undefined where it refuses the file. */
-async function pixelsOf(jpeg: Uint8Array): Promise<Buffer | undefined> {
-  try {
-    return await sharp(jpeg).raw().toBuffer()
-  } catch {
-    return undefined
-  }
-}
 
 /** Both decode to the same pixels, byte for byte (Buffer.equals: vitest's deep equality is slow on megabytes). */
 async function expectSamePixels(recoded: Uint8Array, original: Uint8Array, label: string): Promise<void> {
@@ -119,12 +111,8 @@ describe('recodeJpegHuffman: the smallest Huffman tables, every coefficient kept
     const noEnd = recodeJpegHuffman(input.subarray(0, input.byteLength - 2))!
     expect([...noEnd.subarray(noEnd.byteLength - 2)]).not.toEqual([0xff, 0xd9])
     await expectSamePixels(Buffer.concat([noEnd, Uint8Array.of(0xff, 0xd9)]), input, 'without EOI') // libjpeg-turbo wants the EOI
-    const flips = noise(120, 5)
     let compared = 0
-    for (let i = 0; i < 60; i++) {
-      const damaged = input.slice()
-      const at = dataStart + (((flips[2 * i]! << 8) | flips[2 * i + 1]!) % (input.byteLength - 2 - dataStart))
-      damaged[at] = flips[2 * i]! ^ 0x5a
+    for (const { at, bytes: damaged } of damagedScans(input, 60, 5)) {
       const recoded = recodeJpegHuffman(damaged)
       // Only where libjpeg-turbo reads the damaged file without complaint can the two be compared.
       if (recoded && (await pixelsOf(damaged))) {

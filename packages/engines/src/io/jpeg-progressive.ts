@@ -2,14 +2,12 @@ import type { CoefficientPlane, JpegCoefficients } from './jpeg-coefficients.ts'
 import { blockGrid, type Frame, writeTables } from './jpeg-frame.ts'
 import { encodeTable, type HuffmanSpec, optimalTable } from './jpeg-huffman-table.ts'
 import { ScanWriter } from './jpeg-scan.ts'
+import { type AcBand, codeAcScan, lastNonzeroOf } from './jpeg-ac-bands.ts'
+import { bitLength, ScanItems } from './jpeg-scan-items.ts'
 
 /** One scan of a progressive JPEG (T.81 G.1.1): the frame components it codes, its spectral band and its bit positions. */
-interface ProgressiveScan {
+interface ProgressiveScan extends AcBand {
   components: number[]
-  ss: number
-  se: number
-  ah: number
-  al: number
 }
 
 /**
@@ -44,63 +42,6 @@ function progressionScript(count: number): ProgressiveScan[] {
     scan(all, 0, 0, 1, 0),
     ...each(1, 63, 1, 0),
   ]
-}
-
-/** The slot of bits that follow no code (the refinement scans' correction and sign bits): its codes are 0 bits long. */
-const RAW = 8
-
-/**
- * A scan's output before its Huffman tables exist, recorded because each scan's tables are made
- * from its own symbol counts (as `jpegtran -optimize`, and every progressive libjpeg writes). Each
- * item is a symbol of a table (slot 0–3 DC, 4–7 AC; `codes` holds slot × 256 + symbol) with the
- * extra bits after it (`extras`: size × 65536 + bits), or raw bits in the RAW slot.
- */
-class ScanItems {
-  count = 0
-  codes = new Uint16Array(1 << 16)
-  extras = new Uint32Array(1 << 16)
-
-  symbol(slot: number, symbol: number, bits: number, size: number): void {
-    if (this.count === this.codes.length) this.grow()
-    this.codes[this.count] = (slot << 8) | symbol
-    this.extras[this.count++] = (size << 16) | bits
-  }
-
-  bit(value: number): void {
-    this.symbol(RAW, 0, value, 1)
-  }
-
-  /** `count` bits without a code from `bits` at `from` (one a byte), in items of up to 16. */
-  bits(bits: Uint8Array, from: number, count: number): void {
-    for (let at = from, end = from + count; at < end; ) {
-      const n = Math.min(16, end - at)
-      let word = 0
-      for (let i = 0; i < n; i++) word = (word << 1) | bits[at + i]!
-      this.symbol(RAW, 0, word, n)
-      at += n
-    }
-  }
-
-  /** Empties the list, keeping its room for the next scan. */
-  clear(): void {
-    this.count = 0
-  }
-
-  private grow(): void {
-    const size = this.codes.length * 2
-    this.codes = grown(this.codes, new Uint16Array(size))
-    this.extras = grown(this.extras, new Uint32Array(size))
-  }
-}
-
-function grown<T extends Uint16Array | Uint32Array>(from: T, to: T): T {
-  to.set(from)
-  return to
-}
-
-/** Bits needed for a positive value: its SSSS category (F.1.2.1). */
-function bitLength(value: number): number {
-  return 32 - Math.clz32(value)
 }
 
 /**
@@ -253,146 +194,5 @@ function codeDcScan(image: JpegCoefficients, scan: ProgressiveScan, items: ScanI
         for (let y = 0; y < v; y++) for (let x = 0; x < h; x++) codeBlock(planes[component]!, mx * h + x, my * v + y, c)
       })
     }
-  }
-}
-
-/** Correction bits held back for an end-of-band run are flushed before they pass this many (libjpeg's MAX_CORR_BITS). */
-const MAX_CORRECTION_BITS = 1000
-
-/** An AC scan's end-of-band run: how many blocks, and the correction bits that go with it. */
-interface BandRun {
-  blocks: number
-  held: number
-  corrections: Uint8Array
-}
-
-/** Codes the run (its EOBn symbol, then the bits it held), if there is one. */
-function endRun(run: BandRun, items: ScanItems): void {
-  if (run.blocks === 0) return
-  const size = bitLength(run.blocks) - 1
-  items.symbol(4, size << 4, run.blocks & ((1 << size) - 1), size)
-  items.bits(run.corrections, 0, run.held)
-  run.blocks = 0
-  run.held = 0
-}
-
-/**
- * An AC scan of one component over its own blocks (G.1.2.2, G.1.2.3), with end-of-band runs across
- * blocks: a first scan codes each coefficient shifted right by Al; a refinement, the sign of each
- * coefficient that becomes nonzero at bit Al, and bit Al of each already nonzero one (its correction
- * bits go after the next code, or with the run of bands that ends it).
- */
-function codeAcScan(plane: CoefficientPlane, lastNonzero: Uint8Array, scan: ProgressiveScan, items: ScanItems): void {
-  const run: BandRun = { blocks: 0, held: 0, corrections: new Uint8Array(MAX_CORRECTION_BITS + 64) }
-  const magnitudes = new Int32Array(64)
-  for (let row = 0; row < plane.own.rows; row++) {
-    for (let column = 0; column < plane.own.columns; column++) {
-      const block = row * plane.padded.columns + column
-      // Past the block's last nonzero coefficient all is zeros: the loops stop there (most blocks end early).
-      const last = Math.min(scan.se, lastNonzero[block]!)
-      const trailing = last < scan.se
-      if (scan.ah === 0) codeAcFirst(plane.coefficients, block * 64, scan.ss, last, trailing, scan.al, run, items)
-      else codeAcRefinement(plane.coefficients, block * 64, scan.ss, last, trailing, scan.al, run, items, magnitudes)
-    }
-  }
-  endRun(run, items)
-}
-
-/** Each block's last nonzero coefficient, in zigzag order (0 where only the DC is). */
-function lastNonzeroOf(plane: CoefficientPlane): Uint8Array {
-  const coefficients = plane.coefficients
-  const out = new Uint8Array(coefficients.length / 64)
-  for (let block = 0; block < out.length; block++) {
-    let k = 63
-    while (k > 0 && coefficients[block * 64 + k] === 0) k--
-    out[block] = k
-  }
-  return out
-}
-
-/** One block's band in a first AC scan (G.1.2.2), its coefficients from `ss` to `last`, zeros after it where `trailing`. */
-function codeAcFirst(
-  coefficients: Int16Array,
-  base: number,
-  ss: number,
-  last: number,
-  trailing: boolean,
-  al: number,
-  run: BandRun,
-  items: ScanItems,
-): void {
-  let zeros = 0
-  for (let k = ss; k <= last; k++) {
-    const value = coefficients[base + k]!
-    if (value === 0) {
-      zeros++
-      continue
-    }
-    const magnitude = (value < 0 ? -value : value) >> al
-    if (magnitude === 0) {
-      zeros++
-      continue
-    }
-    endRun(run, items)
-    for (; zeros > 15; zeros -= 16) items.symbol(4, 0xf0, 0, 0)
-    const size = bitLength(magnitude)
-    items.symbol(4, (zeros << 4) | size, (value < 0 ? ~magnitude : magnitude) & ((1 << size) - 1), size)
-    zeros = 0
-  }
-  if ((zeros > 0 || trailing) && ++run.blocks === 0x7fff) endRun(run, items)
-}
-
-/** One block's band in a refinement AC scan (G.1.2.3), as libjpeg's encode_mcu_AC_refine codes it; bounds as codeAcFirst's. */
-function codeAcRefinement(
-  coefficients: Int16Array,
-  base: number,
-  ss: number,
-  last: number,
-  trailing: boolean,
-  al: number,
-  run: BandRun,
-  items: ScanItems,
-  magnitudes: Int32Array,
-): void {
-  // The last coefficient that becomes nonzero here: zero runs past it fold into the end of band.
-  let lastNew = 0
-  for (let k = ss; k <= last; k++) {
-    const value = coefficients[base + k]!
-    const magnitude = (value < 0 ? -value : value) >> al
-    magnitudes[k] = magnitude
-    if (magnitude === 1) lastNew = k
-  }
-  const corrections = run.corrections
-  let from = run.held // this block's correction bits follow those the run holds
-  let count = 0
-  let zeros = 0
-  for (let k = ss; k <= last; k++) {
-    const magnitude = magnitudes[k]!
-    if (magnitude === 0) {
-      zeros++
-      continue
-    }
-    for (; zeros > 15 && k <= lastNew; zeros -= 16) {
-      endRun(run, items)
-      items.symbol(4, 0xf0, 0, 0)
-      if (count > 0) items.bits(corrections, from, count)
-      from = 0
-      count = 0
-    }
-    if (magnitude > 1) {
-      corrections[from + count++] = magnitude & 1
-      continue
-    }
-    endRun(run, items)
-    items.symbol(4, (zeros << 4) | 1, coefficients[base + k]! < 0 ? 0 : 1, 1)
-    if (count > 0) items.bits(corrections, from, count)
-    from = 0
-    count = 0
-    zeros = 0
-  }
-  if (zeros > 0 || trailing || count > 0) {
-    run.blocks++
-    run.held += count
-    if (run.blocks === 0x7fff || run.held > MAX_CORRECTION_BITS - 64 + 1) endRun(run, items)
   }
 }
