@@ -69,6 +69,8 @@ export interface CorpusRow {
    */
   mergeKhr?: Outcome
   gltfpackCz?: Outcome
+  /** preset=web (merge, textures at most 2048 px, progressive JPEG textures) against `gltfpack -cc`. Present when the service offers the preset. */
+  web?: Outcome
   simplify?: {
     mos: Outcome & { triangles?: number; error?: string; distance?: number }
     gltfpack: Outcome & { triangles?: number; distance?: number }
@@ -90,6 +92,8 @@ export interface Offered {
   merge: boolean
   simplify: boolean
   khr: boolean
+  /** The `web` preset with progressive JPEG textures in it. */
+  web: boolean
 }
 
 /** The files: shared corpus (GLB, glTF, OBJ) and the assimp corpus's glTF 2.0 files, as GLB where they are glTF, and a generated texture-heavy GLB. */
@@ -177,6 +181,7 @@ export async function offered(service: BenchService): Promise<Offered> {
     merge: fields.includes('merge'),
     simplify: fields.includes('simplify_ratio'),
     khr: fields.includes('merge') && fields.includes('meshopt_extension'),
+    web: fields.includes('preset') && fields.includes('texture_progressive_jpeg'),
   }
 }
 
@@ -236,6 +241,7 @@ export async function measureCorpus(service: BenchService, quick: boolean): Prom
           cli('gltfpack', (i, o) => ['-i', i, '-o', o, '-cz'], inPath),
         )
       }
+      if (available.web) row.web = await outcome(io, 1, mos(file, { engine: 'meshopt', preset: 'web' }))
       if (available.simplify) {
         const half = { engine: 'meshopt', simplify_ratio: '0.5' }
         row.simplify = await measureSimplify(io, runs, source ?? row.meshopt.doc, {
@@ -254,6 +260,7 @@ export async function measureCorpus(service: BenchService, quick: boolean): Prom
         row.merge,
         row.mergeKhr,
         row.gltfpackCz,
+        row.web,
       ])
         if (o) delete o.doc
       rows.push(row)

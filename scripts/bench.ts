@@ -275,6 +275,7 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
   const why = (...outcomes: ({ error?: string } | undefined)[]) => outcomes.find((o) => o?.error)?.error?.replace(/\|/g, '/')
   const na = 'not available (the service offers no merge field)'
   const naKhr = 'not available (the service offers no meshopt_extension field)'
+  const naWeb = 'not available (the service offers no preset with progressive JPEG textures)'
   out(
     `## The corpus against gltfpack and gltf-transform (goals: meshopt ≤ ${CORPUS_GOALS.meshoptSize}× gltfpack -cc; time ≤ gltfpack's; Draco ≤ gltf-transform draco; merge ≤ ${CORPUS_GOALS.mergeSize}× gltfpack -cc)`,
   )
@@ -297,6 +298,7 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
       'merge size vs gltfpack -cc',
       'merge + khr size vs gltfpack -cc',
       'merge + khr vs gltfpack -cz (both KHR_meshopt_compression)',
+      'preset=web size vs gltfpack -cc',
     ],
     rows.map((r) => [
       r.input,
@@ -315,6 +317,7 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
       available.khr
         ? verdict(ratio(r.mergeKhr?.bytes, r.gltfpackCz?.bytes), CORPUS_GOALS.meshoptSize, why(r.mergeKhr, r.gltfpackCz))
         : naKhr,
+      available.web ? verdict(ratio(r.web?.bytes, r.gltfpack.bytes), CORPUS_GOALS.mergeSize, why(r.web, r.gltfpack)) : naWeb,
     ]),
   )
   const compared = (pick: (r: (typeof rows)[number]) => number, limit: number) => {
@@ -349,6 +352,10 @@ function printCorpus({ rows, skipped, batch, available }: CorpusResult): void {
       [
         `merge=true with meshopt_extension=khr: size ≤ ${CORPUS_GOALS.meshoptSize}× gltfpack -cz (both KHR_meshopt_compression, both merge the scene)`,
         available.khr ? compared((r) => ratio(r.mergeKhr?.bytes, r.gltfpackCz?.bytes), CORPUS_GOALS.meshoptSize) : naKhr,
+      ],
+      [
+        `preset=web (merge=true, textures at most 2048 px, progressive JPEG textures): size ≤ ${CORPUS_GOALS.mergeSize}× gltfpack -cc`,
+        available.web ? compared((r) => ratio(r.web?.bytes, r.gltfpack.bytes), CORPUS_GOALS.mergeSize) : naWeb,
       ],
       [
         `batch of ${batch.files}: ${fmt(batch.serviceMs)} ms vs a gltfpack loop ${fmt(batch.gltfpackMs)} ms`,
