@@ -97,6 +97,13 @@ describe('writeProgressiveJpeg: a sequential JPEG as progressive, every coeffici
     expect(readJpegCoefficients(writeProgressiveJpeg(readJpegCoefficients(jpeg)!)!)).toBeUndefined()
     expect(readJpegCoefficients(new Uint8Array(await sharp(data, { raw }).png().toBuffer()))).toBeUndefined()
     expect(readJpegCoefficients(new Uint8Array(0))).toBeUndefined()
+    // Over the coefficient bound (a 96² 4:2:0 image: 144 luma blocks and 36 of each chroma, 13 824 coefficients), nothing is read.
+    expect(readJpegCoefficients(jpeg, 13_824)).toBeDefined()
+    expect(readJpegCoefficients(jpeg, 13_823)).toBeUndefined()
+    const huge = jpeg.slice()
+    const frame = [...jpegSegments(huge)].find(({ marker }) => marker === 0xc0)!
+    huge.set([0xff, 0xff, 0xff, 0xff], frame.offset + 5) // 65 535 × 65 535 pixels
+    expect(readJpegCoefficients(huge)).toBeUndefined()
     for (const cut of [20, jpeg.byteLength / 2, jpeg.byteLength - 4])
       expect(readJpegCoefficients(jpeg.subarray(0, cut)), `cut at ${cut}`).toBeUndefined()
     let compared = 0

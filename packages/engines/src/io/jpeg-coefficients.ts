@@ -24,17 +24,24 @@ export interface JpegCoefficients {
   tail: Uint8Array
 }
 
+/**
+ * The most coefficients read (2 bytes each, held whole): 128 MB, a 4096² image in any sampling of
+ * one to three components. The frame header gives the size before any scan is read, so a header
+ * claiming 65 535² pixels is refused before anything is allocated.
+ */
+export const MAX_COEFFICIENTS = 64 * 1024 * 1024
+
 /** The largest DC coefficient an 8-bit JPEG holds (T.81 F.1.2.1: categories up to 11; AC sizes go up to 10). */
 const DC_LIMIT = 2047
 
 /**
  * Decodes a baseline or extended sequential, Huffman-coded 8-bit JPEG to its coefficients (no
  * inverse DCT: what a lossless re-coder keeps); undefined for anything else (progressive, lossless,
- * arithmetic-coded, 12-bit), for a scan that does not decode as a well-formed one, a coefficient out
- * of 8-bit range, or a segment between scans (a table redefined there), which this reader leaves
+ * arithmetic-coded, 12-bit), for more than `maxCoefficients`, a scan that does not decode as a
+ * well-formed one, a coefficient out of 8-bit range, or a segment between scans (a table redefined there), which this reader leaves
  * alone rather than guess where it belongs.
  */
-export function readJpegCoefficients(bytes: Uint8Array): JpegCoefficients | undefined {
+export function readJpegCoefficients(bytes: Uint8Array, maxCoefficients = MAX_COEFFICIENTS): JpegCoefficients | undefined {
   if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined
   const specs: (HuffmanSpec | undefined)[] = new Array(8)
   const kept: Uint8Array[] = []
@@ -58,7 +65,7 @@ export function readJpegCoefficients(bytes: Uint8Array): JpegCoefficients | unde
         // SOF0 and SOF1 with 8-bit samples; one frame header.
         if (image || (marker !== 0xc0 && marker !== 0xc1) || bytes[offset + 4] !== 8) return undefined
         const frame = readFrame(bytes, view, offset)
-        if (!frame) return undefined
+        if (!frame || coefficientCount(frame) > maxCoefficients) return undefined
         image = { frame, frameHeader: bytes.slice(offset, end), planes: emptyPlanes(frame) }
       } else if (marker === 0xdd) {
         restartInterval = view.getUint16(offset + 4)
@@ -83,6 +90,14 @@ export function readJpegCoefficients(bytes: Uint8Array): JpegCoefficients | unde
     scans++
     from = symbols.end
   }
+}
+
+/** The coefficients of every component's padded blocks. */
+function coefficientCount(frame: Frame): number {
+  return frame.components.reduce((sum, _, index) => {
+    const { padded } = blockGrid(frame, index)
+    return sum + padded.columns * padded.rows * 64
+  }, 0)
 }
 
 function emptyPlanes(frame: Frame): CoefficientPlane[] {

@@ -12,12 +12,6 @@ import { describeTexture } from './texture-roles.ts'
  */
 export const RECODE_MAX_BYTES = 8 * 1024 * 1024
 
-/**
- * The largest JPEG, in pixels, re-coded as progressive: its coefficients are held whole (2 bytes each,
- * 1.5–3 a pixel), 48 MB at most for a 4096² colour texture; larger ones keep the sequential coding.
- */
-export const PROGRESSIVE_MAX_PIXELS = 4096 * 4096
-
 export interface JpegRecodeOptions {
   /** Also try each JPEG as progressive (compress's `texture_progressive_jpeg`), kept where smaller. */
   progressive?: boolean
@@ -46,7 +40,7 @@ export function recodeJpegTextures(doc: Document, options: JpegRecodeOptions = {
     const { image, base } = describeTexture(doc, texture)
     if (!image || image.byteLength > maxBytes) continue
     const sequential = recodeJpegHuffman(image)
-    const layered = progressive ? progressiveJpeg(image, texture.getSize()) : undefined
+    const layered = progressive ? progressiveJpeg(image) : undefined
     const smaller = layered && layered.byteLength < (sequential ?? image).byteLength ? layered : sequential
     if (!smaller) continue
     texture.setImage(smaller)
@@ -55,9 +49,8 @@ export function recodeJpegTextures(doc: Document, options: JpegRecodeOptions = {
   return reports
 }
 
-/** The JPEG as progressive, or undefined where it is too large or not a sequential JPEG this reader takes. */
-function progressiveJpeg(image: Uint8Array, size: [number, number] | null): Uint8Array | undefined {
-  if (!size || size[0] * size[1] > PROGRESSIVE_MAX_PIXELS) return undefined
+/** The JPEG as progressive, or undefined where it is not a sequential JPEG this reader takes (or too large: MAX_COEFFICIENTS). */
+function progressiveJpeg(image: Uint8Array): Uint8Array | undefined {
   const coefficients = readJpegCoefficients(image)
   return coefficients && writeProgressiveJpeg(coefficients)
 }
