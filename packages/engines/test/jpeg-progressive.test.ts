@@ -116,6 +116,15 @@ describe('writeProgressiveJpeg: a sequential JPEG as progressive, every coeffici
       }
     }
     expect(compared).toBeGreaterThan(0)
+    // Damage to the marker segments (lengths, the frame header, tables): read or refused, never a throw.
+    const header = [...jpegSegments(jpeg)].find((s) => s.marker === 0xda)!.offset
+    const flips = noise(400, 11)
+    for (let i = 0; i < 200; i++) {
+      const damaged = jpeg.slice()
+      damaged[2 + (((flips[2 * i]! << 8) | flips[2 * i + 1]!) % (header - 2))] = flips[2 * i + 1]!
+      const coefficients = readJpegCoefficients(damaged)
+      if (coefficients) expect(writeProgressiveJpeg(coefficients)).toBeInstanceOf(Uint8Array)
+    }
   })
 })
 
