@@ -14,6 +14,8 @@ const { available, paths } = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
   spiderTex: assimp('OBJ', 'SpiderTex.jpg'),
+  // Progressive already: no lossless re-coding of it is smaller.
+  progressiveJpeg: assimp('MS3D', 'jeep1.jpg'),
   pirate: shared('glb', 'pirate-meshopt.glb'),
 })
 
@@ -92,11 +94,11 @@ describe.skipIf(!available)('texture_optimize never grows a texture or a model (
   })
 
   it('a standalone JPEG asked as JPEG at quality 100 comes back as its own bytes, said in size_rule', async () => {
-    const input = new Uint8Array(await readFile(paths.spiderTex))
+    const input = new Uint8Array(await readFile(paths.progressiveJpeg))
     const result = success(
       await pool.run({
         name: 'texture_optimize',
-        input: { path: paths.spiderTex },
+        input: { path: paths.progressiveJpeg },
         format: 'jpg',
         options: { format: 'jpeg', quality: 100 },
       }),
@@ -109,6 +111,29 @@ describe.skipIf(!available)('texture_optimize never grows a texture or a model (
     expect(size_rule!.note).toBe(
       `the result (${size_rule!.result_bytes} bytes) is larger than the input (${input.byteLength} bytes): the input is returned unchanged`,
     )
+  })
+
+  it('a standalone JPEG whose own coefficients code smaller than its re-encoding comes back re-coded losslessly: the same pixels, fewer bytes', async () => {
+    const input = new Uint8Array(await readFile(paths.spiderTex))
+    const result = success(
+      await pool.run({
+        name: 'texture_optimize',
+        input: { path: paths.spiderTex },
+        format: 'jpg',
+        options: { format: 'jpeg', quality: 100 },
+      }),
+    )
+    expect(result.extension).toBe('jpg')
+    expect(result.size).toBeLessThan(input.byteLength)
+    const [after, before] = await Promise.all([sharp(result.bytes!).raw().toBuffer(), sharp(input).raw().toBuffer()])
+    expect(after.equals(before)).toBe(true)
+    const details = detailsOf(result)
+    expect(details.size_rule).toBeUndefined()
+    expect(details.textures[0]).toMatchObject({
+      progressive: true,
+      after: result.size,
+      note: `its JPEG coefficients re-coded losslessly as a progressive JPEG: ${input.byteLength} → ${result.size} bytes, the same pixels`,
+    })
   })
 
   it('a standalone JPEG asked as PNG is the PNG asked for, larger, and says so', async () => {

@@ -33,20 +33,33 @@ export interface JpegRecodeOptions {
  * ```
  */
 export function recodeJpegTextures(doc: Document, options: JpegRecodeOptions = {}): TextureReport[] {
-  const { progressive = false, maxBytes = RECODE_MAX_BYTES } = options
   const reports: TextureReport[] = []
   for (const texture of doc.getRoot().listTextures()) {
     if (texture.getMimeType() !== 'image/jpeg') continue
     const { image, base } = describeTexture(doc, texture)
-    if (!image || image.byteLength > maxBytes) continue
-    const sequential = recodeJpegHuffman(image)
-    const layered = progressive ? progressiveJpeg(image) : undefined
-    const smaller = layered && layered.byteLength < (sequential ?? image).byteLength ? layered : sequential
+    const smaller = image && smallerJpegCoding(image, options)
     if (!smaller) continue
-    texture.setImage(smaller)
-    reports.push({ ...base, to: 'image/jpeg', after: smaller.byteLength, ...(smaller === layered ? { progressive: true } : {}) })
+    texture.setImage(smaller.bytes)
+    reports.push({ ...base, to: 'image/jpeg', after: smaller.bytes.byteLength, ...(smaller.progressive ? { progressive: true } : {}) })
   }
   return reports
+}
+
+/**
+ * The smallest lossless coding of a JPEG's own coefficients (the same pixels): its smallest Huffman
+ * tables, or with `progressive` also a progressive JPEG, whichever is smaller; undefined where
+ * neither is smaller than the JPEG as it is, or it is over `maxBytes`.
+ */
+export function smallerJpegCoding(
+  image: Uint8Array,
+  options: JpegRecodeOptions = {},
+): { bytes: Uint8Array; progressive: boolean } | undefined {
+  const { progressive = false, maxBytes = RECODE_MAX_BYTES } = options
+  if (image.byteLength > maxBytes) return undefined
+  const sequential = recodeJpegHuffman(image)
+  const layered = progressive ? progressiveJpeg(image) : undefined
+  if (layered && layered.byteLength < (sequential ?? image).byteLength) return { bytes: layered, progressive: true }
+  return sequential && { bytes: sequential, progressive: false }
 }
 
 /** The JPEG as progressive, or undefined where it is not a sequential JPEG this reader takes (or too large: MAX_COEFFICIENTS). */

@@ -3,6 +3,7 @@ import { EXTTextureWebP } from '@gltf-transform/extensions'
 import type sharpModule from 'sharp'
 import { ModelInputError } from '../errors.ts'
 import { extensionForMimeType, IMAGE_FILE_EXTENSIONS, IMAGE_MIME_TYPES, type ImageFormat } from '../io/image.ts'
+import { smallerJpegCoding } from './jpeg-recode.ts'
 import { mapLimited } from './map-limited.ts'
 import { describeTexture } from './texture-roles.ts'
 import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
@@ -75,14 +76,27 @@ async function optimizeTexture(doc: Document, texture: Texture, options: Texture
   const plan = await planEncoding(options, quality, role.normalMap, header.format, image, label)
   const bytes = await encodeImage(options.encoder, image, { ...plan, autoOrient: false, flatten: false }, options, label)
   const notes = plan.note ? [plan.note] : []
-  // A re-encoding never grows a texture (docs/textures.md): when it would, the texture keeps its
-  // original bytes and MIME type, and the report says what the re-encoding would have cost.
-  if (bytes.byteLength >= image.byteLength) {
-    notes.push(`original kept: ${describeFormat(plan)} would be ${bytes.byteLength} bytes, not smaller than its ${image.byteLength}`)
-    return { ...base, to: from, after: image.byteLength, note: notes.join('; ') }
+  // A re-encoding never grows a texture (docs/textures.md): when it would not be smaller than the
+  // original's smallest lossless coding, the texture keeps its image and MIME type, and the report
+  // says what the re-encoding would have cost. A JPEG kept is re-coded losslessly where that is smaller.
+  const lossless = from === 'image/jpeg' ? smallerJpegCoding(image, { progressive: true }) : undefined
+  const kept = lossless?.bytes ?? image
+  if (bytes.byteLength >= kept.byteLength) {
+    notes.push(`original kept: ${describeFormat(plan)} would be ${bytes.byteLength} bytes, not smaller than its ${kept.byteLength}`)
+    if (lossless) {
+      texture.setImage(lossless.bytes)
+      notes.push(losslessNote(image, lossless))
+    }
+    return { ...base, to: from, after: kept.byteLength, note: notes.join('; '), ...(lossless?.progressive ? { progressive: true } : {}) }
   }
   texture.setImage(bytes).setMimeType(IMAGE_MIME_TYPES[plan.format])
   return { ...base, to: IMAGE_MIME_TYPES[plan.format], after: bytes.byteLength, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) }
+}
+
+/** What a JPEG kept as it was became: the same coefficients, coded smaller. */
+function losslessNote(image: Uint8Array, lossless: { bytes: Uint8Array; progressive: boolean }): string {
+  const layout = lossless.progressive ? 'as a progressive JPEG' : 'with tables of its own'
+  return `its JPEG coefficients re-coded losslessly ${layout}: ${image.byteLength} → ${lossless.bytes.byteLength} bytes, the same pixels`
 }
 
 /** The high quality a lossy normal map is re-encoded at when it stays lossy (JPEG or WebP). */
@@ -241,7 +255,15 @@ export async function optimizeImage(bytes: Uint8Array, options: TextureOptimizeO
   const quality = resolveQuality(options)
   const header = checkTextureLimits(bytes, options, 'image')
   const settings = { format: options.format, quality, lossless: false, autoOrient: true, flatten: options.format === 'jpeg' }
-  const output = await encodeImage(options.encoder, bytes, settings, options, 'image')
+  const encoded = await encodeImage(options.encoder, bytes, settings, options, 'image')
+  // A JPEG asked as JPEG: its own coefficients coded smaller win over a re-encoding that is not smaller
+  // (the same pixels; its EXIF, orientation included, stays with them).
+  const lossless = options.format === 'jpeg' && header?.format === 'jpeg' ? smallerJpegCoding(bytes, { progressive: true }) : undefined
+  const output = lossless && lossless.bytes.byteLength <= encoded.byteLength ? lossless.bytes : encoded
+  const recoded =
+    lossless && output === lossless.bytes
+      ? { note: losslessNote(bytes, lossless), ...(lossless.progressive ? { progressive: true } : {}) }
+      : {}
   return {
     bytes: output,
     extension: IMAGE_FILE_EXTENSIONS[options.format],
@@ -255,6 +277,7 @@ export async function optimizeImage(bytes: Uint8Array, options: TextureOptimizeO
           to: IMAGE_MIME_TYPES[options.format],
           before: bytes.byteLength,
           after: output.byteLength,
+          ...recoded,
         },
       ],
     },
