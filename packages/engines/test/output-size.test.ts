@@ -20,6 +20,10 @@ const { available, paths } = corpusFiles({
 })
 
 const pool = createEnginePool({ threads: 2 })
+
+/** texture_optimize on a standalone JPEG file, successful. */
+const optimizeJpegFile = async (path: string, options: Record<string, unknown>) =>
+  success(await pool.run({ name: 'texture_optimize', input: { path }, format: 'jpg', options }))
 afterAll(() => pool.destroy())
 
 /** The clear-coat model as one GLB (its .gltf points at files beside it, which uploads cannot). */
@@ -95,14 +99,7 @@ describe.skipIf(!available)('texture_optimize never grows a texture or a model (
 
   it('a standalone JPEG asked as JPEG at quality 100 comes back as its own bytes, said in size_rule', async () => {
     const input = new Uint8Array(await readFile(paths.progressiveJpeg))
-    const result = success(
-      await pool.run({
-        name: 'texture_optimize',
-        input: { path: paths.progressiveJpeg },
-        format: 'jpg',
-        options: { format: 'jpeg', quality: 100 },
-      }),
-    )
+    const result = await optimizeJpegFile(paths.progressiveJpeg, { format: 'jpeg', quality: 100 })
     expect(result.bytes).toEqual(input)
     expect(result.extension).toBe('jpg')
     const { size_rule } = detailsOf(result)
@@ -115,14 +112,7 @@ describe.skipIf(!available)('texture_optimize never grows a texture or a model (
 
   it('a standalone JPEG whose own coefficients code smaller than its re-encoding comes back re-coded losslessly: the same pixels, fewer bytes', async () => {
     const input = new Uint8Array(await readFile(paths.spiderTex))
-    const result = success(
-      await pool.run({
-        name: 'texture_optimize',
-        input: { path: paths.spiderTex },
-        format: 'jpg',
-        options: { format: 'jpeg', quality: 100 },
-      }),
-    )
+    const result = await optimizeJpegFile(paths.spiderTex, { format: 'jpeg', quality: 100 })
     expect(result.extension).toBe('jpg')
     expect(result.size).toBeLessThan(input.byteLength)
     const [after, before] = await Promise.all([sharp(result.bytes!).raw().toBuffer(), sharp(input).raw().toBuffer()])
@@ -138,9 +128,7 @@ describe.skipIf(!available)('texture_optimize never grows a texture or a model (
 
   it('a standalone JPEG asked as PNG is the PNG asked for, larger, and says so', async () => {
     const input = new Uint8Array(await readFile(paths.spiderTex))
-    const result = success(
-      await pool.run({ name: 'texture_optimize', input: { path: paths.spiderTex }, format: 'jpg', options: { format: 'png' } }),
-    )
+    const result = await optimizeJpegFile(paths.spiderTex, { format: 'png' })
     expect(result.extension).toBe('png')
     expect((await sharp(result.bytes!).metadata()).format).toBe('png')
     const { size_rule } = detailsOf(result)
