@@ -83,6 +83,13 @@ describe('writeProgressiveJpeg: a sequential JPEG as progressive, every coeffici
     }
   })
 
+  it('writes a CMYK JPEG (four components: the script that codes each alike)', async () => {
+    const { data, raw } = texture(200, 120)
+    const jpeg = new Uint8Array(await sharp(data, { raw }).toColourspace('cmyk').jpeg().toBuffer())
+    expect(readJpegCoefficients(jpeg)?.frame.components.length).toBe(4)
+    expect(frameMarker(await progressiveOf(jpeg, 'cmyk'))).toBe(0xc2)
+  })
+
   it('codes a photo-like texture smaller than its smallest sequential coding', async () => {
     const { data, raw } = texture(1024, 1024)
     const jpeg = new Uint8Array(await sharp(data, { raw }).jpeg({ quality: 90, optimiseCoding: true }).toBuffer())
