@@ -38,8 +38,9 @@ const DC_LIMIT = 2047
  * Decodes a baseline or extended sequential, Huffman-coded 8-bit JPEG to its coefficients (no
  * inverse DCT: what a lossless re-coder keeps); undefined for anything else (progressive, lossless,
  * arithmetic-coded, 12-bit), for more than `maxCoefficients`, a scan that does not decode as a
- * well-formed one, a coefficient out of 8-bit range, or a segment between scans (a table redefined there), which this reader leaves
- * alone rather than guess where it belongs.
+ * well-formed one, a coefficient out of 8-bit range, a component coded by two scans, or a segment
+ * other than tables between scans (a quantization table redefined there), which this reader leaves
+ * alone rather than guess which decoder's reading a re-coded file should keep.
  */
 export function readJpegCoefficients(bytes: Uint8Array, maxCoefficients = MAX_COEFFICIENTS): JpegCoefficients | undefined {
   if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined
@@ -48,6 +49,7 @@ export function readJpegCoefficients(bytes: Uint8Array, maxCoefficients = MAX_CO
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   let restartInterval = 0
   let image: Omit<JpegCoefficients, 'kept' | 'tail'> | undefined
+  const coded = new Set<number>()
   let scans = 0
   let from = 2
   for (;;) {
@@ -71,7 +73,8 @@ export function readJpegCoefficients(bytes: Uint8Array, maxCoefficients = MAX_CO
         restartInterval = view.getUint16(offset + 4)
       } else if (marker === 0xda) {
         const layout = image && scanLayout(bytes, offset, image.frame, restartInterval)
-        if (!layout) return undefined
+        if (!layout || layout.frameComponents.some((c) => coded.has(c))) return undefined
+        for (const c of layout.frameComponents) coded.add(c)
         scan = { layout, dataStart: end }
         break
       } else if ((marker >= 0xe0 && marker <= 0xef) || marker === 0xfe || marker === 0xdb) {
