@@ -111,6 +111,11 @@ describe('writeProgressiveJpeg: a sequential JPEG as progressive, every coeffici
     const frame = [...jpegSegments(huge)].find(({ marker }) => marker === 0xc0)!
     huge.set([0xff, 0xff, 0xff, 0xff], frame.offset + 5) // 65 535 × 65 535 pixels
     expect(readJpegCoefficients(huge)).toBeUndefined()
+    // Components whose blocks overflow one interleaved MCU (11 > 10; fine in one scan each): not written.
+    const image = readJpegCoefficients(jpeg)!
+    const sampling = (h: number, v: number) => image.frame.components.map((c, i) => (i === 0 ? { ...c, h, v } : { ...c, h: 1, v: 1 }))
+    const crowded = sampling(4, 2).map((c, i) => (i === 1 ? { ...c, h: 2 } : c))
+    expect(writeProgressiveJpeg({ ...image, frame: { ...image.frame, components: crowded } })).toBeUndefined()
     // Its one scan twice over (the components coded again): which coding a decoder keeps is its own choice.
     const sos = [...jpegSegments(jpeg)].find(({ marker }) => marker === 0xda)!.offset
     const end = jpeg.byteLength - 2

@@ -49,7 +49,7 @@ function progressionScript(count: number): ProgressiveScan[] {
  * scan with the smallest Huffman tables for its symbols: the same coefficients, so it decodes to the
  * same pixels, and on photo-like textures 2–7% smaller than the best sequential coding (what
  * `jpegtran -progressive` gains). The segments carried over come first, in their order. Undefined
- * where a table cannot be made.
+ * where a table cannot be made, or the components' blocks do not fit one MCU.
  *
  * ```ts
  * const image = readJpegCoefficients(jpeg)
@@ -57,6 +57,10 @@ function progressionScript(count: number): ProgressiveScan[] {
  * ```
  */
 export function writeProgressiveJpeg(image: JpegCoefficients): Uint8Array | undefined {
+  // The DC scans interleave every component, and an MCU holds 10 blocks at most (B.2.3): a frame
+  // whose sequential scans each coded one component may have more.
+  const { components } = image.frame
+  if (components.length > 1 && components.reduce((blocks, c) => blocks + c.h * c.v, 0) > 10) return undefined
   const out = new ScanWriter(1 << 16)
   out.write(Uint8Array.of(0xff, 0xd8))
   for (const segment of image.kept) out.write(segment)
@@ -111,8 +115,9 @@ function writeScan(out: ScanWriter, scan: ProgressiveScan, frame: Frame, items: 
 }
 
 /**
- * Codes the items with `tables` (index = slot). The bit writer's state is kept in locals, as
- * decodeBlock keeps its reader's: through ScanWriter's fields the loop ran at half the speed.
+ * Codes the items with their tables' codes and lengths (index: slot × 256 + symbol; the RAW slot's
+ * are 0 bits long), 0xFF stuffed. The bit writer's state is kept in locals, as decodeBlock keeps its
+ * reader's, and the bytes written straight into the writer's buffer.
  */
 function writeItems(out: ScanWriter, items: ScanItems, codeOf: Uint16Array, lengthOf: Uint8Array): void {
   const { codes, extras } = items
