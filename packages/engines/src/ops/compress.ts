@@ -44,7 +44,7 @@ export interface CompressOptions {
   meshopt_extension?: 'ext' | 'khr'
   /**
    * Mos extension: JPEG textures also tried as progressive JPEGs (the same coefficients), kept where
-   * smaller; off by default, since it costs the task 20–300 ms a megapixel where gltfpack copies images.
+   * smaller; off by default, since it costs the task 50–70 ms a megapixel (a warm thread) where gltfpack copies images.
    */
   texture_progressive_jpeg?: boolean
   /** The meshoptimizer encoder, passed in by the caller (see Platform). */

@@ -24,7 +24,7 @@ export interface JpegRecodeOptions {
  * it on every run, where gltfpack copies images as they are. Many exporters write T.81's example
  * tables: ClearCoatTest's normal map 144 210 → 122 503 B, the assimp corpus's JPEGs 2–31% smaller.
  * With `progressive`, each is also written as a progressive JPEG (as `jpegtran -progressive`: the
- * same coefficients, 2–7% smaller on most textures over 20 KB) and the smaller of the two kept.
+ * same coefficients, 2–7% smaller on textures over 30 KB) and the smaller of the two kept.
  * Answers a report per texture re-coded; arithmetic-coded JPEGs, already progressive ones, any the
  * re-coder does not fully understand, and any over `maxBytes` stay as they are.
  *
