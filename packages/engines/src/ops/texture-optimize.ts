@@ -74,12 +74,14 @@ async function optimizeTexture(doc: Document, texture: Texture, options: Texture
   if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} is not re-encoded` }
 
   const plan = await planEncoding(options, quality, role.normalMap, header.format, image, label)
-  const bytes = await encodeImage(options.encoder, image, { ...plan, autoOrient: false, flatten: false }, options, label)
-  const notes = plan.note ? [plan.note] : []
+  const encoding = encodeImage(options.encoder, image, { ...plan, autoOrient: false, flatten: false }, options, label)
   // A re-encoding never grows a texture (docs/textures.md): when it would not be smaller than the
   // original's smallest lossless coding, the texture keeps its image and MIME type, and the report
-  // says what the re-encoding would have cost. A JPEG kept is re-coded losslessly where that is smaller.
+  // says what the re-encoding would have cost. A JPEG kept is re-coded losslessly where that is
+  // smaller: on this thread, while sharp re-encodes it on libuv's.
   const lossless = from === 'image/jpeg' ? smallerJpegCoding(image, { progressive: true }) : undefined
+  const bytes = await encoding
+  const notes = plan.note ? [plan.note] : []
   const kept = lossless?.bytes ?? image
   if (bytes.byteLength >= kept.byteLength) {
     notes.push(`original kept: ${describeFormat(plan)} would be ${bytes.byteLength} bytes, not smaller than its ${kept.byteLength}`)
@@ -255,10 +257,11 @@ export async function optimizeImage(bytes: Uint8Array, options: TextureOptimizeO
   const quality = resolveQuality(options)
   const header = checkTextureLimits(bytes, options, 'image')
   const settings = { format: options.format, quality, lossless: false, autoOrient: true, flatten: options.format === 'jpeg' }
-  const encoded = await encodeImage(options.encoder, bytes, settings, options, 'image')
+  const encoding = encodeImage(options.encoder, bytes, settings, options, 'image')
   // A JPEG asked as JPEG: its own coefficients coded smaller win over a re-encoding that is not smaller
-  // (the same pixels; its EXIF, orientation included, stays with them).
+  // (the same pixels; its EXIF, orientation included, stays with them). Coded here while sharp re-encodes.
   const lossless = options.format === 'jpeg' && header?.format === 'jpeg' ? smallerJpegCoding(bytes, { progressive: true }) : undefined
+  const encoded = await encoding
   const output = lossless && lossless.bytes.byteLength <= encoded.byteLength ? lossless.bytes : encoded
   const recoded =
     lossless && output === lossless.bytes
