@@ -116,49 +116,18 @@ function writeScan(out: ScanWriter, scan: ProgressiveScan, frame: Frame, items: 
 
 /**
  * Codes the items with their tables' codes and lengths (index: slot × 256 + symbol; the RAW slot's
- * are 0 bits long), 0xFF stuffed. The bit writer's state is kept in locals, as decodeBlock keeps its
- * reader's, and the bytes written straight into the writer's buffer.
+ * are 0 bits long) through the scan writer the Huffman re-coder uses (0xFF stuffed, padded before
+ * the next marker).
  */
 function writeItems(out: ScanWriter, items: ScanItems, codeOf: Uint16Array, lengthOf: Uint8Array): void {
   const { codes, extras } = items
-  let acc = 0 // bits not yet written, fewer than 8 between items
-  let bits = 0
   for (let i = 0; i < items.count; i++) {
-    // Up to 32 bits an item, twice that with 0xFF stuffing: 8 bytes, made room for a batch at a time.
-    if ((i & 4095) === 0) out.reserve(8 * 4096)
     const code = codes[i]!
-    const length = lengthOf[code]!
-    acc = ((acc << length) | codeOf[code]!) >>> 0
-    bits += length
-    if (bits >= 8) {
-      bits = flushBytes(out, acc, bits)
-      acc &= (1 << bits) - 1
-    }
     const extra = extras[i]!
-    const size = extra >>> 16
-    acc = ((acc << size) | (extra & 0xffff)) >>> 0
-    bits += size
-    if (bits >= 8) {
-      bits = flushBytes(out, acc, bits)
-      acc &= (1 << bits) - 1
-    }
+    out.put(codeOf[code]!, lengthOf[code]!)
+    out.put(extra & 0xffff, extra >>> 16)
   }
-  // F.1.2.3: the last byte filled with one bits before the next marker.
-  if (bits > 0) flushBytes(out, ((acc << (8 - bits)) | ((1 << (8 - bits)) - 1)) >>> 0, 8)
-}
-
-/** Writes the whole bytes of the `bits` low bits of `acc`, a 0 after each 0xFF; answers the bits left. */
-function flushBytes(out: ScanWriter, acc: number, bits: number): number {
-  const bytes = out.bytes
-  let length = out.length
-  while (bits >= 8) {
-    bits -= 8
-    const byte = (acc >>> bits) & 0xff
-    bytes[length++] = byte
-    if (byte === 0xff) bytes[length++] = 0
-  }
-  out.length = length
-  return bits
+  out.align()
 }
 
 /**

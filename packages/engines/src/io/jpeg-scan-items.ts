@@ -1,4 +1,5 @@
 // What a progressive scan codes, recorded before its Huffman tables exist.
+import { grown } from './jpeg-scan.ts'
 
 /** The slot of bits that follow no code (the refinement scans' correction and sign bits): its codes are 0 bits long. */
 export const RAW = 8
@@ -45,11 +46,6 @@ export class ScanItems {
     this.codes = grown(this.codes, new Uint16Array(size))
     this.extras = grown(this.extras, new Uint32Array(size))
   }
-}
-
-function grown<T extends Uint16Array | Uint32Array>(from: T, to: T): T {
-  to.set(from)
-  return to
 }
 
 /** Bits needed for a positive value: its SSSS category (F.1.2.1). */

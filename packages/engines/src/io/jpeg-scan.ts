@@ -115,7 +115,8 @@ class SymbolList implements ScanSymbols {
   }
 }
 
-function grown<T extends Uint8Array | Uint16Array>(from: T, to: T): T {
+/** `to` holding `from` at its start: a typed array grown into a larger one. */
+export function grown<T extends Uint8Array | Uint16Array | Uint32Array>(from: T, to: T): T {
   to.set(from)
   return to
 }
@@ -228,18 +229,18 @@ export class ScanWriter {
   }
 
   byte(value: number): void {
-    if (this.length === this.bytes.length) this.reserve(1)
+    if (this.length === this.bytes.length) this.room(1)
     this.bytes[this.length++] = value
   }
 
   write(chunk: Uint8Array): void {
-    this.reserve(chunk.byteLength)
+    this.room(chunk.byteLength)
     this.bytes.set(chunk, this.length)
     this.length += chunk.byteLength
   }
 
   /** Doubles the buffer until `n` more bytes fit. */
-  reserve(n: number): void {
+  private room(n: number): void {
     let size = this.bytes.length
     while (this.length + n > size) size *= 2
     if (size !== this.bytes.length) this.bytes = grown(this.bytes, new Uint8Array(size))
