@@ -9,7 +9,7 @@ import { readJpegCoefficients } from '../src/io/jpeg-coefficients.ts'
 import { writeProgressiveJpeg } from '../src/io/jpeg-progressive.ts'
 import { recodeJpegHuffman } from '../src/io/jpeg-recode.ts'
 import { recodeJpegTextures } from '../src/ops/jpeg-recode.ts'
-import { damagedScans, pixelsOf } from './support/jpeg.ts'
+import { damagedScans, frameMarker, pixelsOf } from './support/jpeg.ts'
 import { noise } from './support/noise.ts'
 
 /** The sequential JPEG written again as progressive; the two decode to the same pixels, byte for byte. */
@@ -21,11 +21,6 @@ async function progressiveOf(jpeg: Uint8Array, label: string): Promise<Uint8Arra
   const [a, b] = await Promise.all([pixelsOf(progressive!), pixelsOf(jpeg)])
   expect(a !== undefined && b !== undefined && a.equals(b), `${label}: pixels differ`).toBe(true)
   return progressive!
-}
-
-/** The frame header's marker: 0xc2 for progressive. */
-function frameMarker(jpeg: Uint8Array): number | undefined {
-  return [...jpegSegments(jpeg)].find(({ marker }) => marker >= 0xc0 && marker <= 0xc2)?.marker
 }
 
 /** Every APPn, COM and DQT segment, in order: what a re-coded file carries over. */

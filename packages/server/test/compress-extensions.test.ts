@@ -6,6 +6,7 @@ import { countMeshTriangles, loadPlatform } from '@mos/engines'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { frameMarker } from '../../engines/test/support/jpeg.ts'
 import { fetchMos, form, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 
@@ -32,13 +33,7 @@ async function jpegTexturedGlb(jpeg: Uint8Array): Promise<Uint8Array> {
 }
 
 /** The frame header marker of the model's one texture: 0xc0 sequential, 0xc2 progressive. */
-function textureFrameMarker(model: Document): number | undefined {
-  const image = model.getRoot().listTextures()[0]!.getImage()!
-  for (let at = 2; at + 4 <= image.byteLength; at += 2 + ((image[at + 2]! << 8) | image[at + 3]!)) {
-    if (image[at + 1]! >= 0xc0 && image[at + 1]! <= 0xc2) return image[at + 1]
-  }
-  return undefined
-}
+const textureFrameMarker = (model: Document) => frameMarker(model.getRoot().listTextures()[0]!.getImage()!)
 
 /** Convert takes the scene steps that suit every target: no `instance` (glTF only), no `preset` (compress's bundles). */
 const CONVERT_EXTENSION_FIELDS = ['simplify_ratio', 'simplify_error', 'texture_max_size', 'texture_power_of_two', 'merge']

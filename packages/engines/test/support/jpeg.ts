@@ -26,3 +26,8 @@ export function damagedScans(jpeg: Uint8Array, count: number, seed: number): { a
     return { at, bytes }
   })
 }
+
+/** The frame header's marker: 0xc0 baseline, 0xc1 extended sequential, 0xc2 progressive. */
+export function frameMarker(jpeg: Uint8Array): number | undefined {
+  return [...jpegSegments(jpeg)].find(({ marker }) => marker >= 0xc0 && marker <= 0xc2)?.marker
+}
