@@ -39,6 +39,7 @@ export { compress, COMPRESS_DEFAULTS, dracoSpeedForLevel, meshoptPositionBitsFor
 export { KHRMeshoptCompression } from './ops/khr-meshopt-compression.ts'
 export { optimizeScene, SIMPLIFY_DEFAULT_ERROR, type SceneOptions, type SceneResources } from './ops/optimize-scene.ts'
 export { mergeMeshes, type MergeReport } from './ops/merge-meshes.ts'
+export { paletteMaterials, PALETTE_MIN_MATERIALS, type PaletteReport } from './ops/palette-materials.ts'
 export { instanceMeshes, type InstanceReport } from './ops/instance-meshes.ts'
 export { simplifyMeshes, type SimplifyMeshesOptions, type SimplifyReport } from './ops/simplify-meshes.ts'
 export { textureResize, resizedDimensions, type TextureResizeOptions } from './ops/texture-resize.ts'

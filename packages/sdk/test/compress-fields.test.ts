@@ -14,6 +14,7 @@ describe("compress's Mos extension fields in the contract", () => {
       'texture_max_size',
       'texture_power_of_two',
       'texture_progressive_jpeg',
+      'palette',
       'merge',
       'instance',
     ])
@@ -41,6 +42,7 @@ describe("compress's Mos extension fields in the contract", () => {
         meshopt_extension: 'ext',
         texture_power_of_two: false,
         texture_progressive_jpeg: false,
+        palette: false,
         merge: false,
         instance: false,
       },
@@ -89,6 +91,7 @@ describe("compress's Mos extension fields in the contract", () => {
     params.toHaveProperty('preset').toEqualTypeOf<'web' | 'mobile' | 'archive' | undefined>()
     params.toHaveProperty('merge').toEqualTypeOf<boolean | undefined>()
     params.toHaveProperty('texture_progressive_jpeg').toEqualTypeOf<boolean | undefined>()
+    params.toHaveProperty('palette').toEqualTypeOf<boolean | undefined>()
     params.toHaveProperty('meshopt_extension').toEqualTypeOf<'ext' | 'khr' | undefined>()
     expectTypeOf(client.capabilities).returns.resolves.toHaveProperty('mos_extensions')
   })

@@ -6,6 +6,7 @@ import { countMeshTriangles, loadPlatform } from '@mos/engines'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { colouredAssembly } from '../../engines/test/support/assembly.ts'
 import { frameMarker } from '../../engines/test/support/jpeg.ts'
 import { fetchMos, form, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
@@ -14,6 +15,11 @@ const { available, paths } = corpusFiles({
   shapes: shared('glb', 'ShapeCollection.glb'),
   sphere: shared('glb', 'DenseSphere.glb'),
   normalMap: assimp('glTF2', 'ClearCoat-glTF', 'PlasticWrap_normals.jpg'),
+  cow: shared('obj', 'cow.obj'),
+  spot: shared('obj', 'spot.obj'),
+  teapot: shared('obj', 'teapot.obj'),
+  suzanne: shared('obj', 'suzanne.obj'),
+  fandisk: shared('obj', 'fandisk.obj'),
 })
 
 /** A GLB of one textured triangle whose base colour is `jpeg`. */
@@ -88,6 +94,7 @@ describe.skipIf(!available).each(VARIANTS)('compress and convert extension field
       ['preset', 'desktop', 'must be one of web, mobile, archive'],
       ['merge', 'perhaps', 'must be true or false'],
       ['texture_progressive_jpeg', 'yes please', 'must be true or false'],
+      ['palette', '2', 'must be true or false'],
       ['meshopt_extension', 'zstd', 'must be one of ext, khr'],
     ]
     for (const [field, value, rule] of cases) {
@@ -154,6 +161,26 @@ describe.skipIf(!available).each(VARIANTS)('compress and convert extension field
     expect(record.instance).toBeUndefined()
     const instanced = await compressed({ engine: 'meshopt', preset: 'web', instance: 'true' }, paths.shapes)
     expect(instanced.record.instance).toEqual({ instanced_meshes: 1, instances: 2 })
+  })
+
+  it('palette=true: an assembly of five untextured parts comes back as one material reading a palette, merge joining them, reported on the record', async () => {
+    const glb = join(dir.path, 'assembly.glb')
+    const parts = [paths.cow, paths.spot, paths.teapot, paths.suzanne, paths.fandisk]
+    const platform = await loadPlatform()
+    await writeFile(glb, await platform.io.writeBinary(await colouredAssembly(platform, parts)))
+    const { record, model } = await compressed({ engine: 'meshopt', merge: 'true', palette: 'true' }, glb)
+    const palette = record.palette as { materials_before: number; materials_after: number; textures: { width: number; height: number }[] }
+    expect([palette.materials_before, palette.materials_after]).toEqual([5, 1])
+    expect(model.getRoot().listMaterials()).toHaveLength(1)
+    expect(
+      model
+        .getRoot()
+        .listTextures()
+        .map((texture) => texture.getSize()),
+    ).toEqual(palette.textures.map(({ width, height }) => [width, height]))
+    expect((record.merge as { draw_calls_after: number }).draw_calls_after).toBe(2)
+    const plain = await compressed({ engine: 'meshopt', merge: 'true' }, glb)
+    expect([plain.record.palette, (plain.record.merge as { draw_calls_after: number }).draw_calls_after]).toEqual([undefined, 5])
   })
 
   it('an explicit field wins over the preset; simplify reports the triangles the download holds', async () => {

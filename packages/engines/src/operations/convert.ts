@@ -13,7 +13,7 @@ export const convertOperation = defineOperation({
   // Which targets exist is the format layer's to say (writers registered now): checked in `run`.
   options: z.object({
     target_format: z.string({ error: 'convert needs a target_format' }).min(1, 'convert needs a target_format'),
-    ...SCENE_OPTIONS.omit({ instance: true }).shape,
+    ...SCENE_OPTIONS.omit({ instance: true, palette: true }).shape,
   }),
   defaults: {},
   inputs: 'models',

@@ -76,6 +76,9 @@ export const COMPRESS_DEFAULTS: Required<
   texture_progressive_jpeg: false,
 }
 
+/** Meshopt's quantizing levels store texture coordinates on gltfpack's 12-bit grid, whatever texcoord_quantization_bits says (its lossless level: floats). */
+export const MESHOPT_TEXCOORD_BITS = 12
+
 /**
  * Draco's encoder speed is its effort knob (0 slowest … 10 fastest), but not a monotonic one:
  * measured on the corpus and a generated grid, speed 4 is within 3% of the smallest file on every
@@ -261,7 +264,7 @@ async function quantizeForMeshopt(
     quantizeOnGrid({
       positionBits: meshoptPositionBitsForLevel(o.level),
       normalBits: filters ? 0 : 8,
-      texcoordBits: 12,
+      texcoordBits: MESHOPT_TEXCOORD_BITS,
       colorBits: 8,
       encoder,
     }),

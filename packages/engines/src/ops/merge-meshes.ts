@@ -49,7 +49,7 @@ export async function mergeMeshes(doc: Document): Promise<MergeReport> {
  * share stay too: joining bakes a copy per mesh (ClearCoatTest's 24 spheres on 10 position accessors:
  * +2.5%).
  */
-function joinable(node: Node): boolean {
+export function joinable(node: Node): boolean {
   const mesh = node.getMesh()
   if (!mesh || mesh.listParents().filter((parent) => parent.propertyType === PropertyType.NODE).length > 1) return false
   return mesh.listPrimitives().every((prim) => prim.getMode() === Primitive.Mode.TRIANGLES && ownStreams(prim, mesh))

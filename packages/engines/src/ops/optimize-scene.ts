@@ -11,6 +11,7 @@ import { dropWhiteVertexColors } from './white-colors.ts'
 import { instanceMeshes } from './instance-meshes.ts'
 import { joinMeshPrimitives } from './join-mesh-primitives.ts'
 import { mergeMeshes } from './merge-meshes.ts'
+import { paletteMaterials } from './palette-materials.ts'
 import { simplifyMeshes } from './simplify-meshes.ts'
 import type { TextureLimits } from './texture-limits.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
@@ -26,6 +27,7 @@ export const SCENE_OPTIONS = z.object({
   simplify_error: z.number().min(0).max(1).optional(),
   texture_max_size: z.number().int().min(1).optional(),
   texture_power_of_two: z.boolean().optional(),
+  palette: z.boolean().optional(),
   merge: z.boolean().optional(),
   instance: z.boolean().optional(),
 })
@@ -48,6 +50,8 @@ export interface SceneResources extends TextureLimits {
   imageThreads: number
   /** Where to say what a step dropped from the file (the task's `details.notes`). */
   notes?: string[]
+  /** The bits the encoder stores texture coordinates on (undefined: floats), which a palette's layout must respect. */
+  texcoordBits?: number
 }
 
 /**
@@ -57,10 +61,11 @@ export interface SceneResources extends TextureLimits {
 export const SIMPLIFY_DEFAULT_ERROR = 0.01
 
 /**
- * Runs the scene steps a compress request asked for, in gltfpack's order, before the geometry is
- * encoded: instance repeated meshes, merge the rest, simplify the merged meshes (one budget over
- * what is drawn together), resize textures. Returns the details each step reports; none is run, and
- * the document is untouched, when no option asks for it.
+ * Runs the scene steps a compress request asked for, before the geometry is encoded: resize
+ * textures, gather untextured materials into a palette, then in gltfpack's order instance repeated
+ * meshes, merge the rest, simplify the merged meshes (one budget over what is drawn together).
+ * Returns the details each step reports; none is run, and the document is untouched, when no option
+ * asks for it.
  */
 export async function optimizeScene(doc: Document, o: SceneOptions, resources: SceneResources): Promise<Record<string, unknown>> {
   const details: Record<string, unknown> = {}
@@ -69,9 +74,29 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
   // in its memory (IndexOutOfRange.gltf came back "simplified"; AllIndicesOutOfRange failed with
   // "memory access out of bounds"), and join() would copy what such indices point at. Refused here as
   // compress refuses it without the steps, with the same reason.
-  if (o.instance || o.merge || simplify) assertEncodableGeometry(doc)
+  if (o.palette || o.instance || o.merge || simplify) assertEncodableGeometry(doc)
+  // Textures are resized first, so the palette's are made within the size asked for, and left whole.
+  if (o.texture_max_size !== undefined || o.texture_power_of_two) {
+    const report: TextureReport[] = []
+    const maxSize = o.texture_max_size ?? Number.POSITIVE_INFINITY
+    const { sharp: encoder, imageThreads: concurrency, maxTextureBytes, maxPixels } = resources
+    await doc.transform(
+      textureResize({ encoder, maxSize, powerOfTwo: o.texture_power_of_two, concurrency, maxTextureBytes, maxPixels, report }),
+    )
+    details.textures_resized = report
+  }
   // Repeats are found by mesh identity: identical meshes read as copies must become one first.
-  if (o.instance || o.merge) await doc.transform(dedup())
+  if (o.palette || o.instance || o.merge) await doc.transform(dedup())
+  if (o.palette) {
+    // Before instance and merge, so primitives that now share a material join; after the dedup, which
+    // would share the coordinates of primitives alike in length and colour, and merge joins no shared stream.
+    const palette = await paletteMaterials(
+      doc,
+      { maxSize: o.texture_max_size, texcoordBits: resources.texcoordBits },
+      resources.notes ?? [],
+    )
+    if (palette) details.palette = palette
+  }
   if (o.instance) details.instance = instanceMeshes(doc)
   if (o.merge) details.merge = await mergeMeshes(doc)
   if (simplify) {
@@ -90,15 +115,6 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
     const ratio = o.simplify_ratio ?? 0
     const error = o.simplify_error ?? SIMPLIFY_DEFAULT_ERROR
     details.simplify = { target_ratio: ratio, max_error: error, ...simplifyMeshes(doc, { simplifier: resources.simplifier, ratio, error }) }
-  }
-  if (o.texture_max_size !== undefined || o.texture_power_of_two) {
-    const report: TextureReport[] = []
-    const maxSize = o.texture_max_size ?? Number.POSITIVE_INFINITY
-    const { sharp: encoder, imageThreads: concurrency, maxTextureBytes, maxPixels } = resources
-    await doc.transform(
-      textureResize({ encoder, maxSize, powerOfTwo: o.texture_power_of_two, concurrency, maxTextureBytes, maxPixels, report }),
-    )
-    details.textures_resized = report
   }
   return details
 }

@@ -48,10 +48,12 @@ Options:
   --position-bits N, --normal-bits N, --texcoord-bits N, --color-bits N, --generic-bits N
                      Draco quantization (these send one request per file instead of a batch)
   --preset NAME      compress (Mos extension): ${COMPRESS_PRESET_NAMES.join(' | ')}
-  --simplify R, --simplify-error E, --texture-max-size PX, --power-of-two, --progressive-jpeg, --merge, --instance
+  --simplify R, --simplify-error E, --texture-max-size PX, --power-of-two, --progressive-jpeg, --palette,
+  --merge, --instance
                      compress (Mos extensions, docs/api.md): simplify_ratio, simplify_error, texture_max_size,
-                     texture_power_of_two, texture_progressive_jpeg, merge, instance (these send one request
-                     per file); convert takes all but --progressive-jpeg, --instance and --preset
+                     texture_power_of_two, texture_progressive_jpeg, palette, merge, instance (these send one
+                     request per file); convert takes all but --progressive-jpeg, --palette, --instance and
+                     --preset
   --callback-url URL every task (Mos extension): the URL the service POSTs each task's record to when it ends
   --to, -t FORMAT    convert: target format
   --format, -f FMT   textures: target format
@@ -104,6 +106,7 @@ export type CompressExtensionArgs = Pick<
   | 'texture_max_size'
   | 'texture_power_of_two'
   | 'texture_progressive_jpeg'
+  | 'palette'
   | 'merge'
   | 'instance'
 >
@@ -173,6 +176,7 @@ const TASK_OPTIONS = {
   'texture-max-size': { type: 'string' },
   'power-of-two': { type: 'boolean' },
   'progressive-jpeg': { type: 'boolean' },
+  palette: { type: 'boolean' },
   merge: { type: 'boolean' },
   instance: { type: 'boolean' },
   'callback-url': { type: 'string' },
@@ -211,6 +215,7 @@ const EXTENSION_FLAGS = {
   texture_max_size: 'texture-max-size',
   texture_power_of_two: 'power-of-two',
   texture_progressive_jpeg: 'progressive-jpeg',
+  palette: 'palette',
   merge: 'merge',
   instance: 'instance',
 } as const satisfies Record<keyof CompressExtensionArgs, string>
@@ -226,6 +231,7 @@ function extensionsOf(values: OptionValues): CliArgs['extensions'] {
     texture_max_size: integer(f.texture_max_size, values[f.texture_max_size]),
     texture_power_of_two: values[f.texture_power_of_two],
     texture_progressive_jpeg: values[f.texture_progressive_jpeg],
+    palette: values[f.palette],
     merge: values[f.merge],
     instance: values[f.instance],
   })

@@ -138,6 +138,7 @@ const compressExtensionFields = {
   texture_max_size: integer(16, 16384).optional().meta(extension),
   texture_power_of_two: z.boolean().default(false).meta(extension),
   texture_progressive_jpeg: z.boolean().default(false).meta(extension),
+  palette: z.boolean().default(false).meta(extension),
   merge: z.boolean().default(false).meta(extension),
   instance: z.boolean().default(false).meta(extension),
 } satisfies FieldShape
@@ -145,8 +146,8 @@ const compressExtensionFields = {
 /**
  * Mos extensions of POST /convert: the scene steps of compress that make sense for any target
  * (simplify, texture resize, merge), absent by default so a convert without them is the interface's.
- * Not `instance` (only glTF targets hold EXT_mesh_gpu_instancing) nor `preset` (compress's bundles,
- * which name encoder intents).
+ * Not `instance` (only glTF targets hold EXT_mesh_gpu_instancing), `palette` (what it saves is a glTF
+ * renderer's draw calls) nor `preset` (compress's bundles, which name encoder intents).
  */
 const convertExtensionFields = {
   simplify_ratio: compressExtensionFields.simplify_ratio,
@@ -352,6 +353,8 @@ export interface CompressOptions {
   texture_power_of_two?: boolean
   /** Mos extension: JPEG textures re-coded losslessly as progressive JPEGs where that is smaller. */
   texture_progressive_jpeg?: boolean
+  /** Mos extension: untextured materials gathered into palette textures, so merge joins across them. */
+  palette?: boolean
   /** Mos extension: meshes sharing a material joined, unanimated nodes flattened (gltfpack's default). */
   merge?: boolean
   /** Mos extension: meshes drawn by several nodes written once with EXT_mesh_gpu_instancing. */

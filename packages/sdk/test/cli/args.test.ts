@@ -80,6 +80,7 @@ describe('parseCliArgs', () => {
       meshopt_extension: 'khr',
     })
     expect(parseCliArgs(['compress', 'a.glb', '--progressive-jpeg'], {}).extensions).toEqual({ texture_progressive_jpeg: true })
+    expect(parseCliArgs(['compress', 'a.glb', '--palette', '--merge'], {}).extensions).toEqual({ palette: true, merge: true })
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj'], {}).to).toBe('obj')
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'glb', '--simplify', '.5', '--merge'], {}).extensions).toEqual({
       simplify_ratio: 0.5,
@@ -107,6 +108,7 @@ describe('parseCliArgs', () => {
       '--preset, --meshopt-extension are compress options',
     )
     expect(reject(['convert', 'a.glb', '--to', 'glb', '--progressive-jpeg'])).toThrow('--progressive-jpeg is a compress option')
+    expect(reject(['convert', 'a.glb', '--to', 'glb', '--palette'])).toThrow('--palette is a compress option')
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj', '--simplify', '0.5', '--merge'], {}).extensions).toEqual({
       simplify_ratio: 0.5,
       merge: true,

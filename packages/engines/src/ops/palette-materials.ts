@@ -1,0 +1,245 @@
+import { ColorUtils, type Document, type Material, type Primitive, type Texture, type TextureInfo, type vec4 } from '@gltf-transform/core'
+import { listTextureInfoByMaterial } from '@gltf-transform/functions'
+import { encodeSmallestPng } from '../io/png-smallest.ts'
+import { joinable } from './merge-meshes.ts'
+import { dropUnreadTexcoords } from './unread-texcoords.ts'
+
+/**
+ * Fewer distinct materials than this and nothing is done: as `gltf-transform optimize`'s palette
+ * (`--palette-min 5`), the texture and the coordinates it needs then cost about what they save.
+ */
+export const PALETTE_MIN_MATERIALS = 5
+
+/** Pixels a side of each colour's square: a sample at its centre reads only it, bilinear or not. */
+const BLOCK = 4
+
+/** Colours a palette row holds at most, so a texture stays 256 px wide (a 2-D layout past 64 colours). */
+const MAX_COLUMNS = 64
+
+/** GL's NEAREST filter (TextureInfo.MinFilter.NEAREST, typed there as possibly undefined): a sample reads its block alone. */
+const NEAREST = 9728
+
+/** The factors a palette texture can stand for, in glTF's names. */
+type PaletteSlot = 'baseColor' | 'emissive' | 'metallicRoughness'
+
+/** What the palette step did, for the task's details. */
+export interface PaletteReport {
+  /** Materials of the primitives it could take (untextured), and what they became. */
+  materials_before: number
+  materials_after: number
+  /** Distinct colours (and metal/roughness pairs) in the palette: one block of the texture each. */
+  entries: number
+  /** The texture slots that read from a palette, with its size. */
+  textures: { slot: PaletteSlot; width: number; height: number; bytes: number }[]
+}
+
+export interface PaletteOptions {
+  /** The longest side a texture may have (texture_max_size): the layout wraps to stay within it. */
+  maxSize?: number
+  /** The bits texture coordinates will be stored on: a palette row holds at most 2^bits − 1 colours. */
+  texcoordBits?: number
+}
+
+/**
+ * Replaces the materials without textures by as few materials as possible reading their factors from
+ * small palette textures, as `gltf-transform optimize` does by default (its `palette()`), so that merge
+ * can join the primitives they kept apart into one draw call (2CylinderEngine: 34 materials → 1).
+ * Each distinct base colour (with alpha), emissive colour and metallic/roughness pair becomes a 4×4
+ * block; each primitive gets TEXCOORD_0 at its block's centre, sampled NEAREST. A factor that is the
+ * same for every material stays a factor; materials that differ in anything else (alpha mode, double
+ * sidedness, extensions, extras) stay apart. Colours are stored on 8 bits, as textures store them.
+ *
+ * Left as they were: primitives that still read a texture coordinate set, files with
+ * KHR_materials_variants (whose mappings name materials) or KHR_materials_pbrSpecularGlossiness (whose
+ * factors are not these), and files with fewer than PALETTE_MIN_MATERIALS distinct materials.
+ *
+ * ```ts
+ * const report = await paletteMaterials(doc, { texcoordBits: 12 }, notes)
+ * ```
+ */
+export async function paletteMaterials(doc: Document, options: PaletteOptions, notes: string[]): Promise<PaletteReport | undefined> {
+  const used = new Set(
+    doc
+      .getRoot()
+      .listExtensionsUsed()
+      .map((extension) => extension.extensionName),
+  )
+  if (used.has('KHR_materials_variants') || used.has('KHR_materials_pbrSpecularGlossiness')) return undefined
+  // A set no texture reads would be taken for ours (and keep the primitive out); compress drops them anyway.
+  notes.push(...dropUnreadTexcoords(doc))
+  const prims = eligiblePrimitives(doc)
+  const materials = new Set(prims.map((prim) => prim.getMaterial()!))
+  const keys = new Map<Material, string>()
+  const entries = new Map<string, Material>()
+  for (const material of materials) {
+    const key = factorKey(material)
+    keys.set(material, key)
+    if (!entries.has(key)) entries.set(key, material)
+  }
+  if (entries.size < PALETTE_MIN_MATERIALS) return undefined
+  const layout = paletteLayout(entries.size, options)
+  if (!layout) {
+    notes.push(
+      `palette: ${entries.size} distinct materials do not fit a palette texture within ${options.maxSize ?? '∞'} px whose coordinates ${options.texcoordBits ?? 'float'} bits tell apart; materials left as they were`,
+    )
+    return undefined
+  }
+  const slots = (['baseColor', 'emissive', 'metallicRoughness'] as const).filter(
+    (slot) => new Set([...entries.values()].map((material) => slotValue(material, slot).join())).size > 1,
+  )
+  const textures: PaletteReport['textures'] = []
+  const paletteTextures = new Map<PaletteSlot, Texture>()
+  const order = [...entries.keys()]
+  for (const slot of slots) {
+    const image = await encodeSmallestPng(
+      paletteImage(
+        order.map((key) => slotValue(entries.get(key)!, slot)),
+        layout,
+      ),
+    )
+    const texture = doc.createTexture(`palette-${slot}`).setImage(image).setMimeType('image/png').setURI(`palette-${slot}.png`)
+    paletteTextures.set(slot, texture)
+    textures.push({ slot, width: layout.width, height: layout.height, bytes: image.byteLength })
+  }
+  const blocks = new Map(order.map((key, index) => [key, index]))
+  const merged = assignPaletteMaterials(doc, prims, keys, blocks, layout, paletteTextures)
+  for (const material of materials) if (material.listParents().every((parent) => parent === doc.getRoot())) material.dispose()
+  notes.push(
+    `materials: ${materials.size} without textures became ${merged} reading their ${slots.join(', ')} factors from a palette texture of ${entries.size} entries, stored on 8 bits a channel (colours in sRGB), as textures store them`,
+  )
+  return { materials_before: materials.size, materials_after: merged, entries: entries.size, textures }
+}
+
+/**
+ * Primitives merge can join (merge-meshes.ts's `joinable`: a mesh drawn by one node, triangles, its
+ * own vertex streams) whose material reads no texture and that read no texture coordinates (after the
+ * unread ones went). Others would only gain coordinates: joining a mesh drawn by several nodes copies
+ * it, so merge leaves it apart whatever its material (2CylinderEngine: 104 → 103 draw calls, +1.5% with
+ * every primitive taken).
+ */
+function eligiblePrimitives(doc: Document): Primitive[] {
+  const untextured = new Map<Material, boolean>()
+  const prims: Primitive[] = []
+  const meshes = new Set(
+    doc
+      .getRoot()
+      .listNodes()
+      .filter(joinable)
+      .map((node) => node.getMesh()!),
+  )
+  for (const mesh of meshes) {
+    for (const prim of mesh.listPrimitives()) {
+      const material = prim.getMaterial()
+      if (!material || !prim.getAttribute('POSITION')) continue
+      if (prim.listSemantics().some((semantic) => semantic.startsWith('TEXCOORD_'))) continue
+      let plain = untextured.get(material)
+      if (plain === undefined) untextured.set(material, (plain = listTextureInfoByMaterial(material).length === 0))
+      if (plain) prims.push(prim)
+    }
+  }
+  return prims
+}
+
+/** A slot's factor as the texture stores it: 8-bit RGBA, colours converted to sRGB. */
+function slotValue(material: Material, slot: PaletteSlot): number[] {
+  const byte = (value: number) => Math.round(Math.min(1, Math.max(0, value)) * 255)
+  if (slot === 'metallicRoughness') return [0, byte(material.getRoughnessFactor()), byte(material.getMetallicFactor()), 255]
+  const linear: vec4 = slot === 'baseColor' ? [...material.getBaseColorFactor()] : [...material.getEmissiveFactor(), 1]
+  const srgb = ColorUtils.convertLinearToSRGB(linear.slice(0, 3) as vec4, [0, 0, 0, 0] as vec4)
+  return [byte(srgb[0]), byte(srgb[1]), byte(srgb[2]), byte(linear[3])]
+}
+
+/** Materials alike in every palette slot as stored are one entry. */
+function factorKey(material: Material): string {
+  return (['baseColor', 'emissive', 'metallicRoughness'] as const).map((slot) => slotValue(material, slot).join()).join('|')
+}
+
+interface PaletteLayout {
+  columns: number
+  rows: number
+  width: number
+  height: number
+}
+
+/**
+ * Entries in rows of at most MAX_COLUMNS blocks, on power-of-two sides (mipmaps on every renderer).
+ * Stored coordinates have 2^bits − 1 steps across the span they use, so at most that many columns
+ * (and rows) are told apart: a centre moves by at most half a step, less than half a block.
+ */
+function paletteLayout(entries: number, options: PaletteOptions): PaletteLayout | undefined {
+  const steps = options.texcoordBits === undefined ? Number.POSITIVE_INFINITY : 2 ** options.texcoordBits - 1
+  const maxBlocks = Math.floor((options.maxSize ?? Number.POSITIVE_INFINITY) / BLOCK)
+  const columns = Math.min(entries, MAX_COLUMNS, steps, maxBlocks)
+  if (columns < 1) return undefined
+  const rows = Math.ceil(entries / columns)
+  if (rows > steps || rows > maxBlocks) return undefined
+  return { columns, rows, width: ceilPowerOfTwo(columns * BLOCK), height: ceilPowerOfTwo(rows * BLOCK) }
+}
+
+function ceilPowerOfTwo(value: number): number {
+  return 2 ** Math.ceil(Math.log2(value))
+}
+
+/** The palette's pixels: entry i's block at column i mod columns, row i / columns; the rest transparent black. */
+function paletteImage(values: number[][], layout: PaletteLayout): { width: number; height: number; data: Uint8Array } {
+  const data = new Uint8Array(layout.width * layout.height * 4)
+  values.forEach((value, index) => {
+    const x0 = (index % layout.columns) * BLOCK
+    const y0 = Math.floor(index / layout.columns) * BLOCK
+    for (let y = y0; y < y0 + BLOCK; y++) for (let x = x0; x < x0 + BLOCK; x++) data.set(value, (y * layout.width + x) * 4)
+  })
+  return { width: layout.width, height: layout.height, data }
+}
+
+/**
+ * Gives each primitive the palette material its own becomes (one per group of materials alike but for
+ * the palette's factors) and TEXCOORD_0 at its block's centre. Returns how many palette materials there are.
+ */
+function assignPaletteMaterials(
+  doc: Document,
+  prims: Primitive[],
+  keys: Map<Material, string>,
+  blocks: Map<string, number>,
+  layout: PaletteLayout,
+  textures: Map<PaletteSlot, Texture>,
+): number {
+  const skip = new Set(['name'])
+  if (textures.has('baseColor')) for (const prop of ['baseColorFactor', 'baseColorTexture', 'baseColorTextureInfo']) skip.add(prop)
+  if (textures.has('emissive')) for (const prop of ['emissiveFactor', 'emissiveTexture', 'emissiveTextureInfo']) skip.add(prop)
+  if (textures.has('metallicRoughness'))
+    for (const prop of ['metallicFactor', 'roughnessFactor', 'metallicRoughnessTexture', 'metallicRoughnessTextureInfo']) skip.add(prop)
+  const groups: { source: Material; palette: Material }[] = []
+  for (const prim of prims) {
+    const source = prim.getMaterial()!
+    let group = groups.find((candidate) => candidate.source === source || candidate.source.equals(source, skip))
+    if (!group) {
+      group = { source, palette: paletteMaterial(source, textures) }
+      groups.push(group)
+    }
+    const block = blocks.get(keys.get(source)!)!
+    const u = ((block % layout.columns) * BLOCK + BLOCK / 2) / layout.width
+    const v = (Math.floor(block / layout.columns) * BLOCK + BLOCK / 2) / layout.height
+    const count = prim.getAttribute('POSITION')!.getCount()
+    const uv = new Float32Array(count * 2)
+    for (let i = 0; i < count; i++) uv.set([u, v], i * 2)
+    const buffer = prim.getAttribute('POSITION')!.getBuffer()
+    prim.setMaterial(group.palette).setAttribute('TEXCOORD_0', doc.createAccessor().setType('VEC2').setArray(uv).setBuffer(buffer))
+  }
+  return groups.length
+}
+
+/** A copy of the material reading the palette's slots, their factors 1 (the texture holds them). */
+function paletteMaterial(source: Material, textures: Map<PaletteSlot, Texture>): Material {
+  const material = source.clone().setName('')
+  const nearest = (info: TextureInfo | null) => info?.setMinFilter(NEAREST).setMagFilter(NEAREST)
+  const baseColor = textures.get('baseColor')
+  if (baseColor) nearest(material.setBaseColorFactor([1, 1, 1, 1]).setBaseColorTexture(baseColor).getBaseColorTextureInfo())
+  const emissive = textures.get('emissive')
+  if (emissive) nearest(material.setEmissiveFactor([1, 1, 1]).setEmissiveTexture(emissive).getEmissiveTextureInfo())
+  const metallicRoughness = textures.get('metallicRoughness')
+  if (metallicRoughness)
+    nearest(
+      material.setMetallicFactor(1).setRoughnessFactor(1).setMetallicRoughnessTexture(metallicRoughness).getMetallicRoughnessTextureInfo(),
+    )
+  return material
+}
