@@ -87,27 +87,16 @@ export async function paletteMaterials(doc: Document, options: PaletteOptions, n
   const slots = (['baseColor', 'emissive', 'metallicRoughness'] as const).filter(
     (slot) => new Set([...entries.values()].map((material) => slotValue(material, slot).join())).size > 1,
   )
-  const textures: PaletteReport['textures'] = []
-  const paletteTextures = new Map<PaletteSlot, Texture>()
   const order = [...entries.keys()]
-  for (const slot of slots) {
-    const image = await encodeSmallestPng(
-      paletteImage(
-        order.map((key) => slotValue(entries.get(key)!, slot)),
-        layout,
-      ),
-    )
-    const texture = doc.createTexture(`palette-${slot}`).setImage(image).setMimeType('image/png').setURI(`palette-${slot}.png`)
-    paletteTextures.set(slot, texture)
-    textures.push({ slot, width: layout.width, height: layout.height, bytes: image.byteLength })
-  }
+  const values = (slot: PaletteSlot) => order.map((key) => slotValue(entries.get(key)!, slot))
+  const { textures, report } = await writePaletteTextures(doc, slots, values, layout)
   const blocks = new Map(order.map((key, index) => [key, index]))
-  const merged = assignPaletteMaterials(doc, prims, keys, blocks, layout, paletteTextures)
+  const merged = assignPaletteMaterials(doc, prims, keys, blocks, layout, textures)
   for (const material of materials) if (material.listParents().every((parent) => parent === doc.getRoot())) material.dispose()
   notes.push(
-    `materials: ${materials.size} without textures became ${merged} reading their ${slots.join(', ')} factors from a palette texture of ${entries.size} entries, stored on 8 bits a channel (colours in sRGB), as textures store them`,
+    `materials: ${materials.size} without textures became ${merged}, reading their ${slots.join(' and ')} factors from ${slots.length === 1 ? 'a palette texture' : 'palette textures'} of ${entries.size} entries, stored on 8 bits a channel (colours in sRGB), as textures store them`,
   )
-  return { materials_before: materials.size, materials_after: merged, entries: entries.size, textures }
+  return { materials_before: materials.size, materials_after: merged, entries: entries.size, textures: report }
 }
 
 /**
@@ -178,6 +167,23 @@ function paletteLayout(entries: number, options: PaletteOptions): PaletteLayout 
 
 function ceilPowerOfTwo(value: number): number {
   return 2 ** Math.ceil(Math.log2(value))
+}
+
+/** One palette texture per slot, each the smallest PNG of its pixels, with what the report says of them. */
+async function writePaletteTextures(
+  doc: Document,
+  slots: readonly PaletteSlot[],
+  values: (slot: PaletteSlot) => number[][],
+  layout: PaletteLayout,
+): Promise<{ textures: Map<PaletteSlot, Texture>; report: PaletteReport['textures'] }> {
+  const textures = new Map<PaletteSlot, Texture>()
+  const report: PaletteReport['textures'] = []
+  for (const slot of slots) {
+    const image = await encodeSmallestPng(paletteImage(values(slot), layout))
+    textures.set(slot, doc.createTexture(`palette-${slot}`).setImage(image).setMimeType('image/png').setURI(`palette-${slot}.png`))
+    report.push({ slot, width: layout.width, height: layout.height, bytes: image.byteLength })
+  }
+  return { textures, report }
 }
 
 /** The palette's pixels: entry i's block at column i mod columns, row i / columns; the rest transparent black. */
