@@ -7,6 +7,7 @@ import {
   MESHOPT_EXTENSIONS,
   MESHOPT_LEVELS,
   MODEL_FORMATS,
+  type PresetFields,
   TEXTURE_FORMATS,
 } from '../contract/index.ts'
 
@@ -96,20 +97,11 @@ export interface CliArgs {
   rest: string[]
 }
 
-/** Compress's Mos extension fields the command line sets (docs/api.md, "Mos extensions"), typed by the contract. */
-export type CompressExtensionArgs = Pick<
-  CompressOptions,
-  | 'preset'
-  | 'meshopt_extension'
-  | 'simplify_ratio'
-  | 'simplify_error'
-  | 'texture_max_size'
-  | 'texture_power_of_two'
-  | 'texture_progressive_jpeg'
-  | 'palette'
-  | 'merge'
-  | 'instance'
->
+/**
+ * Compress's Mos extension fields the command line sets (docs/api.md, "Mos extensions"), typed by the
+ * contract: those a preset may set, the preset itself and the meshopt extension.
+ */
+export type CompressExtensionArgs = PresetFields & Pick<CompressOptions, 'preset' | 'meshopt_extension'>
 
 function decimal(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
