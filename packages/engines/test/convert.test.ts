@@ -6,7 +6,10 @@ import { unzipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimpInfo, hasAssimpCli } from '../../../test/support/assimp-info.ts'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { countSceneTriangles, createEnginePool, loadPlatform, readModel } from '../src/index.ts'
+import sharp from 'sharp'
+import { countSceneTriangles, createEnginePool, loadPlatform, readModel, type TextureReport } from '../src/index.ts'
+import { glbOf } from './support/compress-file.ts'
+import { success } from './support/job-result.ts'
 
 const { available, paths } = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -14,6 +17,7 @@ const { available, paths } = corpusFiles({
   shapes: shared('glb', 'ShapeCollection.glb'),
   testmixed: assimp('OBJ', 'testmixed.obj'),
   wusonPly: assimp('PLY', 'Wuson.ply'),
+  clearCoat: assimp('glTF2', 'ClearCoat-glTF', 'ClearCoatTest.gltf'),
 })
 
 /** Khronos glTF-Validator (dart2js build, untyped). */
@@ -83,6 +87,39 @@ describe.skipIf(!available)('convert job', async () => {
     expect(names).toEqual(['baseColor.png', 'model.bin', 'model.gltf'])
     const back = await readModel(platform, result.bytes!, 'zip')
     expect(back.getRoot().listTextures()[0]!.getImage()!.byteLength).toBeGreaterThan(0)
+  })
+
+  it("a glTF target carries the textures in the smallest coding of their pixels, reported; an OBJ target's images are the input's bytes", async () => {
+    const glb = await glbOf(platform, paths.clearCoat)
+    const convert = async (target_format: string) =>
+      success(await pool.run({ name: 'convert', input: { bytes: glb.slice() }, format: 'glb', options: { target_format } }))
+    const images = (doc: Awaited<ReturnType<typeof platform.io.readBinary>>) =>
+      doc
+        .getRoot()
+        .listTextures()
+        .map((texture) => texture.getImage()!)
+    const before = images(await platform.io.readBinary(glb))
+    const result = await convert('glb')
+    const after = images(await platform.io.readBinary(result.bytes!))
+    const report = result.details!.textures_repacked as TextureReport[]
+    // ClearCoatTest's normal map (T.81's example Huffman tables) and its PNGs: each smaller, the same pixels.
+    expect(report.length).toBeGreaterThanOrEqual(2)
+    expect(after).toHaveLength(before.length)
+    for (const [i, image] of before.entries()) {
+      expect(after[i]!.byteLength).toBeLessThanOrEqual(image.byteLength)
+      const pixels = (bytes: Uint8Array) => sharp(bytes).ensureAlpha().raw().toBuffer()
+      expect((await pixels(after[i]!)).equals(await pixels(image)), `texture ${i}`).toBe(true)
+    }
+    const saved = (list: Uint8Array[]) => list.reduce((sum, bytes) => sum + bytes.byteLength, 0)
+    expect(saved(before) - saved(after)).toBe(report.reduce((sum, entry) => sum + entry.before - entry.after, 0))
+    const obj = unzipSync((await convert('obj')).bytes!)
+    const carried = Object.entries(obj).filter(([name]) => /\.(png|jpe?g)$/i.test(name))
+    expect(carried.length).toBeGreaterThan(0)
+    for (const [name, bytes] of carried)
+      expect(
+        before.some((image) => Buffer.from(image).equals(Buffer.from(bytes))),
+        name,
+      ).toBe(true)
   })
 
   it('keeps points and lines in OBJ, drops them from STL with a note', async () => {

@@ -21,8 +21,7 @@ import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
-import { recodeJpegTextures } from './jpeg-recode.ts'
-import { repackPngTextures } from './png-repack.ts'
+import { recodeTexturesLosslessly } from './lossless-textures.ts'
 import { quantizeMorphWeights, quantizeRotationKeyframes } from '../geometry/keyframe-outputs.ts'
 import { reduceKeyframes } from '../geometry/keyframes.ts'
 
@@ -130,13 +129,10 @@ export function compress(options: CompressOptions): Transform {
     // Keyframes go where the encoding quantizes anyway: not in meshopt's lossless level.
     const reduceKeys = !(o.engine === 'meshopt' && o.meshopt_compression_level === 'low')
     await cleanForEncoding(doc, options.notes, options.sharp, reduceKeys)
-    // Lossless, and after the prune, so no texture about to go is worked on. The PNGs' decoding and
-    // deflating run on libuv's threads while this thread re-codes the JPEGs.
-    const pngs = options.sharp
-      ? repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1 })
-      : Promise.resolve([])
-    const jpegs = recodeJpegTextures(doc, { progressive: o.texture_progressive_jpeg })
-    options.repacked?.push(...(await pngs), ...jpegs)
+    // Lossless, and after the prune, so no texture about to go is worked on.
+    const { sharp, imageThreads } = options
+    const recoded = await recodeTexturesLosslessly(doc, { sharp, imageThreads, progressive: o.texture_progressive_jpeg })
+    options.repacked?.push(...recoded)
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
     if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await weldIdenticalVertices(doc)

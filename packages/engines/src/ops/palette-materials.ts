@@ -43,15 +43,16 @@ export interface PaletteOptions {
 /**
  * Replaces the materials without textures by as few materials as possible reading their factors from
  * small palette textures, as `gltf-transform optimize` does by default (its `palette()`), so that merge
- * can join the primitives they kept apart into one draw call (2CylinderEngine: 34 materials → 1).
+ * can join the primitives they kept apart (five corpus meshes in five colours: 5 draw calls → 2).
  * Each distinct base colour (with alpha), emissive colour and metallic/roughness pair becomes a 4×4
  * block; each primitive gets TEXCOORD_0 at its block's centre, sampled NEAREST. A factor that is the
  * same for every material stays a factor; materials that differ in anything else (alpha mode, double
  * sidedness, extensions, extras) stay apart. Colours are stored on 8 bits, as textures store them.
  *
- * Left as they were: primitives that still read a texture coordinate set, files with
- * KHR_materials_variants (whose mappings name materials) or KHR_materials_pbrSpecularGlossiness (whose
- * factors are not these), and files with fewer than PALETTE_MIN_MATERIALS distinct materials.
+ * Left as they were: primitives merge would not join (eligiblePrimitives) or that still read a
+ * texture coordinate set, files with KHR_materials_variants (whose mappings name materials) or
+ * KHR_materials_pbrSpecularGlossiness (whose factors are not these), and files with fewer than
+ * PALETTE_MIN_MATERIALS distinct materials.
  *
  * ```ts
  * const report = await paletteMaterials(doc, { texcoordBits: 12 }, notes)
