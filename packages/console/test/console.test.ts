@@ -13,6 +13,7 @@ import { chromiumAvailable, consolePasswordHash, inkShare, launchChromium } from
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   knight: shared('glb', 'chr_knight.glb'),
+  shapes: shared('glb', 'ShapeCollection.glb'),
   png: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
   gltf: assimp('glTF2', 'BoxTextured-glTF', 'BoxTextured.gltf'),
   bin: assimp('glTF2', 'BoxTextured-glTF', 'BoxTextured0.bin'),
@@ -300,6 +301,37 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       )
       expect(batches[0]).toMatch(/\S/)
       expect(batches[1]).toBe(batches[0])
+    },
+    SLOW * 2,
+  )
+
+  it(
+    'says what the steps asked for did: merge and simplify on ShapeCollection, with the figures of the task record',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.locator('#files').setInputFiles(corpus.paths.shapes)
+      await page.getByLabel('engine').selectOption('meshopt')
+      await page.getByLabel('merge', { exact: true }).check()
+      await page.getByLabel('simplify_ratio').fill('0.5')
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      const id = await taskIdOf(card)
+      type Steps = { merge: Record<string, number>; simplify: Record<string, number> }
+      const record = await page.evaluate(async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as Steps, id)
+      const { merge, simplify } = record
+      expect(merge.draw_calls_after).toBeLessThan(merge.draw_calls_before!)
+      const lines = await card.getByRole('list', { name: 'What it did' }).locator('li').allTextContents()
+      expect(lines).toEqual([
+        `Merged: ${merge.draw_calls_before} → ${merge.draw_calls_after} draw calls, ${merge.nodes_before} → ${merge.nodes_after} nodes`,
+        expect.stringMatching(
+          new RegExp(
+            `^Simplified: ${simplify.triangles_before!.toLocaleString('en-US')} → ${simplify.triangles_after!.toLocaleString('en-US')} triangles \\(`,
+          ),
+        ),
+      ])
+      await page.getByLabel('merge', { exact: true }).uncheck()
+      await page.getByLabel('simplify_ratio').fill('')
     },
     SLOW * 2,
   )

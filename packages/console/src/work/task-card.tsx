@@ -5,6 +5,7 @@ import { extensionOf, VIEWABLE_EXTENSIONS } from '../viewer/load-model.ts'
 import type { ModelPackage } from '../viewer/model-package.ts'
 import { CompareImages, CompareView } from './compare-view.tsx'
 import { DiagnoseReport } from './diagnose-report.tsx'
+import { StepReports } from './step-reports.tsx'
 
 /** One submitted file: its upload, then its task's live progress, then what came out. */
 export interface WorkItem {
@@ -95,6 +96,7 @@ export function TaskCard({ item }: { item: WorkItem }) {
               </button>
             ) : null}
           </p>
+          <StepReports task={task} />
           {Array.isArray(task.notes) && task.notes.length > 0 ? (
             <details>
               <summary>Notes ({task.notes.length})</summary>

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import type { TaskRecord } from '../src/types.ts'
+import { stepLines } from '../src/work/step-reports.tsx'
+
+const completed = (steps: Record<string, unknown>): TaskRecord => ({ task_id: 't', type: 'compress', status: 'completed', ...steps })
+
+describe("a task card's step lines", () => {
+  it('names each step the record reports, in the order the steps ran, with its figures', () => {
+    const lines = stepLines(
+      completed({
+        textures_resized: [
+          { before: 4_000_000, after: 1_000_000 },
+          { before: 10, after: 10, skipped: 'KTX2' },
+        ],
+        palette: { materials_before: 34, materials_after: 1, entries: 7, textures: [{ bytes: 104 }] },
+        instance: { instanced_meshes: 3, instances: 12 },
+        merge: { nodes_before: 82, nodes_after: 2, draw_calls_before: 115, draw_calls_after: 77 },
+        simplify: { triangles_before: 31_894, triangles_after: 15_947, error: 0.00123, skipped: [{}] },
+        textures_repacked: [
+          { before: 5033, after: 215 },
+          { before: 144_210, after: 122_503 },
+        ],
+      }),
+    )
+    expect(lines).toEqual([
+      'Textures resized: 1 (3.81 MB → 976.6 KB)',
+      'Palette: 34 materials → 1, 7 colours in 1 texture (104 B)',
+      'Instanced: 3 meshes drawn as 12 GPU instances',
+      'Merged: 115 → 77 draw calls, 82 → 2 nodes',
+      'Simplified: 31,894 → 15,947 triangles (50.0%), error 0.12% of the extent, 1 primitive skipped',
+      'Textures re-coded losslessly: 2 (145.7 KB → 119.8 KB)',
+    ])
+  })
+
+  it('has nothing to say for a task that ran no step', () => {
+    expect(stepLines(completed({ output: { filename: 'a.glb', size_bytes: 10 } }))).toEqual([])
+    expect(stepLines(completed({ textures_resized: [{ before: 1, after: 1, skipped: 'KTX2' }] }))).toEqual([])
+  })
+})
