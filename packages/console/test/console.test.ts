@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import type { CompletedTask } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
@@ -317,16 +318,16 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await untilEnded(card)
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       const id = await taskIdOf(card)
-      type Steps = { merge: Record<string, number>; simplify: Record<string, number> }
-      const record = await page.evaluate(async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as Steps, id)
-      const { merge, simplify } = record
-      expect(merge.draw_calls_after).toBeLessThan(merge.draw_calls_before!)
+      const record = await page.evaluate(async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as CompletedTask, id)
+      const merge = record.merge!
+      const simplify = record.simplify!
+      expect(merge.draw_calls_after).toBeLessThan(merge.draw_calls_before)
       const lines = await card.getByRole('list', { name: 'What it did' }).locator('li').allTextContents()
       expect(lines).toEqual([
         `Merged: ${merge.draw_calls_before} → ${merge.draw_calls_after} draw calls, ${merge.nodes_before} → ${merge.nodes_after} nodes`,
         expect.stringMatching(
           new RegExp(
-            `^Simplified: ${simplify.triangles_before!.toLocaleString('en-US')} → ${simplify.triangles_after!.toLocaleString('en-US')} triangles \\(`,
+            `^Simplified: ${simplify.triangles_before.toLocaleString('en-US')} → ${simplify.triangles_after.toLocaleString('en-US')} triangles \\(`,
           ),
         ),
       ])

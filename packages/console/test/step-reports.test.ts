@@ -15,7 +15,15 @@ describe("a task card's step lines", () => {
         palette: { materials_before: 34, materials_after: 1, entries: 7, textures: [{ bytes: 104 }] },
         instance: { instanced_meshes: 3, instances: 12 },
         merge: { nodes_before: 82, nodes_after: 2, draw_calls_before: 115, draw_calls_after: 77 },
-        simplify: { triangles_before: 31_894, triangles_after: 15_947, error: 0.00123, skipped: [{}] },
+        simplify: {
+          target_ratio: 0.5,
+          max_error: 0.01,
+          triangles_before: 31_894,
+          triangles_after: 15_947,
+          ratio: 0.5,
+          error: 0.00123,
+          skipped: ['mesh 2: morph targets'],
+        },
         textures_repacked: [
           { before: 5033, after: 215 },
           { before: 144_210, after: 122_503 },

@@ -90,6 +90,19 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
       })
     }
 
+    it("reads what compress's steps did from the completed record, typed: merge and simplify, whose figures the download holds", async () => {
+      const task = await client.compressAndWait({ file: corpus.paths.knight, engine: 'meshopt', merge: true, simplify_ratio: 0.5 })
+      expectShape(completedTaskSchema, task)
+      // Typed fields of the record (Mos extensions, task-reports.ts): no cast needed to read them.
+      const { merge, simplify } = task
+      expect(merge?.draw_calls_after).toBe(1)
+      expect(simplify?.target_ratio).toBe(0.5)
+      const doc = await (await gltfReader()).readBinary(await client.download(task.task_id))
+      expect(simplify?.triangles_after).toBe(countTriangles(doc))
+      expect(simplify!.triangles_after).toBeLessThan(simplify!.triangles_before)
+      expect(simplify?.ratio).toBeCloseTo(simplify!.triangles_after / simplify!.triangles_before, 10)
+    })
+
     it('waitForTask reports progress of a submitted task; downloadToFile writes the same bytes as download', async () => {
       const { task_id, status } = await client.compress({
         file: await readFile(corpus.paths.knight),

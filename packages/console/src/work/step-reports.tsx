@@ -1,15 +1,9 @@
+import type { CompletedTask } from '@mos/sdk/contract'
 import { formatBytes } from '../api.ts'
 import type { TaskRecord } from '../types.ts'
 
-/** The reports compress's and convert's steps add to a completed record (docs/api.md, "What the compress extensions do"). */
-interface StepRecords {
-  merge?: { nodes_before: number; nodes_after: number; draw_calls_before: number; draw_calls_after: number }
-  instance?: { instanced_meshes: number; instances: number }
-  palette?: { materials_before: number; materials_after: number; entries: number; textures: { bytes: number }[] }
-  simplify?: { triangles_before: number; triangles_after: number; error?: number; skipped?: unknown[] }
-  textures_resized?: { before: number; after: number; skipped?: string }[]
-  textures_repacked?: { before: number; after: number }[]
-}
+/** The reports compress's and convert's steps add to a completed record, typed by the contract (task-reports.ts). */
+type StepRecords = Pick<CompletedTask, 'merge' | 'instance' | 'palette' | 'simplify' | 'textures_resized' | 'textures_repacked'>
 
 const count = (value: number) => value.toLocaleString('en-US')
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { taskReportsShape } from './task-reports.ts'
 import { ENGINES, MODEL_FORMATS, TASK_STATUSES, TASK_TYPES } from './vocabulary.ts'
 
 /**
@@ -79,6 +80,8 @@ export const completedTaskSchema = z.object({
   completed_at: isoTimestamp,
   output: outputSchema,
   result: diagnosisResultSchema.optional(),
+  // Mos extensions: what the operation's steps report (task-reports.ts).
+  ...taskReportsShape,
 })
 /**
  * The failed record carries no progress (2.1): `progress` is declared as a key that must be absent,

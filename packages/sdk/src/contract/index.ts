@@ -15,6 +15,7 @@ export * from './operations.ts'
 
 // Response documents: schemas and types
 export * from './documents.ts'
+export * from './task-reports.ts'
 export * from './variant-documents.ts'
 
 // Task control (Mos extension): list, cancel, delete

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { batchRecordSchema, errorBodySchema, submitResponseSchema, taskRecordSchema } from './documents.ts'
+import { textureReportSchema } from './task-reports.ts'
 import type { FieldSpec } from './fields.ts'
 import { apiRoutes, type ApiRoute, type ApiRouteOptions, type FormBody } from './openapi-routes.ts'
 import { API_KEY_HEADER, type Variant } from './vocabulary.ts'
@@ -10,11 +11,15 @@ type Json = Record<string, unknown>
 /** Marks what the published interface does not have. */
 export const EXTENSION_MARK = 'x-mos-extension'
 
-/** Documents shared by several paths, kept once under `components.schemas` (and named types in generated clients). */
+/**
+ * Documents shared by several paths, kept once under `components.schemas` (and named types in
+ * generated clients): every other place they occur refers to them (`$ref`).
+ */
 const NAMED_SCHEMAS = new Map<z.ZodType, string>([
   [taskRecordSchema, 'TaskRecord'],
   [submitResponseSchema, 'SubmitResponse'],
   [batchRecordSchema, 'BatchRecord'],
+  [textureReportSchema, 'TextureReport'],
 ])
 
 /** What each error status means, as the documents describe it (the texts are in docs/api.md). */
@@ -97,8 +102,11 @@ function operation(route: ApiRoute, variant: Variant): Json {
 
 function okResponse(route: ApiRoute): Json {
   if (route.ok instanceof z.ZodNever) return {}
-  if (route.ok instanceof z.ZodType)
-    return { 200: { description: 'OK', content: { 'application/json': { schema: jsonSchema(route.ok) } } } }
+  if (route.ok instanceof z.ZodType) {
+    const name = NAMED_SCHEMAS.get(route.ok)
+    const schema = name ? { $ref: `#/components/schemas/${name}` } : jsonSchema(route.ok)
+    return { 200: { description: 'OK', content: { 'application/json': { schema } } } }
+  }
   const schema = route.ok.binary ? { type: 'string', contentMediaType: route.ok.mediaType } : { type: 'string' }
   return { 200: { description: route.ok.description, content: { [route.ok.mediaType]: { schema } } } }
 }
@@ -132,12 +140,18 @@ function queryParameters(query: z.ZodObject | undefined): Json[] {
  * clients must accept them; zod's output view would forbid them.
  */
 function jsonSchema(schema: z.ZodType): Json {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: openObjects }) as Json
+  const override = (context: { zodSchema: unknown; jsonSchema: Json }) => openOrNamed(context, schema)
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override }) as Json
   return rest
 }
 
-function openObjects(context: { jsonSchema: Json }): void {
-  if (context.jsonSchema.type === 'object' && context.jsonSchema.additionalProperties === undefined)
+/** A named document within another becomes a reference to its component; an object is left open. */
+function openOrNamed(context: { zodSchema: unknown; jsonSchema: Json }, root: z.ZodType): void {
+  const name = context.zodSchema === root ? undefined : NAMED_SCHEMAS.get(context.zodSchema as z.ZodType)
+  if (name) {
+    for (const key of Object.keys(context.jsonSchema)) delete context.jsonSchema[key]
+    context.jsonSchema.$ref = `#/components/schemas/${name}`
+  } else if (context.jsonSchema.type === 'object' && context.jsonSchema.additionalProperties === undefined)
     context.jsonSchema.additionalProperties = true
 }
 
