@@ -1,12 +1,20 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ColorUtils, type Document, type Material, type Primitive, type vec4 } from '@gltf-transform/core'
+import {
+  ColorUtils,
+  type Document,
+  Document as DocumentClass,
+  type Material,
+  type Primitive,
+  type Texture,
+  type vec4,
+} from '@gltf-transform/core'
 import type { Transform as UvTransform } from '@gltf-transform/extensions'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { createEnginePool, loadPlatform, type MergeReport, type PaletteReport } from '../src/index.ts'
+import { createEnginePool, loadPlatform, type MergeReport, paletteMaterials, type PaletteReport } from '../src/index.ts'
 import { colouredAssembly } from './support/assembly.ts'
 import { compressFileWith } from './support/compress-file.ts'
 
@@ -195,5 +203,72 @@ describe.skipIf(!available)('compress with palette=true', async () => {
     const paletted = await compressFile(paths.engine, { engine: 'meshopt', merge: true, palette: true })
     expect(paletted.details.palette).toBeUndefined()
     expect(Buffer.from(paletted.bytes).equals(Buffer.from(merged.bytes))).toBe(true)
+  })
+})
+
+/** `count` one-triangle parts side by side, each its own mesh, node and material (`dress` sets it up). */
+function parts(count: number, dress: (material: Material, i: number) => void): Document {
+  const doc = new DocumentClass()
+  const buffer = doc.createBuffer()
+  const scene = doc.createScene()
+  for (let i = 0; i < count; i++) {
+    const position = doc
+      .createAccessor()
+      .setType('VEC3')
+      .setArray(new Float32Array([i, 0, 0, i + 1, 0, 0, i, 1, 0]))
+      .setBuffer(buffer)
+    const material = doc.createMaterial()
+    dress(material, i)
+    const prim = doc.createPrimitive().setAttribute('POSITION', position).setMaterial(material)
+    scene.addChild(doc.createNode().setMesh(doc.createMesh().addPrimitive(prim)))
+  }
+  return doc
+}
+
+/** The palette pixel each primitive's coordinates point at, against the colour its material had. */
+async function sampledColours(doc: Document): Promise<string[]> {
+  const seen: string[] = []
+  const decoded = new Map<Texture, Pixels>()
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      const texture = prim.getMaterial()!.getBaseColorTexture()!
+      let pixels = decoded.get(texture)
+      if (!pixels) {
+        const { data, info } = await sharp(texture.getImage()!).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
+        decoded.set(texture, (pixels = { data, width: info.width, height: info.height }))
+      }
+      seen.push(sample(pixels, prim.getAttribute('TEXCOORD_0')!.getElement(0, [0, 0])).join())
+    }
+  }
+  return seen
+}
+
+describe('the palette on generated parts', () => {
+  it('lays out 5 000 colours in rows of 64 (256×512 px), each part reading its own', async () => {
+    const colour = (i: number): vec4 => [(i % 17) / 16, (Math.floor(i / 17) % 17) / 16, Math.floor(i / 289) / 17, 1]
+    const doc = parts(5000, (material, i) => material.setBaseColorFactor(colour(i)))
+    const expected = doc
+      .getRoot()
+      .listMeshes()
+      .map((mesh) => {
+        const srgb = ColorUtils.convertLinearToSRGB(
+          mesh.listPrimitives()[0]!.getMaterial()!.getBaseColorFactor().slice(0, 3) as vec4,
+          [0, 0, 0, 0] as vec4,
+        )
+        return [...srgb.slice(0, 3).map(byte), 255].join()
+      })
+    const report = await paletteMaterials(doc, { texcoordBits: 12 }, [])
+    expect(report).toMatchObject({ materials_before: 5000, materials_after: 1, entries: 5000 })
+    expect(report!.textures).toEqual([expect.objectContaining({ slot: 'baseColor', width: 256, height: 512 })])
+    expect(await sampledColours(doc)).toEqual(expected)
+  })
+
+  it('leaves materials that differ in more than 64 ways besides their colours as they were, and says so', async () => {
+    const doc = parts(70, (material, i) => material.setBaseColorFactor([i / 70, 0.5, 0.5, 1]).setExtras({ part: i }))
+    const notes: string[] = []
+    expect(await paletteMaterials(doc, { texcoordBits: 12 }, notes)).toBeUndefined()
+    expect(notes).toEqual([expect.stringContaining('differ in more than 64 ways besides their colours')])
+    expect(doc.getRoot().listMaterials()).toHaveLength(70)
+    expect(doc.getRoot().listTextures()).toHaveLength(0)
   })
 })

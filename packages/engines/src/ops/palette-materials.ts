@@ -13,8 +13,19 @@ export const PALETTE_MIN_MATERIALS = 5
 /** Pixels a side of each colour's square: a sample at its centre reads only it, bilinear or not. */
 const BLOCK = 4
 
-/** Colours a palette row holds at most, so a texture stays 256 px wide (a 2-D layout past 64 colours). */
-const MAX_COLUMNS = 64
+/** Colours a palette row holds before a second row is begun (a 256 px wide texture; more rows past 64 colours). */
+const ROW_COLUMNS = 64
+
+/** The longest side of a palette texture: 4096 px, which every WebGL 2 device samples (a million entries of 4×4 at most). */
+const MAX_SIDE = 4096
+
+/**
+ * Palette materials made at most: materials that differ in this many ways besides their colours
+ * (alpha mode, sidedness, extensions, extras) gain little from one, and grouping them compares each
+ * material with every group so far (a file of 50 000 materials differing in their extras would take
+ * minutes).
+ */
+const MAX_PALETTE_MATERIALS = 64
 
 /** GL's NEAREST filter (TextureInfo.MinFilter.NEAREST, typed there as possibly undefined): a sample reads its block alone. */
 const NEAREST = 9728
@@ -88,11 +99,18 @@ export async function paletteMaterials(doc: Document, options: PaletteOptions, n
   const slots = (['baseColor', 'emissive', 'metallicRoughness'] as const).filter(
     (slot) => new Set([...entries.values()].map((material) => slotValue(material, slot).join())).size > 1,
   )
+  const groups = groupMaterials([...materials], skippedProperties(slots))
+  if (!groups) {
+    notes.push(
+      `palette: the materials without textures differ in more than ${MAX_PALETTE_MATERIALS} ways besides their colours; materials left as they were`,
+    )
+    return undefined
+  }
   const order = [...entries.keys()]
   const values = (slot: PaletteSlot) => order.map((key) => slotValue(entries.get(key)!, slot))
   const { textures, report } = await writePaletteTextures(doc, slots, values, layout)
   const blocks = new Map(order.map((key, index) => [key, index]))
-  const merged = assignPaletteMaterials(doc, prims, keys, blocks, layout, textures)
+  const merged = assignPaletteMaterials(doc, prims, groups, (material) => blocks.get(keys.get(material)!)!, layout, textures)
   for (const material of materials) if (material.listParents().every((parent) => parent === doc.getRoot())) material.dispose()
   notes.push(
     `materials: ${materials.size} without textures became ${merged}, reading their ${slots.join(' and ')} factors from ${slots.length === 1 ? 'a palette texture' : 'palette textures'} of ${entries.size} entries, stored on 8 bits a channel (colours in sRGB), as textures store them`,
@@ -152,14 +170,15 @@ interface PaletteLayout {
 }
 
 /**
- * Entries in rows of at most MAX_COLUMNS blocks, on power-of-two sides (mipmaps on every renderer).
- * Stored coordinates have 2^bits − 1 steps across the span they use, so at most that many columns
- * (and rows) are told apart: a centre moves by at most half a step, less than half a block.
+ * Entries in rows of ROW_COLUMNS blocks (more where MAX_SIDE would be passed), on power-of-two sides
+ * (mipmaps on every renderer), within `maxSize` and MAX_SIDE. Stored coordinates have 2^bits − 1
+ * steps across the span they use, so at most that many columns (and rows) are told apart: a centre
+ * moves by at most half a step, less than half a block.
  */
 function paletteLayout(entries: number, options: PaletteOptions): PaletteLayout | undefined {
   const steps = options.texcoordBits === undefined ? Number.POSITIVE_INFINITY : 2 ** options.texcoordBits - 1
-  const maxBlocks = Math.floor((options.maxSize ?? Number.POSITIVE_INFINITY) / BLOCK)
-  const columns = Math.min(entries, MAX_COLUMNS, steps, maxBlocks)
+  const maxBlocks = Math.floor(Math.min(options.maxSize ?? MAX_SIDE, MAX_SIDE) / BLOCK)
+  const columns = Math.min(entries, Math.max(ROW_COLUMNS, Math.ceil(entries / maxBlocks)), steps, maxBlocks)
   if (columns < 1) return undefined
   const rows = Math.ceil(entries / columns)
   if (rows > steps || rows > maxBlocks) return undefined
@@ -198,41 +217,64 @@ function paletteImage(values: number[][], layout: PaletteLayout): { width: numbe
   return { width: layout.width, height: layout.height, data }
 }
 
+/** What a palette material does not compare: what its textures stand for, and the name. */
+function skippedProperties(slots: readonly PaletteSlot[]): Set<string> {
+  const skip = new Set(['name'])
+  if (slots.includes('baseColor')) for (const prop of ['baseColorFactor', 'baseColorTexture', 'baseColorTextureInfo']) skip.add(prop)
+  if (slots.includes('emissive')) for (const prop of ['emissiveFactor', 'emissiveTexture', 'emissiveTextureInfo']) skip.add(prop)
+  if (slots.includes('metallicRoughness'))
+    for (const prop of ['metallicFactor', 'roughnessFactor', 'metallicRoughnessTexture', 'metallicRoughnessTextureInfo']) skip.add(prop)
+  return skip
+}
+
 /**
- * Gives each primitive the palette material its own becomes (one per group of materials alike but for
- * the palette's factors) and TEXCOORD_0 at its block's centre. Returns how many palette materials there are.
+ * Each material's group: materials alike in everything but `skip` share one (the first of them
+ * stands for it). Undefined where more than MAX_PALETTE_MATERIALS groups would be made.
+ */
+function groupMaterials(materials: Material[], skip: Set<string>): Map<Material, Material> | undefined {
+  const representatives: Material[] = []
+  const groups = new Map<Material, Material>()
+  for (const material of materials) {
+    let representative = representatives.find((candidate) => candidate.equals(material, skip))
+    if (!representative) {
+      if (representatives.length === MAX_PALETTE_MATERIALS) return undefined
+      representatives.push((representative = material))
+    }
+    groups.set(material, representative)
+  }
+  return groups
+}
+
+/**
+ * Gives each primitive its group's palette material and TEXCOORD_0 at its block's centre. Returns
+ * how many palette materials there are.
  */
 function assignPaletteMaterials(
   doc: Document,
   prims: Primitive[],
-  keys: Map<Material, string>,
-  blocks: Map<string, number>,
+  groups: Map<Material, Material>,
+  blockOf: (material: Material) => number,
   layout: PaletteLayout,
   textures: Map<PaletteSlot, Texture>,
 ): number {
-  const skip = new Set(['name'])
-  if (textures.has('baseColor')) for (const prop of ['baseColorFactor', 'baseColorTexture', 'baseColorTextureInfo']) skip.add(prop)
-  if (textures.has('emissive')) for (const prop of ['emissiveFactor', 'emissiveTexture', 'emissiveTextureInfo']) skip.add(prop)
-  if (textures.has('metallicRoughness'))
-    for (const prop of ['metallicFactor', 'roughnessFactor', 'metallicRoughnessTexture', 'metallicRoughnessTextureInfo']) skip.add(prop)
-  const groups: { source: Material; palette: Material }[] = []
+  const paletteOf = new Map<Material, Material>()
   for (const prim of prims) {
     const source = prim.getMaterial()!
-    let group = groups.find((candidate) => candidate.source === source || candidate.source.equals(source, skip))
-    if (!group) {
-      group = { source, palette: paletteMaterial(source, textures) }
-      groups.push(group)
-    }
-    const block = blocks.get(keys.get(source)!)!
+    const representative = groups.get(source)!
+    let palette = paletteOf.get(representative)
+    if (!palette) paletteOf.set(representative, (palette = paletteMaterial(representative, textures)))
+    const block = blockOf(source)
     const u = ((block % layout.columns) * BLOCK + BLOCK / 2) / layout.width
     const v = (Math.floor(block / layout.columns) * BLOCK + BLOCK / 2) / layout.height
-    const count = prim.getAttribute('POSITION')!.getCount()
-    const uv = new Float32Array(count * 2)
-    for (let i = 0; i < count; i++) uv.set([u, v], i * 2)
-    const buffer = prim.getAttribute('POSITION')!.getBuffer()
-    prim.setMaterial(group.palette).setAttribute('TEXCOORD_0', doc.createAccessor().setType('VEC2').setArray(uv).setBuffer(buffer))
+    const position = prim.getAttribute('POSITION')!
+    const uv = new Float32Array(position.getCount() * 2)
+    for (let i = 0; i < uv.length; i += 2) {
+      uv[i] = u
+      uv[i + 1] = v
+    }
+    prim.setMaterial(palette).setAttribute('TEXCOORD_0', doc.createAccessor().setType('VEC2').setArray(uv).setBuffer(position.getBuffer()))
   }
-  return groups.length
+  return paletteOf.size
 }
 
 /** A copy of the material reading the palette's slots, their factors 1 (the texture holds them). */
