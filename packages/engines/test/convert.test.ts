@@ -1,14 +1,16 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { unzipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimpInfo, hasAssimpCli } from '../../../test/support/assimp-info.ts'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import type { Document } from '@gltf-transform/core'
 import sharp from 'sharp'
 import { countSceneTriangles, createEnginePool, loadPlatform, readModel, type TextureReport } from '../src/index.ts'
 import { glbOf } from './support/compress-file.ts'
+import { texturedGlb, withPngChunk } from './texture-fixtures.ts'
 import { success } from './support/job-result.ts'
 
 const { available, paths } = corpusFiles({
@@ -50,10 +52,35 @@ async function assimpTriangles(bytes: Uint8Array, extension: string): Promise<nu
   }
 }
 
+/** The images a model holds, in its texture order. */
+function imagesOf(doc: Document): Uint8Array[] {
+  return doc
+    .getRoot()
+    .listTextures()
+    .map((texture) => texture.getImage()!)
+}
+
+/** The images in a zip (an OBJ with its materials and textures), in name order. */
+function zippedImages(zip: Uint8Array): Uint8Array[] {
+  return Object.entries(unzipSync(zip))
+    .filter(([name]) => /\.(png|jpe?g)$/i.test(name))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([, bytes]) => bytes)
+}
+
+/** Each image's decoded RGBA as text: equal keys, the same pixels. */
+async function pixelKeys(images: Uint8Array[]): Promise<string[]> {
+  return Promise.all(images.map(async (bytes) => (await sharp(bytes).ensureAlpha().raw().toBuffer()).toString('base64')))
+}
+
+const total = (images: Uint8Array[]) => images.reduce((sum, bytes) => sum + bytes.byteLength, 0)
+
 describe.skipIf(!available)('convert job', async () => {
   const pool = createEnginePool({ threads: 2 })
   const platform = await loadPlatform()
   afterAll(() => pool.destroy())
+  const convert = async (bytes: Uint8Array, target_format: string) =>
+    success(await pool.run({ name: 'convert', input: { bytes: bytes.slice() }, format: 'glb', options: { target_format } }))
 
   const sources = { box: paths.box, engine: paths.engine, shapes: paths.shapes }
   /** OBJ output is a zip of .obj, .mtl and images when materials hold colours or textures (box and engine do). */
@@ -89,37 +116,41 @@ describe.skipIf(!available)('convert job', async () => {
     expect(back.getRoot().listTextures()[0]!.getImage()!.byteLength).toBeGreaterThan(0)
   })
 
-  it("a glTF target carries the textures in the smallest coding of their pixels, reported; an OBJ target's images are the input's bytes", async () => {
+  it('carries the textures in the smallest coding of their pixels, reported: ClearCoatTest to GLB and to OBJ', async () => {
     const glb = await glbOf(platform, paths.clearCoat)
-    const convert = async (target_format: string) =>
-      success(await pool.run({ name: 'convert', input: { bytes: glb.slice() }, format: 'glb', options: { target_format } }))
-    const images = (doc: Awaited<ReturnType<typeof platform.io.readBinary>>) =>
-      doc
-        .getRoot()
-        .listTextures()
-        .map((texture) => texture.getImage()!)
-    const before = images(await platform.io.readBinary(glb))
-    const result = await convert('glb')
-    const after = images(await platform.io.readBinary(result.bytes!))
-    const report = result.details!.textures_repacked as TextureReport[]
-    // ClearCoatTest's normal map (T.81's example Huffman tables) and its PNGs: each smaller, the same pixels.
-    expect(report.length).toBeGreaterThanOrEqual(2)
-    expect(after).toHaveLength(before.length)
-    for (const [i, image] of before.entries()) {
-      expect(after[i]!.byteLength).toBeLessThanOrEqual(image.byteLength)
-      const pixels = (bytes: Uint8Array) => sharp(bytes).ensureAlpha().raw().toBuffer()
-      expect((await pixels(after[i]!)).equals(await pixels(image)), `texture ${i}`).toBe(true)
+    const before = imagesOf(await platform.io.readBinary(glb))
+    const inputOf = new Map((await pixelKeys(before)).map((key, i) => [key, before[i]!]))
+    for (const target of ['glb', 'obj']) {
+      const result = await convert(glb, target)
+      // OBJ's materials hold fewer of its textures (no clearcoat): the images it carries are checked.
+      const after = target === 'glb' ? imagesOf(await platform.io.readBinary(result.bytes!)) : zippedImages(result.bytes!)
+      expect(after.length, target).toBeGreaterThan(0)
+      // Its normal map (T.81's example Huffman tables) and its PNGs (pHYs and tIME only): each re-coded smaller,
+      // decoding to an input texture's very pixels.
+      for (const [i, key] of (await pixelKeys(after)).entries()) {
+        expect(inputOf.has(key), `${target} image ${i}`).toBe(true)
+        expect(after[i]!.byteLength, `${target} image ${i}`).toBeLessThan(inputOf.get(key)!.byteLength)
+      }
+      const report = result.details!.textures_repacked as TextureReport[]
+      expect(report, target).toHaveLength(before.length)
+      if (target === 'glb') expect(total(before) - total(after)).toBe(report.reduce((sum, entry) => sum + entry.before - entry.after, 0))
     }
-    const saved = (list: Uint8Array[]) => list.reduce((sum, bytes) => sum + bytes.byteLength, 0)
-    expect(saved(before) - saved(after)).toBe(report.reduce((sum, entry) => sum + entry.before - entry.after, 0))
-    const obj = unzipSync((await convert('obj')).bytes!)
-    const carried = Object.entries(obj).filter(([name]) => /\.(png|jpe?g)$/i.test(name))
-    expect(carried.length).toBeGreaterThan(0)
-    for (const [name, bytes] of carried)
-      expect(
-        before.some((image) => Buffer.from(image).equals(Buffer.from(bytes))),
-        name,
-      ).toBe(true)
+  })
+
+  it('leaves a PNG with a colour-space or text chunk as it came where the target is not glTF, whose readers ignore them', async () => {
+    const plain = new Uint8Array(await readFile(join(dirname(paths.clearCoat), 'RoughnessStripes.png')))
+    const gamma = withPngChunk(plain, 'gAMA', Buffer.from([0, 0, 0xb1, 0x8f]))
+    const text = withPngChunk(plain, 'tEXt', Buffer.from('Copyright\0Example', 'latin1'))
+    for (const png of [gamma, text]) {
+      const glb = await texturedGlb(platform, [{ baseColor: png }])
+      const [toObj] = zippedImages((await convert(glb, 'obj')).bytes!)
+      expect(Buffer.from(toObj!).equals(Buffer.from(png))).toBe(true)
+      const [toGlb] = imagesOf(await platform.io.readBinary((await convert(glb, 'glb')).bytes!))
+      expect(toGlb!.byteLength).toBeLessThan(png.byteLength)
+      expect(await pixelKeys([toGlb!])).toEqual(await pixelKeys([png]))
+    }
+    const [plainToObj] = zippedImages((await convert(await texturedGlb(platform, [{ baseColor: plain }]), 'obj')).bytes!)
+    expect(plainToObj!.byteLength).toBeLessThan(plain.byteLength)
   })
 
   it('keeps points and lines in OBJ, drops them from STL with a note', async () => {

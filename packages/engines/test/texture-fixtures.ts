@@ -48,19 +48,27 @@ export async function testNormalMap(size: number): Promise<Uint8Array> {
   )
 }
 
+/** One PNG chunk: length, type, data and its CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
+  const out = Buffer.alloc(body.length + 8)
+  out.writeUInt32BE(data.length, 0)
+  body.copy(out, 4)
+  out.writeUInt32BE(crc32(body), body.length + 4)
+  return out
+}
+
+/** The PNG with one more chunk right after its IHDR (where colour-space chunks go). */
+export function withPngChunk(png: Uint8Array, type: string, data: Buffer): Uint8Array {
+  const afterIhdr = 8 + 12 + 13
+  return new Uint8Array(Buffer.concat([png.subarray(0, afterIhdr), pngChunk(type, data), png.subarray(afterIhdr)]))
+}
+
 /**
  * A 64-byte PNG whose header declares width × height pixels: a decompression bomb's shape (the
  * start of a deflate stream of zero rows follows, cut where a real bomb's megabytes would go on).
  */
 export function bombPng(width = 100_000, height = 100_000): Uint8Array {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-    const out = Buffer.alloc(body.length + 8)
-    out.writeUInt32BE(data.length, 0)
-    body.copy(out, 4)
-    out.writeUInt32BE(crc32(body), body.length + 4)
-    return out
-  }
   const ihdr = Buffer.alloc(13)
   ihdr.writeUInt32BE(width, 0)
   ihdr.writeUInt32BE(height, 4)
@@ -68,7 +76,7 @@ export function bombPng(width = 100_000, height = 100_000): Uint8Array {
   ihdr[9] = 2 // RGB
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   const idat = deflateSync(Buffer.alloc(1 << 20), { level: 9 }).subarray(0, 19)
-  return new Uint8Array(Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', idat)]))
+  return new Uint8Array(Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', idat)]))
 }
 
 export interface MaterialTextures {

@@ -112,3 +112,21 @@ function startsWith(bytes: Uint8Array, prefix: number[]): boolean {
 function ascii(bytes: Uint8Array, offset: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(offset, offset + length))
 }
+
+/**
+ * The chunk types a PNG carries, in file order (each once), read by their lengths without
+ * inflating anything; the walk stops at IEND or where a length runs past the bytes.
+ */
+export function pngChunkTypes(bytes: Uint8Array): Set<string> {
+  const types = new Set<string>()
+  if (!PNG_SIGNATURE.every((byte, i) => bytes[i] === byte)) return types
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  for (let at = 8; at + 8 <= bytes.byteLength; ) {
+    const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8))
+    types.add(type)
+    const next = at + 12 + view.getUint32(at)
+    if (type === 'IEND' || next > bytes.byteLength) break
+    at = next
+  }
+  return types
+}

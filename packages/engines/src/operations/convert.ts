@@ -2,12 +2,13 @@ import { z } from 'zod'
 import { checkConvertible, parseConvertOptions, writeConverted } from '../ops/convert.ts'
 import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
 import { recodeTexturesLosslessly } from '../ops/lossless-textures.ts'
+import { MEANINGFUL_PNG_CHUNKS } from '../ops/png-repack.ts'
 import { defineOperation, modelOutput } from './operation.ts'
 
 /**
- * The targets whose textures are re-coded losslessly (the same pixels in fewer bytes), as compress
- * re-codes them. glTF readers ignore a PNG's colour-space chunks, which the re-pack drops; the
- * readers of the other targets' images (OBJ's, FBX's, USDZ's) may not, so theirs go as they came.
+ * The targets whose readers ignore a PNG's colour-space and text chunks, as glTF tells them to: their
+ * PNGs are re-packed whatever they carry. The other targets' readers (OBJ's, FBX's, COLLADA's, USDZ's
+ * images) may honour them, so a PNG carrying one goes as it came (MEANINGFUL_PNG_CHUNKS).
  */
 const GLTF_TARGETS = new Set(['glb', 'gltf'])
 
@@ -15,7 +16,7 @@ const GLTF_TARGETS = new Set(['glb', 'gltf'])
  * convert: any readable model → `target_format` (glb, gltf as a zip, obj, stl, ply, ...) (contract 4.4),
  * after the scene steps Mos's extension fields ask for (simplify, texture resize, merge: compress's,
  * docs/api.md); without them the model is written as read, its PNG and JPEG textures in the smallest
- * coding of their pixels where the target is glTF.
+ * coding of their pixels.
  */
 export const convertOperation = defineOperation({
   name: 'convert',
@@ -41,10 +42,10 @@ export const convertOperation = defineOperation({
     // What the target holds is what the steps left: convert writes every triangle it is given.
     settleSimplifyDetails(details, doc)
     context.report(60)
-    if (GLTF_TARGETS.has(target_format)) {
-      const repacked = await recodeTexturesLosslessly(doc, { sharp: context.sharp, imageThreads: context.imageThreads })
-      if (repacked.length > 0) details.textures_repacked = repacked
-    }
+    // The same pixels in fewer bytes, as compress writes them: the JPEGs' coefficients and every other segment are kept.
+    const keepPngsWith = GLTF_TARGETS.has(target_format) ? undefined : MEANINGFUL_PNG_CHUNKS
+    const repacked = await recodeTexturesLosslessly(doc, { sharp: context.sharp, imageThreads: context.imageThreads, keepPngsWith })
+    if (repacked.length > 0) details.textures_repacked = repacked
     const written = await writeConverted(context.platform, doc, target_format)
     context.report(95)
     return modelOutput(written, details, notes)

@@ -11,6 +11,8 @@ export interface LosslessTexturesOptions {
   imageThreads?: number
   /** JPEGs also tried as progressive JPEGs (texture_progressive_jpeg). */
   progressive?: boolean
+  /** PNGs carrying any of these chunk types stay as they are (see repackPngTextures). */
+  keepPngsWith?: ReadonlySet<string>
 }
 
 /**
@@ -25,7 +27,11 @@ export interface LosslessTexturesOptions {
  */
 export async function recodeTexturesLosslessly(doc: Document, options: LosslessTexturesOptions): Promise<TextureReport[]> {
   const pngs = options.sharp
-    ? repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1 })
+    ? repackPngTextures(doc, {
+        sharp: options.sharp,
+        concurrency: options.imageThreads ?? 1,
+        ...(options.keepPngsWith ? { keepWith: options.keepPngsWith } : {}),
+      })
     : Promise.resolve([])
   const jpegs = recodeJpegTextures(doc, { progressive: options.progressive })
   return [...(await pngs), ...jpegs]

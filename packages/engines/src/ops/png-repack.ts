@@ -1,5 +1,5 @@
 import type { Document, Texture } from '@gltf-transform/core'
-import { readImageHeader } from '../io/image-header.ts'
+import { pngChunkTypes, readImageHeader } from '../io/image-header.ts'
 import { encodeSmallestPng } from '../io/png-smallest.ts'
 import { mapLimited } from './map-limited.ts'
 import { sharpInputOptions, TEXTURE_LIMITS_DEFAULTS, type TextureLimits } from './texture-limits.ts'
@@ -25,7 +25,32 @@ export interface PngRepackOptions extends TextureLimits {
   sharp: SharpEncoder
   /** The image threads the caller has; PNGs are re-packed this many at once, but at least MIN_AT_ONCE. */
   concurrency: number
+  /**
+   * PNGs carrying any of these chunk types are left as they are (the re-pack writes none of them):
+   * for readers that may honour what glTF's ignore (MEANINGFUL_PNG_CHUNKS).
+   */
+  keepWith?: ReadonlySet<string>
 }
+
+/**
+ * What a re-pack would drop that a reader other than glTF's may act on: colour-space chunks (gamma,
+ * chromaticities, sRGB intent, ICC profile, coding-independent code points, mastering display and
+ * light levels), EXIF (orientation) and text (a copyright or licence line, say). Not pHYs (pixel
+ * density), tIME, bKGD and the like, which no texture reader acts on.
+ */
+export const MEANINGFUL_PNG_CHUNKS: ReadonlySet<string> = new Set([
+  'gAMA',
+  'cHRM',
+  'sRGB',
+  'iCCP',
+  'cICP',
+  'mDCv',
+  'cLLi',
+  'eXIf',
+  'tEXt',
+  'zTXt',
+  'iTXt',
+])
 
 /**
  * Re-packs every PNG texture as the smallest PNG of exactly its pixels (`encodeSmallestPng`), where
@@ -56,6 +81,8 @@ async function repackTexture(doc: Document, texture: Texture, options: PngRepack
   const { image, base } = describeTexture(doc, texture)
   const header = image && readImageHeader(image)
   if (!image || header?.format !== 'png') return undefined
+  const keepWith = options.keepWith
+  if (keepWith && [...pngChunkTypes(image)].some((type) => keepWith.has(type))) return undefined
   const pixels = header.width * header.height
   if (pixels > Math.min(REPACK_MAX_PIXELS, options.maxPixels ?? TEXTURE_LIMITS_DEFAULTS.maxPixels)) return undefined
   const decoded = await decodeRgba(options.sharp, image, options)
