@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { glbChunkLengths } from '../io/gltf.ts'
 import { writeModel } from '../io/index.ts'
-import { compress, COMPRESS_DEFAULTS, MESHOPT_TEXCOORD_BITS } from '../ops/compress.ts'
+import { compress, COMPRESS_DEFAULTS, storedTexcoordBits } from '../ops/compress.ts'
 import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
 import type { TextureReport } from '../ops/texture-report.ts'
 import { defineOperation, modelOutput } from './operation.ts'
@@ -26,18 +26,6 @@ function jsonOutweighsNote(input: Uint8Array, output: Uint8Array): string | unde
   const after = glbChunkLengths(output)
   if (!before || !after || after.bin >= before.bin || after.json <= before.json) return undefined
   return `the result is larger than the input by its JSON alone: the binary data went from ${before.bin} to ${after.bin} B, and the JSON that declares the compression from ${before.json} to ${after.json} B, more than the encoding saves on a file this small`
-}
-
-/** The bits the encoder will store texture coordinates on; undefined where they stay floats. */
-function storedTexcoordBits(o: {
-  engine: string
-  level?: number
-  texcoord_quantization_bits?: number
-  meshopt_compression_level?: string
-}) {
-  if (o.level === 0) return undefined
-  if (o.engine === 'draco') return o.texcoord_quantization_bits ?? COMPRESS_DEFAULTS.texcoord_quantization_bits
-  return o.meshopt_compression_level === 'low' ? undefined : MESHOPT_TEXCOORD_BITS
 }
 
 const bits = (min: number, max: number) => z.number().int().min(min).max(max).optional()

@@ -76,7 +76,19 @@ export const COMPRESS_DEFAULTS: Required<
 }
 
 /** Meshopt's quantizing levels store texture coordinates on gltfpack's 12-bit grid, whatever texcoord_quantization_bits says (its lossless level: floats). */
-export const MESHOPT_TEXCOORD_BITS = 12
+const MESHOPT_TEXCOORD_BITS = 12
+
+/** The bits the encoder will store texture coordinates on; undefined where they stay floats. */
+export function storedTexcoordBits(o: {
+  engine: string
+  level?: number
+  texcoord_quantization_bits?: number
+  meshopt_compression_level?: string
+}) {
+  if (o.level === 0) return undefined
+  if (o.engine === 'draco') return o.texcoord_quantization_bits ?? COMPRESS_DEFAULTS.texcoord_quantization_bits
+  return o.meshopt_compression_level === 'low' ? undefined : MESHOPT_TEXCOORD_BITS
+}
 
 /**
  * Draco's encoder speed is its effort knob (0 slowest … 10 fastest), but not a monotonic one:

@@ -17,8 +17,7 @@ export interface LosslessTexturesOptions {
 
 /**
  * Every PNG and JPEG texture re-coded as the smallest file of exactly its pixels, where smaller
- * (png-repack.ts, jpeg-recode.ts): what compress and convert's glTF targets do to the images they
- * carry. The PNGs' decoding and deflating run on libuv's threads while this thread re-codes the
+ * (png-repack.ts, jpeg-recode.ts): what compress and convert do to the images they carry. The PNGs' decoding and deflating run on libuv's threads while this thread re-codes the
  * JPEGs. Answers a report per texture re-coded.
  *
  * ```ts
@@ -27,11 +26,7 @@ export interface LosslessTexturesOptions {
  */
 export async function recodeTexturesLosslessly(doc: Document, options: LosslessTexturesOptions): Promise<TextureReport[]> {
   const pngs = options.sharp
-    ? repackPngTextures(doc, {
-        sharp: options.sharp,
-        concurrency: options.imageThreads ?? 1,
-        ...(options.keepPngsWith ? { keepWith: options.keepPngsWith } : {}),
-      })
+    ? repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1, keepWith: options.keepPngsWith })
     : Promise.resolve([])
   const jpegs = recodeJpegTextures(doc, { progressive: options.progressive })
   return [...(await pngs), ...jpegs]

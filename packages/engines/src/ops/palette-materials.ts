@@ -81,23 +81,25 @@ export async function paletteMaterials(doc: Document, options: PaletteOptions, n
   notes.push(...dropUnreadTexcoords(doc))
   const prims = eligiblePrimitives(doc)
   const materials = new Set(prims.map((prim) => prim.getMaterial()!))
-  const keys = new Map<Material, string>()
-  const entries = new Map<string, Material>()
+  // One entry (a block) per distinct stored value: the first material of each stands for it.
+  const blockOfKey = new Map<string, number>()
+  const blockOf = new Map<Material, number>()
+  const entries: Material[] = []
   for (const material of materials) {
     const key = factorKey(material)
-    keys.set(material, key)
-    if (!entries.has(key)) entries.set(key, material)
+    if (!blockOfKey.has(key)) blockOfKey.set(key, entries.push(material) - 1)
+    blockOf.set(material, blockOfKey.get(key)!)
   }
-  if (entries.size < PALETTE_MIN_MATERIALS) return undefined
-  const layout = paletteLayout(entries.size, options)
+  if (entries.length < PALETTE_MIN_MATERIALS) return undefined
+  const layout = paletteLayout(entries.length, options)
   if (!layout) {
     notes.push(
-      `palette: ${entries.size} distinct materials do not fit a palette texture within ${options.maxSize ?? '∞'} px whose coordinates ${options.texcoordBits ?? 'float'} bits tell apart; materials left as they were`,
+      `palette: ${entries.length} distinct materials do not fit a palette texture within ${options.maxSize ?? '∞'} px whose coordinates ${options.texcoordBits ?? 'float'} bits tell apart; materials left as they were`,
     )
     return undefined
   }
   const slots = (['baseColor', 'emissive', 'metallicRoughness'] as const).filter(
-    (slot) => new Set([...entries.values()].map((material) => slotValue(material, slot).join())).size > 1,
+    (slot) => new Set(entries.map((material) => slotValue(material, slot).join())).size > 1,
   )
   const groups = groupMaterials([...materials], skippedProperties(slots))
   if (!groups) {
@@ -106,16 +108,14 @@ export async function paletteMaterials(doc: Document, options: PaletteOptions, n
     )
     return undefined
   }
-  const order = [...entries.keys()]
-  const values = (slot: PaletteSlot) => order.map((key) => slotValue(entries.get(key)!, slot))
+  const values = (slot: PaletteSlot) => entries.map((material) => slotValue(material, slot))
   const { textures, report } = await writePaletteTextures(doc, slots, values, layout)
-  const blocks = new Map(order.map((key, index) => [key, index]))
-  const merged = assignPaletteMaterials(doc, prims, groups, (material) => blocks.get(keys.get(material)!)!, layout, textures)
+  const merged = assignPaletteMaterials(doc, prims, groups, (material) => blockOf.get(material)!, layout, textures)
   for (const material of materials) if (material.listParents().every((parent) => parent === doc.getRoot())) material.dispose()
   notes.push(
-    `materials: ${materials.size} without textures became ${merged}, reading their ${slots.join(' and ')} factors from ${slots.length === 1 ? 'a palette texture' : 'palette textures'} of ${entries.size} entries, stored on 8 bits a channel (colours in sRGB), as textures store them`,
+    `materials: ${materials.size} without textures became ${merged}, reading their ${slots.join(' and ')} factors from ${slots.length === 1 ? 'a palette texture' : 'palette textures'} of ${entries.length} entries, stored on 8 bits a channel (colours in sRGB), as textures store them`,
   )
-  return { materials_before: materials.size, materials_after: merged, entries: entries.size, textures: report }
+  return { materials_before: materials.size, materials_after: merged, entries: entries.length, textures: report }
 }
 
 /**
