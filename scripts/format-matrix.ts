@@ -64,6 +64,8 @@ const FOLDERS: { dir: string; label: string; formats: string[] }[] = [
   { dir: join(ASSIMP_MODELS, 'STL'), label: 'STL', formats: ['stl', ''] },
   { dir: join(ASSIMP_MODELS, 'PLY'), label: 'PLY', formats: ['ply'] },
   { dir: join(ASSIMP_MODELS, 'glTF2'), label: 'glTF2', formats: ['glb', 'gltf'] },
+  // glTF 1.0 (read through assimp, io/gltf1.ts).
+  { dir: join(ASSIMP_MODELS, 'glTF'), label: 'glTF', formats: ['glb', 'gltf'] },
   { dir: join(ASSIMP_MODELS, 'FBX'), label: 'FBX', formats: ['fbx'] },
   { dir: join(ASSIMP_MODELS, 'Collada'), label: 'Collada', formats: ['dae'] },
   { dir: SHARED_CORPUS, label: 'shared', formats: ['glb', 'gltf', 'obj'] },

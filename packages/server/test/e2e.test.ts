@@ -13,6 +13,7 @@ const { available, paths } = corpusFiles({
   knight: shared('glb', 'chr_knight.glb'),
   pirate: shared('glb', 'pirate-meshopt.glb'),
   boxEmbedded: assimp('glTF2', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
+  gltf1: assimp('glTF', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
 })
 const broken = corpusFiles({
   indexOutOfRange: assimp('glTF2', 'IndexOutOfRange', 'IndexOutOfRange.gltf'),
@@ -71,6 +72,17 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
       })
     }
   }
+
+  it("compresses glTF 1.0 (collada2gltf's embedded BoxTextured) into glTF 2.0 that draws the 2.0 sample's triangles, and the record says what 2.0 does not carry", async () => {
+    const id = await submit(paths.gltf1, { engine: 'meshopt' })
+    const record = completedTaskSchema.parse(await waitForTask(server.call, id))
+    expect(record.warnings).toContainEqual(expect.stringContaining('1 technique (GLSL shaders) not carried'))
+    const output = await platform.io.readBinary(new Uint8Array(await (await server.call(`/api/v1/tasks/${id}/download`)).arrayBuffer()))
+    expect(output.getRoot().getAsset().version).toBe('2.0')
+    const sample = await platform.io.readJSON({ json: JSON.parse(await readFile(paths.boxEmbedded, 'utf8')), resources: {} })
+    expectSameGeometry(sample, output)
+    expect(output.getRoot().listTextures()).toHaveLength(1)
+  })
 
   it('maps the compress fields to the encoders: fewer position bits give a smaller file', async () => {
     const sizes: number[] = []

@@ -12,37 +12,45 @@ export interface AssimpReadOptions {
   /** Finds the files the model references (its textures) among the upload's other files (a zip's entries). */
   resolve?: ResolveFile
   limits?: AssimpInputLimits
+  /** Files assimp must read beside the model (a glTF 1.0 file's buffers), under the names the model gives them. */
+  companions?: Record<string, Uint8Array>
 }
 
 /** glTF-Transform's resource key for a GLB's binary chunk. */
 const GLB_BUFFER = '@glb.bin'
 
-/** Formats read through assimp, with the name the model is handed to it under. */
-const MAIN_FILE: Record<'fbx' | 'dae', string> = { fbx: 'model.fbx', dae: 'model.dae' }
+/** Formats read through assimp: the name the model is handed to it under, and the format's name in messages. */
+const ASSIMP_FORMATS = {
+  fbx: { file: 'model.fbx', label: 'FBX' },
+  dae: { file: 'model.dae', label: 'DAE' },
+  gltf1: { file: 'model.gltf', label: 'glTF 1.0' },
+} as const
+
+/** A format read through assimp. */
+export type AssimpFormat = keyof typeof ASSIMP_FORMATS
 
 /**
- * Reads an FBX or COLLADA file into a Document through assimp (WASM): assimp imports the scene
- * (triangulated) and exports it as GLB, which the platform's IO reads back. Afterwards, images
+ * Reads an FBX, COLLADA or glTF 1.0 file into a Document through assimp (WASM): assimp imports the
+ * scene (triangulated) and exports it as GLB, which the platform's IO reads back. Afterwards, images
  * glTF cannot hold are converted (TGA → PNG) or dropped, and vertices are welded (assimp's export
- * unwelds them).
+ * unwelds them). A glTF 1.0 file's bounds are checked by its reader (gltf1.ts) before this.
  */
 export async function readWithAssimp(
   platform: Platform,
   bytes: Uint8Array,
-  format: 'fbx' | 'dae',
+  format: AssimpFormat,
   options: AssimpReadOptions = {},
 ): Promise<Document> {
   const limits = options.limits ?? ASSIMP_INPUT_LIMITS
   if (format === 'fbx') checkFbxInput(bytes, limits)
-  else checkDaeInput(bytes, limits)
-  const glb = await convertToGlb(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format)
+  else if (format === 'dae') checkDaeInput(bytes, limits)
+  const label = ASSIMP_FORMATS[format].label
+  const glb = await convertToGlb(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format, options.companions ?? {})
   const jsonDoc = splitGlb(glb)
   const notes: string[] = []
   const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note))
   const doc = await platform.io.readJSON(jsonDoc).catch((error: unknown) => {
-    throw new ModelInputError(
-      `could not read the ${format.toUpperCase()} file (assimp's glTF hand-over is invalid: ${errorMessage(error)})`,
-    )
+    throw new ModelInputError(`could not read the ${label} file (assimp's glTF hand-over is invalid: ${errorMessage(error)})`)
   })
   for (const note of notes) doc.getLogger().warn(`[${format}] ${note}`)
   for (const texture of doc.getRoot().listTextures()) {
@@ -53,19 +61,27 @@ export async function readWithAssimp(
 }
 
 /**
- * Imports the model alone: assimp only records the paths of external textures (its GLB keeps them
- * as URIs, resolved afterwards by {@link attachImages}), so handing it the other files would only
- * cost their copy into WASM (a few MB/s) and let assimp try each as the model when the first fails.
+ * Imports the model with only the companions it cannot do without (a glTF 1.0 file's buffers):
+ * assimp only records the paths of external textures (its GLB keeps them as URIs, resolved
+ * afterwards by {@link attachImages}), so handing it the other files would only cost their copy
+ * into WASM (a few MB/s) and let assimp try each as the model when the first fails.
  */
-async function convertToGlb(platform: Platform, bytes: Uint8Array, format: 'fbx' | 'dae'): Promise<Uint8Array<ArrayBuffer>> {
+async function convertToGlb(
+  platform: Platform,
+  bytes: Uint8Array,
+  format: AssimpFormat,
+  companions: Record<string, Uint8Array>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const { file: name, label } = ASSIMP_FORMATS[format]
   const ajs = await loadAssimp(platform)
   const list = new ajs.FileList()
   try {
-    list.AddFile(MAIN_FILE[format], bytes)
+    list.AddFile(name, bytes)
+    for (const [companion, content] of Object.entries(companions)) list.AddFile(companion, content)
     const result = ajs.ConvertFileList(list, 'glb2')
     try {
       if (!result.IsSuccess() || result.FileCount() === 0) {
-        throw new ModelInputError(`could not read the ${format.toUpperCase()} file (assimp: ${result.GetErrorCode().replace(/_/g, ' ')})`)
+        throw new ModelInputError(`could not read the ${label} file (assimp: ${result.GetErrorCode().replace(/_/g, ' ')})`)
       }
       const file = result.GetFile(0)
       // Copy out of the WASM heap before the result is freed.
@@ -79,7 +95,7 @@ async function convertToGlb(platform: Platform, bytes: Uint8Array, format: 'fbx'
     if (error instanceof WebAssembly.RuntimeError || /abort/i.test(errorMessage(error))) {
       // An aborted Emscripten module refuses every later call: load a fresh one next time.
       discardAssimp(platform)
-      throw new ModelInputError(`could not read the ${format.toUpperCase()} file (assimp aborted: ${errorMessage(error)})`)
+      throw new ModelInputError(`could not read the ${label} file (assimp aborted: ${errorMessage(error)})`)
     }
     throw error
   } finally {

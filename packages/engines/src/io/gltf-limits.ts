@@ -1,5 +1,6 @@
 import { errorMessage, ModelInputError, ReaderFaultError } from '../errors.ts'
 import { isGlb } from './gltf.ts'
+import { isGltf1Json } from './gltf1.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 
@@ -80,7 +81,9 @@ function meshoptBytes(json: LimitsJson): number {
 export function checkGltfAllocation(json: LimitsJson, options: ReadOptions = {}): void {
   let total = 0
   const views = Array.isArray(json.bufferViews) ? json.bufferViews : []
-  for (const [i, accessor] of ((json.accessors ?? []) as AccessorJson[]).entries()) {
+  // glTF 2.0 holds arrays; anything else (glTF 1.0's objects keyed by id) is not this check's to size.
+  const accessors = (Array.isArray(json.accessors) ? json.accessors : []) as AccessorJson[]
+  for (const [i, accessor] of accessors.entries()) {
     if (typeof accessor !== 'object' || accessor === null) continue
     const count = typeof accessor.count === 'number' ? accessor.count : 0
     const size = (COMPONENT_SIZES[accessor.componentType as number] ?? 4) * (TYPE_COMPONENTS[accessor.type as string] ?? 1)
@@ -99,7 +102,7 @@ export function checkGltfAllocation(json: LimitsJson, options: ReadOptions = {})
     checkSparsePart(views, sparse.values, entries * size, `accessor ${i}'s sparse values`)
     total += entries * (indexSize + size)
   }
-  checkAllocation(total, `glTF accessors (${(json.accessors ?? []).length})`, options)
+  checkAllocation(total, `glTF accessors (${accessors.length})`, options)
   checkAllocation(meshoptBytes(json), 'meshopt-compressed glTF data', options)
 }
 
@@ -151,8 +154,10 @@ export function gltfJson(bytes: Uint8Array): LimitsJson | undefined {
  * glTF-Validator): JSON depth, declared allocation, sparse entries. Other formats pass through.
  */
 export function checkGltfInput(bytes: Uint8Array, format: string, options: ReadOptions = {}): void {
-  if (format === 'glb') checkGltfAllocation(glbJson(bytes) ?? {}, options)
-  else if (format === 'gltf') checkGltfAllocation(gltfJson(bytes) ?? {}, options)
+  if (format !== 'glb' && format !== 'gltf') return
+  const json = format === 'glb' ? glbJson(bytes) : gltfJson(bytes)
+  // glTF 1.0 is read through assimp, whose reader checks it (gltf1.ts).
+  if (!isGltf1Json(json)) checkGltfAllocation(json ?? {}, options)
 }
 
 /** glTF-Transform's words for a file that requires an extension it has no reader for. */

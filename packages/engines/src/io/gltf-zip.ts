@@ -2,6 +2,7 @@ import type { Document, NodeIO } from '@gltf-transform/core'
 import { errorMessage, ModelInputError } from '../errors.ts'
 import { compactGltfJson } from './compact-json.ts'
 import { readGltf } from './gltf.ts'
+import { isGltf1Json } from './gltf1.ts'
 import type { ReadOptions } from './limits.ts'
 import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
 import { assertJsonDepth } from './json-depth.ts'
@@ -39,6 +40,8 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
   const format = extensionOf(model)
   if (format === 'gltf') {
     const json = parseJson(files.get(model)!)
+    // glTF 1.0 finds its buffers and images through the resolver, as assimp's other formats do.
+    if (isGltf1Json(json)) return readInner(format, files.get(model)!, resolve)
     checkGltfAllocation(json, options)
     const resources: Record<string, Uint8Array> = {}
     for (const item of [...(json.buffers ?? []), ...(json.images ?? [])]) {

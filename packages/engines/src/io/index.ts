@@ -3,6 +3,7 @@ import { ModelInputError } from '../errors.ts'
 import { GENERATOR } from '../generator.ts'
 import type { Platform } from '../platform.ts'
 import { readGlb, readGltf, writeGlb } from './gltf.ts'
+import { isBinaryGltf1, isGltf1Json, readGltf1 } from './gltf1.ts'
 import { readFbx } from './fbx.ts'
 import { writeFbx } from './fbx-writer.ts'
 import { readDae } from './dae.ts'
@@ -74,8 +75,8 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
 }
 
 /**
- * The codec of a glTF container: the sizes its JSON declares are checked before the library reads
- * it, and what it writes is made valid glTF first, with Mos named as its generator (generator.ts).
+ * The codec of a glTF container: glTF 1.0 goes to its own reader (gltf1.ts); for 2.0 the sizes its
+ * JSON declares are checked before the library reads it, and what it writes is made valid glTF first, with Mos named as its generator (generator.ts).
  */
 function gltfCodec(
   jsonOf: (bytes: Uint8Array) => LimitsJson | undefined,
@@ -85,7 +86,9 @@ function gltfCodec(
 ): FormatCodec {
   return {
     read: async (platform, bytes, options) => {
-      checkGltfAllocation(jsonOf(bytes) ?? {}, options)
+      const json = jsonOf(bytes)
+      if (isBinaryGltf1(bytes) || isGltf1Json(json)) return readGltf1(platform, bytes, { resolve: options?.resolve })
+      checkGltfAllocation(json ?? {}, options)
       return asInputError(() => read(platform.io, bytes))
     },
     write: async (platform, doc) => {

@@ -1,4 +1,5 @@
 import type { Document } from '@gltf-transform/core'
+import { isGltf1 } from '../io/gltf1.ts'
 
 /**
  * The version of the format as the file declares it, read from the first bytes: glTF's
@@ -11,7 +12,8 @@ export function formatVersion(format: string, bytes: Uint8Array, doc: Document):
   switch (format) {
     case 'glb':
     case 'gltf':
-      return doc.getRoot().getAsset().version ?? ''
+      // A glTF 1.0 file is read into a 2.0 document (gltf1.ts): the version is the file's.
+      return isGltf1(bytes) ? '1.0' : (doc.getRoot().getAsset().version ?? '')
     case 'stl':
       // An ASCII STL starts with "solid" and has a facet line; binary ones may start with "solid" too.
       return /^\s*solid[^\n]*\n\s*(facet|endsolid)/.test(head) ? 'ascii' : 'binary'

@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module'
 import type { ValidationMessage, ValidationReport } from 'gltf-validator'
 import { isGlb } from '../io/gltf.ts'
+import { isGltf1 } from '../io/gltf1.ts'
 import type { DiagnosisIssue, IssueSeverity } from './diagnosis-types.ts'
 
 /** Khronos glTF-Validator's entry points (the npm build: pure JS, no install script, no network). */
@@ -59,7 +60,8 @@ export interface GltfValidation {
  */
 export async function validateGltf(validator: GltfValidator, bytes: Uint8Array, maxIssues: number): Promise<GltfValidation | null> {
   const format = isGlb(bytes) ? 'glb' : looksLikeJson(bytes) ? 'gltf' : null
-  if (!format) return null
+  // glTF-Validator knows 2.0 only: a 1.0 file would get "unknown version" and nothing about its content.
+  if (!format || isGltf1(bytes)) return null
   const report = await validator.validateBytes(bytes, {
     format,
     maxIssues,

@@ -1,0 +1,286 @@
+import type { Document } from '@gltf-transform/core'
+import { errorMessage, ModelInputError } from '../errors.ts'
+import type { Platform } from '../platform.ts'
+import { ASSIMP_INPUT_LIMITS, type AssimpInputLimits } from './assimp-input-limits.ts'
+import { readWithAssimp } from './assimp-read.ts'
+import { assertJsonDepth } from './json-depth.ts'
+import type { ResolveFile } from './upload-files.ts'
+
+/**
+ * glTF 1.0 (2015–2017: collada2gltf, Cesium, early Sketchfab and Blender exports) as input. Its
+ * collections are objects keyed by id, materials are GLSL techniques, and the binary form is the
+ * KHR_binary_glTF container; glTF-Transform, gltfpack and glTF-Validator read 2.0 only. assimp's
+ * glTF 1.0 importer reads it, so Mos reads it through assimp as it reads FBX and COLLADA, and every
+ * operation then writes glTF 2.0 (or the target asked for).
+ */
+
+const GLB_MAGIC = 0x46546c67
+const BINARY_HEADER_BYTES = 20
+/** The id KHR_binary_glTF gives the buffer that is the container's body. */
+const BODY_BUFFER = 'binary_glTF'
+
+type Entry = Record<string, unknown>
+interface Gltf1Json {
+  asset?: { version?: unknown }
+  buffers?: Record<string, Entry>
+  bufferViews?: Record<string, Entry>
+  accessors?: Record<string, Entry>
+  images?: Record<string, Entry>
+  shaders?: Record<string, Entry>
+  techniques?: Record<string, Entry>
+  animations?: Record<string, Entry>
+  skins?: Record<string, Entry>
+  cameras?: Record<string, Entry>
+  extensionsUsed?: unknown
+}
+
+const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
+const TYPE_COMPONENTS: Record<string, number> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 }
+
+/** True for binary glTF 1.0 (KHR_binary_glTF): the GLB magic with container version 1. */
+export function isBinaryGltf1(bytes: Uint8Array): boolean {
+  if (bytes.byteLength < 8) return false
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 8)
+  return view.getUint32(0, true) === GLB_MAGIC && view.getUint32(4, true) === 1
+}
+
+/**
+ * True when a parsed .gltf is glTF 1.0: its `asset.version` says 1 (collada2gltf wrote the number
+ * 1 as well as "1.0"), or, without one, its collections are objects keyed by id where 2.0 has arrays.
+ */
+export function isGltf1Json(json: unknown): boolean {
+  if (typeof json !== 'object' || json === null) return false
+  const version = (json as Gltf1Json).asset?.version
+  if (version !== undefined) return /^1(\.|$)/.test(String(version))
+  return ['meshes', 'accessors', 'nodes', 'buffers'].some((key) => {
+    const value = (json as Record<string, unknown>)[key]
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+  })
+}
+
+/** True when glb or gltf bytes hold glTF 1.0 (what glTF-Validator, a 2.0 validator, has nothing to say about). */
+export function isGltf1(bytes: Uint8Array): boolean {
+  if (isBinaryGltf1(bytes)) return true
+  const first = bytes.findIndex(
+    (byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09 && byte !== 0xef && byte !== 0xbb && byte !== 0xbf,
+  )
+  if (bytes[first] !== 0x7b) return false
+  try {
+    return isGltf1Json(parseJson(bytes, 'glTF JSON'))
+  } catch {
+    return false
+  }
+}
+
+/** Options of the glTF 1.0 reader. */
+export interface Gltf1ReadOptions {
+  /** Finds the files the model references (its .bin buffers and images) among the upload's other files. */
+  resolve?: ResolveFile
+  limits?: AssimpInputLimits
+}
+
+/**
+ * Reads a glTF 1.0 file, JSON (.gltf) or binary (KHR_binary_glTF), into a Document. Its buffers and
+ * images come embedded, from the binary body, or from `options.resolve` (a zip's entries); one that
+ * is nowhere is refused, as for glTF 2.0. What glTF 2.0 or assimp's importer does not carry
+ * (techniques and their shaders, animations, skins, cameras) is said in the document's log, which
+ * the task's warnings take.
+ *
+ * ```ts
+ * const doc = await readGltf1(platform, bytes, { resolve })
+ * ```
+ */
+export async function readGltf1(platform: Platform, bytes: Uint8Array, options: Gltf1ReadOptions = {}): Promise<Document> {
+  const limits = options.limits ?? ASSIMP_INPUT_LIMITS
+  const { json, files } = isBinaryGltf1(bytes)
+    ? unpackBinary(bytes)
+    : { json: parseJson(bytes, 'glTF 1.0 JSON'), files: new Map<string, Uint8Array>() }
+  if (!isGltf1Json(json)) throw new ModelInputError('invalid glTF 1.0: its JSON holds no glTF 1.0 asset')
+  const resolve: ResolveFile = (uri) => files.get(uri) ?? options.resolve?.(uri)
+  const companions = gatherBuffers(json, resolve)
+  for (const [, image] of entries(json.images)) {
+    if (typeof image.uri === 'string' && !image.uri.startsWith('data:') && !resolve(image.uri)) missingResource(image.uri)
+  }
+  const text = new TextEncoder().encode(JSON.stringify(json))
+  const total = Object.values(companions).reduce((sum, file) => sum + file.byteLength, text.byteLength)
+  if (total > limits.maxInputBytes) {
+    throw new ModelInputError(`glTF 1.0 file and buffers of ${total} bytes exceed the limit of ${limits.maxInputBytes} bytes`)
+  }
+  checkAccessors(json, companions)
+  const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions })
+  for (const note of notCarried(json, doc)) doc.getLogger().warn(`[gltf 1.0] ${note}`)
+  return doc
+}
+
+/** The JSON object of a .gltf or of a binary container's content. */
+function parseJson(bytes: Uint8Array, what: string): Gltf1Json {
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+  const text = new TextDecoder().decode(bytes.subarray(start))
+  assertJsonDepth(text, what)
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new ModelInputError(`invalid ${what}: ${errorMessage(error)}`)
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ModelInputError(`invalid ${what}: not an object`)
+  return json as Gltf1Json
+}
+
+/**
+ * Opens a KHR_binary_glTF container into its JSON and the files it embeds: the body becomes the
+ * buffer it stands for, and each image given by a buffer view becomes a file of its own, referenced
+ * by URI (assimp's glTF 1.0 importer reads the JSON form only). Shaders are left out: nothing reads them.
+ */
+function unpackBinary(bytes: Uint8Array): { json: Gltf1Json; files: Map<string, Uint8Array> } {
+  if (bytes.byteLength < BINARY_HEADER_BYTES)
+    throw new ModelInputError(`truncated binary glTF 1.0: ${bytes.byteLength} bytes, less than its header`)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, BINARY_HEADER_BYTES)
+  const length = view.getUint32(8, true)
+  const contentLength = view.getUint32(12, true)
+  const contentFormat = view.getUint32(16, true)
+  if (length > bytes.byteLength)
+    throw new ModelInputError(`truncated binary glTF 1.0: header declares ${length} bytes, file has ${bytes.byteLength}`)
+  if (contentFormat !== 0) throw new ModelInputError(`invalid binary glTF 1.0: content format ${contentFormat} (0, JSON, is the only one)`)
+  if (BINARY_HEADER_BYTES + contentLength > length) {
+    throw new ModelInputError(`invalid binary glTF 1.0: header declares ${contentLength} bytes of JSON in a file of ${length}`)
+  }
+  const json = parseJson(bytes.subarray(BINARY_HEADER_BYTES, BINARY_HEADER_BYTES + contentLength), 'binary glTF 1.0 JSON')
+  const body = bytes.subarray(BINARY_HEADER_BYTES + contentLength, length)
+  const files = new Map<string, Uint8Array>()
+  const bodyBuffer = json.buffers?.[BODY_BUFFER]
+  if (bodyBuffer) {
+    const name = `${BODY_BUFFER}.bin`
+    bodyBuffer.uri = name
+    files.set(name, body)
+  }
+  let index = 0
+  for (const [id, image] of entries(json.images)) {
+    const embedded = (image.extensions as Record<string, Entry> | undefined)?.KHR_binary_glTF
+    if (!embedded) continue
+    const source = json.bufferViews?.[String(embedded.bufferView)]
+    if (!source || source.buffer !== BODY_BUFFER)
+      throw new ModelInputError(`invalid binary glTF 1.0: image "${id}" names no buffer view of the body`)
+    const start = Number(source.byteOffset ?? 0)
+    const end = start + Number(source.byteLength)
+    if (!(start >= 0 && end <= body.byteLength)) {
+      throw new ModelInputError(`invalid binary glTF 1.0: image "${id}" lies past the body's ${body.byteLength} bytes`)
+    }
+    const name = `image-${index++}.${embedded.mimeType === 'image/jpeg' ? 'jpg' : 'png'}`
+    image.uri = name
+    files.set(name, body.subarray(start, end))
+    delete (image.extensions as Record<string, Entry>).KHR_binary_glTF
+  }
+  delete json.shaders
+  if (Array.isArray(json.extensionsUsed)) json.extensionsUsed = json.extensionsUsed.filter((name) => name !== 'KHR_binary_glTF')
+  return { json, files }
+}
+
+/**
+ * The external buffers as files for assimp, renamed `buffer-<n>.bin` in the JSON (an author's
+ * relative path means nothing inside assimp's file list). Data URIs stay as they are.
+ */
+function gatherBuffers(json: Gltf1Json, resolve: ResolveFile): Record<string, Uint8Array> {
+  const companions: Record<string, Uint8Array> = {}
+  for (const [id, buffer] of entries(json.buffers)) {
+    const uri = buffer.uri
+    if (typeof uri !== 'string') throw new ModelInputError(`invalid glTF 1.0: buffer "${id}" has no uri`)
+    if (uri.startsWith('data:')) continue
+    const found = resolve(uri) ?? missingResource(uri)
+    const name = `buffer-${Object.keys(companions).length}.bin`
+    buffer.uri = name
+    companions[name] = found
+  }
+  return companions
+}
+
+function missingResource(uri: string): never {
+  throw new ModelInputError(`external resource not available: "${uri}" (embed it, or upload a .glb or a .zip holding it)`)
+}
+
+/**
+ * Each accessor must lie inside its buffer view, and each view inside its buffer's bytes: assimp
+ * sizes its arrays from the declared counts before reading, so a count past the data would have it
+ * allocate what the file does not hold (and a failed WASM allocation aborts the module).
+ */
+function checkAccessors(json: Gltf1Json, companions: Record<string, Uint8Array>): void {
+  const bufferBytes = (id: string): number | undefined => {
+    const uri = json.buffers?.[id]?.uri
+    if (typeof uri !== 'string') return undefined
+    return uri.startsWith('data:') ? dataUriBytes(uri) : companions[uri]?.byteLength
+  }
+  for (const [id, view] of entries(json.bufferViews)) {
+    const available = bufferBytes(String(view.buffer))
+    const end = Number(view.byteOffset ?? 0) + Number(view.byteLength ?? 0)
+    if (available === undefined)
+      throw new ModelInputError(`invalid glTF 1.0: buffer view "${id}" names buffer "${String(view.buffer)}", which does not exist`)
+    if (!(end <= available))
+      throw new ModelInputError(`invalid glTF 1.0: buffer view "${id}" ends at byte ${end}, past the ${available} bytes of its buffer`)
+  }
+  for (const [id, accessor] of entries(json.accessors)) {
+    const view = json.bufferViews?.[String(accessor.bufferView)]
+    if (!view)
+      throw new ModelInputError(
+        `invalid glTF 1.0: accessor "${id}" names buffer view "${String(accessor.bufferView)}", which does not exist`,
+      )
+    const element = (COMPONENT_BYTES[Number(accessor.componentType)] ?? 4) * (TYPE_COMPONENTS[String(accessor.type)] ?? 1)
+    const count = Number(accessor.count)
+    const stride = Number(accessor.byteStride) || element
+    const end = count > 0 ? Number(accessor.byteOffset ?? 0) + stride * (count - 1) + element : 0
+    if (!(count >= 0 && end <= Number(view.byteLength))) {
+      throw new ModelInputError(
+        `invalid glTF 1.0: accessor "${id}" reads ${String(accessor.count)} elements, past the ${String(view.byteLength)} bytes of its buffer view`,
+      )
+    }
+  }
+}
+
+/** The decoded length of a data URI (base64 or percent-encoded), without decoding it. */
+function dataUriBytes(uri: string): number {
+  const comma = uri.indexOf(',')
+  const data = uri.slice(comma + 1)
+  if (/;base64$/i.test(uri.slice(0, comma))) return Math.floor((data.replace(/=+$/, '').length * 3) / 4)
+  return decodeURIComponentSafely(data).length
+}
+
+function decodeURIComponentSafely(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** What the file holds that the document read through assimp does not, one note each. */
+function notCarried(json: Gltf1Json, doc: Document): string[] {
+  const root = doc.getRoot()
+  const notes: string[] = []
+  const techniques = Object.keys(json.techniques ?? {}).length
+  if (techniques > 0) {
+    notes.push(
+      `${count(techniques, 'technique')} (GLSL shaders) not carried: glTF 2.0 has none; materials became PBR from their values (diffuse colour or texture → base colour, shininess → roughness)`,
+    )
+  }
+  const lost: [string, number, number][] = [
+    ['animation', Object.keys(json.animations ?? {}).length, root.listAnimations().length],
+    ['skin', Object.keys(json.skins ?? {}).length, root.listSkins().length],
+    ['camera', Object.keys(json.cameras ?? {}).length, root.listCameras().length],
+  ]
+  for (const [what, before, after] of lost) {
+    if (after < before)
+      notes.push(
+        `${count(before - after, what)} not carried: assimp's glTF 1.0 importer, which Mos reads glTF 1.0 through, does not import them`,
+      )
+  }
+  return notes
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`
+}
+
+/** The entries of a glTF 1.0 collection (an object keyed by id), skipping what is not an object. */
+function entries(collection: Record<string, Entry> | undefined): [string, Entry][] {
+  if (typeof collection !== 'object' || collection === null) return []
+  return Object.entries(collection).filter((entry): entry is [string, Entry] => typeof entry[1] === 'object' && entry[1] !== null)
+}

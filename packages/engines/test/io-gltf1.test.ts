@@ -1,0 +1,207 @@
+import { readdirSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { type Document, getBounds, Primitive } from '@gltf-transform/core'
+import { zipSync } from 'fflate'
+import sharp from 'sharp'
+import { afterAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { countSceneTriangles, createEnginePool, type JobName, loadPlatform, type Platform } from '../src/index.ts'
+import { success } from './support/job-result.ts'
+import { validateGlb } from './texture-fixtures.ts'
+
+const { available, paths } = corpusFiles({
+  box: assimp('glTF', 'BoxTextured-glTF'),
+  embedded: assimp('glTF', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
+  common: assimp('glTF', 'BoxTextured-glTF-MaterialsCommon'),
+  truck: assimp('glTF', 'CesiumMilkTruck'),
+  incorrect: assimp('glTF', 'IncorrectVertexArrays'),
+  truncatedBinary: assimp('glTF', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  box2: assimp('glTF2', 'BoxTextured-glTF', 'BoxTextured.gltf'),
+})
+
+/** A folder's files as a zip, as a user uploads a .gltf with what it references. */
+async function zipOf(folder: string): Promise<Uint8Array> {
+  const files: Record<string, Uint8Array> = {}
+  for (const name of readdirSync(folder)) files[name] = new Uint8Array(await readFile(join(folder, name)))
+  return zipSync(files)
+}
+
+/**
+ * Every triangle corner the scene draws, as its world position and first UV rounded to 1e-4,
+ * sorted: what a renderer draws, whatever the indexing, node layout or vertex order.
+ */
+function worldCorners(doc: Document): string[] {
+  const corners: string[] = []
+  for (const node of doc.getRoot().listNodes()) {
+    const mesh = node.getMesh()
+    if (!mesh) continue
+    const m = node.getWorldMatrix()
+    for (const prim of mesh.listPrimitives()) {
+      expect(prim.getMode()).toBe(Primitive.Mode.TRIANGLES)
+      const position = prim.getAttribute('POSITION')!
+      const uv = prim.getAttribute('TEXCOORD_0')
+      const indices = prim.getIndices()
+      const count = indices ? indices.getCount() : position.getCount()
+      for (let i = 0; i < count; i++) {
+        const v = indices ? indices.getScalar(i) : i
+        const [x, y, z] = position.getElement(v, [0, 0, 0])
+        const world = [0, 1, 2].map((r) => m[r]! * x! + m[4 + r]! * y! + m[8 + r]! * z! + m[12 + r]!)
+        const key = [...world, ...(uv ? uv.getElement(v, [0, 0]) : [])].map((n) => (Math.round(n * 1e4) / 1e4 + 0).toFixed(4))
+        corners.push(key.join(' '))
+      }
+    }
+  }
+  return corners.sort()
+}
+
+/** The pixels of an image, to compare images whose bytes were re-coded. */
+async function pixels(image: Uint8Array): Promise<Buffer> {
+  return sharp(image).ensureAlpha().raw().toBuffer()
+}
+
+/**
+ * A binary glTF 1.0 (KHR_binary_glTF) of a .gltf, its one buffer and one PNG, as collada2gltf and
+ * Cesium wrote them: a 20-byte header, the JSON padded to 4 bytes, then the body (the buffer, then
+ * the image); the image names its buffer view through the extension.
+ */
+function binaryGltf1(json: Record<string, Record<string, Record<string, unknown>>>, bin: Uint8Array, png: Uint8Array): Uint8Array {
+  const imageOffset = Math.ceil(bin.byteLength / 4) * 4
+  const body = new Uint8Array(imageOffset + png.byteLength)
+  body.set(bin)
+  body.set(png, imageOffset)
+  const out = structuredClone(json) as typeof json & { extensionsUsed?: string[] }
+  out.buffers = { binary_glTF: { byteLength: body.byteLength, type: 'arraybuffer', uri: 'data:,' } }
+  for (const view of Object.values(out.bufferViews!)) view.buffer = 'binary_glTF'
+  out.bufferViews!.image_view = { buffer: 'binary_glTF', byteOffset: imageOffset, byteLength: png.byteLength }
+  for (const image of Object.values(out.images!)) {
+    image.uri = 'data:,'
+    image.extensions = { KHR_binary_glTF: { bufferView: 'image_view', mimeType: 'image/png', width: 256, height: 256 } }
+  }
+  out.extensionsUsed = ['KHR_binary_glTF']
+  let content = new TextEncoder().encode(JSON.stringify(out))
+  const padded = new Uint8Array(Math.ceil(content.byteLength / 4) * 4).fill(0x20)
+  padded.set(content)
+  content = padded
+  const file = new Uint8Array(20 + content.byteLength + body.byteLength)
+  const header = new DataView(file.buffer)
+  header.setUint32(0, 0x46546c67, true)
+  header.setUint32(4, 1, true)
+  header.setUint32(8, file.byteLength, true)
+  header.setUint32(12, content.byteLength, true)
+  header.setUint32(16, 0, true)
+  file.set(content, 20)
+  file.set(body, 20 + content.byteLength)
+  return file
+}
+
+/** Triangles a glTF 1.0 file's scene draws, counted from its JSON (indexed triangle primitives, as collada2gltf wrote them). */
+function gltf1Triangles(json: {
+  meshes: Record<string, { primitives: { indices: string; mode?: number }[] }>
+  accessors: Record<string, { count: number }>
+  nodes: Record<string, { meshes?: string[] }>
+}): number {
+  let triangles = 0
+  for (const node of Object.values(json.nodes)) {
+    for (const mesh of node.meshes ?? []) {
+      for (const prim of json.meshes[mesh]!.primitives) {
+        expect(prim.mode ?? 4).toBe(4)
+        triangles += json.accessors[prim.indices]!.count / 3
+      }
+    }
+  }
+  return triangles
+}
+
+describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
+  const pool = createEnginePool({ threads: 1 })
+  const platform: Platform = await loadPlatform()
+  afterAll(() => pool.destroy())
+  const run = async (name: JobName, bytes: Uint8Array, format: string, options: Record<string, unknown> = {}) =>
+    pool.run({ name, input: { bytes: bytes.slice() }, format, options })
+  const convert = async (bytes: Uint8Array, format: string) => {
+    const result = success(await run('convert', bytes, format, { target_format: 'glb' }))
+    expect((await validateGlb(result.bytes!)).errors).toEqual([])
+    return { doc: await platform.io.readBinary(result.bytes!), warnings: (result.details?.warnings ?? []) as string[] }
+  }
+
+  it('draws what the glTF 2.0 sample of the same model draws: BoxTextured, every corner at the same place with the same UV, the texture the same pixels', async () => {
+    const { doc, warnings } = await convert(await zipOf(paths.box), 'zip')
+    const sample = await platform.io.read(paths.box2)
+    expect(worldCorners(doc)).toHaveLength(36)
+    expect(worldCorners(doc)).toEqual(worldCorners(sample))
+    const [texture] = doc.getRoot().listTextures()
+    expect(await pixels(texture!.getImage()!)).toEqual(await pixels(new Uint8Array(await readFile(join(paths.box, 'CesiumLogoFlat.png')))))
+    expect(doc.getRoot().listMaterials()[0]!.getBaseColorTexture()).toBe(texture)
+    expect(warnings).toContainEqual(expect.stringContaining('1 technique (GLSL shaders) not carried'))
+  })
+
+  it('reads data URIs (the embedded form alone) and KHR_materials_common (no technique to lose) as the same box', async () => {
+    const reference = worldCorners((await convert(await zipOf(paths.box), 'zip')).doc)
+    const embedded = await convert(new Uint8Array(await readFile(paths.embedded)), 'gltf')
+    expect(worldCorners(embedded.doc)).toEqual(reference)
+    expect(embedded.doc.getRoot().listTextures()).toHaveLength(1)
+    const common = await convert(await zipOf(paths.common), 'zip')
+    expect(worldCorners(common.doc)).toEqual(reference)
+    expect(common.doc.getRoot().listMaterials()[0]!.getBaseColorTexture()).not.toBeNull()
+    expect(common.warnings.filter((w) => w.includes('technique'))).toEqual([])
+  })
+
+  it('reads binary glTF 1.0 (KHR_binary_glTF) as its JSON form, and refuses the corpus one whose header declares more bytes than it holds', async () => {
+    const json = JSON.parse(await readFile(join(paths.box, 'BoxTextured.gltf'), 'utf8'))
+    const png = new Uint8Array(await readFile(join(paths.box, 'CesiumLogoFlat.png')))
+    const glb = binaryGltf1(json, new Uint8Array(await readFile(join(paths.box, 'BoxTextured.bin'))), png)
+    const { doc } = await convert(glb, 'glb')
+    expect(worldCorners(doc)).toEqual(worldCorners((await convert(await zipOf(paths.box), 'zip')).doc))
+    expect(await pixels(doc.getRoot().listTextures()[0]!.getImage()!)).toEqual(await pixels(png))
+    const truncated = await run('convert', new Uint8Array(await readFile(paths.truncatedBinary)), 'glb', { target_format: 'glb' })
+    expect(truncated).toMatchObject({ ok: false, message: 'truncated binary glTF 1.0: header declares 17754 bytes, file has 17721' })
+  })
+
+  it('compresses CesiumMilkTruck (a zip) with every triangle and its bounds, and says its two animations are not carried', async () => {
+    const json = JSON.parse(await readFile(join(paths.truck, 'CesiumMilkTruck.gltf'), 'utf8'))
+    const converted = await convert(await zipOf(paths.truck), 'zip')
+    expect(countSceneTriangles(converted.doc)).toBe(gltf1Triangles(json))
+    expect(converted.warnings).toContainEqual(expect.stringContaining(`${Object.keys(json.animations).length} animations not carried`))
+    const result = success(await run('compress', await zipOf(paths.truck), 'zip', { engine: 'meshopt' }))
+    expect((await validateGlb(result.bytes!)).errors).toEqual([])
+    const compressed = await platform.io.readBinary(result.bytes!)
+    expect(countSceneTriangles(compressed)).toBe(gltf1Triangles(json))
+    const [before, after] = [converted.doc, compressed].map((doc) => getBounds(doc.getRoot().listScenes()[0]!))
+    const extent = Math.max(...before!.max.map((v, i) => v - before!.min[i]!))
+    for (let i = 0; i < 3; i++) expect(Math.abs(after!.max[i]! - before!.max[i]!)).toBeLessThan(extent * 0.001)
+  })
+
+  it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {
+    const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
+    const report = JSON.parse(new TextDecoder().decode(result.bytes!))
+    expect(report).toMatchObject({ format: 'gltf', version: '1.0' })
+    expect(JSON.stringify(report)).not.toContain('gltf_')
+    expect(report.meshes.reduce((sum: number, mesh: { triangles: number }) => sum + mesh.triangles, 0)).toBe(12)
+  })
+
+  it('refuses what it cannot read, naming the problem: a buffer not uploaded, a buffer view past its buffer, an accessor past its view', async () => {
+    const alone = await run('convert', new Uint8Array(await readFile(join(paths.truck, 'CesiumMilkTruck.gltf'))), 'gltf', {
+      target_format: 'glb',
+    })
+    expect(alone).toMatchObject({ ok: false, message: expect.stringContaining('external resource not available: "CesiumMilkTruck.bin"') })
+    // IncorrectVertexArrays: views reaching past the 514 bytes of Cube.bin (assimp would read what is not there).
+    const incorrect = await run('convert', await zipOf(paths.incorrect), 'zip', { target_format: 'glb' })
+    expect(incorrect).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(
+        /^invalid glTF 1\.0: buffer view "bufferView_\d+" ends at byte \d+, past the 514 bytes of its buffer$/,
+      ),
+    })
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    const accessor = Object.keys(json.accessors)[0]!
+    json.accessors[accessor].count = 1e9
+    const huge = await run('convert', new TextEncoder().encode(JSON.stringify(json)), 'gltf', { target_format: 'glb' })
+    expect(huge).toMatchObject({
+      ok: false,
+      message: `invalid glTF 1.0: accessor "${accessor}" reads 1000000000 elements, past the ${json.bufferViews[json.accessors[accessor].bufferView].byteLength} bytes of its buffer view`,
+    })
+    // The pool still reads glTF 1.0 after the refusals.
+    expect(worldCorners((await convert(new Uint8Array(await readFile(paths.embedded)), 'gltf')).doc)).toHaveLength(36)
+  })
+})
