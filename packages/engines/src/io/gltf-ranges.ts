@@ -12,8 +12,10 @@ interface RangeJson {
   accessors?: { bufferView?: number; byteOffset?: number; count: number; componentType: number; type: string }[]
 }
 
-const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
-const TYPE_COMPONENTS: Record<string, number> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 }
+/** Bytes of each accessor component type, by its GL enum (the same in glTF 1.0 and 2.0). */
+export const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
+/** Components of each accessor type. */
+export const TYPE_COMPONENTS: Record<string, number> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 }
 
 /** The key glTF-Transform gives the GLB binary chunk in a JSONDocument's resources. */
 const GLB_BUFFER = '@glb.bin'

@@ -3,6 +3,8 @@ import { errorMessage, ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { readWithAssimp } from './assimp-read.ts'
+import { entries, restoreGltf1Scene } from './gltf1-scene.ts'
+import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { ResolveFile } from './upload-files.ts'
 
@@ -33,9 +35,6 @@ interface Gltf1Json {
   cameras?: Record<string, Entry>
   extensionsUsed?: unknown
 }
-
-const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
-const TYPE_COMPONENTS: Record<string, number> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 }
 
 /** True for binary glTF 1.0 (KHR_binary_glTF): the GLB magic with container version 1. */
 export function isBinaryGltf1(bytes: Uint8Array): boolean {
@@ -82,9 +81,9 @@ export interface Gltf1ReadOptions {
 /**
  * Reads a glTF 1.0 file, JSON (.gltf) or binary (KHR_binary_glTF), into a Document. Its buffers and
  * images come embedded, from the binary body, or from `options.resolve` (a zip's entries); one that
- * is nowhere is refused, as for glTF 2.0. What glTF 2.0 or assimp's importer does not carry
- * (techniques and their shaders, animations, skins, cameras) is said in the document's log, which
- * the task's warnings take.
+ * is nowhere is refused, as for glTF 2.0. Node transforms, names and animations are restored from
+ * the JSON (gltf1-scene.ts); what glTF 2.0 or assimp's importer does not carry (techniques and their
+ * shaders, skins, cameras) is said in the document's log, which the task's warnings take.
  *
  * ```ts
  * const doc = await readGltf1(platform, bytes, { resolve })
@@ -97,18 +96,19 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
     : { json: parseJson(bytes, 'glTF 1.0 JSON'), files: new Map<string, Uint8Array>() }
   if (!isGltf1Json(json)) throw new ModelInputError('invalid glTF 1.0: its JSON holds no glTF 1.0 asset')
   const resolve: ResolveFile = (uri) => files.get(uri) ?? options.resolve?.(uri)
-  const companions = gatherBuffers(json, resolve)
+  const { companions, buffers } = gatherBuffers(json, resolve)
   for (const [, image] of entries(json.images)) {
     if (typeof image.uri === 'string' && !image.uri.startsWith('data:') && !resolve(image.uri)) missingResource(image.uri)
   }
   const text = new TextEncoder().encode(JSON.stringify(json))
-  const total = Object.values(companions).reduce((sum, file) => sum + file.byteLength, text.byteLength)
+  const total = [...buffers.values()].reduce((sum, file) => sum + file.byteLength, text.byteLength)
   if (total > limits.maxInputBytes) {
     throw new ModelInputError(`glTF 1.0 file and buffers of ${total} bytes exceed the limit of ${limits.maxInputBytes} bytes`)
   }
-  checkAccessors(json, companions)
+  checkAccessors(json, buffers)
   const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions })
-  for (const note of notCarried(json, doc)) doc.getLogger().warn(`[gltf 1.0] ${note}`)
+  const { notes } = restoreGltf1Scene(doc, json, buffers)
+  for (const note of [...notes, ...notCarried(json, doc)]) doc.getLogger().warn(`[gltf 1.0] ${note}`)
   return doc
 }
 
@@ -177,21 +177,42 @@ function unpackBinary(bytes: Uint8Array): { json: Gltf1Json; files: Map<string, 
 }
 
 /**
- * The external buffers as files for assimp, renamed `buffer-<n>.bin` in the JSON (an author's
- * relative path means nothing inside assimp's file list). Data URIs stay as they are.
+ * Each buffer's bytes by id (data URIs decoded), and the external ones as files for assimp, renamed
+ * `buffer-<n>.bin` in the JSON (an author's relative path means nothing inside assimp's file list).
  */
-function gatherBuffers(json: Gltf1Json, resolve: ResolveFile): Record<string, Uint8Array> {
+function gatherBuffers(
+  json: Gltf1Json,
+  resolve: ResolveFile,
+): { companions: Record<string, Uint8Array>; buffers: Map<string, Uint8Array> } {
   const companions: Record<string, Uint8Array> = {}
+  const buffers = new Map<string, Uint8Array>()
   for (const [id, buffer] of entries(json.buffers)) {
     const uri = buffer.uri
     if (typeof uri !== 'string') throw new ModelInputError(`invalid glTF 1.0: buffer "${id}" has no uri`)
-    if (uri.startsWith('data:')) continue
+    if (uri.startsWith('data:')) {
+      buffers.set(id, decodeDataUri(uri))
+      continue
+    }
     const found = resolve(uri) ?? missingResource(uri)
     const name = `buffer-${Object.keys(companions).length}.bin`
     buffer.uri = name
     companions[name] = found
+    buffers.set(id, found)
   }
-  return companions
+  return { companions, buffers }
+}
+
+/** The bytes of a data URI, base64 or percent-encoded. */
+function decodeDataUri(uri: string): Uint8Array {
+  const comma = uri.indexOf(',')
+  const data = uri.slice(comma + 1)
+  if (/;base64$/i.test(uri.slice(0, comma))) return new Uint8Array(Buffer.from(data, 'base64'))
+  return new Uint8Array(
+    Buffer.from(
+      data.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+      'latin1',
+    ),
+  )
 }
 
 function missingResource(uri: string): never {
@@ -203,17 +224,13 @@ function missingResource(uri: string): never {
  * sizes its arrays from the declared counts before reading, so a count past the data would have it
  * allocate what the file does not hold (and a failed WASM allocation aborts the module).
  */
-function checkAccessors(json: Gltf1Json, companions: Record<string, Uint8Array>): void {
-  const bufferBytes = (id: string): number | undefined => {
-    const uri = json.buffers?.[id]?.uri
-    if (typeof uri !== 'string') return undefined
-    return uri.startsWith('data:') ? dataUriBytes(uri) : companions[uri]?.byteLength
-  }
+function checkAccessors(json: Gltf1Json, buffers: Map<string, Uint8Array>): void {
   for (const [id, view] of entries(json.bufferViews)) {
-    const available = bufferBytes(String(view.buffer))
+    const available = buffers.get(String(view.buffer))?.byteLength
     const end = Number(view.byteOffset ?? 0) + Number(view.byteLength ?? 0)
-    if (available === undefined)
+    if (available === undefined) {
       throw new ModelInputError(`invalid glTF 1.0: buffer view "${id}" names buffer "${String(view.buffer)}", which does not exist`)
+    }
     if (!(end <= available))
       throw new ModelInputError(`invalid glTF 1.0: buffer view "${id}" ends at byte ${end}, past the ${available} bytes of its buffer`)
   }
@@ -235,22 +252,6 @@ function checkAccessors(json: Gltf1Json, companions: Record<string, Uint8Array>)
   }
 }
 
-/** The decoded length of a data URI (base64 or percent-encoded), without decoding it. */
-function dataUriBytes(uri: string): number {
-  const comma = uri.indexOf(',')
-  const data = uri.slice(comma + 1)
-  if (/;base64$/i.test(uri.slice(0, comma))) return Math.floor((data.replace(/=+$/, '').length * 3) / 4)
-  return decodeURIComponentSafely(data).length
-}
-
-function decodeURIComponentSafely(text: string): string {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    return text
-  }
-}
-
 /** What the file holds that the document read through assimp does not, one note each. */
 function notCarried(json: Gltf1Json, doc: Document): string[] {
   const root = doc.getRoot()
@@ -261,26 +262,23 @@ function notCarried(json: Gltf1Json, doc: Document): string[] {
       `${count(techniques, 'technique')} (GLSL shaders) not carried: glTF 2.0 has none; materials became PBR from their values (diffuse colour or texture → base colour, shininess → roughness)`,
     )
   }
+  const animations = Object.keys(json.animations ?? {}).length - root.listAnimations().length
+  if (animations > 0)
+    notes.push(`${count(animations, 'animation')} not carried: no channel of theirs targets a node and path glTF 2.0 animates`)
   const lost: [string, number, number][] = [
-    ['animation', Object.keys(json.animations ?? {}).length, root.listAnimations().length],
     ['skin', Object.keys(json.skins ?? {}).length, root.listSkins().length],
     ['camera', Object.keys(json.cameras ?? {}).length, root.listCameras().length],
   ]
   for (const [what, before, after] of lost) {
-    if (after < before)
+    if (after < before) {
       notes.push(
         `${count(before - after, what)} not carried: assimp's glTF 1.0 importer, which Mos reads glTF 1.0 through, does not import them`,
       )
+    }
   }
   return notes
 }
 
 function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`
-}
-
-/** The entries of a glTF 1.0 collection (an object keyed by id), skipping what is not an object. */
-function entries(collection: Record<string, Entry> | undefined): [string, Entry][] {
-  if (typeof collection !== 'object' || collection === null) return []
-  return Object.entries(collection).filter((entry): entry is [string, Entry] => typeof entry[1] === 'object' && entry[1] !== null)
 }

@@ -1,0 +1,163 @@
+import type { Document, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
+import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
+
+/**
+ * What assimp's glTF 1.0 importer gets wrong or leaves out of the scene, put right from the file's
+ * own JSON after the import (gltf1.ts): assimp names each node after its 1.0 id, which is how the
+ * nodes are found again.
+ *
+ * - Node transforms: assimp composes a node's translation and rotation in the wrong order (R·T where
+ *   glTF says T·R·S), which moved CesiumMilkTruck's wheels 0.26 units into the truck. Every node
+ *   gets its transform back as the file gives it (matrix, or translation, rotation and scale).
+ * - Node names: the author's `name` (glTF 2.0 has no ids), where assimp kept the id.
+ * - Animations: assimp imports none; each 1.0 animation becomes a 2.0 animation (the same samplers,
+ *   interpolation and keyframes on the same nodes).
+ */
+
+type Entry = Record<string, unknown>
+
+/** The parts of a glTF 1.0 JSON this module reads. */
+export interface Gltf1Scene {
+  nodes?: Record<string, Entry>
+  animations?: Record<string, Entry>
+  accessors?: Record<string, Entry>
+  bufferViews?: Record<string, Entry>
+}
+
+/** 1.0 paths and the 2.0 path each animates (the same three). */
+const PATHS = new Set(['translation', 'rotation', 'scale'])
+const FLOAT = 5126
+
+/**
+ * Restores node transforms and names and rebuilds the animations. `buffers` holds each 1.0 buffer's
+ * bytes by id. Returns the number of animations rebuilt, and a note per channel it could not take.
+ */
+export function restoreGltf1Scene(
+  doc: Document,
+  json: Gltf1Scene,
+  buffers: Map<string, Uint8Array>,
+): { animations: number; notes: string[] } {
+  const nodes = nodesById(doc, json)
+  for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
+  const notes: string[] = []
+  let animations = 0
+  for (const [id, animation] of entries(json.animations)) {
+    const built = buildAnimation(doc, id, animation, json, nodes, buffers, notes)
+    if (built) animations++
+  }
+  return { animations, notes }
+}
+
+/** The document's node for each 1.0 node id, where exactly one node carries that name. */
+function nodesById(doc: Document, json: Gltf1Scene): Map<string, Node> {
+  const byName = new Map<string, Node[]>()
+  for (const node of doc.getRoot().listNodes()) byName.set(node.getName(), [...(byName.get(node.getName()) ?? []), node])
+  const nodes = new Map<string, Node>()
+  for (const [id] of entries(json.nodes)) {
+    const found = byName.get(id)
+    if (found?.length === 1) nodes.set(id, found[0]!)
+  }
+  return nodes
+}
+
+function restoreNode(node: Node, source: Entry): void {
+  if (isNumbers(source.matrix, 16)) node.setMatrix(source.matrix as unknown as mat4)
+  else {
+    node.setTranslation(isNumbers(source.translation, 3) ? (source.translation as vec3) : [0, 0, 0])
+    node.setRotation(isNumbers(source.rotation, 4) ? (source.rotation as vec4) : [0, 0, 0, 1])
+    node.setScale(isNumbers(source.scale, 3) ? (source.scale as vec3) : [1, 1, 1])
+  }
+  if (typeof source.name === 'string' && source.name !== '') node.setName(source.name)
+}
+
+function isNumbers(value: unknown, length: number): boolean {
+  return Array.isArray(value) && value.length === length && value.every((n) => typeof n === 'number' && Number.isFinite(n))
+}
+
+/**
+ * One 1.0 animation as a 2.0 one. In 1.0 a sampler names its input and output through the
+ * animation's `parameters` (TIME → an accessor id); a channel targets a node id and a path.
+ */
+function buildAnimation(
+  doc: Document,
+  id: string,
+  source: Entry,
+  json: Gltf1Scene,
+  nodes: Map<string, Node>,
+  buffers: Map<string, Uint8Array>,
+  notes: string[],
+): boolean {
+  const parameters = (source.parameters ?? {}) as Record<string, unknown>
+  const samplers = (source.samplers ?? {}) as Record<string, Entry>
+  const channels = Array.isArray(source.channels) ? (source.channels as Entry[]) : []
+  const animation = doc.createAnimation(typeof source.name === 'string' ? source.name : id)
+  const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer()
+  for (const channel of channels) {
+    const target = (channel.target ?? {}) as Entry
+    const sampler = samplers[String(channel.sampler)]
+    const node = nodes.get(String(target.id))
+    const path = String(target.path)
+    if (!sampler || !node || !PATHS.has(path)) {
+      notes.push(
+        `animation "${id}": a channel on ${node ? `path "${path}"` : `node "${String(target.id)}"`} not carried (glTF 2.0 has no such target)`,
+      )
+      continue
+    }
+    const input = floats(json, String(parameters[String(sampler.input)]), buffers, 'SCALAR')
+    const output = floats(json, String(parameters[String(sampler.output)]), buffers, path === 'rotation' ? 'VEC4' : 'VEC3')
+    if (!input || !output || output.length !== input.length * (path === 'rotation' ? 4 : 3)) {
+      notes.push(
+        `animation "${id}": a channel on node "${node.getName()}" not carried (its keyframes are not float ${path} values, one per time)`,
+      )
+      continue
+    }
+    const interpolation = sampler.interpolation === 'STEP' ? 'STEP' : 'LINEAR'
+    const created = doc
+      .createAnimationSampler()
+      .setInput(doc.createAccessor().setType('SCALAR').setArray(input).setBuffer(buffer))
+      .setOutput(
+        doc
+          .createAccessor()
+          .setType(path === 'rotation' ? 'VEC4' : 'VEC3')
+          .setArray(output)
+          .setBuffer(buffer),
+      )
+      .setInterpolation(interpolation)
+    animation.addSampler(created).addChannel(
+      doc
+        .createAnimationChannel()
+        .setTargetNode(node)
+        .setTargetPath(path as 'rotation')
+        .setSampler(created),
+    )
+  }
+  if (animation.listChannels().length > 0) return true
+  animation.dispose()
+  return false
+}
+
+/** A float accessor's values, packed (1.0 animation data is float); undefined for anything else. */
+function floats(json: Gltf1Scene, id: string, buffers: Map<string, Uint8Array>, type: string): Float32Array | undefined {
+  const accessor = json.accessors?.[id]
+  if (!accessor || accessor.componentType !== FLOAT || accessor.type !== type) return undefined
+  const view = json.bufferViews?.[String(accessor.bufferView)]
+  const bytes = view && buffers.get(String(view.buffer))
+  if (!bytes) return undefined
+  const components = TYPE_COMPONENTS[type]!
+  const element = COMPONENT_BYTES[FLOAT]! * components
+  const stride = Number(accessor.byteStride) || element
+  const start = bytes.byteOffset + Number(view.byteOffset ?? 0) + Number(accessor.byteOffset ?? 0)
+  const count = Number(accessor.count)
+  const data = new DataView(bytes.buffer)
+  const out = new Float32Array(count * components)
+  for (let i = 0; i < count; i++) {
+    for (let c = 0; c < components; c++) out[i * components + c] = data.getFloat32(start + i * stride + c * 4, true)
+  }
+  return out
+}
+
+/** The entries of a glTF 1.0 collection (an object keyed by id), skipping what is not an object. */
+export function entries(collection: Record<string, Entry> | undefined): [string, Entry][] {
+  if (typeof collection !== 'object' || collection === null) return []
+  return Object.entries(collection).filter((entry): entry is [string, Entry] => typeof entry[1] === 'object' && entry[1] !== null)
+}
