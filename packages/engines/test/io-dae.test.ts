@@ -31,6 +31,8 @@ const { available, paths } = corpusFiles({
   boxTextured: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   engine: assimp('glTF2', '2CylinderEngine-glTF-Binary', '2CylinderEngine.glb'),
   knight: shared('glb', 'chr_knight.glb'),
+  clips: assimp('Collada', 'library_animation_clips.dae'),
+  nestedAnimation: assimp('Collada', 'box_nested_animation.dae'),
 })
 
 describe.skipIf(!available)('COLLADA', async () => {
@@ -52,6 +54,54 @@ describe.skipIf(!available)('COLLADA', async () => {
         ).toBe(true)
       })
     }
+
+    it('reads colours written after spaces, which assimp alone refuses (library_animation_clips.dae): every quad, the diffuse as base colour, both clips', async () => {
+      await expect(assimpInfo(paths.clips)).rejects.toThrow()
+      const text = await readFile(paths.clips, 'utf8')
+      const quads = [...text.matchAll(/<p>([^<]*)<\/p>/g)].map((m) => m[1]!.trim().split(/\s+/).length)
+      expect(new Set(quads)).toEqual(new Set([4]))
+      const doc = await read(paths.clips)
+      expect(countMeshTriangles(doc)).toBe(quads.length * 2)
+      const diffuse = /<diffuse>\s*<color>([^<]*)<\/color>/.exec(text)![1]!.trim().split(/\s+/).map(Number)
+      expect(
+        doc
+          .getRoot()
+          .listMaterials()[0]!
+          .getBaseColorFactor()
+          .map((v) => v.toFixed(5)),
+      ).toEqual(diffuse.map((v) => v.toFixed(5)))
+      const clips = [...text.matchAll(/<animation_clip [^>]*end="([^"]+)"/g)].map((m) => Number(m[1]))
+      const ends = doc
+        .getRoot()
+        .listAnimations()
+        .map((a) => Math.max(...a.listSamplers().map((s) => s.getInput()!.getMax([0])[0]!)))
+      expect(ends.length).toBe(clips.length)
+      // Each clip's last key lies within one frame (1/24 s) of where the clip says it ends.
+      ends.forEach((end, i) => expect(Math.abs(end - clips[i]!)).toBeLessThanOrEqual(1 / 24 + 1e-6))
+    })
+
+    it("reads a file whose animations assimp's glTF writer fails on (box_nested_animation.dae) without them, and says so", async () => {
+      const pool = createEnginePool({ threads: 1 })
+      try {
+        const result = await pool.run({
+          name: 'convert',
+          input: { path: paths.nestedAnimation },
+          format: 'dae',
+          options: { target_format: 'glb' },
+        })
+        if (!result.ok) throw new Error(result.message)
+        const doc = await platform.io.readBinary(result.bytes!)
+        const declared = Number(/<polylist [^>]*count="(\d+)"/.exec(await readFile(paths.nestedAnimation, 'utf8'))![1])
+        expect(countSceneTriangles(doc)).toBe(declared)
+        expect(doc.getRoot().listSkins()).toHaveLength(1)
+        expect(doc.getRoot().listAnimations()).toHaveLength(0)
+        expect(result.details?.warnings).toContainEqual(
+          expect.stringContaining('animations not carried: assimp reads them, but its glTF writer fails on them'),
+        )
+      } finally {
+        await pool.destroy()
+      }
+    })
 
     it('reads UTF-16 files, which assimp itself refuses, like their UTF-8 twin', async () => {
       await expect(assimpInfo(paths.utf16)).rejects.toThrow()

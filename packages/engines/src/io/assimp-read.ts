@@ -4,6 +4,7 @@ import { errorMessage, ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-module.ts'
+import { daeWorkaround } from './dae-workarounds.ts'
 import { imageFileExtension, imageStem, toGltfImage } from './image-files.ts'
 import { decodeUriSafely, type ResolveFile } from './upload-files.ts'
 
@@ -45,9 +46,9 @@ export async function readWithAssimp(
   if (format === 'fbx') checkFbxInput(bytes, limits)
   else if (format === 'dae') checkDaeInput(bytes, limits)
   const label = ASSIMP_FORMATS[format].label
-  const glb = await convertToGlb(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format, options.companions ?? {})
-  const jsonDoc = splitGlb(glb)
   const notes: string[] = []
+  const glb = await convertWithWorkarounds(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format, options.companions ?? {}, notes)
+  const jsonDoc = splitGlb(glb)
   const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note))
   const doc = await platform.io.readJSON(jsonDoc).catch((error: unknown) => {
     throw new ModelInputError(`could not read the ${label} file (assimp's glTF hand-over is invalid: ${errorMessage(error)})`)
@@ -58,6 +59,37 @@ export async function readWithAssimp(
   }
   await doc.transform(weldBitwise())
   return doc
+}
+
+/** assimp's own word for why a conversion failed (`import_error`, `export_error`), for the workarounds to act on. */
+class AssimpFailure extends ModelInputError {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Converts, and when assimp fails on a COLLADA file for a reason dae-workarounds.ts knows, tries the changed file. */
+async function convertWithWorkarounds(
+  platform: Platform,
+  bytes: Uint8Array,
+  format: AssimpFormat,
+  companions: Record<string, Uint8Array>,
+  notes: string[],
+): Promise<Uint8Array<ArrayBuffer>> {
+  let input = bytes
+  for (;;) {
+    try {
+      return await convertToGlb(platform, input, format, companions)
+    } catch (error) {
+      const retry = format === 'dae' && error instanceof AssimpFailure ? daeWorkaround(input, error.code) : undefined
+      if (!retry) throw error
+      input = retry.bytes
+      if (retry.note) notes.push(retry.note)
+    }
+  }
 }
 
 /**
@@ -81,7 +113,8 @@ async function convertToGlb(
     const result = ajs.ConvertFileList(list, 'glb2')
     try {
       if (!result.IsSuccess() || result.FileCount() === 0) {
-        throw new ModelInputError(`could not read the ${label} file (assimp: ${result.GetErrorCode().replace(/_/g, ' ')})`)
+        const code = result.GetErrorCode()
+        throw new AssimpFailure(`could not read the ${label} file (assimp: ${code.replace(/_/g, ' ')})`, code)
       }
       const file = result.GetFile(0)
       // Copy out of the WASM heap before the result is freed.
