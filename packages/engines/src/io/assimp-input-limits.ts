@@ -47,6 +47,13 @@ function isBinaryFbx(bytes: Uint8Array): boolean {
 /** Throws a ModelInputError when an FBX (binary or ASCII) is too large or declares too large an array. */
 export function checkFbxInput(bytes: Uint8Array, limits: AssimpInputLimits = ASSIMP_INPUT_LIMITS): void {
   checkSize(bytes, limits, 'FBX')
+  // A binary FBX sent through something that treats it as text comes with its zero bytes changed
+  // (transparentTest.fbx of the assimp corpus: every 0x00 a space): nothing can tell which were zeros.
+  if (latin1(bytes.subarray(0, 20)) === FBX_BINARY_MAGIC.slice(0, 20) && bytes.byteLength > 20 && bytes[20] !== 0) {
+    throw new ModelInputError(
+      `corrupt binary FBX: its header's zero byte is 0x${bytes[20]!.toString(16).padStart(2, '0')} (a binary file handled as text, its zero bytes replaced?)`,
+    )
+  }
   const maxNodes = limits.maxFbxNodes ?? MAX_FBX_NODES
   if (isBinaryFbx(bytes)) checkBinaryFbx(bytes, limits, maxNodes)
   else checkAsciiFbx(latin1(bytes), limits, maxNodes)
