@@ -26,6 +26,7 @@ const { available, paths } = corpusFiles({
   cubeUv: assimp('PLY', 'cube_uv.ply'),
   floatColor: assimp('PLY', 'float-color.ply'),
   points: assimp('PLY', 'points.ply'),
+  issue623: assimp('PLY', 'issue623.ply'),
 })
 
 const cli = hasAssimpCli()
@@ -195,5 +196,14 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
     const color: number[] = []
     cloud.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('COLOR_0')!.getElement(0, color)
     expect(color.every((v) => v >= 0 && v <= 1)).toBe(true)
+  })
+
+  it("refuses a PLY whose vertex lines lack the list its header declares for them, saying which (Blender 2.77's issue623.ply)", async () => {
+    const text = await readFile(paths.issue623, 'latin1')
+    expect(text).toMatch(/element vertex \d+\n(property float \w+\n)+property list uchar uint vertex_indices\n/)
+    const firstX = /end_header\n(\S+)/.exec(text)![1]!
+    await expect(read(paths.issue623)).rejects.toThrow(
+      `invalid PLY: a vertex's vertex_indices list starts with ${Number(firstX)}, not a length (does each vertex line hold the list its header declares?)`,
+    )
   })
 })

@@ -173,7 +173,11 @@ function asciiReader(bytes: Uint8Array, start: number): ValueReader {
  */
 function readList(reader: ValueReader, prop: PlyProperty & { countType: string }, element: string): number[] {
   const n = reader.read(prop.countType)
-  if (!(n >= 0) || !Number.isInteger(n)) throw new ModelInputError(`invalid PLY: list length ${n}`)
+  if (!(n >= 0) || !Number.isInteger(n)) {
+    throw new ModelInputError(
+      `invalid PLY: a ${element}'s ${prop.name} list starts with ${n}, not a length (does each ${element} line hold the list its header declares?)`,
+    )
+  }
   if (n > reader.room(prop.type))
     throw new ModelInputError(`truncated PLY: a ${element} list declares ${n} values, more than the rest of the file holds`)
   const values: number[] = new Array(n)
