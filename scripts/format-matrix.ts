@@ -14,11 +14,13 @@ import {
   convertDocument,
   countSceneTriangles,
   failureMessage,
+  loadGltfValidator,
   loadPlatform,
   readableFormats,
   readModel,
   writableFormats,
 } from '../packages/engines/src/index.ts'
+import { explainedReadFailure } from '../packages/engines/src/ops/diagnose-file.ts'
 import { assimpInfo } from '../test/support/assimp-info.ts'
 import { ASSIMP_MODELS, SHARED_CORPUS } from '../test/support/corpus.ts'
 import type { Document } from '@gltf-transform/core'
@@ -221,6 +223,7 @@ async function check(
 }
 
 const platform = await loadPlatform()
+const gltfValidator = loadGltfValidator()
 const targets = writableFormats().filter((f) => f !== 'glb')
 // FORMAT_MATRIX_FILTER=substring runs only matching files and prints failures instead of writing the doc.
 const filter = process.env.FORMAT_MATRIX_FILTER
@@ -244,7 +247,9 @@ for (const input of inputs) {
     expected = sceneCounts(doc)
     glb = (await convertDocument(platform, doc, 'glb')).bytes
   } catch (error) {
-    refused.push(`\`${input.name}\`: ${failureMessage(error).slice(0, 200)}`)
+    // As a convert task says it: a glTF the library trips over is described by glTF-Validator.
+    const explained = await explainedReadFailure(gltfValidator, input.bytes(), input.format, error)
+    refused.push(`\`${input.name}\`: ${failureMessage(explained).slice(0, 200)}`)
     continue
   }
   row.read++

@@ -12,6 +12,23 @@ export class ModelInputError extends Error {
  */
 export class ReaderFaultError extends ModelInputError {
   override name = 'ReaderFaultError'
+
+  /**
+   * @param gltf the glTF the library was reading, with the files it references, when that is not the
+   *   upload itself (a zip's .gltf): what glTF-Validator should be given to describe the fault.
+   */
+  constructor(
+    message: string,
+    readonly gltf?: GltfSource,
+  ) {
+    super(message)
+  }
+}
+
+/** A .gltf or .glb's bytes and the files its URIs name (a zip's other entries). */
+export interface GltfSource {
+  bytes: Uint8Array
+  resources?: Record<string, Uint8Array>
 }
 
 /** The message of any thrown value (libraries throw strings too). */

@@ -118,8 +118,9 @@ describe.skipIf(!available)('convert on glTF inputs', async () => {
       ['missingBin', /^external resource not available: "BoxTextured0.bin"/],
       ['recursive', /^the model has no geometry in any scene$/],
       ['noScene', /^the model has no geometry in any scene$/],
-      ['badArray', /^invalid glTF: /],
-      ['badNumber', /^invalid glTF: /],
+      // Uploaded as a zip with their .bin: glTF-Validator, given the zip's files, says what is wrong (the reader said "Cannot read properties of undefined").
+      ['badArray', /^invalid glTF: Type mismatch\. Property value .* is not a 'array'\. \(\/meshes\/0\/primitives\)$/],
+      ['badNumber', /^invalid glTF: Property 'index' must be defined\. \(\/materials\/0\/normalTexture\)$/],
       ['infinites', /^invalid input: mesh "Mesh" has 24 non-finite position values/],
     ]
     for (const [name, message] of cases) {

@@ -1,4 +1,4 @@
-import { errorMessage, ModelInputError, ReaderFaultError } from '../errors.ts'
+import { errorMessage, type GltfSource, ModelInputError, ReaderFaultError } from '../errors.ts'
 import { isGlb } from './gltf.ts'
 import { isGltf1Json } from './gltf1.ts'
 import { assertJsonDepth } from './json-depth.ts'
@@ -169,13 +169,13 @@ const MISSING_EXTENSION = /^Missing required extension, "(.*)"\.$/
  * extension Mos cannot read is valid glTF, and is refused as what it is (BoxTextured's
  * KHR_technique_webgl; gltfpack's KHR_meshopt_compression was refused so until Mos read it).
  */
-export async function asInputError<T>(read: () => Promise<T>): Promise<T> {
+export async function asInputError<T>(read: () => Promise<T>, gltf?: GltfSource): Promise<T> {
   try {
     return await read()
   } catch (error) {
     if (error instanceof ModelInputError) throw error
     const missing = MISSING_EXTENSION.exec(errorMessage(error))
     if (missing) throw new ModelInputError(`unsupported glTF extension: the file requires ${missing[1]}, which Mos cannot read`)
-    throw new ReaderFaultError(`invalid glTF: ${errorMessage(error)}`)
+    throw new ReaderFaultError(`invalid glTF: ${errorMessage(error)}`, gltf)
   }
 }

@@ -50,7 +50,8 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
       const found = resolve(uri)
       if (found) resources[uri] = found
     }
-    return asInputError(() => readGltf(io, files.get(model)!, resources))
+    const gltf = files.get(model)!
+    return asInputError(() => readGltf(io, gltf, resources), { bytes: gltf, resources })
   }
   return readInner(format, files.get(model)!, resolve)
 }

@@ -89,7 +89,7 @@ function gltfCodec(
       const json = jsonOf(bytes)
       if (isBinaryGltf1(bytes) || isGltf1Json(json)) return readGltf1(platform, bytes, { resolve: options?.resolve })
       checkGltfAllocation(json ?? {}, options)
-      return asInputError(() => read(platform.io, bytes))
+      return asInputError(() => read(platform.io, bytes), { bytes })
     },
     write: async (platform, doc) => {
       const notes = await makeGltfValid(doc)

@@ -30,8 +30,16 @@ export async function explainedReadFailure(
   error: unknown,
   validation?: GltfValidation | null,
 ): Promise<unknown> {
-  if ((error instanceof ModelInputError && !(error instanceof ReaderFaultError)) || (format !== 'glb' && format !== 'gltf')) return error
-  const report = validation === undefined ? await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null) : validation
+  if (error instanceof ModelInputError && !(error instanceof ReaderFaultError)) return error
+  // The glTF the library was reading: the upload, or the .gltf inside a zip with its files.
+  const gltf = error instanceof ReaderFaultError ? error.gltf : undefined
+  if (!gltf && format !== 'glb' && format !== 'gltf') return error
+  const report =
+    gltf !== undefined && gltf.bytes !== bytes
+      ? await validateGltf(validator, gltf.bytes, VALIDATOR_MAX_ISSUES, gltf.resources).catch(() => null)
+      : validation === undefined
+        ? await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null)
+        : validation
   return report?.firstError ? new ModelInputError(`invalid glTF: ${describeValidatorMessage(report.firstError)}`) : error
 }
 

@@ -55,10 +55,15 @@ export interface GltfValidation {
 
 /**
  * Validates glTF or GLB bytes with Khronos glTF-Validator, at most `maxIssues` messages. Returns
- * null for bytes that are neither (a zip bundle, another format). External resources are not
- * fetched: Mos reads none from its own disk.
+ * null for bytes that are neither (a zip bundle, another format). External resources come from
+ * `resources` (a zip's other entries) or not at all: Mos reads none from its own disk.
  */
-export async function validateGltf(validator: GltfValidator, bytes: Uint8Array, maxIssues: number): Promise<GltfValidation | null> {
+export async function validateGltf(
+  validator: GltfValidator,
+  bytes: Uint8Array,
+  maxIssues: number,
+  resources: Record<string, Uint8Array> = {},
+): Promise<GltfValidation | null> {
   const format = isGlb(bytes) ? 'glb' : looksLikeJson(bytes) ? 'gltf' : null
   // glTF-Validator knows 2.0 only: a 1.0 file would get "unknown version" and nothing about its content.
   if (!format || isGltf1(bytes)) return null
@@ -66,7 +71,10 @@ export async function validateGltf(validator: GltfValidator, bytes: Uint8Array, 
     format,
     maxIssues,
     writeTimestamp: false,
-    externalResourceFunction: (uri: string) => Promise.reject(new Error(`external resource not available: ${uri}`)),
+    externalResourceFunction: (uri: string) =>
+      Object.hasOwn(resources, uri)
+        ? Promise.resolve(resources[uri]!)
+        : Promise.reject(new Error(`external resource not available: ${uri}`)),
   })
   const errors = report.issues.messages.filter((m) => m.severity === 0)
   const fatal = errors.find((m) => FATAL_CODES.has(m.code))
