@@ -259,16 +259,8 @@ function materialNotes(doc: Document, holds: TargetHolds, kept: DrawnPrimitive[]
   const notes: string[] = []
   const materials = unique(kept.flatMap((d) => (d.prim.getMaterial() ? [d.prim.getMaterial()!] : [])))
   if (materials.length > 0 && !holds.materials) notes.push(`${holds.label} cannot hold materials: ${materials.length} material(s) dropped`)
-  const slots = new Map<string, Set<Texture>>()
-  for (const texture of doc.getRoot().listTextures()) {
-    for (const edge of doc.getGraph().listParentEdges(texture)) {
-      const slot = edge.getName()
-      if (!slot.endsWith('Texture')) continue
-      slots.set(slot, (slots.get(slot) ?? new Set()).add(texture))
-    }
-  }
   const heldMaps = holds.textures
-  const dropped = [...slots].filter(([slot]) => heldMaps === 'none' || (heldMaps !== 'all' && !heldMaps.includes(slot as TextureSlot)))
+  const dropped = [...texturesBySlot(doc)].filter(([slot]) => !holdsSlot(holds, slot))
   const count = unique(dropped.flatMap(([, textures]) => [...textures])).length
   if (count > 0) {
     const which = heldMaps === 'none' ? 'textures' : 'these material maps'
@@ -285,4 +277,34 @@ function materialNotes(doc: Document, holds: TargetHolds, kept: DrawnPrimitive[]
     notes.push(`${holds.label} cannot hold texture transforms: KHR_texture_transform of ${transformed} base colour map(s) dropped`)
   }
   return notes
+}
+
+/** Each material slot (`baseColorTexture`, …) and the textures in it. */
+function texturesBySlot(doc: Document): Map<string, Set<Texture>> {
+  const slots = new Map<string, Set<Texture>>()
+  for (const texture of doc.getRoot().listTextures()) {
+    for (const edge of doc.getGraph().listParentEdges(texture)) {
+      const slot = edge.getName()
+      if (!slot.endsWith('Texture')) continue
+      slots.set(slot, (slots.get(slot) ?? new Set()).add(texture))
+    }
+  }
+  return slots
+}
+
+function holdsSlot(holds: TargetHolds, slot: string): boolean {
+  return holds.textures === 'all' || (holds.textures !== 'none' && holds.textures.includes(slot as TextureSlot))
+}
+
+/**
+ * The textures the target writes: those in a slot it holds (every one for glTF, none for STL and
+ * PLY). Convert re-codes these only, so it neither works on nor reports an image the target leaves out.
+ */
+export function texturesTargetWrites(doc: Document, format: string): Set<Texture> {
+  const holds = targetHolds(format)
+  // glTF writes every texture the document holds, those of no material too.
+  if (holds.textures === 'all') return new Set(doc.getRoot().listTextures())
+  const written = new Set<Texture>()
+  for (const [slot, textures] of texturesBySlot(doc)) if (holdsSlot(holds, slot)) for (const texture of textures) written.add(texture)
+  return written
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { checkConvertible, parseConvertOptions, writeConverted } from '../ops/convert.ts'
 import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
+import { texturesTargetWrites } from '../io/target-holds.ts'
 import { recodeTexturesLosslessly } from '../ops/lossless-textures.ts'
 import { MEANINGFUL_PNG_CHUNKS } from '../ops/png-repack.ts'
 import { defineOperation, modelOutput } from './operation.ts'
@@ -44,7 +45,8 @@ export const convertOperation = defineOperation({
     context.report(60)
     // The same pixels in fewer bytes, as compress writes them: the JPEGs' coefficients and every other segment are kept.
     const keepPngsWith = GLTF_TARGETS.has(target_format) ? undefined : MEANINGFUL_PNG_CHUNKS
-    const repacked = await recodeTexturesLosslessly(doc, { sharp: context.sharp, imageThreads: context.imageThreads, keepPngsWith })
+    const only = texturesTargetWrites(doc, target_format)
+    const repacked = await recodeTexturesLosslessly(doc, { sharp: context.sharp, imageThreads: context.imageThreads, keepPngsWith, only })
     if (repacked.length > 0) details.textures_repacked = repacked
     const written = await writeConverted(context.platform, doc, target_format)
     context.report(95)

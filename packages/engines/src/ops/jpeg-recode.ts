@@ -1,4 +1,4 @@
-import type { Document } from '@gltf-transform/core'
+import type { Document, Texture } from '@gltf-transform/core'
 import { readJpegCoefficients } from '../io/jpeg-coefficients.ts'
 import { writeProgressiveJpeg } from '../io/jpeg-progressive.ts'
 import { recodeJpegHuffman } from '../io/jpeg-recode.ts'
@@ -16,6 +16,8 @@ export interface JpegRecodeOptions {
   /** Also try each JPEG as progressive (compress's `texture_progressive_jpeg`), kept where smaller. */
   progressive?: boolean
   maxBytes?: number
+  /** Only these textures (those the target writes); every one when not given. */
+  only?: ReadonlySet<Texture>
 }
 
 /**
@@ -35,7 +37,7 @@ export interface JpegRecodeOptions {
 export function recodeJpegTextures(doc: Document, options: JpegRecodeOptions = {}): TextureReport[] {
   const reports: TextureReport[] = []
   for (const texture of doc.getRoot().listTextures()) {
-    if (texture.getMimeType() !== 'image/jpeg') continue
+    if (texture.getMimeType() !== 'image/jpeg' || !(options.only?.has(texture) ?? true)) continue
     const { image, base } = describeTexture(doc, texture)
     const smaller = image && smallerJpegCoding(image, options)
     if (!smaller) continue

@@ -1,4 +1,4 @@
-import type { Document } from '@gltf-transform/core'
+import type { Document, Texture } from '@gltf-transform/core'
 import { recodeJpegTextures } from './jpeg-recode.ts'
 import { repackPngTextures } from './png-repack.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
@@ -13,6 +13,8 @@ export interface LosslessTexturesOptions {
   progressive?: boolean
   /** PNGs carrying any of these chunk types stay as they are (see repackPngTextures). */
   keepPngsWith?: ReadonlySet<string>
+  /** Only these textures: those the target writes (convert to OBJ leaves metallic-roughness maps out). Every one when not given. */
+  only?: ReadonlySet<Texture>
 }
 
 /**
@@ -26,8 +28,13 @@ export interface LosslessTexturesOptions {
  */
 export async function recodeTexturesLosslessly(doc: Document, options: LosslessTexturesOptions): Promise<TextureReport[]> {
   const pngs = options.sharp
-    ? repackPngTextures(doc, { sharp: options.sharp, concurrency: options.imageThreads ?? 1, keepWith: options.keepPngsWith })
+    ? repackPngTextures(doc, {
+        sharp: options.sharp,
+        concurrency: options.imageThreads ?? 1,
+        keepWith: options.keepPngsWith,
+        only: options.only,
+      })
     : Promise.resolve([])
-  const jpegs = recodeJpegTextures(doc, { progressive: options.progressive })
+  const jpegs = recodeJpegTextures(doc, { progressive: options.progressive, only: options.only })
   return [...(await pngs), ...jpegs]
 }

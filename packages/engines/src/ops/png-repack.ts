@@ -30,6 +30,8 @@ export interface PngRepackOptions extends TextureLimits {
    * for readers that may honour what glTF's ignore (MEANINGFUL_PNG_CHUNKS).
    */
   keepWith?: ReadonlySet<string>
+  /** Only these textures (those the target writes); every one when not given. */
+  only?: ReadonlySet<Texture>
 }
 
 /**
@@ -71,7 +73,7 @@ export async function repackPngTextures(doc: Document, options: PngRepackOptions
   const pngs = doc
     .getRoot()
     .listTextures()
-    .filter((texture) => texture.getMimeType() === 'image/png')
+    .filter((texture) => texture.getMimeType() === 'image/png' && (options.only?.has(texture) ?? true))
   const atOnce = Math.max(MIN_AT_ONCE, options.concurrency)
   const reports = await mapLimited(pngs, atOnce, (texture) => repackTexture(doc, texture, options))
   return reports.filter((report) => report !== undefined)
