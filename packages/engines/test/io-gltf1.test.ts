@@ -6,6 +6,7 @@ import { zipSync } from 'fflate'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { embeddedGltf } from '../../../test/support/gltf-fixtures.ts'
 import { countSceneTriangles, createEnginePool, type JobName, loadPlatform, type Platform } from '../src/index.ts'
 import { success } from './support/job-result.ts'
 import { validateGlb } from './texture-fixtures.ts'
@@ -256,6 +257,18 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
       ok: false,
       message: `invalid glTF 1.0: accessor "${accessor}" reads 1000000000 elements, past the ${json.bufferViews[json.accessors[accessor].bufferView].byteLength} bytes of its buffer view`,
     })
+    const strided = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    strided.accessors[accessor].byteStride = -12
+    const negative = await run('convert', new TextEncoder().encode(JSON.stringify(strided)), 'gltf', { target_format: 'glb' })
+    expect(negative).toMatchObject({
+      ok: false,
+      message: `invalid glTF 1.0: accessor "${accessor}" declares a byte offset or stride of -12`,
+    })
+    // A 2.0 file (arrays) that says it is 1.0 is read as 2.0, and refused as the validator describes it.
+    const mislabelled = JSON.parse(new TextDecoder().decode(embeddedGltf(paths.box2)))
+    mislabelled.asset.version = '1.0'
+    const asTwo = await run('convert', new TextEncoder().encode(JSON.stringify(mislabelled)), 'gltf', { target_format: 'glb' })
+    expect(asTwo).toMatchObject({ ok: false, message: 'invalid glTF: Unknown glTF major asset version: 1. (/asset/version)' })
     // The pool still reads glTF 1.0 after the refusals.
     expect(worldCorners((await convert(new Uint8Array(await readFile(paths.embedded)), 'gltf')).doc)).toHaveLength(36)
   })

@@ -36,6 +36,9 @@ interface Gltf1Json {
   extensionsUsed?: unknown
 }
 
+/** Top-level collections: objects keyed by id in 1.0, arrays in 2.0. */
+const COLLECTIONS = ['meshes', 'accessors', 'bufferViews', 'buffers', 'nodes', 'materials']
+
 /** True for binary glTF 1.0 (KHR_binary_glTF): the GLB magic with container version 1. */
 export function isBinaryGltf1(bytes: Uint8Array): boolean {
   if (bytes.byteLength < 8) return false
@@ -44,17 +47,18 @@ export function isBinaryGltf1(bytes: Uint8Array): boolean {
 }
 
 /**
- * True when a parsed .gltf is glTF 1.0: its `asset.version` says 1 (collada2gltf wrote the number
- * 1 as well as "1.0"), or, without one, its collections are objects keyed by id where 2.0 has arrays.
+ * True when a parsed .gltf is glTF 1.0: none of its collections is an array (2.0's layout), and its
+ * `asset.version` says 1 (collada2gltf wrote the number 1 as well as "1.0") or, without one, its
+ * collections are objects keyed by id.
  */
 export function isGltf1Json(json: unknown): boolean {
   if (typeof json !== 'object' || json === null) return false
+  const collections = COLLECTIONS.map((key) => (json as Record<string, unknown>)[key])
+  // A file laid out as 2.0 (arrays) is read as 2.0 whatever its version says; the validator says the rest.
+  if (collections.some((value) => Array.isArray(value))) return false
   const version = (json as Gltf1Json).asset?.version
   if (version !== undefined) return /^1(\.|$)/.test(String(version))
-  return ['meshes', 'accessors', 'nodes', 'buffers'].some((key) => {
-    const value = (json as Record<string, unknown>)[key]
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-  })
+  return collections.some((value) => typeof value === 'object' && value !== null)
 }
 
 /** True when glb or gltf bytes hold glTF 1.0 (what glTF-Validator, a 2.0 validator, has nothing to say about). */
@@ -227,7 +231,7 @@ function missingResource(uri: string): never {
 function checkAccessors(json: Gltf1Json, buffers: Map<string, Uint8Array>): void {
   for (const [id, view] of entries(json.bufferViews)) {
     const available = buffers.get(String(view.buffer))?.byteLength
-    const end = Number(view.byteOffset ?? 0) + Number(view.byteLength ?? 0)
+    const end = offset(view.byteOffset, `buffer view "${id}"`) + Number(view.byteLength ?? 0)
     if (available === undefined) {
       throw new ModelInputError(`invalid glTF 1.0: buffer view "${id}" names buffer "${String(view.buffer)}", which does not exist`)
     }
@@ -242,14 +246,22 @@ function checkAccessors(json: Gltf1Json, buffers: Map<string, Uint8Array>): void
       )
     const element = (COMPONENT_BYTES[Number(accessor.componentType)] ?? 4) * (TYPE_COMPONENTS[String(accessor.type)] ?? 1)
     const count = Number(accessor.count)
-    const stride = Number(accessor.byteStride) || element
-    const end = count > 0 ? Number(accessor.byteOffset ?? 0) + stride * (count - 1) + element : 0
+    const stride = offset(accessor.byteStride, `accessor "${id}"`) || element
+    const end = count > 0 ? offset(accessor.byteOffset, `accessor "${id}"`) + stride * (count - 1) + element : 0
     if (!(count >= 0 && end <= Number(view.byteLength))) {
       throw new ModelInputError(
         `invalid glTF 1.0: accessor "${id}" reads ${String(accessor.count)} elements, past the ${String(view.byteLength)} bytes of its buffer view`,
       )
     }
   }
+}
+
+/** A byte offset or stride as declared (absent is 0); a negative or fractional one is refused. */
+function offset(value: unknown, what: string): number {
+  const n = value === undefined ? 0 : Number(value)
+  if (!(Number.isInteger(n) && n >= 0))
+    throw new ModelInputError(`invalid glTF 1.0: ${what} declares a byte offset or stride of ${String(value)}`)
+  return n
 }
 
 /** What the file holds that the document read through assimp does not, one note each. */
