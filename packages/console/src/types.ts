@@ -75,7 +75,10 @@ export interface TaskRecord {
   error?: string
   output?: { filename: string; size_bytes: number; compression_ratio?: number; savings_percent?: number }
   result?: DiagnosisResult
+  /** What the target could not hold, or what was changed to write it. */
   notes?: string[]
+  /** What the reader met in the input and worked around (a texture not uploaded, glTF 1.0 shaders). */
+  warnings?: string[]
   [key: string]: unknown
 }
 

@@ -20,6 +20,7 @@ const corpus = corpusFiles({
   bin: assimp('glTF2', 'BoxTextured-glTF', 'BoxTextured0.bin'),
   spider: assimp('OBJ', 'spider.obj'),
   spiderMtl: assimp('OBJ', 'spider.mtl'),
+  gltf1: assimp('glTF', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
 })
 /** The textures spider.mtl names, beside it in the corpus. */
 const SPIDER_TEXTURES = ['SpiderTex.jpg', 'drkwood2.jpg', 'engineflare1.jpg', 'wal67ar_small.jpg', 'wal69ar_small.jpg'].map((name) =>
@@ -239,6 +240,26 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await untilEnded(card)
       expect(await trianglesOf(card)).toEqual(['12', '12'])
       await expectDrawn(card, 'output-view')
+    },
+    SLOW * 2,
+  )
+
+  it(
+    'converts glTF 1.0 to GLB, and the card says what the reader could not carry, as the task record does',
+    async () => {
+      await page.getByLabel('Operation').selectOption('convert')
+      await page.getByLabel('target_format').selectOption('glb')
+      await page.locator('#files').setInputFiles(corpus.paths.gltf1)
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      const id = await taskIdOf(card)
+      const record = await page.evaluate(async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as CompletedTask, id)
+      expect(record.warnings).toContainEqual(expect.stringContaining('technique (GLSL shaders) not carried'))
+      await card.getByText(`Input warnings (${record.warnings!.length})`).click()
+      const lines = card.getByRole('list', { name: 'Input warnings' }).locator('li')
+      await expect.poll(() => lines.first().isVisible()).toBe(true)
+      expect(await lines.allTextContents()).toEqual(record.warnings)
     },
     SLOW * 2,
   )

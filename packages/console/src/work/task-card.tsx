@@ -97,21 +97,33 @@ export function TaskCard({ item }: { item: WorkItem }) {
             ) : null}
           </p>
           <StepReports task={task} />
-          {Array.isArray(task.notes) && task.notes.length > 0 ? (
-            <details>
-              <summary>Notes ({task.notes.length})</summary>
-              <ul>
-                {task.notes.map((note) => (
-                  <li key={note}>{note}</li>
-                ))}
-              </ul>
-            </details>
-          ) : null}
+          <RecordLines title="Input warnings" lines={task.warnings} />
+          <RecordLines title="Notes" lines={task.notes} />
           {task.result ? <DiagnoseReport result={task.result} /> : null}
           {isModelPair && showCompare ? <CompareView file={item.file} pack={item.pack} task={task} /> : null}
           {isImagePair ? <CompareImages file={item.file} task={task} /> : null}
         </>
       ) : null}
     </article>
+  )
+}
+
+/**
+ * A record's list of sentences (its reader's warnings, its writer's notes) folded under a title with
+ * their count: what was lost or changed on the way, one click from the outcome. Nothing when empty.
+ */
+function RecordLines({ title, lines }: { title: string; lines: unknown }) {
+  if (!Array.isArray(lines) || lines.length === 0) return null
+  return (
+    <details>
+      <summary>
+        {title} ({lines.length})
+      </summary>
+      <ul aria-label={title}>
+        {lines.map((line) => (
+          <li key={String(line)}>{String(line)}</li>
+        ))}
+      </ul>
+    </details>
   )
 }
