@@ -35,6 +35,7 @@ const corpus = corpusFiles({
   knight: shared('glb', 'chr_knight.glb'),
   png: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
   spot: shared('obj', 'spot.obj'),
+  gltf1: assimp('glTF', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
 })
 const server = await loadStartServer()
 
@@ -75,9 +76,10 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toMatch(/box\.glb: (pending|processing|completed)/)
     const output = join(work, 'box.meshopt.glb')
+    // The summary, then the record's notes (this box's result is larger than its input by its JSON, which a note says).
     expect(run.stdout).toMatch(
       new RegExp(
-        `^ok: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → ${output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  [\\d.]+ KiB → [\\d.]+ KiB  \\(ratio \\d\\.\\d\\d, [−+]\\d+\\.\\d %\\)  \\d+\\.\\d s\\n$`,
+        `^ok: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → ${output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  [\\d.]+ KiB → [\\d.]+ KiB  \\(ratio \\d\\.\\d\\d, [−+]\\d+\\.\\d %\\)  \\d+\\.\\d s\\n(  note: [^\\n]+\\n)*$`,
       ),
     )
     const doc = await decode(output)
@@ -215,6 +217,23 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     const twice = await mos(['repair', glb, glb], env)
     expect(twice.code).toBe(2)
     expect(twice.stderr).toBe(`mos: ${glb} is given twice\n`)
+  })
+
+  it("says each task's warnings and notes under its summary line, and puts them in --json", async () => {
+    const out = join(work, 'out-said')
+    // glTF 1.0 to GLB: the reader's warning (its shaders); BoxTextured to STL: the writer's note (its texture).
+    const plain = await mos(['convert', corpus.paths.gltf1, '--to', 'glb', '--out', out], env)
+    expect(plain.code, plain.stderr).toBe(0)
+    const [summary, warning, ...rest] = plain.stdout.trimEnd().split('\n')
+    expect(summary).toMatch(/^ok: .*BoxTextured\.gltf → .*BoxTextured\.glb {2}/)
+    expect(warning).toMatch(/^ {2}warning: \[gltf 1\.0\] 1 technique \(GLSL shaders\) not carried: /)
+    expect(rest).toEqual([])
+    const stl = await mos(['convert', corpus.paths.box, '--to', 'stl', '--out', out, '--json'], env)
+    expect(stl.code, stl.stderr).toBe(0)
+    const [result] = JSON.parse(stl.stdout).results
+    expect(result.notes).toContainEqual(expect.stringMatching(/^STL cannot hold /))
+    const shown = await mos(['convert', corpus.paths.box, '--to', 'stl', '--out', out, '--force'], env)
+    expect(shown.stdout.trimEnd().split('\n').slice(1)).toEqual(result.notes.map((note: string) => `  note: ${note}`))
   })
 
   it('an unsupported file fails with the contract text', async () => {

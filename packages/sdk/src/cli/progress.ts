@@ -31,8 +31,10 @@ export function createTerminalProgress(out: Writable): ProgressDisplay {
   let drawn = 0
   function render() {
     let text = drawn > 0 ? `\x1b[${drawn}A` : ''
-    for (const line of lines) text += `\r\x1b[2K${line}\n`
-    drawn = lines.length
+    // A finished summary may carry lines under it (the task's warnings and notes): each is a row to redraw.
+    const rows = lines.flatMap((line) => line.split('\n'))
+    for (const row of rows) text += `\r\x1b[2K${row}\n`
+    drawn = rows.length
     out.write(text)
   }
   return {

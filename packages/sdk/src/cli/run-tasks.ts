@@ -19,6 +19,10 @@ export interface FileResult {
   error?: string
   /** The diagnosis (diagnose, variant A). */
   result?: DiagnosisResult
+  /** What the reader met in the input and worked around, as the task record says it. */
+  warnings?: string[]
+  /** What the result could not hold, or what was changed to write it. */
+  notes?: string[]
 }
 
 /** Name tag of each command's results, before the extension (`box.draco.glb`). */
@@ -109,6 +113,11 @@ function describeDiagnosis(result: DiagnosisResult | undefined): string {
   return `  ${result.format} ${result.version}: ${count(result.meshes.length, 'mesh', 'meshes')}, ${count(result.textures.length, 'texture', 'textures')}, ${count(result.total_issues, 'issue', 'issues')}`
 }
 
+/** The task's warnings and notes, a line each under its summary: nothing lost without a word, in a shell too. */
+function saidLines(result: FileResult): string[] {
+  return [...(result.warnings ?? []).map((text) => `  warning: ${text}`), ...(result.notes ?? []).map((text) => `  note: ${text}`)]
+}
+
 /**
  * Submits every file, waits with a progress line per task, downloads each result beside its input
  * (or into `--out`) and finishes each line with a summary. Never throws for one file's failure;
@@ -188,7 +197,10 @@ async function runOne(run: TaskRun, file: string, index: number, line: ProgressL
       Object.assign(result, { output: target, size_after: bytes, ratio: before > 0 ? bytes / before : undefined })
     }
     result.seconds = (Date.now() - started) / 1000
-    line.finish(summaryLine(file, result.output, before, result.size_after, Date.now() - started) + describeDiagnosis(result.result), true)
+    if (task.warnings?.length) result.warnings = task.warnings
+    if (task.notes?.length) result.notes = task.notes
+    const summary = summaryLine(file, result.output, before, result.size_after, Date.now() - started) + describeDiagnosis(result.result)
+    line.finish([summary, ...saidLines(result)].join('\n'), true)
     return result
   } catch (error) {
     const message = (error as Error).message

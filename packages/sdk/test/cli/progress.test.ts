@@ -30,6 +30,23 @@ describe('terminal progress', () => {
   })
 })
 
+describe('terminal progress with lines under a summary', () => {
+  it('keeps the bars below in place when a finished task says more under its summary', () => {
+    let written = ''
+    const display = createTerminalProgress({ write: (text: string) => (written += text) })
+    const a = display.add('a.fbx')
+    const b = display.add('b.glb')
+    a.finish('a.fbx → a.glb  1.0 KiB → 0.9 KiB\n  warning: [fbx] texture "wood.png" is not in the upload; dropped', true)
+    b.update('processing', 50)
+    b.update('processing', 100)
+    expect(screen(written)).toEqual([
+      '✔ a.fbx → a.glb  1.0 KiB → 0.9 KiB',
+      '  warning: [fbx] texture "wood.png" is not in the upload; dropped',
+      'b.glb  [████████████████████████] 100% processing',
+    ])
+  })
+})
+
 describe('plain progress', () => {
   it('one line per status or 10 % step to the log; results to their own stream', () => {
     let log = ''
