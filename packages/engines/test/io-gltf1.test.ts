@@ -228,6 +228,37 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     for (let i = 0; i < 3; i++) expect(Math.abs(after!.max[i]! - before!.max[i]!)).toBeLessThan(extent * 0.001)
   })
 
+  it('keeps perspective and orthographic cameras on their nodes (assimp drops the one and fails the whole file on the other)', async () => {
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    json.cameras = {
+      wide: { type: 'perspective', perspective: { aspectRatio: 1.5, yfov: 0.66, zfar: 100, znear: 0.01 } },
+      plan: { type: 'orthographic', orthographic: { xmag: 2, ymag: 1, zfar: 50, znear: 0.1 } },
+    }
+    json.nodes.wideNode = { name: 'Wide', camera: 'wide', translation: [0, 1, 5], children: [] }
+    json.nodes.planNode = { name: 'Plan', camera: 'plan', matrix: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 3, 0, 0, 1], children: [] }
+    json.scenes[json.scene].nodes.push('wideNode', 'planNode')
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const byName = (name: string) =>
+      doc
+        .getRoot()
+        .listNodes()
+        .find((node) => node.getName() === name)!
+    const wide = byName('Wide').getCamera()!
+    expect([wide.getType(), wide.getYFov(), wide.getAspectRatio(), wide.getZNear(), wide.getZFar()]).toEqual([
+      'perspective',
+      0.66,
+      1.5,
+      0.01,
+      100,
+    ])
+    expect(byName('Wide').getTranslation()).toEqual([0, 1, 5])
+    const plan = byName('Plan').getCamera()!
+    expect([plan.getType(), plan.getXMag(), plan.getYMag(), plan.getZNear(), plan.getZFar()]).toEqual(['orthographic', 2, 1, 0.1, 50])
+    expect(byName('Plan').getTranslation()).toEqual([3, 0, 0])
+    expect(warnings.filter((w) => w.includes('camera'))).toEqual([])
+    expect(worldCorners(doc)).toHaveLength(36)
+  })
+
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {
     const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
     const report = JSON.parse(new TextDecoder().decode(result.bytes!))

@@ -1,4 +1,4 @@
-import type { Document, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
+import type { Camera, Document, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
 
 /**
@@ -12,6 +12,7 @@ import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
  * - Node names: the author's `name` (glTF 2.0 has no ids), where assimp kept the id.
  * - Animations: assimp imports none; each 1.0 animation becomes a 2.0 animation (the same samplers,
  *   interpolation and keyframes on the same nodes).
+ * - Cameras: assimp drops perspective ones and fails on orthographic ones; each is made on its nodes.
  */
 
 type Entry = Record<string, unknown>
@@ -19,6 +20,7 @@ type Entry = Record<string, unknown>
 /** The parts of a glTF 1.0 JSON this module reads. */
 export interface Gltf1Scene {
   nodes?: Record<string, Entry>
+  cameras?: Record<string, Entry>
   animations?: Record<string, Entry>
   accessors?: Record<string, Entry>
   bufferViews?: Record<string, Entry>
@@ -39,6 +41,7 @@ export function restoreGltf1Scene(
 ): { animations: number; notes: string[] } {
   const nodes = nodesById(doc, json)
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
+  restoreCameras(doc, json, nodes)
   const notes: string[] = []
   let animations = 0
   for (const [id, animation] of entries(json.animations)) {
@@ -68,6 +71,56 @@ function restoreNode(node: Node, source: Entry): void {
     node.setScale(isNumbers(source.scale, 3) ? (source.scale as vec3) : [1, 1, 1])
   }
   if (typeof source.name === 'string' && source.name !== '') node.setName(source.name)
+}
+
+/**
+ * The cameras, each on the nodes that carry it. assimp's glTF 1.0 importer drops perspective cameras
+ * and fails on a whole file with an orthographic one, so it is handed the file without them
+ * (gltf1.ts) and they are made here: 1.0 and 2.0 describe both kinds with the same numbers.
+ */
+function restoreCameras(doc: Document, json: Gltf1Scene, nodes: Map<string, Node>): void {
+  const made = new Map<string, Camera | null>()
+  const cameraOf = (id: string): Camera | null => {
+    if (!made.has(id)) made.set(id, makeCamera(doc, id, json.cameras?.[id]))
+    return made.get(id)!
+  }
+  for (const [id, node] of nodes) {
+    const camera = json.nodes![id]!.camera
+    if (typeof camera !== 'string' || node.getCamera()) continue
+    const found = cameraOf(camera)
+    if (found) node.setCamera(found)
+  }
+}
+
+function makeCamera(doc: Document, id: string, source: Entry | undefined): Camera | null {
+  const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0
+  const name = typeof source?.name === 'string' ? source.name : id
+  if (source?.type === 'perspective') {
+    const p = (source.perspective ?? {}) as Entry
+    if (!positive(p.yfov) || !positive(p.znear)) return null
+    const camera = doc
+      .createCamera(name)
+      .setType('perspective')
+      .setYFov(p.yfov as number)
+      .setZNear(p.znear as number)
+    // 2.0 takes an infinite projection where zfar is absent; 1.0 required it.
+    if (positive(p.zfar) && (p.zfar as number) > (p.znear as number)) camera.setZFar(p.zfar as number)
+    if (positive(p.aspectRatio)) camera.setAspectRatio(p.aspectRatio as number)
+    return camera
+  }
+  if (source?.type === 'orthographic') {
+    const o = (source.orthographic ?? {}) as Entry
+    const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value !== 0
+    if (!finite(o.xmag) || !finite(o.ymag) || !(Number(o.znear) >= 0) || !(Number(o.zfar) > Number(o.znear))) return null
+    return doc
+      .createCamera(name)
+      .setType('orthographic')
+      .setXMag(o.xmag as number)
+      .setYMag(o.ymag as number)
+      .setZNear(Number(o.znear))
+      .setZFar(Number(o.zfar))
+  }
+  return null
 }
 
 function isNumbers(value: unknown, length: number): boolean {

@@ -86,8 +86,8 @@ export interface Gltf1ReadOptions {
  * Reads a glTF 1.0 file, JSON (.gltf) or binary (KHR_binary_glTF), into a Document. Its buffers and
  * images come embedded, from the binary body, or from `options.resolve` (a zip's entries); one that
  * is nowhere is refused, as for glTF 2.0. Node transforms, names and animations are restored from
- * the JSON (gltf1-scene.ts); what glTF 2.0 or assimp's importer does not carry (techniques and their
- * shaders, skins, cameras) is said in the document's log, which the task's warnings take.
+ * the JSON (gltf1-scene.ts), and cameras made there; what glTF 2.0 or assimp's importer does not carry (techniques
+ * and their shaders, skins) is said in the document's log, which the task's warnings take.
  *
  * ```ts
  * const doc = await readGltf1(platform, bytes, { resolve })
@@ -104,7 +104,8 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
   for (const [, image] of entries(json.images)) {
     if (typeof image.uri === 'string' && !image.uri.startsWith('data:') && !resolve(image.uri)) missingResource(image.uri)
   }
-  const text = new TextEncoder().encode(JSON.stringify(json))
+  // Without its cameras (gltf1-scene.ts makes them): assimp fails on a whole file with an orthographic one.
+  const text = new TextEncoder().encode(JSON.stringify(json, (key, value) => (key === 'cameras' || key === 'camera' ? undefined : value)))
   const total = [...buffers.values()].reduce((sum, file) => sum + file.byteLength, text.byteLength)
   if (total > limits.maxInputBytes) {
     throw new ModelInputError(`glTF 1.0 file and buffers of ${total} bytes exceed the limit of ${limits.maxInputBytes} bytes`)
@@ -277,17 +278,11 @@ function notCarried(json: Gltf1Json, doc: Document): string[] {
   const animations = Object.keys(json.animations ?? {}).length - root.listAnimations().length
   if (animations > 0)
     notes.push(`${count(animations, 'animation')} not carried: no channel of theirs targets a node and path glTF 2.0 animates`)
-  const lost: [string, number, number][] = [
-    ['skin', Object.keys(json.skins ?? {}).length, root.listSkins().length],
-    ['camera', Object.keys(json.cameras ?? {}).length, root.listCameras().length],
-  ]
-  for (const [what, before, after] of lost) {
-    if (after < before) {
-      notes.push(
-        `${count(before - after, what)} not carried: assimp's glTF 1.0 importer, which Mos reads glTF 1.0 through, does not import them`,
-      )
-    }
-  }
+  const skins = Object.keys(json.skins ?? {}).length - root.listSkins().length
+  if (skins > 0)
+    notes.push(`${count(skins, 'skin')} not carried: assimp's glTF 1.0 importer, which Mos reads glTF 1.0 through, does not import them`)
+  const cameras = Object.keys(json.cameras ?? {}).length - root.listCameras().length
+  if (cameras > 0) notes.push(`${count(cameras, 'camera')} not carried: no node carries it, or its numbers describe no camera`)
   return notes
 }
 
