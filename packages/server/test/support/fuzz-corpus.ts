@@ -30,6 +30,9 @@ export const FUZZ_SEEDS = [
   // A .gltf with its Draco-compressed .bin, uploaded as a stored zip: mutations reach the zip reader,
   // the glTF JSON and the Draco decoder alike.
   `${assimp('glTF2', 'draco', '2CylinderEngine.gltf')}+${assimp('glTF2', 'draco', '2CylinderEngine.bin')}.zip`,
+  // glTF 1.0, read through assimp after Mos's own checks (io/gltf1.ts): embedded, and with its .bin in a zip.
+  assimp('glTF', 'BoxTextured-glTF-Embedded', 'BoxTextured.gltf'),
+  `${assimp('glTF', 'TwoBoxes', 'TwoBoxes.gltf')}+${assimp('glTF', 'TwoBoxes', 'Box.bin')}.zip`,
 ]
 
 /** The files a seed names: one path, or `a+b.zip` for the files a and b in a stored zip. */
