@@ -120,8 +120,9 @@ function RecordLines({ title, lines }: { title: string; lines: unknown }) {
         {title} ({lines.length})
       </summary>
       <ul aria-label={title}>
-        {lines.map((line) => (
-          <li key={String(line)}>{String(line)}</li>
+        {lines.map((line, index) => (
+          // Two notes may read the same: the position tells them apart.
+          <li key={`${index}`}>{String(line)}</li>
         ))}
       </ul>
     </details>
