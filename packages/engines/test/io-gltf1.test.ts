@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Document, getBounds, type mat4, MathUtils, Primitive, type vec3, type vec4 } from '@gltf-transform/core'
-import { zipSync } from 'fflate'
+import { unzipSync, zipSync } from 'fflate'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
@@ -257,6 +257,34 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect(byName('Plan').getTranslation()).toEqual([3, 0, 0])
     expect(warnings.filter((w) => w.includes('camera'))).toEqual([])
     expect(worldCorners(doc)).toHaveLength(36)
+  })
+
+  it("keeps a material's states assimp leaves out: both sides drawn, blending with its transparency, its emission (technique and KHR_materials_common alike)", async () => {
+    const embedded = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    const plain = (await convert(new TextEncoder().encode(JSON.stringify(embedded)), 'gltf')).doc.getRoot().listMaterials()[0]!
+    // collada2gltf's technique culls back faces and does not blend: single-sided and opaque, as it came.
+    expect([plain.getDoubleSided(), plain.getAlphaMode(), plain.getEmissiveFactor()]).toEqual([false, 'OPAQUE', [0, 0, 0]])
+    const [, material] = Object.entries(embedded.materials as Record<string, { technique: string; values: Record<string, unknown> }>)[0]!
+    embedded.techniques[material.technique].states = { enable: [2929, 3042] }
+    material.values.transparency = 0.5
+    material.values.emission = [0.2, 0.1, 0, 1]
+    const glass = (await convert(new TextEncoder().encode(JSON.stringify(embedded)), 'gltf')).doc.getRoot().listMaterials()[0]!
+    expect([glass.getDoubleSided(), glass.getAlphaMode(), glass.getBaseColorFactor()[3]]).toEqual([true, 'BLEND', 0.5])
+    expect(glass.getEmissiveFactor().map((v) => v.toFixed(5))).toEqual(['0.20000', '0.10000', '0.00000'])
+    expect(glass.getBaseColorTexture()).not.toBeNull()
+    const common = JSON.parse(await readFile(join(paths.common, 'BoxTextured.gltf'), 'utf8'))
+    const extension = (Object.values(common.materials)[0] as { extensions: { KHR_materials_common: Record<string, unknown> } }).extensions
+      .KHR_materials_common
+    Object.assign(extension, { doubleSided: true, transparent: true })
+    Object.assign(extension.values as object, { transparency: 0.25 })
+    const files = unzipSync(await zipOf(paths.common))
+    files['BoxTextured.gltf'] = new TextEncoder().encode(JSON.stringify(common))
+    const commonMaterial = (await convert(zipSync(files), 'zip')).doc.getRoot().listMaterials()[0]!
+    expect([commonMaterial.getDoubleSided(), commonMaterial.getAlphaMode(), commonMaterial.getBaseColorFactor()[3]]).toEqual([
+      true,
+      'BLEND',
+      0.25,
+    ])
   })
 
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {

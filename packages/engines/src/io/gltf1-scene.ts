@@ -1,4 +1,4 @@
-import type { Camera, Document, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
+import type { Camera, Document, Material, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
 
 /**
@@ -13,6 +13,7 @@ import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
  * - Animations: assimp imports none; each 1.0 animation becomes a 2.0 animation (the same samplers,
  *   interpolation and keyframes on the same nodes).
  * - Cameras: assimp drops perspective ones and fails on orthographic ones; each is made on its nodes.
+ * - Material states: double sides, blending with its transparency, the emission colour.
  */
 
 type Entry = Record<string, unknown>
@@ -21,6 +22,8 @@ type Entry = Record<string, unknown>
 export interface Gltf1Scene {
   nodes?: Record<string, Entry>
   cameras?: Record<string, Entry>
+  materials?: Record<string, Entry>
+  techniques?: Record<string, Entry>
   animations?: Record<string, Entry>
   accessors?: Record<string, Entry>
   bufferViews?: Record<string, Entry>
@@ -42,6 +45,7 @@ export function restoreGltf1Scene(
   const nodes = nodesById(doc, json)
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
   restoreCameras(doc, json, nodes)
+  restoreMaterials(doc, json)
   const notes: string[] = []
   let animations = 0
   for (const [id, animation] of entries(json.animations)) {
@@ -121,6 +125,63 @@ function makeCamera(doc: Document, id: string, source: Entry | undefined): Camer
       .setZFar(Number(o.zfar))
   }
   return null
+}
+
+/** WebGL's enums a 1.0 technique's `states.enable` lists. */
+const CULL_FACE = 2884
+const BLEND = 3042
+
+/**
+ * What assimp's glTF 1.0 importer reads of a material's colour but not of its states: whether both
+ * sides are drawn (no CULL_FACE in its technique's states, or KHR_materials_common's `doubleSided`),
+ * blending (BLEND in the states, or `transparent`) with the `transparency` value as the base colour's
+ * alpha, and the emission colour. assimp names each material after its 1.0 id.
+ */
+function restoreMaterials(doc: Document, json: Gltf1Scene): void {
+  const byName = new Map<string, Material[]>()
+  for (const material of doc.getRoot().listMaterials())
+    byName.set(material.getName(), [...(byName.get(material.getName()) ?? []), material])
+  for (const [id, source] of entries(json.materials)) {
+    const [material, ...others] = byName.get(id) ?? []
+    if (!material || others.length > 0) continue
+    const common = ((source.extensions ?? {}) as Record<string, Entry>).KHR_materials_common
+    const technique = typeof source.technique === 'string' ? json.techniques?.[source.technique] : undefined
+    const values = { ...techniqueDefaults(technique), ...((common?.values ?? source.values ?? {}) as Entry) }
+    // A technique enables what it draws with; nothing enabled is WebGL's default: both sides, no blending.
+    const enabled = ((technique?.states ?? {}) as Entry).enable
+    const states = Array.isArray(enabled) ? (enabled as unknown[]) : []
+    if (common) material.setDoubleSided(common.doubleSided === true)
+    else if (technique) material.setDoubleSided(!states.includes(CULL_FACE))
+    if (common ? common.transparent === true : states.includes(BLEND)) {
+      const [r, g, b, a] = material.getBaseColorFactor()
+      const transparency = scalar(values.transparency)
+      material
+        .setAlphaMode('BLEND')
+        .setBaseColorFactor([r, g, b, a * (transparency !== undefined ? Math.min(1, Math.max(0, transparency)) : 1)])
+    }
+    const emission = values.emission
+    if (
+      Array.isArray(emission) &&
+      emission.length >= 3 &&
+      emission.slice(0, 3).every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)
+    ) {
+      material.setEmissiveFactor(emission.slice(0, 3) as vec3)
+    }
+  }
+}
+
+/** A technique's parameter values, where its materials give none. */
+function techniqueDefaults(technique: Entry | undefined): Entry {
+  const parameters = (technique?.parameters ?? {}) as Record<string, Entry>
+  return Object.fromEntries(
+    Object.entries(parameters).flatMap(([name, parameter]) => (parameter?.value !== undefined ? [[name, parameter.value]] : [])),
+  )
+}
+
+/** A 1.0 value given as a number or as a one-number array. */
+function scalar(value: unknown): number | undefined {
+  const n = Array.isArray(value) ? value[0] : value
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined
 }
 
 function isNumbers(value: unknown, length: number): boolean {

@@ -272,7 +272,7 @@ function notCarried(json: Gltf1Json, doc: Document): string[] {
   const techniques = Object.keys(json.techniques ?? {}).length
   if (techniques > 0) {
     notes.push(
-      `${count(techniques, 'technique')} (GLSL shaders) not carried: glTF 2.0 has none; materials became PBR from their values (diffuse colour or texture → base colour, shininess → roughness)`,
+      `${count(techniques, 'technique')} (GLSL shaders) not carried: glTF 2.0 has none; materials became PBR from their values (diffuse colour or texture → base colour, shininess → roughness; emission, blending and culling kept)`,
     )
   }
   const animations = Object.keys(json.animations ?? {}).length - root.listAnimations().length
