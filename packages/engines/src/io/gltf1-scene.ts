@@ -16,7 +16,8 @@ import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
  * - Material states: double sides, blending with its transparency, the emission colour.
  */
 
-type Entry = Record<string, unknown>
+/** A glTF 1.0 object (a node, an accessor…), read member by member. */
+export type Entry = Record<string, unknown>
 
 /** The parts of a glTF 1.0 JSON this module reads. */
 export interface Gltf1Scene {
@@ -34,37 +35,32 @@ const PATHS = new Set(['translation', 'rotation', 'scale'])
 const FLOAT = 5126
 
 /**
- * Restores node transforms and names and rebuilds the animations. `buffers` holds each 1.0 buffer's
- * bytes by id. Returns the number of animations rebuilt, and a note per channel it could not take.
+ * Restores node transforms and names, cameras and material states, and rebuilds the animations.
+ * `buffers` holds each 1.0 buffer's bytes by id. Returns a note per animation channel it could not take.
  */
-export function restoreGltf1Scene(
-  doc: Document,
-  json: Gltf1Scene,
-  buffers: Map<string, Uint8Array>,
-): { animations: number; notes: string[] } {
-  const nodes = nodesById(doc, json)
+export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<string, Uint8Array>): string[] {
+  const nodes = byUniqueName(doc.getRoot().listNodes(), entries(json.nodes))
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
   restoreCameras(doc, json, nodes)
-  restoreMaterials(doc, json)
+  restoreMaterials(json, byUniqueName(doc.getRoot().listMaterials(), entries(json.materials)))
   const notes: string[] = []
-  let animations = 0
-  for (const [id, animation] of entries(json.animations)) {
-    const built = buildAnimation(doc, id, animation, json, nodes, buffers, notes)
-    if (built) animations++
-  }
-  return { animations, notes }
+  for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)
+  return notes
 }
 
-/** The document's node for each 1.0 node id, where exactly one node carries that name. */
-function nodesById(doc: Document, json: Gltf1Scene): Map<string, Node> {
-  const byName = new Map<string, Node[]>()
-  for (const node of doc.getRoot().listNodes()) byName.set(node.getName(), [...(byName.get(node.getName()) ?? []), node])
-  const nodes = new Map<string, Node>()
-  for (const [id] of entries(json.nodes)) {
-    const found = byName.get(id)
-    if (found?.length === 1) nodes.set(id, found[0]!)
+/**
+ * The document's property for each 1.0 id, where exactly one carries that name: assimp names nodes
+ * and materials after their ids.
+ */
+function byUniqueName<T extends Node | Material>(properties: T[], ids: [string, Entry][]): Map<string, T> {
+  const byName = new Map<string, T[]>()
+  for (const property of properties) byName.set(property.getName(), [...(byName.get(property.getName()) ?? []), property])
+  const found = new Map<string, T>()
+  for (const [id] of ids) {
+    const named = byName.get(id)
+    if (named?.length === 1) found.set(id, named[0]!)
   }
-  return nodes
+  return found
 }
 
 function restoreNode(node: Node, source: Entry): void {
@@ -137,13 +133,9 @@ const BLEND = 3042
  * blending (BLEND in the states, or `transparent`) with the `transparency` value as the base colour's
  * alpha, and the emission colour. assimp names each material after its 1.0 id.
  */
-function restoreMaterials(doc: Document, json: Gltf1Scene): void {
-  const byName = new Map<string, Material[]>()
-  for (const material of doc.getRoot().listMaterials())
-    byName.set(material.getName(), [...(byName.get(material.getName()) ?? []), material])
-  for (const [id, source] of entries(json.materials)) {
-    const [material, ...others] = byName.get(id) ?? []
-    if (!material || others.length > 0) continue
+function restoreMaterials(json: Gltf1Scene, materials: Map<string, Material>): void {
+  for (const [id, material] of materials) {
+    const source = json.materials![id]!
     const common = ((source.extensions ?? {}) as Record<string, Entry>).KHR_materials_common
     const technique = typeof source.technique === 'string' ? json.techniques?.[source.technique] : undefined
     const values = { ...techniqueDefaults(technique), ...((common?.values ?? source.values ?? {}) as Entry) }
@@ -200,7 +192,7 @@ function buildAnimation(
   nodes: Map<string, Node>,
   buffers: Map<string, Uint8Array>,
   notes: string[],
-): boolean {
+): void {
   const parameters = (source.parameters ?? {}) as Record<string, unknown>
   const samplers = (source.samplers ?? {}) as Record<string, Entry>
   const channels = Array.isArray(source.channels) ? (source.channels as Entry[]) : []
@@ -245,9 +237,7 @@ function buildAnimation(
         .setSampler(created),
     )
   }
-  if (animation.listChannels().length > 0) return true
-  animation.dispose()
-  return false
+  if (animation.listChannels().length === 0) animation.dispose()
 }
 
 /** A float accessor's values, packed (1.0 animation data is float); undefined for anything else. */

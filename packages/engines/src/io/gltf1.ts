@@ -3,7 +3,7 @@ import { errorMessage, ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { readWithAssimp } from './assimp-read.ts'
-import { entries, restoreGltf1Scene } from './gltf1-scene.ts'
+import { type Entry, entries, type Gltf1Scene, restoreGltf1Scene } from './gltf1-scene.ts'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { ResolveFile } from './upload-files.ts'
@@ -21,18 +21,13 @@ const BINARY_HEADER_BYTES = 20
 /** The id KHR_binary_glTF gives the buffer that is the container's body. */
 const BODY_BUFFER = 'binary_glTF'
 
-type Entry = Record<string, unknown>
-interface Gltf1Json {
+/** The parts of a glTF 1.0 JSON the reader reads, the scene's (gltf1-scene.ts) among them. */
+interface Gltf1Json extends Gltf1Scene {
   asset?: { version?: unknown }
   buffers?: Record<string, Entry>
-  bufferViews?: Record<string, Entry>
-  accessors?: Record<string, Entry>
   images?: Record<string, Entry>
   shaders?: Record<string, Entry>
-  techniques?: Record<string, Entry>
-  animations?: Record<string, Entry>
   skins?: Record<string, Entry>
-  cameras?: Record<string, Entry>
   extensionsUsed?: unknown
 }
 
@@ -112,7 +107,7 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
   }
   checkAccessors(json, buffers)
   const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions })
-  const { notes } = restoreGltf1Scene(doc, json, buffers)
+  const notes = restoreGltf1Scene(doc, json, buffers)
   for (const note of [...notes, ...notCarried(json, doc)]) doc.getLogger().warn(`[gltf 1.0] ${note}`)
   return doc
 }
