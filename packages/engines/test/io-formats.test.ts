@@ -1,9 +1,14 @@
-import { readFile } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import type { Document } from '@gltf-transform/core'
 import { describe, expect, it } from 'vitest'
 import { assimpInfo, hasAssimpCli } from '../../../test/support/assimp-info.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { countSceneTriangles, loadPlatform, readModel } from '../src/index.ts'
-import type { Document } from '@gltf-transform/core'
+import { writePly } from '../src/io/ply.ts'
 
 const { available, paths } = corpusFiles({
   wusonObj: assimp('OBJ', 'WusonOBJ.obj'),
@@ -196,6 +201,47 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
     const color: number[] = []
     cloud.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('COLOR_0')!.getElement(0, color)
     expect(color.every((v) => v >= 0 && v <= 1)).toBe(true)
+  })
+
+  it("reads a PLY's t pointing up, as Blender wrote cube_uv.ply and assimp reads it, and writes it back so", async () => {
+    const text = await readFile(paths.cubeUv, 'latin1')
+    const body = text
+      .slice(text.indexOf('end_header') + 'end_header'.length)
+      .trim()
+      .split('\n')
+      .slice(0, 24)
+    // Each vertex line: x y z nx ny nz s t. glTF's v is 1 − t.
+    const expected = body.map((line) => {
+      const n = line.trim().split(/\s+/).map(Number)
+      return `${n.slice(0, 3).map((x) => x.toFixed(3))} uv ${n[6]!.toFixed(3)},${(1 - n[7]!).toFixed(3)}`
+    })
+    const corners = (doc: Document) => {
+      const prim = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+      const position = prim.getAttribute('POSITION')!
+      const uv = prim.getAttribute('TEXCOORD_0')!
+      return Array.from(
+        { length: uv.getCount() },
+        (_, i) =>
+          `${position.getElement(i, [] as number[]).map((x) => x.toFixed(3))} uv ${uv.getElement(i, [] as number[]).map((x) => x.toFixed(3))}`,
+      )
+    }
+    const doc = await read(paths.cubeUv)
+    expect(new Set(corners(doc))).toEqual(new Set(expected))
+    if (cli) {
+      // assimp's own reading of the file, through its glTF writer.
+      const dir = await mkdtemp(join(tmpdir(), 'mos-ply-uv-'))
+      try {
+        await promisify(execFile)('assimp', ['export', paths.cubeUv, join(dir, 'cube.glb'), '-fglb2'])
+        const viaAssimp = await platform.io.readBinary(new Uint8Array(await readFile(join(dir, 'cube.glb'))))
+        expect(new Set(corners(viaAssimp).map((c) => c.replace(/-0\.000/g, '0.000')))).toEqual(
+          new Set(expected.map((c) => c.replace(/-0\.000/g, '0.000'))),
+        )
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    }
+    const again = await readModel(platform, writePly(doc), 'ply')
+    expect(new Set(corners(again))).toEqual(new Set(expected))
   })
 
   it("refuses a PLY whose vertex lines lack the list its header declares for them, saying which (Blender 2.77's issue623.ply)", async () => {

@@ -326,7 +326,8 @@ function readVertices(reader: ValueReader, element: PlyElement, geometry: PlyGeo
       if (value === undefined || t < 0) continue
       if (t < 3) positions[v * 3 + t] = value
       else if (t < 6) normals![v * 3 + t - 3] = value
-      else if (t < 8) uvs![v * 2 + t - 6] = value
+      // PLY's t (v) points up, as OBJ's and OpenGL's (Blender, MeshLab and assimp write and read it so); glTF's points down.
+      else if (t < 8) uvs![v * 2 + t - 6] = t === 7 ? 1 - value : value
       else colors![v * colorSize + t - 8] = value * scale[p]!
     }
   }
@@ -366,8 +367,9 @@ function addPolygon(geometry: PlyGeometry, polygon: number[], polygonUvs: number
     geometry.triangles.push3(polygon[order[k]!]!, polygon[order[k + 1]!]!, polygon[order[k + 2]!]!)
     if (geometry.hasCornerUvs) {
       for (let c = k; c < k + 3; c++) {
+        const v = polygonUvs[order[c]! * 2 + 1]
         geometry.cornerUvs.push(polygonUvs[order[c]! * 2] ?? 0)
-        geometry.cornerUvs.push(polygonUvs[order[c]! * 2 + 1] ?? 0)
+        geometry.cornerUvs.push(v === undefined ? 0 : 1 - v)
       }
     }
   }
@@ -486,7 +488,8 @@ export function writePly(doc: Document): Uint8Array {
       const v = points ? points[i]! : i
       for (let k = 0; k < 3; k++, at += 4) view.setFloat32(at, p.positions[v * 3 + k]!, true)
       if (withNormals) for (let k = 0; k < 3; k++, at += 4) view.setFloat32(at, p.normals![v * 3 + k]!, true)
-      if (withUvs) for (let k = 0; k < 2; k++, at += 4) view.setFloat32(at, p.uvs![v * 2 + k]!, true)
+      // t up again, as PLY's readers take it (see readVertices).
+      if (withUvs) for (let k = 0; k < 2; k++, at += 4) view.setFloat32(at, k === 1 ? 1 - p.uvs![v * 2 + 1]! : p.uvs![v * 2]!, true)
       if (withColors) for (let k = 0; k < 4; k++, at += 1) bytes[at] = p.colors ? byte(p.colors[v * 4 + k]!) : 255
     }
   }
