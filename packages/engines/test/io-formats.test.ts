@@ -3,12 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import type { Document } from '@gltf-transform/core'
+import { type Document, Logger } from '@gltf-transform/core'
 import { describe, expect, it } from 'vitest'
 import { assimpInfo, hasAssimpCli } from '../../../test/support/assimp-info.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { countSceneTriangles, loadPlatform, readModel } from '../src/index.ts'
-import { writePly } from '../src/io/ply.ts'
+import { readPly, writePly } from '../src/io/ply.ts'
+import { createUploadResolver } from '../src/io/upload-files.ts'
 
 const { available, paths } = corpusFiles({
   wusonObj: assimp('OBJ', 'WusonOBJ.obj'),
@@ -32,6 +33,8 @@ const { available, paths } = corpusFiles({
   floatColor: assimp('PLY', 'float-color.ply'),
   points: assimp('PLY', 'points.ply'),
   issue623: assimp('PLY', 'issue623.ply'),
+  logo: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
+  checker: assimp('glTF2', 'BoxTexcoords-glTF', 'texture.png'),
 })
 
 const cli = hasAssimpCli()
@@ -242,6 +245,43 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
     }
     const again = await readModel(platform, writePly(doc), 'ply')
     expect(new Set(corners(again))).toEqual(new Set(expected))
+  })
+
+  it('takes the images `comment TextureFile` names (MeshLab, Agisoft) from the upload, a primitive per texture a face chooses', async () => {
+    const text = await readFile(paths.cubeUv, 'latin1')
+    const logo = new Uint8Array(await readFile(paths.logo))
+    const checker = new Uint8Array(await readFile(paths.checker))
+    const named = (header: string, ply: string) => ply.replace('format ascii 1.0\n', `format ascii 1.0\n${header}`)
+    const warnings: string[] = []
+    const logger = Object.assign(new Logger(Logger.Verbosity.WARN), { warn: (message: string) => void warnings.push(message) })
+    const files = (entries: Record<string, Uint8Array>) => createUploadResolver(new Map(Object.entries(entries)), 'cube.ply')
+    // One texture: every face draws with it.
+    const one = readPly(new TextEncoder().encode(named('comment TextureFile logo file.png\n', text)), {
+      resolve: files({ 'logo file.png': logo }),
+      logger,
+    })
+    const [prim] = one.getRoot().listMeshes()[0]!.listPrimitives()
+    expect(Buffer.from(prim!.getMaterial()!.getBaseColorTexture()!.getImage()!).equals(Buffer.from(logo))).toBe(true)
+    expect(prim!.getAttribute('TEXCOORD_0')).not.toBeNull()
+    expect(warnings).toEqual([])
+    // Two textures, each face's texnumber choosing: the first three quads the logo, the other three the checker.
+    let face = 0
+    const chosen = named('comment TextureFile logo.png\ncomment TextureFile checker.png\n', text)
+      .replace('property list uchar uint vertex_indices\n', 'property list uchar uint vertex_indices\nproperty int texnumber\n')
+      .replace(/^4( \d+){4}$/gm, (line) => `${line} ${face++ < 3 ? 0 : 1}`)
+    expect(face).toBe(6)
+    const two = readPly(new TextEncoder().encode(chosen), { resolve: files({ 'logo.png': logo, 'checker.png': checker }), logger })
+    const prims = two.getRoot().listMeshes()[0]!.listPrimitives()
+    expect(prims.map((p) => [p.getIndices()!.getCount() / 3, p.getAttribute('POSITION')!.getCount()])).toEqual([
+      [6, 12],
+      [6, 12],
+    ])
+    expect(prims.map((p) => p.getMaterial()!.getBaseColorTexture()!.getImage()!.byteLength)).toEqual([logo.byteLength, checker.byteLength])
+    expect(countSceneTriangles(two)).toBe(12)
+    // A texture the upload lacks: the faces stay, untextured, and a warning names the file.
+    const alone = readPly(new TextEncoder().encode(named('comment TextureFile logo.png\n', text)), { logger })
+    expect(alone.getRoot().listMaterials()).toEqual([])
+    expect(warnings).toEqual(['[ply] texture "logo.png" is not in the upload; dropped'])
   })
 
   it("refuses a PLY whose vertex lines lack the list its header declares for them, saying which (Blender 2.77's issue623.ply)", async () => {

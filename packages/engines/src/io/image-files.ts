@@ -1,7 +1,7 @@
-import type { Texture } from '@gltf-transform/core'
+import type { Document, Texture } from '@gltf-transform/core'
 import { encodePng } from './png-encode.ts'
 import { decodeTga } from './tga.ts'
-import { baseName } from './upload-files.ts'
+import { baseName, type ResolveFile } from './upload-files.ts'
 
 /** The glTF image types, told from the bytes' magic numbers. */
 export type GltfImageType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/ktx2'
@@ -95,5 +95,35 @@ export function createImageFiles(): (texture: Texture) => ImageFile {
       files.set(texture, file)
     }
     return file
+  }
+}
+
+/**
+ * The texture of a file a model names (an .mtl's `map_*`, a PLY's `TextureFile`), made once per name; undefined (after a warning naming the file)
+ * when the upload lacks the file or glTF cannot hold its format.
+ */
+export function createTextureLoader(
+  doc: Document,
+  resolve: ResolveFile,
+  warn: (text: string) => void,
+  reader: string,
+): (file: string) => Texture | undefined {
+  const textures = new Map<string, Texture | undefined>()
+  return (file) => {
+    if (textures.has(file)) return textures.get(file)
+    const found = resolve(file)
+    const image = found && toGltfImage(found)
+    if (!found) warn(`[${reader}] texture "${file}" is not in the upload; dropped`)
+    else if (!image) warn(`[${reader}] texture "${file}" is in a format glTF cannot hold; dropped`)
+    const stem = imageStem(file) || 'texture'
+    const made = image
+      ? doc
+          .createTexture(stem)
+          .setImage(image.bytes)
+          .setMimeType(image.mimeType)
+          .setURI(`${stem}.${imageFileExtension(image.mimeType)}`)
+      : undefined
+    textures.set(file, made)
+    return made
   }
 }

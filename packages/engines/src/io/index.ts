@@ -56,7 +56,7 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
     write: async (_platform, doc) => ({ bytes: writeStl(doc), extension: 'stl' }),
   },
   ply: {
-    read: async (_platform, bytes, options) => readPly(bytes, options),
+    read: async (platform, bytes, options) => readPly(bytes, { ...options, logger: platform.logger }),
     write: async (_platform, doc) => ({ bytes: writePly(doc), extension: 'ply' }),
   },
   zip: {

@@ -1,5 +1,5 @@
 import type { Document, Material, Texture } from '@gltf-transform/core'
-import { createImageFiles, type ImageFile, imageFileExtension, imageStem, toGltfImage } from './image-files.ts'
+import { createImageFiles, createTextureLoader, type ImageFile } from './image-files.ts'
 import { finiteOrZero, formatFloat } from './text.ts'
 import type { ResolveFile } from './upload-files.ts'
 
@@ -19,38 +19,13 @@ function mapFileName(rest: string): string {
 }
 
 /**
- * The texture of a `map_*` file name, made once per name; undefined (after a warning naming the file)
- * when the upload lacks the file or glTF cannot hold its format.
- */
-function createTextureLoader(doc: Document, resolve: ResolveFile, warn: (text: string) => void): (file: string) => Texture | undefined {
-  const textures = new Map<string, Texture | undefined>()
-  return (file) => {
-    if (textures.has(file)) return textures.get(file)
-    const found = resolve(file)
-    const image = found && toGltfImage(found)
-    if (!found) warn(`[obj] texture "${file}" is not in the upload; dropped`)
-    else if (!image) warn(`[obj] texture "${file}" is in a format glTF cannot hold; dropped`)
-    const stem = imageStem(file) || 'texture'
-    const made = image
-      ? doc
-          .createTexture(stem)
-          .setImage(image.bytes)
-          .setMimeType(image.mimeType)
-          .setURI(`${stem}.${imageFileExtension(image.mimeType)}`)
-      : undefined
-    textures.set(file, made)
-    return made
-  }
-}
-
-/**
  * Reads an .mtl into glTF materials: Kd/d/Tr, Ke, map_Kd (base colour), map_Bump/norm (normal map),
  * map_Ke (emissive). Texture files come through `resolve` (TGA becomes PNG); one that is missing or
  * in a format glTF cannot hold is dropped with a warning naming it.
  */
 export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: Map<string, Material>, warn: (text: string) => void): void {
   let current: Material | undefined
-  const texture = createTextureLoader(doc, resolve, warn)
+  const texture = createTextureLoader(doc, resolve, warn, 'obj')
   for (const raw of text.split(/\r?\n|\r/)) {
     const line = raw.replace(/#.*/, '').trim()
     if (line === '') continue

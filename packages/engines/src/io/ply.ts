@@ -1,9 +1,11 @@
-import { Document } from '@gltf-transform/core'
+import { Document, type ILogger, type Material } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { flattenDocument, type FlatPrimitive } from './flatten.ts'
+import { createTextureLoader } from './image-files.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type PrimitiveData } from './mesh-builder.ts'
 import { triangulatePolygon } from './triangulate.ts'
+import type { ResolveFile } from './upload-files.ts'
 
 /** PLY's scalar types by their sized names, and their sizes in bytes. */
 const TYPE_SIZES: Record<string, number> = { int8: 1, uint8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, float64: 8 }
@@ -47,6 +49,8 @@ interface PlyElement {
 interface PlyHeader {
   format: 'ascii' | 'binary_little_endian' | 'binary_big_endian'
   elements: PlyElement[]
+  /** The images `comment TextureFile` lines name (MeshLab, Agisoft), a face's `texnumber` choosing among them. */
+  textureFiles: string[]
   /** Byte offset where the body starts. */
   bodyStart: number
 }
@@ -60,6 +64,7 @@ function parseHeader(bytes: Uint8Array): PlyHeader {
   const bodyStart = match.index + match[0].length
   let format: PlyHeader['format'] | undefined
   const elements: PlyElement[] = []
+  const textureFiles: string[] = []
   for (const raw of probe
     .slice(0, match.index)
     .split(/\r?\n|\r/)
@@ -91,12 +96,16 @@ function parseHeader(bytes: Uint8Array): PlyHeader {
         }
         break
       }
+      case 'comment':
+        // The file name is the rest of the line: names may hold spaces.
+        if (tokens[1] === 'TextureFile' && tokens.length > 2) textureFiles.push(raw.trim().replace(/^comment\s+TextureFile\s+/, ''))
+        break
       default:
-      // comment, obj_info and blank lines carry nothing we need
+      // obj_info and blank lines carry nothing we need
     }
   }
   if (!format) throw new ModelInputError('invalid PLY: no format line')
-  return { format, elements, bodyStart }
+  return { format, elements, bodyStart, textureFiles }
 }
 
 /** A cursor over the body that yields numbers in file order (ASCII tokens or binary scalars). */
@@ -220,7 +229,7 @@ function colorScale(type: string): number {
  * without faces is a point cloud. Counts are checked against the file size and the allocation bound
  * before anything is allocated.
  */
-export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document {
+export function readPly(bytes: Uint8Array, options: PlyReadOptions = {}): Document {
   const header = parseHeader(bytes)
   checkDeclaredCounts(header, bytes.byteLength - header.bodyStart, options)
   const reader =
@@ -243,7 +252,48 @@ export function readPly(bytes: Uint8Array, options: ReadOptions = {}): Document 
     // Unknown elements (materials, camera, ...) are read past so later elements line up.
     else for (let e = 0; e < element.count; e++) for (const prop of element.properties) readScalar(reader, prop, element.name)
   }
-  return buildDocument(new Document(), [{ name: 'ply', primitives: primitivesOf(geometry) }])
+  const doc = new Document()
+  const warnings: string[] = []
+  const materials = textureMaterials(doc, header.textureFiles, geometry, options.resolve ?? (() => undefined), (text) =>
+    warnings.push(text),
+  )
+  buildDocument(doc, [{ name: 'ply', primitives: primitivesOf(geometry, materials) }])
+  if (options.logger) doc.setLogger(options.logger)
+  for (const text of warnings) doc.getLogger().warn(text)
+  return doc
+}
+
+/** Options of the PLY reader. */
+export interface PlyReadOptions extends ReadOptions {
+  /** Finds the images `comment TextureFile` names among the upload's other files (a zip's entries). */
+  resolve?: ResolveFile
+  logger?: ILogger
+}
+
+/**
+ * A material per `comment TextureFile`, its image as the base colour (metallic 0, roughness 1: a
+ * scan's colours, not a metal), or undefined for an image the upload lacks or glTF cannot hold (a
+ * warning names it). None where the file has no texture coordinates to read an image with.
+ */
+function textureMaterials(
+  doc: Document,
+  files: string[],
+  geometry: PlyGeometry,
+  resolve: ResolveFile,
+  warn: (text: string) => void,
+): (Material | undefined)[] {
+  if (files.length === 0) return []
+  if (!geometry.uvs && !(geometry.hasCornerUvs && geometry.cornerUvs.length > 0)) {
+    warn(
+      `[ply] ${files.length === 1 ? `texture "${files[0]}"` : `${files.length} textures`} named, but the file has no texture coordinates; dropped`,
+    )
+    return []
+  }
+  const texture = createTextureLoader(doc, resolve, warn, 'ply')
+  return files.map((file) => {
+    const image = texture(file)
+    return image && doc.createMaterial(image.getName()).setBaseColorTexture(image).setMetallicFactor(0).setRoughnessFactor(1)
+  })
 }
 
 /** What the body's elements add up to, as they are read. */
@@ -260,6 +310,8 @@ interface PlyGeometry {
   hasCornerUvs: boolean
   lines: GrowableArray<Uint32Array>
   sawFaces: boolean
+  /** Each triangle's `texnumber`, when faces carry one. */
+  triangleTextures?: GrowableArray<Uint32Array>
 }
 
 /** The header's counts against the allocation bound and the body's size, before anything is allocated. */
@@ -339,15 +391,19 @@ function readFaces(reader: ValueReader, element: PlyElement, geometry: PlyGeomet
   if (element.count > 0) geometry.sawFaces = true
   const indexProp = props.findIndex((p) => p.countType && (p.name === 'vertex_indices' || p.name === 'vertex_index'))
   const uvProp = props.findIndex((p) => p.countType && p.name === 'texcoord')
+  const textureProp = props.findIndex((p) => !p.countType && p.name === 'texnumber')
   if (uvProp < 0) geometry.hasCornerUvs = false
+  if (textureProp >= 0 && element.name === 'face') geometry.triangleTextures ??= new GrowableArray(Uint32Array)
   const check = (i: number) => checkIndex(geometry, i)
   for (let f = 0; f < element.count; f++) {
     let polygon: number[] = []
     let polygonUvs: number[] = []
+    let texture = 0
     for (let p = 0; p < props.length; p++) {
       const prop = props[p]!
       if (!prop.countType) {
-        reader.read(prop.type)
+        const value = reader.read(prop.type)
+        if (p === textureProp) texture = value
         continue
       }
       const values = readList(reader, prop as PlyProperty & { countType: string }, element.name)
@@ -355,16 +411,18 @@ function readFaces(reader: ValueReader, element: PlyElement, geometry: PlyGeomet
       else if (p === uvProp) polygonUvs = values
     }
     if (element.name === 'tristrips') addStrip(polygon, geometry.triangles, check)
-    else addPolygon(geometry, polygon, polygonUvs)
+    else addPolygon(geometry, polygon, polygonUvs, texture)
   }
 }
 
-function addPolygon(geometry: PlyGeometry, polygon: number[], polygonUvs: number[]): void {
+function addPolygon(geometry: PlyGeometry, polygon: number[], polygonUvs: number[], texture: number): void {
   for (const index of polygon) checkIndex(geometry, index)
   const { positions } = geometry
   const order = polygon.length === 3 ? TRIANGLE : triangulatePolygon(polygon.length, (c, axis) => positions?.[polygon[c]! * 3 + axis] ?? 0)
   for (let k = 0; k < order.length; k += 3) {
     geometry.triangles.push3(polygon[order[k]!]!, polygon[order[k + 1]!]!, polygon[order[k + 2]!]!)
+    // A texnumber naming no texture file draws untextured (0xffffffff).
+    geometry.triangleTextures?.push(Number.isInteger(texture) && texture >= 0 ? texture : 0xffffffff)
     if (geometry.hasCornerUvs) {
       for (let c = k; c < k + 3; c++) {
         const v = polygonUvs[order[c]! * 2 + 1]
@@ -395,15 +453,26 @@ function readEdges(reader: ValueReader, element: PlyElement, geometry: PlyGeomet
   }
 }
 
-/** Triangles (unwelded when UVs are per corner), lines, or the vertices as a point cloud when there are no faces. */
-function primitivesOf(geometry: PlyGeometry): PrimitiveData[] {
-  const { positions, normals, uvs, colors, colorSize, triangles, cornerUvs, lines } = geometry
+/**
+ * Triangles (unwelded when UVs are per corner; one primitive per texture when faces choose among
+ * several), lines, or the vertices as a point cloud when there are no faces.
+ */
+function primitivesOf(geometry: PlyGeometry, materials: (Material | undefined)[]): PrimitiveData[] {
+  const { positions, normals, uvs, colors, colorSize, cornerUvs, lines } = geometry
   if (!positions || geometry.vertexCount === 0) throw new ModelInputError('PLY file holds no vertices')
   const base = { positions, ...(normals ? { normals } : {}), ...(uvs ? { uvs } : {}), ...(colors ? { colors, colorSize } : {}) }
   const primitives: PrimitiveData[] = []
-  if (triangles.length > 0 && geometry.hasCornerUvs && cornerUvs.length > 0)
-    primitives.push(unweld(base, triangles.toArray(), cornerUvs.toArray()))
-  else if (triangles.length > 0) primitives.push({ ...base, indices: triangles.toArray(), mode: 4 })
+  const perCorner = geometry.hasCornerUvs && cornerUvs.length > 0
+  for (const group of textureGroups(geometry, materials.length)) {
+    const material = materials[group.texture]
+    const triangle = group.indices
+    const data: PrimitiveData = perCorner
+      ? unweld(base, triangle, group.cornerUvs!)
+      : group.all
+        ? { ...base, indices: triangle, mode: 4 }
+        : { ...compact(base, triangle), mode: 4 }
+    primitives.push(material ? { ...data, material } : data)
+  }
   if (lines.length > 0) primitives.push({ ...base, indices: lines.toArray(), mode: 1 })
   if (!geometry.sawFaces && lines.length === 0) primitives.push({ ...base, mode: 0 })
   if (primitives.length === 0) throw new ModelInputError('PLY file holds no faces')
@@ -424,6 +493,67 @@ function addStrip(strip: number[], out: GrowableArray<Uint32Array>, check: (i: n
       else out.push3(b, a, c)
     }
     start = i + 1
+  }
+}
+
+/** The triangles drawn with one texture (`texture` indexes the file's texture list), their corner UVs beside them. */
+interface TextureGroup {
+  texture: number
+  indices: Uint32Array
+  cornerUvs?: Float32Array
+  /** Every triangle of the file: its vertex arrays serve as they are. */
+  all: boolean
+}
+
+/** The triangles by the texture their faces name; one group of them all when faces choose none. */
+function textureGroups(geometry: PlyGeometry, textures: number): TextureGroup[] {
+  const { triangles, cornerUvs, triangleTextures } = geometry
+  if (triangles.length === 0) return []
+  const all = triangles.toArray()
+  const corners = geometry.hasCornerUvs && cornerUvs.length > 0 ? cornerUvs.toArray() : undefined
+  const chosen = triangleTextures?.toArray()
+  if (textures <= 1 || !chosen || chosen.every((t) => t === chosen[0])) {
+    return [{ texture: chosen?.[0] ?? 0, indices: all, ...(corners ? { cornerUvs: corners } : {}), all: true }]
+  }
+  const groups = new Map<number, { indices: number[]; uvs: number[] }>()
+  for (let t = 0; t < chosen.length; t++) {
+    const key = chosen[t]! < textures ? chosen[t]! : -1
+    let group = groups.get(key)
+    if (!group) groups.set(key, (group = { indices: [], uvs: [] }))
+    group.indices.push(all[t * 3]!, all[t * 3 + 1]!, all[t * 3 + 2]!)
+    if (corners) group.uvs.push(...corners.subarray(t * 6, t * 6 + 6))
+  }
+  return [...groups].map(([texture, group]) => ({
+    texture,
+    indices: Uint32Array.from(group.indices),
+    ...(corners ? { cornerUvs: Float32Array.from(group.uvs) } : {}),
+    all: false,
+  }))
+}
+
+/** The vertices `indices` use, in their order of first use, with the indices renumbered to them. */
+function compact(base: Omit<PrimitiveData, 'mode'>, indices: Uint32Array): Omit<PrimitiveData, 'mode'> {
+  const remap = new Map<number, number>()
+  const order: number[] = []
+  const renumbered = indices.map((i) => {
+    let j = remap.get(i)
+    if (j === undefined) remap.set(i, (j = order.push(i) - 1))
+    return j
+  })
+  const pick = (src: Float32Array | undefined, size: number) => {
+    if (!src) return undefined
+    const out = new Float32Array(order.length * size)
+    order.forEach((i, j) => out.set(src.subarray(i * size, i * size + size), j * size))
+    return out
+  }
+  const colorSize = base.colorSize ?? 3
+  const [normals, uvs, colors] = [pick(base.normals, 3), pick(base.uvs, 2), pick(base.colors, colorSize)]
+  return {
+    positions: pick(base.positions, 3)!,
+    ...(normals ? { normals } : {}),
+    ...(uvs ? { uvs } : {}),
+    ...(colors ? { colors, colorSize } : {}),
+    indices: renumbered,
   }
 }
 
