@@ -291,6 +291,7 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
     const report = JSON.parse(new TextDecoder().decode(result.bytes!))
     expect(report).toMatchObject({ format: 'gltf', version: '1.0' })
+    expect(report.recommendations[0]).toMatch(/^convert to glb or gltf \(glTF 2\.0: /)
     expect(JSON.stringify(report)).not.toContain('gltf_')
     expect(report.meshes.reduce((sum: number, mesh: { triangles: number }) => sum + mesh.triangles, 0)).toBe(12)
   })

@@ -111,6 +111,12 @@ export function diagnose(doc: Document, options: DiagnoseOptions): DiagnosisResu
     maxTextureSize: o.maxTextureSize,
   })
 
+  // glTF 1.0 (read through assimp, io/gltf1.ts): first of all, the version today's tools read.
+  if ((o.format === 'glb' || o.format === 'gltf') && o.version === '1.0') {
+    recommendations.unshift(
+      'convert to glb or gltf (glTF 2.0: few viewers and engines read glTF 1.0 today; its techniques become PBR materials)',
+    )
+  }
   return {
     format: o.format,
     version: o.version,
