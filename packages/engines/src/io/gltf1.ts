@@ -5,6 +5,7 @@ import { ASSIMP_INPUT_LIMITS, type AssimpInputLimits } from './assimp-input-limi
 import { readWithAssimp } from './assimp-read.ts'
 import { type Entry, entries, type Gltf1Scene, restoreGltf1Scene } from './gltf1-scene.ts'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
+import { isGlb } from './gltf.ts'
 import { assertJsonDepth } from './json-depth.ts'
 import type { ResolveFile } from './upload-files.ts'
 
@@ -59,10 +60,8 @@ export function isGltf1Json(json: unknown): boolean {
 /** True when glb or gltf bytes hold glTF 1.0 (what glTF-Validator, a 2.0 validator, has nothing to say about). */
 export function isGltf1(bytes: Uint8Array): boolean {
   if (isBinaryGltf1(bytes)) return true
-  const first = bytes.findIndex(
-    (byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09 && byte !== 0xef && byte !== 0xbb && byte !== 0xbf,
-  )
-  if (bytes[first] !== 0x7b) return false
+  // A 2.0 GLB is not decoded as text: only a .gltf's JSON says its version.
+  if (isGlb(bytes)) return false
   try {
     return isGltf1Json(parseJson(bytes, 'glTF JSON'))
   } catch {
