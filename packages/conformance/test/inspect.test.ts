@@ -11,6 +11,7 @@ import { readGlbJson, uncompressedPrimitives } from '../src/inspect/glb-json.ts'
 import {
   countObjResultTriangles,
   countObjTriangles,
+  countPlyResultTriangles,
   countPlyTriangles,
   countStlTriangles,
   inspectGlb,
@@ -73,6 +74,16 @@ describe.skipIf(!available)('output inspectors on real files', () => {
     expect(countObjResultTriangles(writeZip({ 'cube_usemtl.obj': obj, 'cube_usemtl.mtl': mtl }))).toBe(await assimpFaces(paths.cubeUsemtl))
     expect(() => countObjResultTriangles(writeZip({ 'cube_usemtl.obj': obj }))).toThrow(
       'the bundle lacks cube_usemtl.mtl, which its .obj names in mtllib',
+    )
+  })
+  it('count the triangles of a PLY result bundled with the images its TextureFile comments name, and refuse a bundle without them', async () => {
+    const text = await readFile(paths.cubeAscii, 'latin1')
+    const ply = new TextEncoder().encode(text.replace(/^(format .*\n)/m, '$1comment TextureFile logo file.png\n'))
+    const faces = await assimpFaces(paths.cubeAscii)
+    expect(countPlyResultTriangles(new Uint8Array(await readFile(paths.cubeBinary)))).toBe(faces)
+    expect(countPlyResultTriangles(writeZip({ 'model.ply': ply, 'logo file.png': new Uint8Array([0x89, 0x50]) }))).toBe(faces)
+    expect(() => countPlyResultTriangles(writeZip({ 'model.ply': ply }))).toThrow(
+      'the bundle lacks logo file.png, which its .ply names in comment TextureFile',
     )
   })
 })

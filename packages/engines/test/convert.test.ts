@@ -44,7 +44,7 @@ async function assimpTriangles(bytes: Uint8Array, extension: string): Promise<nu
     if (extension === 'zip') {
       const entries = unzipSync(bytes)
       for (const [name, content] of Object.entries(entries)) await writeFile(join(dir, name), content)
-      file = join(dir, 'model.gltf' in entries ? 'model.gltf' : 'model.obj')
+      file = join(dir, ['model.gltf', 'model.obj', 'model.ply'].find((name) => name in entries)!)
     } else await writeFile(file, bytes)
     return (await assimpInfo(file, { raw: true })).triangles
   } finally {
@@ -81,8 +81,11 @@ describe.skipIf(!available)('convert job', async () => {
     success(await pool.run({ name: 'convert', input: { bytes: bytes.slice() }, format: 'glb', options: { target_format } }))
 
   const sources = { box: paths.box, engine: paths.engine, shapes: paths.shapes }
-  /** OBJ output is a zip of .obj, .mtl and images when materials hold colours or textures (box and engine do). */
-  const objExtension: Record<string, string> = { box: 'zip', engine: 'zip', shapes: 'obj' }
+  /**
+   * OBJ output is a zip of .obj, .mtl and images when materials hold colours or textures (box and
+   * engine do); PLY output a zip of .ply and images when parts draw with a base colour map (box).
+   */
+  const bundled: Record<string, string[]> = { box: ['obj', 'ply'], engine: ['obj'], shapes: [] }
   for (const [name, path] of Object.entries(sources)) {
     for (const target of ['obj', 'stl', 'ply', 'gltf'] as const) {
       it(`${name}.glb → ${target} keeps every triangle (our reader and assimp)`, async () => {
@@ -90,7 +93,7 @@ describe.skipIf(!available)('convert job', async () => {
         const expected = countSceneTriangles(input)
         const result = await pool.run({ name: 'convert', input: { path }, format: 'glb', options: { target_format: target } })
         if (!result.ok) throw new Error(result.message)
-        expect(result.extension).toBe(target === 'gltf' ? 'zip' : target === 'obj' ? objExtension[name] : target)
+        expect(result.extension).toBe(target === 'gltf' || bundled[name]!.includes(target) ? 'zip' : target)
         const back = await readModel(platform, result.bytes!, result.extension)
         expect(countSceneTriangles(back)).toBe(expected)
         if (cli) expect(await assimpTriangles(result.bytes!, result.extension)).toBe(expected)
@@ -178,6 +181,39 @@ describe.skipIf(!available)('convert job', async () => {
       'PLY cannot hold points beside faces: 24 points dropped',
       'PLY cannot hold lines: 18 line segments dropped',
       'PLY cannot hold materials: 1 material(s) dropped',
+    ])
+  })
+
+  it('a textured glb → ply zip: model.ply naming the base colour image, which comes beside it with the same pixels', async () => {
+    const result = await pool.run({ name: 'convert', input: { path: paths.box }, format: 'glb', options: { target_format: 'ply' } })
+    if (!result.ok) throw new Error(result.message)
+    expect(result.extension).toBe('zip')
+    const entries = unzipSync(result.bytes!)
+    const images = Object.keys(entries).filter((name) => name !== 'model.ply')
+    expect(images).toHaveLength(1)
+    expect(new TextDecoder('latin1').decode(entries['model.ply']!)).toContain(`comment TextureFile ${images[0]}\n`)
+    const input = await platform.io.readBinary(new Uint8Array(await readFile(paths.box)))
+    expect(await pixelKeys(zippedImages(result.bytes!))).toEqual(await pixelKeys(imagesOf(input)))
+    expect(result.details?.notes).toEqual(['PLY cannot hold materials: 1 material(s) dropped, their base colour maps kept'])
+    const back = await readModel(platform, result.bytes!, 'zip')
+    const prim = back.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+    expect(await pixelKeys([prim.getMaterial()!.getBaseColorTexture()!.getImage()!])).toEqual(await pixelKeys(imagesOf(input)))
+  })
+
+  it('a textured part beside one without UVs → ply: the UVs and the map both dropped, each named, a bare .ply', async () => {
+    const doc = await platform.io.readBinary(new Uint8Array(await readFile(paths.box)))
+    const root = doc.getRoot()
+    const [prim] = root.listMeshes()[0]!.listPrimitives()
+    const bare = doc.createPrimitive().setIndices(prim!.getIndices()).setAttribute('POSITION', prim!.getAttribute('POSITION'))
+    root.listScenes()[0]!.addChild(doc.createNode('bare').setTranslation([2, 0, 0]).setMesh(doc.createMesh('bare').addPrimitive(bare)))
+    const result = await convert(await platform.io.writeBinary(doc), 'ply')
+    expect(result.extension).toBe('ply')
+    expect(new TextDecoder('latin1').decode(result.bytes!.subarray(0, 400))).not.toContain('TextureFile')
+    expect(result.details?.notes).toEqual([
+      'PLY holds normals only where every part has them: normals of 1 part(s) dropped',
+      'PLY holds UVs only where every part has them: 1 UV set(s) of 1 part(s) dropped',
+      'PLY cannot hold materials: 1 material(s) dropped',
+      'PLY holds maps only with the UVs of every part: 1 texture(s) dropped with the UVs',
     ])
   })
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -10,6 +10,7 @@ import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { countSceneTriangles, loadPlatform, readModel } from '../src/index.ts'
 import { readPly, writePly } from '../src/io/ply.ts'
 import { createUploadResolver } from '../src/io/upload-files.ts'
+import { unzipSync } from 'fflate'
 
 const { available, paths } = corpusFiles({
   wusonObj: assimp('OBJ', 'WusonOBJ.obj'),
@@ -38,6 +39,17 @@ const { available, paths } = corpusFiles({
 })
 
 const cli = hasAssimpCli()
+
+/** The triangles assimp reads from a PLY zip's model.ply, unpacked with its images. */
+async function assimpPlyTriangles(entries: Record<string, Uint8Array>): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'mos-ply-zip-'))
+  try {
+    for (const [name, bytes] of Object.entries(entries)) await writeFile(join(dir, name), bytes)
+    return (await assimpInfo(join(dir, 'model.ply'), { raw: true })).triangles
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
 if (!cli) {
   if (process.env.REQUIRE_CORPUS === '1') throw new Error('the assimp command is missing (apt-get install assimp-utils)')
   console.warn('[skip] assimp CLI missing: triangle counts are not cross-checked against assimp info')
@@ -243,7 +255,7 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
         await rm(dir, { recursive: true, force: true })
       }
     }
-    const again = await readModel(platform, writePly(doc), 'ply')
+    const again = await readModel(platform, writePly(doc).bytes, 'ply')
     expect(new Set(corners(again))).toEqual(new Set(expected))
   })
 
@@ -282,6 +294,64 @@ describe.skipIf(!available)('format readers on the assimp corpus', async () => {
     const alone = readPly(new TextEncoder().encode(named('comment TextureFile logo.png\n', text)), { logger })
     expect(alone.getRoot().listMaterials()).toEqual([])
     expect(warnings).toEqual(['[ply] texture "logo.png" is not in the upload; dropped'])
+  })
+
+  it('writes base colour maps as MeshLab does (comment TextureFile, a face texnumber, -1 for none), zipped with the images', async () => {
+    const text = await readFile(paths.cubeUv, 'latin1')
+    const logo = new Uint8Array(await readFile(paths.logo))
+    const checker = new Uint8Array(await readFile(paths.checker))
+    let face = 0
+    const chosen = text
+      .replace('format ascii 1.0\n', 'format ascii 1.0\ncomment TextureFile logo.png\ncomment TextureFile checker.png\n')
+      .replace('property list uchar uint vertex_indices\n', 'property list uchar uint vertex_indices\nproperty int texnumber\n')
+      .replace(/^4( \d+){4}$/gm, (line) => `${line} ${face++ < 3 ? 0 : 1}`)
+    const resolve = createUploadResolver(new Map(Object.entries({ 'logo.png': logo, 'checker.png': checker })), 'cube.ply')
+    const doc = readPly(new TextEncoder().encode(chosen), { resolve })
+    const platform = await loadPlatform()
+    // Each corner's position and UV, under the image its part draws with.
+    const cornersByImage = (model: Document) => {
+      const byImage: Record<string, string[]> = {}
+      for (const prim of model.getRoot().listMeshes()[0]!.listPrimitives()) {
+        const image = prim.getMaterial()?.getBaseColorTexture()?.getImage()
+        const key = image ? (Buffer.from(image).equals(Buffer.from(logo)) ? 'logo' : 'checker') : 'none'
+        const position = prim.getAttribute('POSITION')!
+        const uv = prim.getAttribute('TEXCOORD_0')!
+        const indices: ArrayLike<number> = prim.getIndices()!.getArray()!
+        const corners = Array.from(indices, (i) =>
+          [...position.getElement(i, [] as number[]), ...uv.getElement(i, [] as number[])]
+            .map((x) => x.toFixed(4).replace(/^-(0\.0+)$/, '$1'))
+            .join(' '),
+        )
+        byImage[key] = [...(byImage[key] ?? []), ...corners].sort()
+      }
+      return byImage
+    }
+    const written = writePly(doc)
+    expect(written.extension).toBe('zip')
+    const entries = unzipSync(written.bytes)
+    expect(Object.keys(entries).sort()).toEqual(['checker.png', 'logo.png', 'model.ply'])
+    expect(Buffer.from(entries['logo.png']!).equals(Buffer.from(logo))).toBe(true)
+    expect(Buffer.from(entries['checker.png']!).equals(Buffer.from(checker))).toBe(true)
+    const header = new TextDecoder('latin1').decode(entries['model.ply']!).split('end_header')[0]!
+    expect(header).toContain('comment TextureFile logo.png\ncomment TextureFile checker.png\n')
+    expect(header).toContain('property int texnumber\n')
+    const back = await readModel(platform, written.bytes, 'zip')
+    expect(Object.keys(cornersByImage(back)).sort()).toEqual(['checker', 'logo'])
+    expect(cornersByImage(back)).toEqual(cornersByImage(doc))
+    if (cli) expect(await assimpPlyTriangles(entries)).toBe(12)
+    // The checker's part without its map: it draws with none (-1), the logo's part still with the logo.
+    doc.getRoot().listMaterials()[1]!.setBaseColorTexture(null)
+    const mixed = writePly(doc)
+    const mixedEntries = unzipSync(mixed.bytes)
+    expect(Object.keys(mixedEntries).sort()).toEqual(['logo.png', 'model.ply'])
+    const again = cornersByImage(await readModel(platform, mixed.bytes, 'zip'))
+    expect(again).toEqual({ logo: cornersByImage(doc).logo, none: cornersByImage(doc).none })
+    expect(again.none).toHaveLength(18)
+    // One map on every part: no texnumber, as MeshLab writes a single texture.
+    for (const material of doc.getRoot().listMaterials()) material.setBaseColorTexture(doc.getRoot().listTextures()[0]!)
+    const single = new TextDecoder('latin1').decode(unzipSync(writePly(doc).bytes)['model.ply']!).split('end_header')[0]!
+    expect(single).toContain('comment TextureFile logo.png\n')
+    expect(single).not.toContain('texnumber')
   })
 
   it("refuses a PLY whose vertex lines lack the list its header declares for them, saying which (Blender 2.77's issue623.ply)", async () => {

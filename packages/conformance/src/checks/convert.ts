@@ -1,7 +1,7 @@
 import { MODEL_FORMATS, OUTPUT_FORMATS, type ModelFormat } from '@mos/sdk/contract'
 import { expect } from '../assert.ts'
 import type { Check } from '../check.ts'
-import { countObjResultTriangles, countPlyTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../inspect/model.ts'
+import { countObjResultTriangles, countPlyResultTriangles, countStlTriangles, inspectGlb, inspectGltfZip } from '../inspect/model.ts'
 import { finished, wrap } from './finished-task.ts'
 
 /** Opens a converted file by its format and returns its triangle count. */
@@ -17,7 +17,7 @@ async function trianglesOf(format: ModelFormat, bytes: Uint8Array): Promise<numb
     case 'stl':
       return wrap('the result is not STL', () => countStlTriangles(bytes))
     case 'ply':
-      return wrap('the result is not PLY', () => countPlyTriangles(bytes))
+      return wrap('the result is not PLY (nor a .zip of a .ply with its images)', () => countPlyResultTriangles(bytes))
     case 'fbx': {
       const head = new TextDecoder('latin1').decode(bytes.subarray(0, 64))
       expect(head.startsWith('Kaydara FBX Binary') || /^\s*;\s*FBX/.test(head), 'the result is not FBX (no binary or ASCII FBX header)')

@@ -124,23 +124,46 @@ export async function inspectGltfZip(bytes: Uint8Array): Promise<ModelFacts & { 
   return { ...documentFacts(doc), entries: names }
 }
 
+/** Whether bytes open as a zip (its local file header's signature). */
+const isZip = (bytes: Uint8Array) => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04
+
+/**
+ * A bundled result's one model file (the only entry with the extension) and every entry, after
+ * checking that each file the model names (`names`) is in the bundle.
+ */
+function bundledModel(bytes: Uint8Array, extension: string, names: (model: Uint8Array) => string[], naming: string): Uint8Array {
+  const entries = unzipBundle(bytes)
+  const models = [...entries.keys()].filter((name) => name.toLowerCase().endsWith(`.${extension}`))
+  if (models.length !== 1)
+    throw new Error(`the bundle holds ${models.length} .${extension} files (entries: ${[...entries.keys()].join(', ') || 'none'})`)
+  const model = new Uint8Array(entries.get(models[0]!)!)
+  for (const name of names(model))
+    if (!entries.has(name)) throw new Error(`the bundle lacks ${name}, which its .${extension} names in ${naming}`)
+  return model
+}
+
 /**
  * Triangles of an OBJ result, bare or bundled: the contract names no shape for OBJ output, and an OBJ
  * whose materials need an .mtl and images cannot be one file, so a .zip holding one .obj (and the
  * .mtl its `mtllib` names) is read like the glTF bundle.
  */
 export function countObjResultTriangles(bytes: Uint8Array): number {
-  if (!(bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04))
-    return countObjTriangles(new TextDecoder().decode(bytes))
-  const entries = unzipBundle(bytes)
-  const objs = [...entries.keys()].filter((name) => name.toLowerCase().endsWith('.obj'))
-  if (objs.length !== 1)
-    throw new Error(`the bundle holds ${objs.length} .obj files (entries: ${[...entries.keys()].join(', ') || 'none'})`)
-  const text = new TextDecoder().decode(entries.get(objs[0]!))
-  for (const library of text.matchAll(/^mtllib\s+(.+?)\s*$/gm)) {
-    if (!entries.has(library[1]!)) throw new Error(`the bundle lacks ${library[1]}, which its .obj names in mtllib`)
+  if (!isZip(bytes)) return countObjTriangles(new TextDecoder().decode(bytes))
+  const mtllib = (obj: Uint8Array) => [...new TextDecoder().decode(obj).matchAll(/^mtllib\s+(.+?)\s*$/gm)].map((m) => m[1]!)
+  return countObjTriangles(new TextDecoder().decode(bundledModel(bytes, 'obj', mtllib, 'mtllib')))
+}
+
+/**
+ * Triangles of a PLY result, bare or bundled as OBJ's is: a PLY whose faces draw with images
+ * (`comment TextureFile`, as MeshLab writes them) comes in a .zip with them.
+ */
+export function countPlyResultTriangles(bytes: Uint8Array): number {
+  if (!isZip(bytes)) return countPlyTriangles(bytes)
+  const textureFiles = (ply: Uint8Array) => {
+    const head = new TextDecoder('latin1').decode(ply.subarray(0, Math.min(ply.byteLength, 8192))).split('end_header')[0]!
+    return [...head.matchAll(/^comment\s+TextureFile\s+(.+?)\s*$/gm)].map((m) => m[1]!)
   }
-  return countObjTriangles(text)
+  return countPlyTriangles(bundledModel(bytes, 'ply', textureFiles, 'comment TextureFile'))
 }
 
 /** Triangles of an OBJ: a face of k corners is k − 2 triangles. */

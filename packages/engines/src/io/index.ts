@@ -57,7 +57,7 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
   },
   ply: {
     read: async (platform, bytes, options) => readPly(bytes, { ...options, logger: platform.logger }),
-    write: async (_platform, doc) => ({ bytes: writePly(doc), extension: 'ply' }),
+    write: async (_platform, doc) => writePly(doc),
   },
   zip: {
     read: (platform, bytes, options = {}) =>

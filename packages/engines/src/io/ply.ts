@@ -1,7 +1,9 @@
 import { Document, type ILogger, type Material } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { flattenDocument, type FlatPrimitive } from './flatten.ts'
-import { createTextureLoader } from './image-files.ts'
+import { createImageFiles, createTextureLoader, type ImageFile } from './image-files.ts'
+import type { WrittenModel } from './index.ts'
+import { zipFiles } from './zip.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 import { buildDocument, GrowableArray, type PrimitiveData } from './mesh-builder.ts'
 import { triangulatePolygon } from './triangulate.ts'
@@ -512,7 +514,8 @@ function textureGroups(geometry: PlyGeometry, textures: number): TextureGroup[] 
   const all = triangles.toArray()
   const corners = geometry.hasCornerUvs && cornerUvs.length > 0 ? cornerUvs.toArray() : undefined
   const chosen = triangleTextures?.toArray()
-  if (textures <= 1 || !chosen || chosen.every((t) => t === chosen[0])) {
+  // One texture named, faces choosing it or none (-1, as Mos writes untextured parts beside textured ones): groups still.
+  if (textures === 0 || !chosen || chosen.every((t) => t === chosen[0])) {
     return [{ texture: chosen?.[0] ?? 0, indices: all, ...(corners ? { cornerUvs: corners } : {}), all: true }]
   }
   const groups = new Map<number, { indices: number[]; uvs: number[] }>()
@@ -582,15 +585,34 @@ function unweld(base: Omit<PrimitiveData, 'mode'>, indices: Uint32Array, corner:
  * Writes binary little-endian PLY: all triangles of the flattened scene in one vertex list (normals
  * and UVs when every part has them, colours as uchar RGBA when any has), or its points as a point
  * cloud when it has no triangles. Lines, and points beside triangles, are dropped (target-holds.ts
- * notes them).
+ * notes them). With UVs, the parts' base colour textures go as MeshLab and Agisoft write them: a
+ * `comment TextureFile` per image and, when faces differ, a face `texnumber` (-1: none); the result
+ * is then a zip of `model.ply` and the images, as the OBJ writer's is.
  */
-export function writePly(doc: Document): Uint8Array {
+export function writePly(doc: Document): WrittenModel {
   const prims = flattenDocument(doc)
   // Beside faces, points would be read back as unused vertices: PLY holds points only as a point cloud.
   const cloud = !prims.some((p) => p.mode === 4)
   const kept = prims.filter((p) => p.mode === 4 || (cloud && p.mode === 0))
-  const withNormals = kept.length > 0 && kept.every((p) => p.normals)
   const withUvs = kept.length > 0 && kept.every((p) => p.uvs)
+  const textures = faceTextures(
+    kept.filter((p) => p.mode === 4),
+    withUvs,
+  )
+  const bytes = plyBody(kept, withUvs, textures)
+  // Textures without UVs on every part to read them are not written (target-holds.ts notes them).
+  if (textures.files.length === 0) return { bytes, extension: 'ply' }
+  // The binary body deflates a little; images are already compressed, so they are stored.
+  const zip = zipFiles({
+    [PLY_FILE]: { bytes, level: 6 },
+    ...Object.fromEntries(textures.files.map((file) => [file.fileName, { bytes: file.bytes, level: 0 as const }])),
+  })
+  return { bytes: zip, extension: 'zip' }
+}
+
+/** The .ply itself: header, then every kept part's vertices, then the faces (with their texnumber). */
+function plyBody(kept: FlatPrimitive[], withUvs: boolean, textures: FaceTextures): Uint8Array {
+  const withNormals = kept.length > 0 && kept.every((p) => p.normals)
   const withColors = kept.some((p) => p.colors)
   // A point cloud writes one vertex per drawn point (glTF may draw a vertex twice); a mesh writes its vertices.
   const order = (p: FlatPrimitive) => (p.mode === 0 ? p.indices : null)
@@ -598,20 +620,23 @@ export function writePly(doc: Document): Uint8Array {
   const faces = kept.filter((p) => p.mode === 4).reduce((sum, p) => sum + p.indices.length / 3, 0)
   const header =
     'ply\nformat binary_little_endian 1.0\ncomment written by Mos\n' +
+    textures.files.map((file) => `comment TextureFile ${file.fileName}\n`).join('') +
     `element vertex ${vertices}\nproperty float x\nproperty float y\nproperty float z\n` +
     (withNormals ? 'property float nx\nproperty float ny\nproperty float nz\n' : '') +
     (withUvs ? 'property float s\nproperty float t\n' : '') +
     (withColors ? 'property uchar red\nproperty uchar green\nproperty uchar blue\nproperty uchar alpha\n' : '') +
-    `element face ${faces}\nproperty list uchar int vertex_indices\nend_header\n`
+    `element face ${faces}\nproperty list uchar int vertex_indices\n` +
+    (textures.perFace ? 'property int texnumber\n' : '') +
+    'end_header\n'
   const head = new TextEncoder().encode(header)
   const vertexSize = 12 + (withNormals ? 12 : 0) + (withUvs ? 8 : 0) + (withColors ? 4 : 0)
-  const bytes = new Uint8Array(head.byteLength + vertices * vertexSize + faces * 13)
+  const faceSize = 13 + (textures.perFace ? 4 : 0)
+  const bytes = new Uint8Array(head.byteLength + vertices * vertexSize + faces * faceSize)
   bytes.set(head)
   const view = new DataView(bytes.buffer)
   let at = head.byteLength
   const byte = (v: number) => Math.max(0, Math.min(255, Math.round(v * 255)))
-  for (const p of kept) writeVertices(p)
-  function writeVertices(p: FlatPrimitive) {
+  for (const p of kept) {
     const points = order(p)
     const count = points ? points.length : p.positions.length / 3
     for (let i = 0; i < count; i++) {
@@ -625,13 +650,39 @@ export function writePly(doc: Document): Uint8Array {
   }
   let offset = 0
   for (const p of kept) {
-    if (p.mode === 4) {
-      for (let t = 0; t < p.indices.length; t += 3) {
-        bytes[at++] = 3
-        for (let k = 0; k < 3; k++, at += 4) view.setInt32(at, p.indices[t + k]! + offset, true)
+    const texture = textures.numberOf(p)
+    for (let t = 0; p.mode === 4 && t < p.indices.length; t += 3) {
+      bytes[at++] = 3
+      for (let k = 0; k < 3; k++, at += 4) view.setInt32(at, p.indices[t + k]! + offset, true)
+      if (textures.perFace) {
+        view.setInt32(at, texture, true)
+        at += 4
       }
     }
     offset += p.positions.length / 3
   }
   return bytes
+}
+
+/** The model's entry in a PLY zip (image names are the textures' own). */
+const PLY_FILE = 'model.ply'
+
+/** The base colour images a PLY's faces use, and each part's number among them (-1: none). */
+interface FaceTextures {
+  files: ImageFile[]
+  /** Whether faces carry `texnumber`: several images, or parts without one beside parts with one. */
+  perFace: boolean
+  numberOf(p: FlatPrimitive): number
+}
+
+function faceTextures(parts: FlatPrimitive[], withUvs: boolean): FaceTextures {
+  const used = [...new Set(parts.flatMap((p) => p.material?.getBaseColorTexture() ?? []))]
+  if (!withUvs || used.length === 0) return { files: [], perFace: false, numberOf: () => -1 }
+  const imageFile = createImageFiles()
+  const files = used.map(imageFile)
+  const numberOf = (p: FlatPrimitive) => {
+    const texture = p.material?.getBaseColorTexture()
+    return texture ? used.indexOf(texture) : -1
+  }
+  return { files, perFace: new Set(parts.map(numberOf)).size > 1, numberOf }
 }

@@ -104,7 +104,16 @@ export const TARGET_HOLDS: Record<string, TargetHolds> = {
     textures: ['baseColorTexture', 'emissiveTexture', 'normalTexture'],
   },
   stl: { ...FLAT, label: 'STL', lines: false, points: false, normals: 'facet', uvSets: 0, uvs: 'dropped', colors: false },
-  ply: { ...FLAT, label: 'PLY', lines: false, points: 'alone', normals: 'when-every-part-has-it', uvs: 'when-every-part-has-it' },
+  // Base colour maps as MeshLab writes them (`comment TextureFile`, face `texnumber`), zipped with the .ply.
+  ply: {
+    ...FLAT,
+    label: 'PLY',
+    lines: false,
+    points: 'alone',
+    normals: 'when-every-part-has-it',
+    uvs: 'when-every-part-has-it',
+    textures: ['baseColorTexture'],
+  },
   fbx: { ...SCENE_TREE, label: 'FBX', lines: false, points: false },
   // COLLADA keeps skins and node animations, and every UV set (export-scene.ts, dae-writer.ts).
   dae: { ...SCENE_TREE, label: 'COLLADA', points: false, skins: true, animations: true, uvSets: Number.POSITIVE_INFINITY },
@@ -254,18 +263,35 @@ function partsAllHave(rule: PartAttribute | 'facet', parts: DrawnPrimitive[], se
   return groups.every((group) => group.every((d) => d.prim.getAttribute(semantic)) || group.every((d) => !d.prim.getAttribute(semantic)))
 }
 
+/** Whether the target keeps the UVs maps are read with: one that drops UVs some parts lack (PLY) drops the maps with them. */
+function mapsReadable(holds: TargetHolds, drawn: DrawnPrimitive[]): boolean {
+  const faces = drawn.filter((d) => d.kind === 'triangles')
+  return partsAllHave(holds.uvs, faces, 'TEXCOORD_0')
+}
+
 /** Materials, and their textures by slot, that the target leaves out. */
 function materialNotes(doc: Document, holds: TargetHolds, kept: DrawnPrimitive[]): string[] {
   const notes: string[] = []
   const materials = unique(kept.flatMap((d) => (d.prim.getMaterial() ? [d.prim.getMaterial()!] : [])))
-  if (materials.length > 0 && !holds.materials) notes.push(`${holds.label} cannot hold materials: ${materials.length} material(s) dropped`)
+  const readable = mapsReadable(holds, kept)
+  if (materials.length > 0 && !holds.materials) {
+    const maps = readable && holdsSlot(holds, 'baseColorTexture') && materials.some((m) => m.getBaseColorTexture())
+    notes.push(
+      `${holds.label} cannot hold materials: ${materials.length} material(s) dropped${maps ? ', their base colour maps kept' : ''}`,
+    )
+  }
   const heldMaps = holds.textures
-  const dropped = [...texturesBySlot(doc)].filter(([slot]) => !holdsSlot(holds, slot))
+  const bySlot = [...texturesBySlot(doc)]
+  const dropped = bySlot.filter(([slot]) => !holdsSlot(holds, slot))
   const count = unique(dropped.flatMap(([, textures]) => [...textures])).length
   if (count > 0) {
     const which = heldMaps === 'none' ? 'textures' : 'these material maps'
-    const bySlot = dropped.map(([slot, textures]) => `${slot.replace(/Texture$/, '')} ${textures.size}`).join(', ')
-    notes.push(`${holds.label} cannot hold ${which}: ${count} texture(s) dropped (${bySlot})`)
+    const slots = dropped.map(([slot, textures]) => `${slot.replace(/Texture$/, '')} ${textures.size}`).join(', ')
+    notes.push(`${holds.label} cannot hold ${which}: ${count} texture(s) dropped (${slots})`)
+  }
+  const unread = unique(bySlot.filter(([slot]) => holdsSlot(holds, slot) && !readable).flatMap(([, textures]) => [...textures])).length
+  if (unread > 0) {
+    notes.push(`${holds.label} holds maps only with the UVs of every part: ${unread} texture(s) dropped with the UVs`)
   }
   // Transforms of maps dropped anyway need no word of their own; those of kept base colour maps do.
   const transformed = materials.filter((m) => m.getBaseColorTextureInfo()?.getExtension('KHR_texture_transform')).length
@@ -305,6 +331,7 @@ export function texturesTargetWrites(doc: Document, format: string): Set<Texture
   // glTF writes every texture the document holds, those of no material too.
   if (holds.textures === 'all') return new Set(doc.getRoot().listTextures())
   const written = new Set<Texture>()
+  if (!mapsReadable(holds, listDrawn(doc, holds.scenes === 'default' ? 'default' : 'all'))) return written
   for (const [slot, textures] of texturesBySlot(doc)) if (holdsSlot(holds, slot)) for (const texture of textures) written.add(texture)
   return written
 }
