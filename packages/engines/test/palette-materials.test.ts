@@ -84,7 +84,8 @@ async function areaByLook(doc: Document): Promise<Map<string, number>> {
 }
 
 async function lookOf(prim: Primitive): Promise<(uv: number[]) => string> {
-  const material = prim.getMaterial()!
+  // Without a material a primitive draws with glTF's default, which a new material's factors are.
+  const material = prim.getMaterial() ?? new DocumentClass().createMaterial()
   const base = await pixelsOf(material, 'base')
   if (!base) return () => factorsOf(material)
   const mr = await pixelsOf(material, 'mr')
@@ -179,6 +180,24 @@ describe.skipIf(!available)('compress with palette=true', async () => {
       )
     })
   }
+
+  it("takes a part without a material as glTF's default look (white, metallic, rough), so merge joins it with the rest", async () => {
+    const doc = await colouredAssembly(
+      platform,
+      PARTS.map((name) => paths[name]),
+    )
+    doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.setMaterial(null)
+    const bare = join(dir, 'bare.glb')
+    await writeFile(bare, await platform.io.writeBinary(doc))
+    const { output, details } = await compressFile(bare, { engine: 'meshopt', merge: true, palette: true })
+    expect(details.palette).toMatchObject({ materials_before: 5, materials_after: 1, entries: 5 })
+    expect(drawCalls(output)).toBe(2)
+    expectSameLooks(await areaByLook(doc), await areaByLook(output))
+    // Left without a palette (texture_max_size too small), the part keeps no material: nothing stands in.
+    const kept = await compressFile(bare, { engine: 'meshopt', merge: true, palette: true, texture_max_size: 8 })
+    expect(kept.details.palette).toBeUndefined()
+    expect(kept.output.getRoot().listMaterials()).toHaveLength(4)
+  })
 
   it('lays the palette out within what coarse texture coordinates tell apart: Draco with 2 bits holds 3 blocks a row', async () => {
     const { output, details } = await compressFile(path, { engine: 'draco', merge: true, palette: true, texcoord_quantization_bits: 2 })
