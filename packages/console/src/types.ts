@@ -31,6 +31,8 @@ export interface FieldInfo {
   applies_when?: FieldCondition | null
   /** Other ranges while another field has a value (the quality of png). */
   alternatives?: { when: FieldCondition; min: number | null; max: number | null; default: string | number | boolean | null }[]
+  /** What each choice sets in the fields the request leaves out (compress's `preset`); null for other fields. */
+  presets?: Record<string, Record<string, string | number | boolean>> | null
   description?: string
 }
 

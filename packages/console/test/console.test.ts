@@ -359,6 +359,50 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   )
 
   it(
+    'applies a preset as the API does: mobile merges ShapeCollection and the form shows what it sets; a field the user sets wins',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.locator('#files').setInputFiles(corpus.paths.shapes)
+      await page.getByLabel('engine').selectOption('meshopt')
+      // The step above left merge unchecked by hand: choosing the preset applies it over that.
+      await page.getByLabel('preset').selectOption('mobile')
+      const merge = page.getByLabel('merge', { exact: true })
+      expect(await merge.isChecked()).toBe(true)
+      expect(await page.getByLabel('texture_max_size').inputValue()).toBe('1024')
+      expect(await page.getByLabel('texture_power_of_two').isChecked()).toBe(true)
+      expect(await page.locator('#opt-compress-merge-preset').textContent()).toBe('Set by preset mobile.')
+      await page.getByLabel('simplify_ratio').fill('0.75')
+      expect(await page.locator('#opt-compress-simplify_ratio-preset').textContent()).toBe(
+        "Your value is sent and wins over preset mobile's 0.5.",
+      )
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      const id = await taskIdOf(card)
+      const record = await page.evaluate(
+        async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as CompletedTask & { options: Record<string, unknown> },
+        id,
+      )
+      // What the service ran: the preset's fields, but the ratio the user typed.
+      expect(record.options).toMatchObject({
+        merge: true,
+        texture_max_size: 1024,
+        texture_power_of_two: true,
+        texture_progressive_jpeg: true,
+        simplify_ratio: 0.75,
+        simplify_error: 0.01,
+      })
+      const lines = await card.getByRole('list', { name: 'What it did' }).locator('li').allTextContents()
+      expect(lines[0]).toBe(
+        `Merged: ${record.merge!.draw_calls_before} → ${record.merge!.draw_calls_after} draw calls, ${record.merge!.nodes_before} → ${record.merge!.nodes_after} nodes`,
+      )
+      await page.getByLabel('preset').selectOption('')
+      await page.getByLabel('simplify_ratio').fill('')
+    },
+    SLOW * 2,
+  )
+
+  it(
     'optimizes a texture on its own: the input and output images side by side',
     async () => {
       await page.getByLabel('Operation').selectOption('texture_optimize')

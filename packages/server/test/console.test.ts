@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { until } from '../../../test/support/poll.ts'
-import { IMPLEMENTED_TASK_TYPES, OPERATION_ENDPOINTS, OUTPUT_FORMATS, RATE_LIMIT_HEADERS, type Variant } from '@mos/sdk/contract'
+import {
+  COMPRESS_PRESETS,
+  IMPLEMENTED_TASK_TYPES,
+  OPERATION_ENDPOINTS,
+  OUTPUT_FORMATS,
+  RATE_LIMIT_HEADERS,
+  type Variant,
+} from '@mos/sdk/contract'
 import { createApp, createServiceContext, loadConfig, type ServiceContext } from '../src/index.ts'
 import { parsePasswordHash, verifyPassword, hashPassword } from '../src/console/password-hash.ts'
 import { createLogger } from '../src/logging/create-logger.ts'
@@ -402,6 +409,7 @@ describe.each(VARIANTS)('GET /config in variant %s', (variant) => {
     choices: string[] | null
     applies_when: { field: string; equals: string } | null
     alternatives: { when: { field: string; equals: string }; min: number | null; max: number | null }[]
+    presets: Record<string, Record<string, string | number | boolean>> | null
   }
   type Operation = { type: string; path: string; admin_path: string; input_formats: string[]; images: boolean; fields: Field[] }
 
@@ -453,6 +461,17 @@ describe.each(VARIANTS)('GET /config in variant %s', (variant) => {
     }
     const compress = document.operations.find((operation) => operation.type === 'compress')!
     expect(compress.fields.find((field) => field.name === 'level')!.min).toBe(variant === 'A' ? 1 : 0)
+    // A preset's bundle is there for the form to show, exactly what the parser fills in; no other field has one.
+    const preset = compress.fields.find((field) => field.name === 'preset')!
+    expect(preset.presets).toEqual(COMPRESS_PRESETS)
+    expect(preset.choices).toEqual(Object.keys(COMPRESS_PRESETS))
+    const compressEndpoint = OPERATION_ENDPOINTS.find((endpoint) => endpoint.type === 'compress')!
+    for (const [name, sets] of Object.entries(preset.presets!)) {
+      const parsed = compressEndpoint.parseFields(variant, { engine: 'meshopt', preset: name })
+      expect(parsed.ok && parsed.value, name).toMatchObject(sets)
+    }
+    const others = [...document.operations.flatMap((operation) => operation.fields), ...document.batch.fields]
+    expect(others.filter((field) => field.presets !== null).map((field) => field.name)).toEqual(['preset'])
     const convert = document.operations.find((operation) => operation.type === 'convert')!
     expect(convert.fields.find((field) => field.name === 'target_format')!.choices).toEqual([...OUTPUT_FORMATS[variant]])
     expect(compress.input_formats).toEqual(expect.arrayContaining(['glb', 'gltf', 'obj', 'fbx', 'dae', 'stl', 'ply']))

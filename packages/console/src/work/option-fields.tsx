@@ -1,55 +1,44 @@
-import type { FieldCondition, FieldInfo } from '../types.ts'
+import type { FieldInfo } from '../types.ts'
+import { applies, type FieldValues, inForce, presetInForce, shownValues, sourceOf, withChoice } from './form-values.ts'
 
-export type FieldValues = Record<string, string>
-
-/** The form's starting values: each field's default, as the text a form holds. */
-export function defaultValues(fields: FieldInfo[]): FieldValues {
-  const values: FieldValues = {}
-  for (const field of fields) values[field.name] = field.default === undefined || field.default === null ? '' : String(field.default)
-  return values
-}
-
-const holds = (condition: FieldCondition, values: FieldValues) => values[condition.field] === String(condition.equals)
-
-/** Whether a field applies given the others' values (`applies_when`, e.g. Draco-only bits). */
-export function applies(field: FieldInfo, values: FieldValues): boolean {
-  return !field.applies_when || holds(field.applies_when, values)
-}
-
-/** The field with the range in force now: an alternative's when its condition holds (png's quality). */
-function inForce(field: FieldInfo, values: FieldValues): FieldInfo {
-  const alternative = field.alternatives?.find((candidate) => holds(candidate.when, values))
-  return alternative ? { ...field, min: alternative.min, max: alternative.max } : field
-}
-
-/** The fields to send: those that apply and hold a value (the service fills the defaults of the rest). */
-export function formEntries(fields: FieldInfo[], values: FieldValues): [string, string][] {
-  return fields
-    .filter((field) => applies(field, values) && (values[field.name] ?? '') !== '')
-    .map((field) => [field.name, values[field.name]!])
+/**
+ * What a preset does to a field, in words: that the value shown is the preset's, or that the user's own
+ * value wins over a different one the preset sets. Nothing where no preset touches the field.
+ */
+function presetNote(field: FieldInfo, fields: FieldInfo[], chosen: FieldValues): string {
+  const preset = presetInForce(fields, chosen)
+  const theirs = preset?.sets[field.name]
+  if (!preset || theirs === undefined) return ''
+  if (sourceOf(field, fields, chosen) === 'preset') return `Set by preset ${preset.name}.`
+  return chosen[field.name] === theirs ? '' : `Your value is sent and wins over preset ${preset.name}'s ${theirs}.`
 }
 
 /** Every option of one operation, with its labels, ranges and descriptions; fields that do not apply are hidden. */
 export function OptionFields({
   fields,
-  values,
+  chosen,
   idPrefix,
   onChange,
 }: {
   fields: FieldInfo[]
-  values: FieldValues
+  /** What the user set (`FieldValues`); the rest shows the preset's value or the default. */
+  chosen: FieldValues
   idPrefix: string
-  onChange: (values: FieldValues) => void
+  onChange: (chosen: FieldValues) => void
 }) {
-  const set = (name: string, value: string) => onChange({ ...values, [name]: value })
+  const set = (name: string, value: string) => onChange(withChoice(fields, chosen, name, value))
+  const values = shownValues(fields, chosen)
   const shown = fields.filter((field) => applies(field, values)).map((field) => inForce(field, values))
   if (shown.length === 0) return <p class="muted">This operation takes only the file.</p>
   return (
     <div class="fields">
       {shown.map((field) => {
         const id = `${idPrefix}-${field.name}`
+        const note = presetNote(field, fields, chosen)
         const help = [field.description, field.extension ? 'Mos extension.' : ''].filter(Boolean).join(' ')
         const helpId = help ? `${id}-help` : undefined
+        const noteId = note ? `${id}-preset` : undefined
+        const describedBy = [noteId, helpId].filter(Boolean).join(' ') || undefined
         const value = values[field.name] ?? ''
         const hasDefault = field.default !== undefined && field.default !== null
         let control
@@ -59,7 +48,7 @@ export function OptionFields({
               id={id}
               type="checkbox"
               checked={value === 'true'}
-              aria-describedby={helpId}
+              aria-describedby={describedBy}
               onChange={(event) => set(field.name, (event.target as HTMLInputElement).checked ? 'true' : 'false')}
             />
           )
@@ -69,7 +58,7 @@ export function OptionFields({
               id={id}
               value={value}
               required={field.required}
-              aria-describedby={helpId}
+              aria-describedby={describedBy}
               onChange={(event) => set(field.name, (event.target as HTMLSelectElement).value)}
             >
               {hasDefault ? null : (
@@ -96,7 +85,7 @@ export function OptionFields({
               step={field.kind === 'integer' ? 1 : numeric ? 'any' : undefined}
               required={field.required}
               value={value}
-              aria-describedby={helpId}
+              aria-describedby={describedBy}
               onInput={(event) => set(field.name, (event.target as HTMLInputElement).value)}
             />
           )
@@ -108,6 +97,11 @@ export function OptionFields({
               {field.required ? ' (required)' : ''}
             </label>
             {control}
+            {note ? (
+              <small id={noteId} class="preset-note" data-testid="preset-note">
+                {note}
+              </small>
+            ) : null}
             {help ? (
               <small id={helpId} class="muted">
                 {help}

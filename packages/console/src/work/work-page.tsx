@@ -3,7 +3,8 @@ import { upload } from '../api.ts'
 import type { ConsoleConfig, TaskRecord } from '../types.ts'
 import { extensionOf } from '../viewer/load-model.ts'
 import { COMPANION_EXTENSIONS, type ModelPackage, packageFromFiles, zipOf } from '../viewer/model-package.ts'
-import { defaultValues, formEntries, OptionFields, type FieldValues } from './option-fields.tsx'
+import { type FieldValues, formEntries } from './form-values.ts'
+import { OptionFields } from './option-fields.tsx'
 import { TaskCard, type WorkItem } from './task-card.tsx'
 import { TaskEvents } from './task-events.ts'
 import { Toggle } from '../ui/toggle.tsx'
@@ -37,10 +38,11 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
   const operations = config.operations
   const [type, setType] = useState(operations[0]?.type ?? '')
   const operation = operations.find((candidate) => candidate.type === type) ?? operations[0]
-  const [values, setValues] = useState<FieldValues>(() => defaultValues(operation?.fields ?? []))
+  // Only what the user set: the rest is left to the service's defaults and presets (form-values.ts).
+  const [values, setValues] = useState<FieldValues>({})
   const [files, setFiles] = useState<Chosen[]>([])
   const [asBatch, setAsBatch] = useState(false)
-  const [batchValues, setBatchValues] = useState<FieldValues>(() => defaultValues(config.batch?.fields ?? []))
+  const [batchValues, setBatchValues] = useState<FieldValues>({})
   const [items, setItems] = useState<WorkItem[]>([])
   const [problem, setProblem] = useState('')
   const [dragging, setDragging] = useState(false)
@@ -52,7 +54,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
   // Start then met an empty required field).
   const chooseOperation = (chosen: string) => {
     setType(chosen)
-    setValues(defaultValues(operations.find((candidate) => candidate.type === chosen)?.fields ?? []))
+    setValues({})
   }
 
   useEffect(
@@ -202,9 +204,9 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
         <fieldset>
           <legend>Options</legend>
           {asBatch && batchPossible && config.batch ? (
-            <OptionFields fields={config.batch.fields} values={batchValues} idPrefix="batch" onChange={setBatchValues} />
+            <OptionFields fields={config.batch.fields} chosen={batchValues} idPrefix="batch" onChange={setBatchValues} />
           ) : (
-            <OptionFields fields={operation.fields} values={values} idPrefix={`opt-${operation.type}`} onChange={setValues} />
+            <OptionFields fields={operation.fields} chosen={values} idPrefix={`opt-${operation.type}`} onChange={setValues} />
           )}
         </fieldset>
         {problem ? (

@@ -1,5 +1,6 @@
 import {
   batchCompressFieldSpecs,
+  COMPRESS_PRESETS,
   describeRule,
   IMAGE_EXTENSIONS,
   implementedEndpoints,
@@ -27,7 +28,17 @@ export interface ConsoleField {
   applies_when: FieldCondition | null
   /** Other ranges when another field has a value (quality of png). */
   alternatives: { when: FieldCondition; min: number | null; max: number | null; default: string | number | boolean | null }[]
+  /**
+   * What each choice of this field sets in the others the request leaves out (compress's `preset`), so a form
+   * can show the values a preset brings; null for every other field.
+   */
+  presets: Readonly<Record<string, Readonly<Record<string, string | number | boolean>>>> | null
   description: string
+}
+
+/** The fields whose choices are bundles of other fields, by operation: the ones the submit's parser expands. */
+const PRESET_FIELDS: Readonly<Record<string, Readonly<Record<string, ConsoleField['presets']>>>> = {
+  compress: { preset: COMPRESS_PRESETS },
 }
 
 /** `must be one of a, b` → `One of a, b`. */
@@ -39,7 +50,11 @@ const sentence = (rule: string) =>
 /** JSON has no Infinity: an open bound is null. */
 const bound = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? null : value)
 
-function consoleField(spec: FieldSpec, alternatives: NonNullable<FormBody['alternatives']> = []): ConsoleField {
+function consoleField(
+  spec: FieldSpec,
+  alternatives: NonNullable<FormBody['alternatives']> = [],
+  presets: ConsoleField['presets'] = null,
+): ConsoleField {
   const numeric = spec.kind === 'integer' || spec.kind === 'number'
   const others = alternatives.flatMap(({ condition, specs }) => {
     const other = specs.find((candidate) => candidate.name === spec.name)
@@ -62,6 +77,7 @@ function consoleField(spec: FieldSpec, alternatives: NonNullable<FormBody['alter
     extension: spec.extension === true,
     applies_when: onlyWith,
     alternatives: others.map((other) => other.alternative),
+    presets,
     description: [
       `${sentence(describeRule(spec))}${spec.default !== undefined ? `; default ${spec.default}` : ''}${spec.required ? '; required' : ''}.`,
       ...(onlyWith ? [`Only when ${onlyWith.field} is ${onlyWith.equals}.`] : []),
@@ -108,7 +124,7 @@ export async function consoleConfigDocument(ctx: ServiceContext) {
       admin_path: `/admin/submit${endpoint.path}`,
       input_formats: formats,
       images: formats.some((format) => (IMAGE_EXTENSIONS as readonly string[]).includes(format)),
-      fields: form.fields.map((spec) => consoleField(spec, form.alternatives)),
+      fields: form.fields.map((spec) => consoleField(spec, form.alternatives, PRESET_FIELDS[endpoint.type]?.[spec.name] ?? null)),
     }
   })
   const limits = await limitsInForce(ctx)

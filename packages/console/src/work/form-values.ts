@@ -1,0 +1,75 @@
+import type { FieldCondition, FieldInfo } from '../types.ts'
+
+/**
+ * What the user set in a form, field by field, as the text a form control holds. A field missing here
+ * was left alone: it shows the preset's value or the default, and is not sent, so the service applies
+ * them itself. Sending every default as if it were chosen overrode the presets (docs/api.md: a field
+ * the request gives wins over its preset), so `preset=mobile` merged nothing from the console.
+ */
+export type FieldValues = Record<string, string>
+
+/** Where a field's shown value comes from. */
+export type ValueSource = 'user' | 'preset' | 'default'
+
+const text = (value: string | number | boolean | null | undefined) => (value === undefined || value === null ? '' : String(value))
+
+/** The field whose choices are bundles of other fields (compress's `preset`), and the bundle chosen, if any. */
+export function presetInForce(fields: FieldInfo[], chosen: FieldValues): { name: string; sets: FieldValues } | undefined {
+  const field = fields.find((candidate) => candidate.presets)
+  const name = field ? chosen[field.name] : undefined
+  const sets = name ? field?.presets?.[name] : undefined
+  if (!name || !sets) return undefined
+  return { name, sets: Object.fromEntries(Object.entries(sets).map(([key, value]) => [key, String(value)])) }
+}
+
+/** Each field's value as shown and as the service will apply it: the user's, else the preset's, else the default in force. */
+export function shownValues(fields: FieldInfo[], chosen: FieldValues): FieldValues {
+  const preset = presetInForce(fields, chosen)?.sets ?? {}
+  const base: FieldValues = {}
+  for (const field of fields) base[field.name] = chosen[field.name] ?? preset[field.name] ?? text(field.default)
+  return base
+}
+
+/** Where `shownValues` took a field's value from. */
+export function sourceOf(field: FieldInfo, fields: FieldInfo[], chosen: FieldValues): ValueSource {
+  if (chosen[field.name] !== undefined) return 'user'
+  return presetInForce(fields, chosen)?.sets[field.name] !== undefined ? 'preset' : 'default'
+}
+
+const holds = (condition: FieldCondition, values: FieldValues) => values[condition.field] === String(condition.equals)
+
+/** Whether a field applies given the others' values (`applies_when`, e.g. Draco-only bits). */
+export function applies(field: FieldInfo, values: FieldValues): boolean {
+  return !field.applies_when || holds(field.applies_when, values)
+}
+
+/** The field with the range in force now: an alternative's when its condition holds (png's quality). */
+export function inForce(field: FieldInfo, values: FieldValues): FieldInfo {
+  const alternative = field.alternatives?.find((candidate) => holds(candidate.when, values))
+  return alternative ? { ...field, min: alternative.min, max: alternative.max } : field
+}
+
+/**
+ * The user's values after they set `name` to `value`. Choosing a preset applies it: the fields it sets
+ * drop what the user had put in them and show the preset's values (a later change to one of them is
+ * sent and wins, as in the API).
+ */
+export function withChoice(fields: FieldInfo[], chosen: FieldValues, name: string, value: string): FieldValues {
+  const next: FieldValues = { ...chosen, [name]: value }
+  if (fields.find((field) => field.name === name)?.presets) {
+    for (const key of Object.keys(presetInForce(fields, next)?.sets ?? {})) delete next[key]
+  }
+  return next
+}
+
+/**
+ * The fields to send: those that apply and that the user set (or that are required), never a default
+ * the user left alone, so the service's defaults and presets apply exactly as through the API.
+ */
+export function formEntries(fields: FieldInfo[], chosen: FieldValues): [string, string][] {
+  const shown = shownValues(fields, chosen)
+  return fields
+    .filter((field) => applies(field, shown) && (chosen[field.name] !== undefined || field.required))
+    .map((field): [string, string] => [field.name, shown[field.name] ?? ''])
+    .filter(([, value]) => value !== '')
+}

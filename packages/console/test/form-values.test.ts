@@ -1,0 +1,64 @@
+import { COMPRESS_PRESETS } from '@mos/sdk/contract'
+import { describe, expect, it } from 'vitest'
+import { formEntries, shownValues, sourceOf, withChoice } from '../src/work/form-values.ts'
+import type { FieldInfo } from '../src/types.ts'
+
+/** Compress's fields as GET /config gives them (the ones that matter here). */
+const compress: FieldInfo[] = [
+  { name: 'engine', kind: 'enum', required: true, default: null, choices: ['draco', 'meshopt'] },
+  { name: 'level', kind: 'integer', default: 7, min: 1, max: 10 },
+  { name: 'preset', kind: 'enum', default: null, choices: ['web', 'mobile', 'archive'], presets: COMPRESS_PRESETS },
+  { name: 'simplify_ratio', kind: 'number', default: null, min: 0, max: 1, min_exclusive: true },
+  { name: 'texture_max_size', kind: 'integer', default: null, min: 16, max: 16384 },
+  { name: 'texture_power_of_two', kind: 'boolean', default: false },
+  { name: 'texture_progressive_jpeg', kind: 'boolean', default: false },
+  { name: 'merge', kind: 'boolean', default: false },
+]
+
+describe('the form sends what the user set, so presets work as through the API', () => {
+  it('sends no default the user left alone', () => {
+    expect(formEntries(compress, { engine: 'meshopt', preset: 'mobile' })).toEqual([
+      ['engine', 'meshopt'],
+      ['preset', 'mobile'],
+    ])
+  })
+
+  it("shows the preset's values where the user set nothing, and says where each value comes from", () => {
+    const chosen = { engine: 'meshopt', preset: 'mobile' }
+    expect(shownValues(compress, chosen)).toMatchObject({
+      merge: 'true',
+      simplify_ratio: '0.5',
+      texture_max_size: '1024',
+      texture_power_of_two: 'true',
+      level: '7',
+    })
+    expect(compress.map((field) => sourceOf(field, compress, chosen))).toEqual([
+      'user',
+      'default',
+      'user',
+      'preset',
+      'preset',
+      'preset',
+      'preset',
+      'preset',
+    ])
+  })
+
+  it('sends a field the user changed under a preset, which wins there as in the API', () => {
+    const chosen = withChoice(compress, { engine: 'meshopt', preset: 'mobile' }, 'merge', 'false')
+    expect(formEntries(compress, chosen)).toContainEqual(['merge', 'false'])
+    expect(shownValues(compress, chosen).merge).toBe('false')
+  })
+
+  it("applies a preset chosen after the fields: the ones it sets take its values, the others keep the user's", () => {
+    let chosen = withChoice(compress, { engine: 'draco' }, 'merge', 'true')
+    chosen = withChoice(compress, chosen, 'level', '9')
+    chosen = withChoice(compress, chosen, 'preset', 'archive')
+    expect(shownValues(compress, chosen)).toMatchObject({ merge: 'false', level: '9' })
+    expect(formEntries(compress, chosen)).toEqual([
+      ['engine', 'draco'],
+      ['level', '9'],
+      ['preset', 'archive'],
+    ])
+  })
+})
