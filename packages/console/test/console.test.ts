@@ -403,6 +403,31 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   )
 
   it(
+    "gives a field whose range changes with the format that range's default, so Start sends the form",
+    async () => {
+      await page.getByLabel('Operation').selectOption('texture_ktx2')
+      const ktx2Quality = page.getByLabel('quality', { exact: true })
+      expect(await ktx2Quality.inputValue()).toBe('128')
+      await page.getByLabel('uastc').check()
+      expect([await ktx2Quality.inputValue(), await ktx2Quality.getAttribute('max')]).toEqual(['2', '4'])
+
+      await page.getByLabel('Operation').selectOption('texture_optimize')
+      await page.getByLabel('format').selectOption('webp')
+      const quality = page.getByLabel('quality', { exact: true })
+      expect(await quality.inputValue()).toBe('82')
+      await quality.fill('90')
+      // 90 is no png quality (1–9): the field takes png's default instead of blocking Start.
+      await page.getByLabel('format').selectOption('png')
+      expect([await quality.inputValue(), await quality.getAttribute('max')]).toEqual(['6', '9'])
+      await page.locator('#files').setInputFiles(corpus.paths.png)
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+    },
+    SLOW,
+  )
+
+  it(
     'optimizes a texture on its own: the input and output images side by side',
     async () => {
       await page.getByLabel('Operation').selectOption('texture_optimize')

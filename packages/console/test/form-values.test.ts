@@ -15,6 +15,19 @@ const compress: FieldInfo[] = [
   { name: 'merge', kind: 'boolean', default: false },
 ]
 
+/** Texture optimize's: quality's range and default follow the format. */
+const textureOptimize: FieldInfo[] = [
+  { name: 'format', kind: 'enum', required: true, default: null, choices: ['webp', 'jpeg', 'png'] },
+  {
+    name: 'quality',
+    kind: 'integer',
+    default: 82,
+    min: 1,
+    max: 100,
+    alternatives: [{ when: { field: 'format', equals: 'png' }, min: 1, max: 9, default: 6 }],
+  },
+]
+
 describe('the form sends what the user set, so presets work as through the API', () => {
   it('sends no default the user left alone', () => {
     expect(formEntries(compress, { engine: 'meshopt', preset: 'mobile' })).toEqual([
@@ -60,5 +73,24 @@ describe('the form sends what the user set, so presets work as through the API',
       ['level', '9'],
       ['preset', 'archive'],
     ])
+  })
+})
+
+describe('a field whose range changes with another field', () => {
+  it("takes the new range's default when the user set none", () => {
+    expect(shownValues(textureOptimize, { format: 'webp' }).quality).toBe('82')
+    expect(shownValues(textureOptimize, { format: 'png' }).quality).toBe('6')
+    expect(formEntries(textureOptimize, { format: 'png' })).toEqual([['format', 'png']])
+  })
+
+  it("drops the user's value the new range refuses, and keeps one it allows", () => {
+    const high = withChoice(textureOptimize, { format: 'webp', quality: '82' }, 'format', 'png')
+    expect(high).toEqual({ format: 'png' })
+    expect(shownValues(textureOptimize, high).quality).toBe('6')
+    expect(withChoice(textureOptimize, { format: 'webp', quality: '5' }, 'format', 'png')).toEqual({ format: 'png', quality: '5' })
+  })
+
+  it('leaves the field being typed in alone, even out of range (the browser says why Start refuses it)', () => {
+    expect(withChoice(textureOptimize, { format: 'png' }, 'quality', '50')).toEqual({ format: 'png', quality: '50' })
   })
 })

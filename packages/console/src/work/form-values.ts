@@ -27,6 +27,10 @@ export function shownValues(fields: FieldInfo[], chosen: FieldValues): FieldValu
   const preset = presetInForce(fields, chosen)?.sets ?? {}
   const base: FieldValues = {}
   for (const field of fields) base[field.name] = chosen[field.name] ?? preset[field.name] ?? text(field.default)
+  // A default that depends on another field's value (png's quality) is read once those values are known.
+  for (const field of fields) {
+    if (chosen[field.name] === undefined && preset[field.name] === undefined) base[field.name] = text(inForce(field, base).default)
+  }
   return base
 }
 
@@ -43,21 +47,38 @@ export function applies(field: FieldInfo, values: FieldValues): boolean {
   return !field.applies_when || holds(field.applies_when, values)
 }
 
-/** The field with the range in force now: an alternative's when its condition holds (png's quality). */
+/** The field with the range and default in force now: an alternative's when its condition holds (png's quality). */
 export function inForce(field: FieldInfo, values: FieldValues): FieldInfo {
   const alternative = field.alternatives?.find((candidate) => holds(candidate.when, values))
-  return alternative ? { ...field, min: alternative.min, max: alternative.max } : field
+  return alternative ? { ...field, min: alternative.min, max: alternative.max, default: alternative.default } : field
+}
+
+/** Whether a number typed into a numeric field lies outside its range (text that is no number yet is the browser's to refuse). */
+function outOfRange(field: FieldInfo, value: string): boolean {
+  if ((field.kind !== 'integer' && field.kind !== 'number') || value.trim() === '') return false
+  const number = Number(value)
+  if (!Number.isFinite(number)) return false
+  const { min, max } = field
+  if (min !== undefined && min !== null && (number < min || (field.min_exclusive && number === min))) return true
+  return max !== undefined && max !== null && number > max
 }
 
 /**
  * The user's values after they set `name` to `value`. Choosing a preset applies it: the fields it sets
  * drop what the user had put in them and show the preset's values (a later change to one of them is
- * sent and wins, as in the API).
+ * sent and wins, as in the API). A value another field set earlier that the new range no longer allows
+ * (quality 82 once png is chosen, whose range is 1–9) is dropped, so that field takes the new range's
+ * default rather than leaving a form Start cannot send.
  */
 export function withChoice(fields: FieldInfo[], chosen: FieldValues, name: string, value: string): FieldValues {
   const next: FieldValues = { ...chosen, [name]: value }
   if (fields.find((field) => field.name === name)?.presets) {
     for (const key of Object.keys(presetInForce(fields, next)?.sets ?? {})) delete next[key]
+  }
+  const shown = shownValues(fields, next)
+  for (const field of fields) {
+    const own = next[field.name]
+    if (field.name !== name && own !== undefined && outOfRange(inForce(field, shown), own)) delete next[field.name]
   }
   return next
 }
