@@ -114,10 +114,15 @@ export function App() {
           <p aria-busy="true">
             <span class="spinner" aria-hidden="true" /> Reading the deployment's configuration…
           </p>
-        ) : page === 'admin' ? (
-          <AdminPage />
         ) : (
-          <WorkPage config={config} />
+          <>
+            {/* Hidden, not unmounted, while Admin is shown: its cards, their live tasks and 3D views live in its
+                state, which a page switch used to throw away. Admin reads everything afresh when it opens. */}
+            <div hidden={page !== 'work'}>
+              <WorkPage config={config} />
+            </div>
+            {page === 'admin' ? <AdminPage /> : null}
+          </>
         )}
       </main>
     </>

@@ -498,6 +498,33 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   )
 
   it(
+    "keeps the Work page's cards across a visit to Admin: the finished ones with their 3D views, and one still running",
+    async () => {
+      const cards = page.getByTestId('task-card')
+      const names = await cards.locator('h3').allTextContents()
+      expect(names.length).toBeGreaterThan(1)
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.getByLabel('engine').selectOption('draco')
+      await page.locator('#files').setInputFiles(corpus.paths.box)
+      const running = await start(page)
+      await page.getByRole('link', { name: 'Admin' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Admin' }).waitFor()
+      await page.getByRole('link', { name: 'Work' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Work' }).waitFor()
+      expect(await cards.locator('h3').allTextContents()).toEqual(['BoxTextured.glb', ...names])
+      // The task started before the visit went on being followed, and its views open (and draw) once shown again.
+      await untilEnded(running)
+      expect(await running.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await trianglesOf(running)).toEqual(['12', '12'])
+      await expectDrawn(running, 'output-view')
+      // A card finished before the visit kept its views (the zipped BoxTextured: a spider's legs would cover too little).
+      const older = cards.filter({ has: page.getByRole('heading', { name: 'BoxTextured.zip' }) })
+      await expectDrawn(older, 'input-view')
+    },
+    SLOW * 2,
+  )
+
+  it(
     'runs the deployment: tasks with their records, licence, limits, queue, live charts, the configuration masked',
     async () => {
       await page.getByRole('link', { name: 'Admin' }).click()
