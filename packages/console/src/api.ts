@@ -85,6 +85,8 @@ export function upload<T>(path: string, form: FormData, onProgress: (share: numb
         body = undefined
       }
       if (xhr.status >= 200 && xhr.status < 300) return resolve(body as T)
+      // As request() does: a session ended elsewhere (signed out in another tab, expired) brings the sign-in page back.
+      if (xhr.status === 401) sessionEnded()
       const words = (body as { error?: unknown } | undefined)?.error
       reject(new RequestError(xhr.status, typeof words === 'string' ? words : `the service answered ${xhr.status}`))
     }

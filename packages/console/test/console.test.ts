@@ -601,6 +601,28 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     expect(pageProblems).toEqual([])
   })
 
+  it('returns to the sign-in page when the session was ended in another tab, at the next Start', async () => {
+    await page.getByLabel('Administrator password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('link', { name: 'Work' }).click()
+    const other = await context.newPage()
+    try {
+      await other.goto(`${mos!.url}/console/`)
+      await other.getByTestId('who').waitFor()
+      await other.getByRole('button', { name: 'Sign out' }).click()
+      await other.getByLabel('Administrator password').waitFor()
+    } finally {
+      await other.close()
+    }
+    await page.getByLabel('Operation').selectOption('repair')
+    await page.locator('#files').setInputFiles(corpus.paths.box)
+    await page.getByText('1 file: BoxTextured.glb').waitFor()
+    await page.getByRole('button', { name: 'Start' }).click()
+    await page.getByText('Your session has ended: sign in again.').waitFor()
+    expect(await page.getByLabel('Administrator password').isVisible()).toBe(true)
+    expect(pageProblems).toEqual([])
+  })
+
   it(
     "in variant B, is served the same way and offers only B's operations",
     async () => {
