@@ -10,6 +10,7 @@ import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/serv
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { VIEW_BACKGROUND } from '../src/viewer/background.ts'
 import { chromiumAvailable, consolePasswordHash, inkShare, launchChromium } from './support/browser.ts'
+import { start, untilEnded } from './support/work-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -33,34 +34,6 @@ const PASSWORD_HASH = consolePasswordHash(PASSWORD)
 /** Long enough for an engine task on a loaded two-core machine; nothing here is timed. */
 const SLOW = 120_000
 
-/**
- * Presses Start once the page shows the files chosen (its submit handler then has them), and answers
- * the new task's card (the page puts new cards first), once it is there. Where no card comes, the
- * failure says what the form said instead: its alert, or the field the browser refused (how the
- * intermittent "no card" of earlier runs was found: the page reset the fields a frame after the
- * operation changed, emptying a target_format the test had just chosen).
- */
-async function start(page: Page, files = 1): Promise<Locator> {
-  const cards = page.getByTestId('task-card')
-  const before = await cards.count()
-  await expect.poll(() => page.getByTestId('drop-zone').locator('p[aria-live]').textContent()).not.toBe('No file chosen.')
-  await page.getByRole('button', { name: 'Start' }).click()
-  // What stopped the form: its alert, or a field the browser's own validation refused (no alert then).
-  const alerts = async () => {
-    const refused = await page
-      .locator('form[aria-label="New task"]')
-      .locator('input:invalid, select:invalid, textarea:invalid')
-      .evaluateAll((fields) => fields.map((field) => `${field.id}: ${(field as HTMLInputElement).validationMessage}`))
-    return [...(await page.getByRole('alert').allTextContents()), ...refused].join('; ') || 'no alert, no field refused'
-  }
-  await expect
-    .poll(async () => ((await cards.count()) === before + files ? 'there' : `${await cards.count()} cards, ${await alerts()}`), {
-      timeout: 30_000,
-    })
-    .toBe('there')
-  return cards.first()
-}
-
 /** The triangle counts under a card's two views, once both models are loaded. */
 async function trianglesOf(card: Locator): Promise<string[]> {
   await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
@@ -75,19 +48,6 @@ async function expectDrawn(card: Locator, view: string, least = 0.05): Promise<v
 /** The task id a card's header shows. */
 async function taskIdOf(card: Locator): Promise<string> {
   return / · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!
-}
-
-/**
- * Waits until the card's task ended, either way (a failure's words are in the status line, which
- * the test's next check prints). Fails before the test's own time-out, saying where the card stopped.
- */
-async function untilEnded(card: Locator): Promise<void> {
-  const deadline = Date.now() + SLOW
-  while (Date.now() < deadline) {
-    if (/^(completed|failed)$/.test((await card.getAttribute('data-status')) ?? '')) return
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  throw new Error(`the task did not end within ${SLOW} ms; its card says "${await card.getByTestId('task-status').textContent()}"`)
 }
 
 /**

@@ -1,9 +1,16 @@
-import { request } from '../api.ts'
+import { RequestError, request } from '../api.ts'
 import type { TaskRecord } from '../types.ts'
 import { isOlder } from './record-order.ts'
 
 type Listener = (record: TaskRecord) => void
 type RemovedListener = (taskId: string) => void
+type ReachabilityListener = (reachable: boolean) => void
+
+/**
+ * What is read, while the stream is down and no task is open, to learn whether the service answers:
+ * the cheapest console endpoint, and one whose 401 means nothing more than "not signed in".
+ */
+const PROBE_PATH = '/auth/me'
 
 /** How often the tasks still open are read while the stream is down. */
 const POLL_MS = 3000
@@ -18,6 +25,10 @@ const CHECK_MS = 10_000
  * EventSource reconnects by itself (the service sends `retry`); while it is down, the tasks still
  * open are read every few seconds instead, so progress never stops moving because a proxy cut the
  * stream. A record older than one already delivered is dropped (`isOlder`).
+ *
+ * Those reads also tell whether the service can be reached at all (`onReachability`): a read the
+ * network refuses means it cannot, any answer (even an error) or the stream opening means it can. The
+ * stream's own errors do not count alone: a proxy that cuts an idle stream is no outage.
  */
 export class TaskEvents {
   private source: EventSource | undefined
@@ -26,8 +37,10 @@ export class TaskEvents {
   private readonly watched = new Set<string>()
   /** The newest record delivered per task this page watched, its end included (a late read must not undo it). */
   private readonly newest = new Map<string, TaskRecord>()
+  private readonly reachabilityListeners = new Set<ReachabilityListener>()
   private poller: ReturnType<typeof setInterval> | undefined
   private connected = false
+  private reachable = true
 
   constructor(private readonly path = '/events') {}
 
@@ -43,6 +56,12 @@ export class TaskEvents {
     }
   }
 
+  /** Calls `listener` whenever the service turns unreachable (network errors) or reachable again. */
+  onReachability(listener: ReachabilityListener): () => void {
+    this.reachabilityListeners.add(listener)
+    return () => this.reachabilityListeners.delete(listener)
+  }
+
   /** A task the page waits for: read once now (its first events may have passed before the stream saw it). */
   watch(taskId: string): void {
     this.watched.add(taskId)
@@ -54,6 +73,7 @@ export class TaskEvents {
     this.source = new EventSource(this.path, { withCredentials: true })
     this.source.addEventListener('open', () => {
       this.connected = true
+      this.setReachable(true)
       // Whatever changed while the stream was down: read the open tasks once.
       for (const id of this.watched) void this.read(id)
     })
@@ -79,16 +99,41 @@ export class TaskEvents {
     this.poller = setInterval(() => {
       if (this.connected && Date.now() - lastRead < CHECK_MS) return
       lastRead = Date.now()
-      for (const id of this.watched) void this.read(id)
+      // An EventSource answered with an HTTP error (a proxy's 502 while the service restarts) gives up for good.
+      if (this.source?.readyState === EventSource.CLOSED) this.reopen()
+      if (this.watched.size > 0) for (const id of this.watched) void this.read(id)
+      else if (!this.connected) void this.probe()
     }, POLL_MS)
+  }
+
+  private reopen(): void {
+    this.close()
+    this.open()
   }
 
   private async read(taskId: string): Promise<void> {
     try {
       this.deliver(await request<TaskRecord>(`/admin/tasks/${encodeURIComponent(taskId)}`))
-    } catch {
-      // The stream or the next poll will tell.
+      this.setReachable(true)
+    } catch (error) {
+      // The stream or the next poll will tell how the task goes; a refused connection says the service is away.
+      this.setReachable(!isNetworkFailure(error))
     }
+  }
+
+  private async probe(): Promise<void> {
+    try {
+      await request(PROBE_PATH)
+      this.setReachable(true)
+    } catch (error) {
+      this.setReachable(!isNetworkFailure(error))
+    }
+  }
+
+  private setReachable(reachable: boolean): void {
+    if (reachable === this.reachable) return
+    this.reachable = reachable
+    for (const listener of this.reachabilityListeners) listener(reachable)
   }
 
   private deliver(record: TaskRecord): void {
@@ -105,3 +150,6 @@ export class TaskEvents {
     clearInterval(this.poller)
   }
 }
+
+/** `request` says a network failure with status 0: no answer came, whatever the reason. */
+const isNetworkFailure = (error: unknown) => error instanceof RequestError && error.status === 0

@@ -48,6 +48,8 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
   const [dragging, setDragging] = useState(false)
   const fileInput = useRef<HTMLInputElement>(null)
   const events = useMemo(() => new TaskEvents(), [])
+  const [reachable, setReachable] = useState(true)
+  useEffect(() => events.onReachability(setReachable), [events])
 
   // The fields' values change with the operation in the same render: an effect would reset them a frame
   // later, wiping a value chosen in between (a browser test picked target_format=obj in that gap, and
@@ -153,6 +155,12 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
   return (
     <>
       <h1>Work</h1>
+      {reachable ? null : (
+        <p class="notice" role="alert" data-testid="unreachable">
+          The service cannot be reached; retrying… The tasks below show the last progress it reported, and resume by themselves once it
+          answers again.
+        </p>
+      )}
       <form class="card work-form" onSubmit={submit} aria-label="New task">
         <div class="field">
           <label for="operation">Operation</label>
@@ -216,7 +224,8 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
         ) : null}
         <button type="submit">Start</button>
       </form>
-      <section aria-label="Tasks" class="tasks">
+      {/* While the service is away, the cards' spinners stop (styles.css): nothing is moving that the page can see. */}
+      <section aria-label="Tasks" class="tasks" data-unreachable={reachable ? undefined : ''}>
         {items.length === 0 ? <p class="muted">Tasks you start appear here with their progress.</p> : null}
         {items.map((item) => (
           <TaskCard key={item.key} item={item} />

@@ -1,0 +1,45 @@
+import type { Locator, Page } from 'playwright-core'
+import { expect } from 'vitest'
+
+/** Steps on the Work page that the browser tests share. */
+
+/**
+ * Presses Start once the page shows the files chosen (its submit handler then has them), and answers
+ * the new task's card (the page puts new cards first), once it is there. Where no card comes, the
+ * failure says what the form said instead: its alert, or the field the browser refused (how the
+ * intermittent "no card" of earlier runs was found: the page reset the fields a frame after the
+ * operation changed, emptying a target_format the test had just chosen).
+ */
+export async function start(page: Page, files = 1): Promise<Locator> {
+  const cards = page.getByTestId('task-card')
+  const before = await cards.count()
+  await expect.poll(() => page.getByTestId('drop-zone').locator('p[aria-live]').textContent()).not.toBe('No file chosen.')
+  await page.getByRole('button', { name: 'Start' }).click()
+  // What stopped the form: its alert, or a field the browser's own validation refused (no alert then).
+  const alerts = async () => {
+    const refused = await page
+      .locator('form[aria-label="New task"]')
+      .locator('input:invalid, select:invalid, textarea:invalid')
+      .evaluateAll((fields) => fields.map((field) => `${field.id}: ${(field as HTMLInputElement).validationMessage}`))
+    return [...(await page.getByRole('alert').allTextContents()), ...refused].join('; ') || 'no alert, no field refused'
+  }
+  await expect
+    .poll(async () => ((await cards.count()) === before + files ? 'there' : `${await cards.count()} cards, ${await alerts()}`), {
+      timeout: 30_000,
+    })
+    .toBe('there')
+  return cards.first()
+}
+
+/**
+ * Waits until the card's task ended, either way (a failure's words are in the status line, which
+ * the test's next check prints). Fails before the test's own time-out, saying where the card stopped.
+ */
+export async function untilEnded(card: Locator, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (/^(completed|failed)$/.test((await card.getAttribute('data-status')) ?? '')) return
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  throw new Error(`the task did not end within ${timeoutMs} ms; its card says "${await card.getByTestId('task-status').textContent()}"`)
+}
