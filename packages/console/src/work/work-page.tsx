@@ -136,12 +136,20 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
     }
   }
 
+  // The browser refuses a form with a field out of its range before any submit event, and says so only in a
+  // bubble by the field (scrolled away on a phone): the alert under the form says it too, so Start never looks dead.
+  const refused = (event: Event) => {
+    const field = event.target as HTMLInputElement
+    setProblem(`Not started: ${field.labels?.[0]?.textContent ?? field.name}: ${field.validationMessage}`)
+  }
+
   const submit = (event: Event) => {
     event.preventDefault()
     if (files.length === 0) {
       setProblem('Choose or drop at least one file first.')
       return
     }
+    setProblem('')
     const created = files.map(({ file, pack }) => ({ key: String(nextKey++), file, pack, uploaded: 0 }))
     setItems((current) => [...created, ...current])
     setFiles([])
@@ -161,7 +169,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
           answers again.
         </p>
       )}
-      <form class="card work-form" onSubmit={submit} aria-label="New task">
+      <form class="card work-form" onSubmit={submit} onInvalidCapture={refused} aria-label="New task">
         <div class="field">
           <label for="operation">Operation</label>
           <select id="operation" value={operation.type} onChange={(event) => chooseOperation((event.target as HTMLSelectElement).value)}>
