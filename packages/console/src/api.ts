@@ -35,6 +35,15 @@ async function errorOf(response: Response): Promise<RequestError> {
   return new RequestError(response.status, words || `the service answered ${response.status} ${response.statusText}`.trim())
 }
 
+/**
+ * Whether a 401 on `path` means the session held has ended: any console endpoint's while signed in,
+ * `/auth/me` included (the Work page asks it whether the service answers), but not a wrong password at
+ * sign-in, nor the first `/auth/me` of a page no one has signed in to yet (no session held then).
+ */
+function endsSession(path: string): boolean {
+  return csrfToken !== '' && path !== '/auth/login'
+}
+
 function headersFor(method: string, extra?: HeadersInit): Headers {
   const headers = new Headers(extra)
   headers.set('Accept', 'application/json')
@@ -51,7 +60,7 @@ export async function request<T>(path: string, init: RequestInit = {}): Promise<
   } catch {
     throw new RequestError(0, 'the service cannot be reached: check that it is running and the network')
   }
-  if (response.status === 401 && !path.startsWith('/auth/')) sessionEnded()
+  if (response.status === 401 && endsSession(path)) sessionEnded()
   if (!response.ok) throw await errorOf(response)
   if (response.status === 204) return undefined as T
   return (await response.json()) as T
@@ -86,7 +95,7 @@ export function upload<T>(path: string, form: FormData, onProgress: (share: numb
       }
       if (xhr.status >= 200 && xhr.status < 300) return resolve(body as T)
       // As request() does: a session ended elsewhere (signed out in another tab, expired) brings the sign-in page back.
-      if (xhr.status === 401) sessionEnded()
+      if (xhr.status === 401 && endsSession(path)) sessionEnded()
       const words = (body as { error?: unknown } | undefined)?.error
       reject(new RequestError(xhr.status, typeof words === 'string' ? words : `the service answered ${xhr.status}`))
     }

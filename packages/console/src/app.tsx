@@ -60,7 +60,8 @@ export function App() {
     try {
       await postJson('/auth/logout', {})
     } catch (error) {
-      setFailure(`signing out failed: ${(error as Error).message}`)
+      // A session already gone elsewhere: request() has brought the sign-in page back, saying so.
+      if (!(error instanceof RequestError && error.status === 401)) setFailure(`signing out failed: ${(error as Error).message}`)
       return
     }
     signedIn(null)

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
@@ -80,5 +80,24 @@ describe.skipIf(!runnable)('the console while the service cannot be reached', ()
       expect(await page.getByTestId('who').textContent()).toBe('admin')
     },
     SLOW * 2,
+  )
+
+  it(
+    'brings the sign-in page back when the service returns without the session, with no task open to read',
+    async () => {
+      const { port } = mos!
+      mos!.child.kill('SIGKILL')
+      await mos!.exited
+      await page.getByTestId('unreachable').waitFor({ timeout: 30_000 })
+      // The session removed meanwhile (an operator, the maintenance sweep of an expired one): its records' folder.
+      const folders = (await readdir(dir!, { recursive: true })).filter((path) => path.endsWith('console-sessions'))
+      expect(folders).toHaveLength(1)
+      await rm(join(dir!, folders[0]!), { recursive: true })
+      mos = await startMos('console-down-third', { ...env, SERVICE__SERVER__PORT: String(port) })
+      // The event stream's 401 only closes it (EventSource shows no status): the page learns it from /auth/me.
+      await page.getByText('Your session has ended: sign in again.').waitFor({ timeout: 30_000 })
+      expect(await page.getByLabel('Administrator password').isVisible()).toBe(true)
+    },
+    SLOW,
   )
 })
