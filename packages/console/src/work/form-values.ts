@@ -8,9 +8,6 @@ import type { FieldCondition, FieldInfo } from '../types.ts'
  */
 export type FieldValues = Record<string, string>
 
-/** Where a field's shown value comes from. */
-export type ValueSource = 'user' | 'preset' | 'default'
-
 const text = (value: string | number | boolean | null | undefined) => (value === undefined || value === null ? '' : String(value))
 
 /** The field whose choices are bundles of other fields (compress's `preset`), and the bundle chosen, if any. */
@@ -34,10 +31,19 @@ export function shownValues(fields: FieldInfo[], chosen: FieldValues): FieldValu
   return base
 }
 
-/** Where `shownValues` took a field's value from. */
-export function sourceOf(field: FieldInfo, fields: FieldInfo[], chosen: FieldValues): ValueSource {
-  if (chosen[field.name] !== undefined) return 'user'
-  return presetInForce(fields, chosen)?.sets[field.name] !== undefined ? 'preset' : 'default'
+/**
+ * What a preset does to a field, in words: that the value shown is the preset's, that the user's own value
+ * wins over a different one the preset sets, or that a field emptied by hand still gets the preset's (an
+ * empty field is not sent). Nothing where no preset touches the field.
+ */
+export function presetNote(field: FieldInfo, fields: FieldInfo[], chosen: FieldValues): string {
+  const preset = presetInForce(fields, chosen)
+  const theirs = preset?.sets[field.name]
+  const own = chosen[field.name]
+  if (!preset || theirs === undefined || own === theirs) return ''
+  if (own === undefined) return `Set by preset ${preset.name}.`
+  if (own === '') return `Left empty: preset ${preset.name}'s ${theirs} applies.`
+  return `Your value is sent and wins over preset ${preset.name}'s ${theirs}.`
 }
 
 const holds = (condition: FieldCondition, values: FieldValues) => values[condition.field] === String(condition.equals)

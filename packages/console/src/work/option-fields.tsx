@@ -1,17 +1,5 @@
 import type { FieldInfo } from '../types.ts'
-import { applies, type FieldValues, inForce, presetInForce, shownValues, sourceOf, withChoice } from './form-values.ts'
-
-/**
- * What a preset does to a field, in words: that the value shown is the preset's, or that the user's own
- * value wins over a different one the preset sets. Nothing where no preset touches the field.
- */
-function presetNote(field: FieldInfo, fields: FieldInfo[], chosen: FieldValues): string {
-  const preset = presetInForce(fields, chosen)
-  const theirs = preset?.sets[field.name]
-  if (!preset || theirs === undefined) return ''
-  if (sourceOf(field, fields, chosen) === 'preset') return `Set by preset ${preset.name}.`
-  return chosen[field.name] === theirs ? '' : `Your value is sent and wins over preset ${preset.name}'s ${theirs}.`
-}
+import { applies, type FieldValues, inForce, presetNote, shownValues, withChoice } from './form-values.ts'
 
 /** Every option of one operation, with its labels, ranges and descriptions; fields that do not apply are hidden. */
 export function OptionFields({
