@@ -102,6 +102,22 @@ export class UserAbortError extends NoResponseError {
 }
 
 /**
+ * The upload could not be made, so nothing was sent: bytes, a Blob or a stream without a file name
+ * (the server reads the format from its extension), an input kind the runtime cannot upload, or a
+ * path that is not a readable file (`code` is the file system's, e.g. `ENOENT`). Like the errors
+ * without an answer it has no status; it is never retried (the same call would fail the same way).
+ */
+export class InvalidUploadError extends NoResponseError {
+  override name = 'InvalidUploadError'
+  /** The file system's code for a path that could not be opened (`ENOENT`, `EACCES`, `EISDIR`, ...). */
+  readonly code: string | undefined
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.code = options?.code
+  }
+}
+
+/**
  * A task ended in `failed`. Not an HTTP error: `waitForTask` resolves with the failed record; the
  * `...AndWait` helpers throw this, carrying the record.
  */

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { createClientWith, type Client, type ClientOptions } from './client.ts'
+import { InvalidUploadError } from './errors.ts'
 import type { Variant } from './contract/index.ts'
 import type { RequestOptions } from './request.ts'
 import { toFile, type Uploadable } from './upload.ts'
@@ -27,13 +28,19 @@ export type NodeClient<V extends Variant = Variant> = Client<V, NodeUploadable> 
 
 /**
  * A File backed by the file on disk (not read into memory), named after it unless `filename` is given.
+ * A path that is missing, unreadable or not a file throws `InvalidUploadError` (with the system's `code`).
  * @example await client.compress({ file: await fileFromPath('scene.glb'), engine: 'meshopt' })
  */
 export async function fileFromPath(path: string | URL, filename?: string): Promise<File> {
   const filePath = typeof path === 'string' ? path : fileURLToPath(path)
   // stat first: openAsBlob's own failure ("Unable to open file as blob") names neither path nor cause.
-  if (!(await stat(filePath)).isFile()) throw new TypeError(`[mos] not a file: ${filePath}`)
-  const blob = await openAsBlob(filePath)
+  const stats = await stat(filePath).catch((error: NodeJS.ErrnoException) => {
+    throw new InvalidUploadError(`[mos] cannot upload ${filePath}: ${error.message}`, { cause: error, code: error.code })
+  })
+  if (!stats.isFile()) throw new InvalidUploadError(`[mos] not a file: ${filePath}`)
+  const blob = await openAsBlob(filePath).catch((error: NodeJS.ErrnoException) => {
+    throw new InvalidUploadError(`[mos] cannot upload ${filePath}: ${error.message}`, { cause: error, code: error.code })
+  })
   return new File([blob], filename ?? basename(filePath))
 }
 

@@ -1,3 +1,5 @@
+import { InvalidUploadError } from './errors.ts'
+
 /**
  * What an upload may be made of, on every runtime: bytes (Buffer is a Uint8Array), a Blob or File,
  * or a web ReadableStream. Paths and Node streams are added by `@mos/sdk/node`.
@@ -18,15 +20,17 @@ export type UploadResolver<U> = (input: U, filename: string | undefined) => Prom
  * Makes a File from any portable upload, keeping the file name. A stream is read into memory first:
  * a multipart body has to be replayable for a retry after 429, and browsers cannot stream request
  * bodies over HTTP/1.1. On Node, `fileFromPath` from `@mos/sdk/node` gives a disk-backed File instead.
+ * Throws `InvalidUploadError` (nothing sent) without a file name or for an input it cannot upload.
  * @example const file = await toFile(bytes, 'model.glb')
  */
 export async function toFile(input: Uploadable, filename?: string): Promise<File> {
   const name = filename ?? (typeof File !== 'undefined' && input instanceof File ? input.name : undefined)
-  if (!name) throw new TypeError('[mos] upload needs a file name (pass `filename`): the server reads the format from its extension')
+  if (!name)
+    throw new InvalidUploadError('[mos] upload needs a file name (pass `filename`): the server reads the format from its extension')
   if (input instanceof Blob) return input instanceof File && input.name === name ? input : new File([input], name, { type: input.type })
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) return new File([input as BlobPart], name)
   if (input instanceof ReadableStream) return new File([await new Response(input).blob()], name)
-  throw new TypeError(
+  throw new InvalidUploadError(
     `[mos] cannot upload a ${describe(input)}: pass bytes, a Blob/File or a ReadableStream (paths and Node streams via @mos/sdk/node)`,
   )
 }

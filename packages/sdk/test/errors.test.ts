@@ -9,6 +9,7 @@ import {
   createClient,
   ERROR_TEXTS,
   InternalServerError,
+  InvalidUploadError,
   MosError,
   NotFoundError,
   NotImplementedError,
@@ -150,6 +151,33 @@ describe('failures without an answer', () => {
     const counter = countingFetch()
     const counted = createClient({ baseURL: BASE, apiKey: KEY, fetch: counter.fetch })
     await expect(counted.health({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(UserAbortError)
+    expect(counter.calls).toBe(0)
+  })
+})
+
+describe('an upload that cannot be made is a MosError, and nothing is sent', () => {
+  const counter = countingFetch()
+  const counted = createClient({ baseURL: BASE, apiKey: KEY, fetch: counter.fetch })
+
+  it('bytes, a Blob or a stream without a file name: InvalidUploadError', async () => {
+    const inputs = [new Uint8Array(8), new Blob([new Uint8Array(8)]), new Blob([]).stream()]
+    for (const file of inputs) {
+      const error = await counted.compress({ file, engine: 'draco' }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(InvalidUploadError)
+      expect(error).toBeInstanceOf(MosError)
+      expect(error).toMatchObject({ name: 'InvalidUploadError', status: undefined, message: expect.stringMatching(/needs a file name/) })
+    }
+    const batch = await counted.batchCompress({ files: [new Uint8Array(8)], engine: 'draco' }).catch((caught: unknown) => caught)
+    expect(batch).toBeInstanceOf(InvalidUploadError)
+    expect(counter.calls).toBe(0)
+  })
+
+  it('an input kind the runtime cannot upload: InvalidUploadError naming it', async () => {
+    const error = await counted
+      .compress({ file: 42 as unknown as Uint8Array, filename: 'a.glb', engine: 'draco' })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(InvalidUploadError)
+    expect((error as Error).message).toMatch(/cannot upload a number/)
     expect(counter.calls).toBe(0)
   })
 })

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream'
 import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { ConflictError, createClient, fileFromPath } from '../src/node.ts'
+import { ConflictError, createClient, fileFromPath, InvalidUploadError, MosError } from '../src/node.ts'
 import { API, BASE, KEY, mockServer } from './support/fixtures.ts'
 
 const server = mockServer()
@@ -83,8 +83,14 @@ describe.skipIf(!corpus.available)('@mos/sdk/node uploads', () => {
     expect(names).toEqual(['BoxTextured.glb', 'copy.glb'])
   })
 
-  it('a missing path rejects before any request', async () => {
-    await expect(client.compress({ file: join(dir, 'nope.glb'), engine: 'draco' })).rejects.toMatchObject({ code: 'ENOENT' })
+  it('a missing path, or a folder, rejects with InvalidUploadError before any request', async () => {
+    const missing = await client.compress({ file: join(dir, 'nope.glb'), engine: 'draco' }).catch((caught: unknown) => caught)
+    expect(missing).toBeInstanceOf(InvalidUploadError)
+    expect(missing).toBeInstanceOf(MosError)
+    expect(missing).toMatchObject({ code: 'ENOENT', status: undefined, message: expect.stringContaining(join(dir, 'nope.glb')) })
+    const folder = await client.compress({ file: dir, engine: 'draco' }).catch((caught: unknown) => caught)
+    expect(folder).toBeInstanceOf(InvalidUploadError)
+    expect((folder as Error).message).toBe(`[mos] not a file: ${dir}`)
   })
 })
 
