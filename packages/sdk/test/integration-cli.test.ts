@@ -236,12 +236,72 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     expect(shown.stdout.trimEnd().split('\n').slice(1)).toEqual(result.notes.map((note: string) => `  note: ${note}`))
   })
 
+  it('compress of more files than the trial batch limit, with a wrong extension and a missing file among them: each file its own outcome', async () => {
+    // The trial allows 5 files a batch: six go as two batches; notes.txt and nonexist.glb fail alone, before anything is sent.
+    const dir = join(work, 'over-limit')
+    await mkdir(dir)
+    const models = ['s1', 's2', 's3', 's4', 's5', 's6'].map((stem) => join(dir, `${stem}.glb`))
+    await Promise.all(models.map((path) => copyFile(corpus.paths.box, path)))
+    const notes = join(dir, 'notes.txt')
+    await copyFile(MOS, notes)
+    const missing = join(dir, 'nonexist.glb')
+    const run = await mos(['compress', missing, ...models, notes, '--json'], env)
+    expect(run.code).toBe(1)
+    const results: { input: string; ok: boolean; error?: string; output?: string }[] = JSON.parse(run.stdout).results
+    expect(results.map((r) => [r.input, r.ok])).toEqual([[missing, false], ...models.map((path) => [path, true]), [notes, false]])
+    expect(results[0]!.error).toMatch(/^ENOENT: .*nonexist\.glb/)
+    expect(results.at(-1)!.error).toBe(ERROR_TEXTS.unsupportedFormat('txt'))
+    for (const result of results.filter((r) => r.ok)) expect(countTriangles(await decode(result.output!))).toBe(12)
+  })
+
   it('an unsupported file fails with the contract text', async () => {
     const notes = join(work, 'notes.txt')
     await copyFile(MOS, notes)
     const run = await mos(['repair', notes], env)
     expect(run.code).toBe(1)
     expect(run.stderr).toMatch(/failed: .*notes\.txt: (unsupported format: txt|not found: \/api\/v1\/repair)/)
+  })
+})
+
+describe.skipIf(!server.startServer || !corpus.available)('mos against a variant B server', () => {
+  let running: Awaited<ReturnType<typeof startRealServer>>
+  let work: string
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    running = await startRealServer(server.startServer!, 'B')
+    work = await mkdtemp(join(tmpdir(), 'mos-cli-b-'))
+    env = { MOS_BASE_URL: running.url, MOS_API_KEY: API_KEY }
+  })
+  afterAll(async () => {
+    await running?.close()
+    await rm(work, { recursive: true, force: true })
+  })
+
+  it('compress -l 0 of several files: one request each (the batch takes levels 1 to 10), every file re-packed', async () => {
+    const dir = join(work, 'level0')
+    await mkdir(dir)
+    const inputs = [join(dir, 'a.glb'), join(dir, 'b.glb')]
+    await Promise.all(inputs.map((path) => copyFile(corpus.paths.box, path)))
+    const run = await mos(['compress', ...inputs, '-l', '0', '--json'], env)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    for (const result of JSON.parse(run.stdout).results) {
+      const doc = await decode(result.output)
+      expect(extensionsUsed(doc)).not.toContain('KHR_draco_mesh_compression')
+      expect(countTriangles(doc)).toBe(12)
+    }
+  })
+
+  it('compress of more files than a batch may hold, where no document says the limit: refused as a whole, then one request per file', async () => {
+    const dir = join(work, 'over-limit')
+    await mkdir(dir)
+    const inputs = ['s1', 's2', 's3', 's4', 's5', 's6'].map((stem) => join(dir, `${stem}.glb`))
+    await Promise.all(inputs.map((path) => copyFile(corpus.paths.box, path)))
+    const run = await mos(['compress', ...inputs, '--json'], env)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    const results: { input: string; ok: boolean; output: string }[] = JSON.parse(run.stdout).results
+    expect(results.map((r) => [r.input, r.ok])).toEqual(inputs.map((path) => [path, true]))
+    for (const result of results) expect(extensionsUsed(await decode(result.output))).toContain('KHR_draco_mesh_compression')
   })
 })
 

@@ -1,9 +1,10 @@
-import { OPERATION_NAMES, findOperation } from '@mos/engines'
-import { OPERATION_ENDPOINTS, parseCompressFields, TASK_TYPES, VARIANTS } from '@mos/sdk/contract'
+import { OPERATION_NAMES, findOperation, operationFormats } from '@mos/engines'
+import { OPERATION_ENDPOINTS, parseCompressFields, TASK_TYPES, UPLOAD_EXTENSIONS, uploadExtensionOf, VARIANTS } from '@mos/sdk/contract'
 import { describe, expect, it } from 'vitest'
 import type { ServiceContext } from '../src/context.ts'
 import { engineOperationCatalog } from '../src/context/operation-catalog.ts'
 import { RESERVED_ROUTES, submitRoutes } from '../src/routes/operations.ts'
+import { extensionOf } from '../src/routes/submit.ts'
 
 /** Raw form fields that make each endpoint's parse succeed with every default filled. */
 const MINIMAL_FIELDS: Record<string, Record<string, string>[]> = {
@@ -23,6 +24,12 @@ describe('the contract table and the engines registry', () => {
     expect(OPERATION_ENDPOINTS.map((endpoint) => endpoint.type)).toEqual([...TASK_TYPES])
     expect([...OPERATION_NAMES].sort()).toEqual([...TASK_TYPES].sort())
     for (const endpoint of OPERATION_ENDPOINTS) expect(findOperation(endpoint.type), endpoint.type).toBeDefined()
+  })
+
+  it("the contract's upload extensions (what the CLI judges before sending) are the engines' readers, read as the routes read them", () => {
+    for (const type of TASK_TYPES) expect([...UPLOAD_EXTENSIONS[type]].sort(), type).toEqual([...operationFormats(type)].sort())
+    for (const name of ['Box.GLB', 'dir.v2/model', 'a\\b\\c.tar.zip', '.obj', 'noext', 'x.'])
+      expect(uploadExtensionOf(name), name).toBe(extensionOf(name))
   })
 
   it('what a route validates, in the contract names, is what the engine parses', () => {

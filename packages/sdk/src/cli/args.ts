@@ -24,7 +24,7 @@ export const CLI_DEFAULTS = {
 export const USAGE = `Usage: mos <command> FILE... [options]
 
 Commands:
-  compress FILE...   Draco or meshopt compression (several files: one batch)
+  compress FILE...   Draco or meshopt compression (several files: batches of the deployment's size)
   convert FILE...    convert to --to FORMAT (${MODEL_FORMATS.join(', ')}; gltf, and obj with materials, come back as .zip)
   repair FILE...     fix normals, duplicate vertices, degenerate faces, empty nodes
   diagnose FILE...   print a diagnosis (no output file)

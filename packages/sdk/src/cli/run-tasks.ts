@@ -1,8 +1,10 @@
 import { mkdir, stat } from 'node:fs/promises'
 import type { DiagnosisResult, SubmitResponse } from '../contract/index.ts'
-import { NotFoundError, type NodeClient } from '../node.ts'
+import type { NodeClient } from '../node.ts'
 import type { CliArgs, TaskCommand } from './args.ts'
+import { batchTaskIds, canBatch, deploymentBatchLimit } from './batch-submit.ts'
 import { outputPath, summaryLine } from './format.ts'
+import { inputProblem } from './input-check.ts'
 import { assertFreeTarget, knownOutputExtension, planOutputs, type OutputPlace } from './output-plan.ts'
 import type { ProgressDisplay, ProgressLine } from './progress.ts'
 
@@ -44,7 +46,7 @@ function suffixOf(args: CliArgs): string {
   }
 }
 
-/** One request per file for the command; compress options that a batch cannot carry go here too. */
+/** One request for one file; compress options that a batch cannot carry go this way too. */
 function submitOne(client: NodeClient, args: CliArgs, path: string, signal: AbortSignal): Promise<SubmitResponse> {
   const options = { signal }
   // The upload, and the webhook's URL every submit takes.
@@ -82,17 +84,6 @@ function submitOne(client: NodeClient, args: CliArgs, path: string, signal: Abor
   }
 }
 
-/** A batch only carries engine, level and the webhook's URL; anything else needs one request per file. */
-function canBatch(args: CliArgs): boolean {
-  return (
-    args.command === 'compress' &&
-    args.files.length > 1 &&
-    !args.meshoptLevel &&
-    Object.values(args.bits).every((bits) => bits === undefined) &&
-    Object.keys(args.extensions).length === 0
-  )
-}
-
 /** Runs at most `limit` of the jobs at a time. */
 async function inParallel<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
   const results: T[] = new Array(jobs.length)
@@ -120,7 +111,9 @@ function saidLines(result: FileResult): string[] {
 
 /**
  * Submits every file, waits with a progress line per task, downloads each result beside its input
- * (or into `--out`) and finishes each line with a summary. Never throws for one file's failure;
+ * (or into `--out`) and finishes each line with a summary. A file the CLI can judge unsendable
+ * (`inputProblem`) fails alone before anything is sent; several compress files go in batches of the
+ * deployment's size, each file getting its own outcome (`batchTaskIds`). Never throws for one file's failure;
  * throws a UsageError before uploading anything when two results would share a file, or when a
  * result whose name is known up front (compress, convert) would replace a file without `--force`.
  */
@@ -145,18 +138,39 @@ export async function runTasks(
     if (!lines.has(key)) lines.set(key, display.add(file))
     return lines.get(key)!
   }
-  if (canBatch(args)) {
-    args.files.forEach(lineOf)
-    const taskIdOf = batchTaskIds(run)
-    return Promise.all(args.files.map((file, index) => runOne(run, file, index, lineOf(file, index), () => taskIdOf(file, index))))
+  // What the CLI can judge itself fails alone, before anything is sent (and is kept out of a batch).
+  const problems = await Promise.all(args.files.map((file) => inputProblem(args.command as TaskCommand, file)))
+  const results: FileResult[] = new Array(args.files.length)
+  const sendable: number[] = []
+  for (const [index, problem] of problems.entries()) {
+    const file = args.files[index]!
+    if (problem === undefined) sendable.push(index)
+    else {
+      lineOf(file, index).finish(`${file}: ${problem}`, false)
+      results[index] = { input: file, ok: false, size_before: 0, seconds: 0, error: problem }
+    }
   }
-  return inParallel(
-    args.files.map(
-      (file, index) => () =>
-        runOne(run, file, index, lineOf(file, index), async () => (await submitOne(client, args, file, signal)).task_id),
-    ),
+  const submitFile = async (file: string) => (await submitOne(client, args, file, signal)).task_id
+  if (canBatch(args, sendable.length)) {
+    for (const index of sendable) lineOf(args.files[index]!, index)
+    const limit = await deploymentBatchLimit(client, signal)
+    const files = sendable.map((index) => args.files[index]!)
+    const taskIdOf = batchTaskIds(files, { client, args, signal, limit, concurrency, submitOne: submitFile })
+    await Promise.all(
+      sendable.map(async (index, position) => {
+        results[index] = await runOne(run, files[position]!, index, lineOf(files[position]!, index), () => taskIdOf(position))
+      }),
+    )
+    return results
+  }
+  await inParallel(
+    sendable.map((index) => async () => {
+      const file = args.files[index]!
+      results[index] = await runOne(run, file, index, lineOf(file, index), () => submitFile(file))
+    }),
     concurrency,
   )
+  return results
 }
 
 /** What every file's run shares. */
@@ -206,33 +220,5 @@ async function runOne(run: TaskRun, file: string, index: number, line: ProgressL
     const message = (error as Error).message
     line.finish(`${file}: ${message}`, false)
     return { input: file, ok: false, task_id: taskId, size_before: before, seconds: (Date.now() - started) / 1000, error: message }
-  }
-}
-
-/** Submits every file in one batch request; answers each file's task id from it. */
-function batchTaskIds(run: TaskRun): (file: string, index: number) => Promise<string> {
-  const { client, args, signal } = run
-  // A deployment without the batch endpoint (404) gets one request per file instead.
-  const batch = client
-    .batchCompress(
-      { files: args.files, engine: args.engine, level: args.level, ...(args.callbackUrl ? { callback_url: args.callbackUrl } : {}) },
-      { signal },
-    )
-    .catch((error: unknown) => {
-      if (error instanceof NotFoundError) return undefined
-      throw error
-    })
-  // Marks a failed batch as handled at once; each file's line reports it when it gets there.
-  batch.catch(() => undefined)
-  // Sub-tasks come back in upload order; match by name too in case a server reorders them.
-  return async (file, index) => {
-    const answer = await batch
-    if (!answer) return (await submitOne(client, args, file, signal)).task_id
-    const { tasks } = answer
-    const byIndex = tasks[index]
-    const name = file.split(/[\\/]/).pop()
-    const task = byIndex && byIndex.filename === name ? byIndex : (tasks.find((t) => t.filename === name) ?? byIndex)
-    if (!task) throw new Error('the batch answer lists no task for this file')
-    return task.task_id
   }
 }

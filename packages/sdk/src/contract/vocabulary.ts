@@ -30,6 +30,35 @@ export type TextureFormat = (typeof TEXTURE_FORMATS)[number]
 /** Standalone images accepted by the texture operations, by file extension. */
 export const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'] as const
 
+/**
+ * The upload extensions (lower case) each operation takes on a Mos server: the model formats, a zip of
+ * one model with the files it references (docs/formats.md), and for the texture operations standalone
+ * images. The contract lists the model formats only; the server reads its list off the engines' readers,
+ * and a test holds the two equal. A client uses it to refuse a file it can judge itself before sending.
+ */
+export const UPLOAD_EXTENSIONS: Record<TaskType, readonly string[]> = (() => {
+  const models = [...MODEL_FORMATS, 'zip']
+  const withImages = [...models, ...IMAGE_EXTENSIONS]
+  return {
+    compress: models,
+    convert: models,
+    repair: models,
+    diagnose: models,
+    texture_optimize: withImages,
+    texture_ktx2: withImages,
+  }
+})()
+
+/**
+ * A file name's extension as the server reads it to choose the format: lower case, after the last dot
+ * of the name (a name without one has none: '').
+ * @example uploadExtensionOf('models/Box.GLB') // 'glb'
+ */
+export function uploadExtensionOf(filename: string): string {
+  const base = filename.replace(/^.*[\\/]/, '')
+  return base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : ''
+}
+
 export const MESHOPT_LEVELS = ['high', 'medium', 'low'] as const
 export type MeshoptLevel = (typeof MESHOPT_LEVELS)[number]
 

@@ -1,9 +1,10 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../src/cli/main.ts'
+import { ERROR_TEXTS } from '../../src/index.ts'
 import { API, BASE, completedTask, KEY, mockServer } from '../support/fixtures.ts'
 
 // The CLI in-process against msw: which request each command sends, and what it does with the answer.
@@ -24,8 +25,15 @@ afterAll(async () => {
 
 const RESULT = new Uint8Array(400).fill(7)
 
+/** How the mocked deployment treats batches: its license info's limit (absent: no license info, as B), and what it refuses. */
+interface BatchRules {
+  licenseLimit?: number
+  /** The batch endpoint refuses more files than this, as a trial deployment does. */
+  refuseOver?: number
+}
+
 /** Serves every submit endpoint, a completed record whose output is named `outputName`, and the result bytes. */
-function serveAll(outputName: (input: string) => string) {
+function serveAll(outputName: (input: string) => string, rules: BatchRules = {}) {
   const submits: { path: string; fields: Record<string, string>; files: string[] }[] = []
   const inputs = new Map<string, string>()
   let next = 0
@@ -37,6 +45,8 @@ function serveAll(outputName: (input: string) => string) {
       for (const [name, value] of form.entries()) typeof value === 'string' ? (fields[name] = value) : files.push(value.name)
       submits.push({ path, fields, files })
       if (path === '/batch/compress') {
+        if (rules.refuseOver !== undefined && files.length > rules.refuseOver)
+          return HttpResponse.json({ error: ERROR_TEXTS.batchTooLarge(rules.refuseOver) }, { status: 413 })
         const tasks = files.map((filename) => ({ task_id: `t${next++}`, filename, status: 'pending' }))
         tasks.forEach((task) => inputs.set(task.task_id, task.filename))
         return HttpResponse.json({ batch_id: 'b1', total: tasks.length, tasks })
@@ -70,6 +80,11 @@ function serveAll(outputName: (input: string) => string) {
       })
     }),
     http.get(`${API}/tasks/:id/download`, () => new HttpResponse(RESULT)),
+    http.get(`${API}/license/info`, () =>
+      rules.licenseLimit === undefined
+        ? HttpResponse.json({ error: ERROR_TEXTS.routeNotFound('/api/v1/license/info') }, { status: 404 })
+        : HttpResponse.json({ mode: 'trial', tier: 'trial', limits: { max_file_size_mb: 50, max_batch_count: rules.licenseLimit } }),
+    ),
   )
   return submits
 }
@@ -166,5 +181,96 @@ describe('mos commands send their fields and save their results', () => {
     const run = await cli(['repair', a()])
     expect(run.code).toBe(1)
     expect(run.stderr).toContain(`failed: ${a()}: internal error: no geometry`)
+  })
+})
+
+describe('compress of several files: each file gets its own outcome', () => {
+  /** `names` written into a fresh folder (1 000 bytes each); their paths. */
+  async function inputs(folder: string, names: string[]) {
+    const at = join(dir, folder)
+    await mkdir(at, { recursive: true })
+    await Promise.all(names.map((name) => writeFile(join(at, name), new Uint8Array(1000))))
+    return names.map((name) => join(at, name))
+  }
+  const batchesOf = (submits: ReturnType<typeof serveAll>) => submits.filter((s) => s.path === '/batch/compress').map((s) => s.files)
+  const singlesOf = (submits: ReturnType<typeof serveAll>) =>
+    submits
+      .filter((s) => s.path === '/compress')
+      .map((s) => s.files[0])
+      .sort()
+
+  it('a missing file and an extension the service does not take fail alone, before anything is sent; the rest go as a batch', async () => {
+    const [a, b, notes] = await inputs('judged', ['a.obj', 'b.obj', 'notes.txt'])
+    const missing = join(dir, 'judged', 'nonexist.glb')
+    const submits = serveAll((input) => input)
+    const run = await cli(['compress', missing, a!, notes!, b!, '--json'])
+    expect(run.code).toBe(1)
+    expect(batchesOf(submits)).toEqual([['a.obj', 'b.obj']])
+    const results = JSON.parse(run.stdout).results
+    expect(results.map((r: { input: string; ok: boolean }) => [r.input, r.ok])).toEqual([
+      [missing, false],
+      [a, true],
+      [notes, false],
+      [b, true],
+    ])
+    expect(results[0].error).toMatch(/^ENOENT: .*nonexist\.glb/)
+    expect(results[2].error).toBe(ERROR_TEXTS.unsupportedFormat('txt'))
+  })
+
+  it('batches are split by the limit the license info gives: 6 files at 5 go as 3 and 3', async () => {
+    const files = await inputs('split', ['s1.obj', 's2.obj', 's3.obj', 's4.obj', 's5.obj', 's6.obj'])
+    const submits = serveAll((input) => input, { licenseLimit: 5, refuseOver: 5 })
+    const run = await cli(['compress', ...files, '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(batchesOf(submits)).toEqual([
+      ['s1.obj', 's2.obj', 's3.obj'],
+      ['s4.obj', 's5.obj', 's6.obj'],
+    ])
+    expect(singlesOf(submits)).toEqual([])
+    expect(JSON.parse(run.stdout).results.every((r: { ok: boolean }) => r.ok)).toBe(true)
+  })
+
+  it('with no limit known, a batch refused as a whole is sent again one request per file', async () => {
+    const files = await inputs('refused', ['s1.obj', 's2.obj', 's3.obj', 's4.obj', 's5.obj', 's6.obj'])
+    const submits = serveAll((input) => input, { refuseOver: 5 })
+    const run = await cli(['compress', ...files, '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(batchesOf(submits)).toEqual([['s1.obj', 's2.obj', 's3.obj', 's4.obj', 's5.obj', 's6.obj']])
+    expect(singlesOf(submits)).toEqual(['s1.obj', 's2.obj', 's3.obj', 's4.obj', 's5.obj', 's6.obj'])
+    expect(JSON.parse(run.stdout).results.every((r: { ok: boolean }) => r.ok)).toBe(true)
+  })
+
+  it("after a refused batch, each file's failure is its own", async () => {
+    const [good, bad] = await inputs('own', ['good.obj', 'bad.obj'])
+    const submits = serveAll((input) => input, { refuseOver: 1 })
+    server.use(
+      http.post(`${API}/compress`, async ({ request }) => {
+        const file = (await request.formData()).get('file') as File
+        submits.push({ path: '/compress', fields: {}, files: [file.name] })
+        if (file.name === 'bad.obj') return HttpResponse.json({ error: ERROR_TEXTS.fileTooLarge(60, 50) }, { status: 413 })
+        return HttpResponse.json({ task_id: 'own-good', status: 'pending' })
+      }),
+      http.get(`${API}/tasks/own-good`, () => HttpResponse.json({ ...completedTask('own-good'), input_filename: 'good.obj' })),
+    )
+    const run = await cli(['compress', good!, bad!, '--json'])
+    expect(run.code).toBe(1)
+    expect(singlesOf(submits)).toEqual(['bad.obj', 'good.obj'])
+    const results = JSON.parse(run.stdout).results
+    expect(results.map((r: { ok: boolean; error?: string }) => [r.ok, r.error])).toEqual([
+      [true, undefined],
+      [false, ERROR_TEXTS.fileTooLarge(60, 50)],
+    ])
+  })
+
+  it('level 0 (variant B: no compression) is outside the batch rule: one request per file', async () => {
+    const [a, b] = await inputs('level0', ['a.obj', 'b.obj'])
+    const submits = serveAll((input) => input, { licenseLimit: 5 })
+    const run = await cli(['compress', a!, b!, '-l', '0', '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(batchesOf(submits)).toEqual([])
+    expect(submits.map((s) => s.fields)).toEqual([
+      { engine: 'draco', level: '0' },
+      { engine: 'draco', level: '0' },
+    ])
   })
 })
