@@ -1,8 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { Document, Mesh } from '@gltf-transform/core'
 import { mergeDocuments, unpartition } from '@gltf-transform/functions'
+import { zipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { readImageHeader } from '../src/io/image-header.ts'
@@ -35,7 +36,21 @@ const { available, paths } = corpusFiles({
   outOfRange: assimp('glTF2', 'IndexOutOfRange', 'IndexOutOfRange.gltf'),
   allOutOfRange: assimp('glTF2', 'IndexOutOfRange', 'AllIndicesOutOfRange.gltf'),
   infinites: assimp('glTF2', 'BoxWithInfinites-glTF-Binary', 'BoxWithInfinites.glb'),
+  spiderObj: assimp('OBJ', 'spider.obj'),
+  spiderMtl: assimp('OBJ', 'spider.mtl'),
+  spiderTex: assimp('OBJ', 'SpiderTex.jpg'),
+  drkwood: assimp('OBJ', 'drkwood2.jpg'),
+  engineflare: assimp('OBJ', 'engineflare1.jpg'),
+  wal67: assimp('OBJ', 'wal67ar_small.jpg'),
+  wal69: assimp('OBJ', 'wal69ar_small.jpg'),
 })
+
+/** Nodes, and draw calls as a viewer makes them (each mesh's primitives once per node drawing it), of a file read back. */
+function drawnCounts(doc: Document): { nodes: number; drawCalls: number } {
+  let drawCalls = 0
+  for (const scene of doc.getRoot().listScenes()) scene.traverse((node) => (drawCalls += node.getMesh()?.listPrimitives().length ?? 0))
+  return { nodes: doc.getRoot().listNodes().length, drawCalls }
+}
 
 type SimplifyDetails = SimplifyReport & { target_ratio: number; max_error: number; ratio: number }
 
@@ -245,6 +260,25 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
     expect(joined).toBeGreaterThan(absorbed * 0.999)
     // The marks that follow the vertices through the join are gone from the file.
     expect(new TextDecoder().decode(bytes)).not.toContain('_MOS_')
+  })
+
+  it("merge's report is the written file's: spider.obj zipped with its .mtl and JPEGs, merge and preset=web (draco)", async () => {
+    const files = [paths.spiderObj, paths.spiderMtl, paths.spiderTex, paths.drkwood, paths.engineflare, paths.wal67, paths.wal69]
+    const zip = zipSync(
+      Object.fromEntries(await Promise.all(files.map(async (path) => [basename(path), new Uint8Array(await readFile(path))]))),
+    )
+    // preset=web as the contract's parser hands it to the engine: the fields it sets (COMPRESS_PRESETS.web).
+    const web = { engine: 'draco', preset: 'web', merge: true, texture_max_size: 2048, texture_progressive_jpeg: true }
+    for (const options of [{ engine: 'draco', merge: true }, web]) {
+      const result = success(await pool.run({ name: 'compress', input: { bytes: zip.slice() }, format: 'zip', options }))
+      const written = await platform.io.readBinary(result.bytes!)
+      const report = result.details!.merge as MergeReport
+      const counts = drawnCounts(written)
+      // Compress joins the primitives the merge left of one material in one mesh: the file has 4 draw calls.
+      expect(counts, JSON.stringify(options)).toEqual({ nodes: 1, drawCalls: 4 })
+      expect(report, JSON.stringify(options)).toMatchObject({ nodes_after: counts.nodes, draw_calls_after: counts.drawCalls })
+      expect(report, JSON.stringify(options)).toMatchObject({ nodes_before: 19, draw_calls_before: 19 })
+    }
   })
 
   it('merge and instance together on 2CylinderEngine: instanced repeats, the rest joined', async () => {

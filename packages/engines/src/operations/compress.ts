@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { glbChunkLengths } from '../io/gltf.ts'
 import { writeModel } from '../io/index.ts'
 import { compress, COMPRESS_DEFAULTS, storedTexcoordBits } from '../ops/compress.ts'
-import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
+import { optimizeScene, SCENE_OPTIONS, settleMergeDetails, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
 import type { TextureReport } from '../ops/texture-report.ts'
 import { defineOperation, modelOutput } from './operation.ts'
 
@@ -91,6 +91,7 @@ export const compressOperation = defineOperation({
       compress({ ...encoding, meshoptEncoder, notes, sharp: context.sharp, imageThreads: context.imageThreads, repacked }),
     )
     settleSimplifyDetails(details, doc)
+    settleMergeDetails(details, doc)
     if (repacked.length > 0) details.textures_repacked = repacked
     context.report(85)
     const written = await writeModel(context.platform, doc, 'glb')

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { checkConvertible, parseConvertOptions, writeConverted } from '../ops/convert.ts'
-import { optimizeScene, SCENE_OPTIONS, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
+import { optimizeScene, SCENE_OPTIONS, settleMergeDetails, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
 import { texturesTargetWrites } from '../io/target-holds.ts'
 import { recodeTexturesLosslessly } from '../ops/lossless-textures.ts'
 import { MEANINGFUL_PNG_CHUNKS } from '../ops/png-repack.ts'
@@ -42,6 +42,7 @@ export const convertOperation = defineOperation({
     const details = await optimizeScene(doc, scene, resources)
     // What the target holds is what the steps left: convert writes every triangle it is given.
     settleSimplifyDetails(details, doc)
+    settleMergeDetails(details, doc)
     context.report(60)
     // The same pixels in fewer bytes, as compress writes them: the JPEGs' coefficients and every other segment are kept.
     const keepPngsWith = GLTF_TARGETS.has(target_format) ? undefined : MEANINGFUL_PNG_CHUNKS

@@ -55,7 +55,11 @@ export function joinable(node: Node): boolean {
   return mesh.listPrimitives().every((prim) => prim.getMode() === Primitive.Mode.TRIANGLES && ownStreams(prim, mesh))
 }
 
-function sceneCounts(doc: Document): { nodes: number; drawCalls: number } {
+/**
+ * The nodes of a document and the draw calls its scenes make (each mesh's primitives once per node
+ * that draws it): what a merge report counts, before and after.
+ */
+export function sceneCounts(doc: Document): { nodes: number; drawCalls: number } {
   let drawCalls = 0
   for (const scene of doc.getRoot().listScenes()) scene.traverse((node) => (drawCalls += node.getMesh()?.listPrimitives().length ?? 0))
   return { nodes: doc.getRoot().listNodes().length, drawCalls }
