@@ -7,6 +7,7 @@ import sharp from 'sharp'
 import { loadBasisEncoder, type BasisModule } from './basis-encoder.ts'
 import { failureMessage, ModelInputError } from './errors.ts'
 import { JobLogger } from './job-logger.ts'
+import { uploadedFormat } from './io/gltf-text.ts'
 import { readModel } from './io/index.ts'
 import type { ReadOptions } from './io/limits.ts'
 import { explainedReadFailure } from './ops/diagnose-file.ts'
@@ -132,9 +133,12 @@ export async function runEngineJob(job: WorkerJob): Promise<JobResult> {
       throw new ModelInputError(`internal error: invalid job option maxAllocationBytes: ${limits.error.issues[0]?.message ?? 'invalid'}`)
     const { maxAllocationBytes } = limits.data
     const readOptions: ReadOptions = maxAllocationBytes !== undefined ? { maxAllocationBytes } : {}
+    const bytes = await loadInput(job)
+    // What the bytes are, for every step (reader, diagnosis, output container): a GLB named .gltf is a GLB.
+    const format = uploadedFormat(job.format, bytes, platform.logger)
     const context: OperationContext = {
       platform,
-      readModel: (bytes) => readJobModel(job.format, bytes, readOptions),
+      readModel: (modelBytes) => readJobModel(format, modelBytes, readOptions),
       readOptions,
       gltfValidator,
       sharp,
@@ -142,7 +146,7 @@ export async function runEngineJob(job: WorkerJob): Promise<JobResult> {
       loadBasis,
       report,
     }
-    const input = { bytes: await loadInput(job), format: job.format, ...(job.filename !== undefined ? { filename: job.filename } : {}) }
+    const input = { bytes, format, ...(job.filename !== undefined ? { filename: job.filename } : {}) }
     const { operation, options } = parsed
     return enforceOutputSize(outputSizeRule(operation.outputSize, options), input, await operation.run(context, input, options))
   })

@@ -2,6 +2,7 @@ import { errorMessage, type GltfSource, ModelInputError, ReaderFaultError } from
 import { isGlb } from './gltf.ts'
 import { isGltf1Json } from './gltf1.ts'
 import { assertJsonDepth } from './json-depth.ts'
+import { gltfJsonText } from './gltf-text.ts'
 import { checkAllocation, type ReadOptions } from './limits.ts'
 
 const COMPONENT_SIZES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
@@ -136,11 +137,9 @@ export function glbJson(bytes: Uint8Array): LimitsJson | undefined {
   }
 }
 
-/** The JSON of a .gltf file for the allocation check; throws when it nests too deeply, undefined when it does not parse. */
+/** The JSON of a .gltf file for the allocation check; throws when it is not JSON text or nests too deeply, undefined when it does not parse. */
 export function gltfJson(bytes: Uint8Array): LimitsJson | undefined {
-  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
-  const text = new TextDecoder().decode(bytes.subarray(start))
-  assertJsonDepth(text, 'glTF JSON')
+  const text = gltfJsonText(bytes)
   try {
     const json = JSON.parse(text) as unknown
     return typeof json === 'object' && json !== null ? (json as LimitsJson) : undefined

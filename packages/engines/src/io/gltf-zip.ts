@@ -5,7 +5,7 @@ import { readGltf } from './gltf.ts'
 import { isGltf1Json } from './gltf1.ts'
 import type { ReadOptions } from './limits.ts'
 import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
-import { assertJsonDepth } from './json-depth.ts'
+import { gltfJsonText } from './gltf-text.ts'
 import { createUploadResolver, decodeUriSafely, type ResolveFile } from './upload-files.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
 
@@ -73,9 +73,7 @@ interface GltfJsonLike {
 
 function parseJson(bytes: Uint8Array): GltfJsonLike {
   try {
-    const text = new TextDecoder().decode(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes)
-    assertJsonDepth(text, 'glTF JSON in zip')
-    return JSON.parse(text) as GltfJsonLike
+    return JSON.parse(gltfJsonText(bytes, 'glTF JSON in zip')) as GltfJsonLike
   } catch (error) {
     if (error instanceof ModelInputError) throw error
     throw new ModelInputError(`invalid glTF JSON in zip: ${errorMessage(error)}`)

@@ -3,14 +3,10 @@ import { unpartition } from '@gltf-transform/functions'
 import { errorMessage, ModelInputError } from '../errors.ts'
 import { compactGltfJson } from './compact-json.ts'
 import { assertGltfRanges } from './gltf-ranges.ts'
-import { assertJsonDepth } from './json-depth.ts'
+import { GLB_MAGIC, isGlb } from './glb-header.ts'
+import { gltfJsonText } from './gltf-text.ts'
 
-const GLB_MAGIC = 0x46546c67
-
-/** True when the bytes start with the GLB header magic. */
-export function isGlb(bytes: Uint8Array): boolean {
-  return bytes.byteLength >= 12 && new DataView(bytes.buffer, bytes.byteOffset, 12).getUint32(0, true) === GLB_MAGIC
-}
+export { isGlb } from './glb-header.ts'
 
 /** The byte lengths of a GLB's JSON chunk and of its binary chunk (0 without one); undefined for what is not a whole GLB. */
 export function glbChunkLengths(bytes: Uint8Array): { json: number; bin: number } | undefined {
@@ -43,8 +39,7 @@ export async function readGlb(io: NodeIO, bytes: Uint8Array): Promise<Document> 
  */
 export async function readGltf(io: NodeIO, bytes: Uint8Array, resources: Record<string, Uint8Array> = {}): Promise<Document> {
   let json: GltfJson
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(stripBom(bytes))
-  assertJsonDepth(text, 'glTF JSON')
+  const text = gltfJsonText(bytes)
   try {
     json = JSON.parse(text) as GltfJson
   } catch (error) {
@@ -107,8 +102,4 @@ function refuseExternalResources(json: GltfJson, resources: Record<string, unkno
     if (uri === undefined || uri.startsWith('data:') || Object.hasOwn(resources, uri)) continue
     throw new ModelInputError(`external resource not available: "${uri}" (embed it, or upload a .glb or a .zip holding it)`)
   }
-}
-
-function stripBom(bytes: Uint8Array): Uint8Array {
-  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes
 }

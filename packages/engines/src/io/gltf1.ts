@@ -6,7 +6,7 @@ import { readWithAssimp } from './assimp-read.ts'
 import { type Entry, entries, type Gltf1Scene, restoreGltf1Scene } from './gltf1-scene.ts'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
 import { isGlb } from './gltf.ts'
-import { assertJsonDepth } from './json-depth.ts'
+import { gltfJsonText } from './gltf-text.ts'
 import type { ResolveFile } from './upload-files.ts'
 
 /**
@@ -113,9 +113,7 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
 
 /** The JSON object of a .gltf or of a binary container's content. */
 function parseJson(bytes: Uint8Array, what: string): Gltf1Json {
-  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
-  const text = new TextDecoder().decode(bytes.subarray(start))
-  assertJsonDepth(text, what)
+  const text = gltfJsonText(bytes, what)
   let json: unknown
   try {
     json = JSON.parse(text)

@@ -9,6 +9,7 @@ import { writeFbx } from './fbx-writer.ts'
 import { readDae } from './dae.ts'
 import { writeDae } from './dae-writer.ts'
 import { asInputError, checkGltfAllocation, glbJson, gltfJson, type LimitsJson } from './gltf-limits.ts'
+import { uploadedFormat } from './gltf-text.ts'
 import { makeGltfValid, renumberAttributeSets, stringifyNames } from './gltf-validity.ts'
 import { droppedByTarget } from './target-holds.ts'
 import { readZip, writeGltfZip } from './gltf-zip.ts'
@@ -113,8 +114,9 @@ export function writableFormats(): string[] {
     .map(([format]) => format)
 }
 
-/** Reads model bytes of the given format into a Document. */
-export async function readModel(platform: Platform, bytes: Uint8Array, format: string, options: ModelReadOptions = {}): Promise<Document> {
+/** Reads model bytes of the given format (a `.gltf` that is a GLB: as the GLB, `uploadedFormat`) into a Document. */
+export async function readModel(platform: Platform, bytes: Uint8Array, named: string, options: ModelReadOptions = {}): Promise<Document> {
+  const format = uploadedFormat(named, bytes, platform.logger)
   const read = FORMAT_CODECS[format]?.read
   if (!read) throw new ModelInputError(`unsupported input format: ${format}`)
   if (bytes.byteLength === 0) throw new ModelInputError('empty file')
