@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
+import { zipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 // The contract is checked from the test only: engines itself never imports the sdk.
@@ -25,6 +27,16 @@ const { available, paths } = corpusFiles({
   simpleSkin: assimp('glTF2', 'simple_skin', 'simple_skin.gltf'),
   morphCube: assimp('glTF2', 'glTF-Sample-Models', 'AnimatedMorphCube-glTF', 'AnimatedMorphCube.gltf'),
   boxPng: assimp('glTF2', 'BoxTextured-glTF', 'CesiumLogoFlat.png'),
+  manyCubes: shared('gltf', 'many-cubes.gltf'),
+  manyCubesBin: shared('gltf', 'many-cubes.bin'),
+  twoBoxes: assimp('glTF', 'TwoBoxes', 'TwoBoxes.gltf'),
+  twoBoxesBin: assimp('glTF', 'TwoBoxes', 'Box.bin'),
+  spiderObj: assimp('OBJ', 'spider.obj'),
+  spiderMtl: assimp('OBJ', 'spider.mtl'),
+  fbx: assimp('FBX', 'box.fbx'),
+  duck: assimp('Collada', 'duck.dae'),
+  duckTexture: assimp('Collada', 'duckCM.tga'),
+  ply: assimp('PLY', 'cube_binary.ply'),
 })
 
 /** Issues of a mesh (or of the file) as { type: count }, leaving out the validator's gltf_* ones. */
@@ -45,6 +57,36 @@ describe('diagnose job', async () => {
   const pool = createEnginePool({ threads: 2 })
   const platform = await loadPlatform()
   afterAll(() => pool.destroy())
+
+  it.skipIf(!available)(
+    "a zip's diagnosis names the model inside and its version, as the bare file's does, never the container",
+    async () => {
+      const zipOf = async (...files: string[]) =>
+        zipSync(Object.fromEntries(await Promise.all(files.map(async (path) => [basename(path), new Uint8Array(await readFile(path))]))))
+      const diagnoseBytes = async (bytes: Uint8Array, format: string) =>
+        diagnosisOf(await pool.run({ name: 'diagnose', input: { bytes }, format, options: {} }))
+      const kindOf = (diagnosis: DiagnosisResult) => ({ format: diagnosis.format, version: diagnosis.version })
+      // glTF with its .bin (2.0 and 1.0): no bare upload reads them, so the versions are the files' own.
+      expect(kindOf(await diagnoseBytes(await zipOf(paths.manyCubes, paths.manyCubesBin), 'zip'))).toEqual({
+        format: 'gltf',
+        version: '2.0',
+      })
+      expect(kindOf(await diagnoseBytes(await zipOf(paths.twoBoxes, paths.twoBoxesBin), 'zip'))).toEqual({ format: 'gltf', version: '1.0' })
+      const cases = [
+        ['obj', [paths.spiderObj, paths.spiderMtl], { format: 'obj', version: '' }],
+        ['fbx', [paths.fbx], { format: 'fbx', version: expect.stringMatching(/^7\.\d$/) }],
+        ['dae', [paths.duck, paths.duckTexture], { format: 'dae', version: '1.4.1' }],
+        ['ply', [paths.ply], { format: 'ply', version: '1.0 binary_little_endian' }],
+        ['glb', [paths.box], { format: 'glb', version: '2.0' }],
+      ] as const
+      for (const [format, files, kind] of cases) {
+        const bare = kindOf(await diagnoseBytes(new Uint8Array(await readFile(files[0])), format))
+        const zipped = kindOf(await diagnoseBytes(await zipOf(...files), 'zip'))
+        expect(bare, format).toEqual(kind)
+        expect(zipped, format).toEqual(bare)
+      }
+    },
+  )
 
   it('reports the exact defect counts of a generated model', async () => {
     const bytes = await platform.io.writeBinary(buildDefectiveModel())

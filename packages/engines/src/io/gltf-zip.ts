@@ -18,13 +18,27 @@ export type ReadInner = (format: string, bytes: Uint8Array, resolve: ResolveFile
 /** Model files looked for in an uploaded zip, in order of preference. */
 const MODEL_EXTENSIONS = ['gltf', 'glb', 'obj', 'fbx', 'dae', 'ply', 'stl']
 
+/** The file of a container that holds the model: its path there, its format (the extension) and its bytes. */
+export interface ModelFile {
+  path: string
+  format: string
+  bytes: Uint8Array
+}
+
 /**
  * Reads a `.zip` upload: a `.gltf` with its `.bin` and textures, an `.obj` with its `.mtl` and
  * textures, a `.dae` or `.fbx` with the textures it references, or any other single model file the
  * registry reads. Entries are unpacked through `unzipSafely` (confined, size-capped); every reader
- * finds the files its model references through one `createUploadResolver`.
+ * finds the files its model references through one `createUploadResolver`. `onModelFile` is told
+ * which entry is the model before it is read.
  */
-export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOptions, readInner: ReadInner): Promise<Document> {
+export async function readZip(
+  io: NodeIO,
+  bytes: Uint8Array,
+  options: ReadOptions,
+  readInner: ReadInner,
+  onModelFile?: (file: ModelFile) => void,
+): Promise<Document> {
   const files = unzipSafely(bytes, zipLimits(options))
   const models = [...files.keys()].filter((path) => MODEL_EXTENSIONS.includes(extensionOf(path)))
   models.sort((a, b) => MODEL_EXTENSIONS.indexOf(extensionOf(a)) - MODEL_EXTENSIONS.indexOf(extensionOf(b)) || depth(a) - depth(b))
@@ -38,6 +52,7 @@ export async function readZip(io: NodeIO, bytes: Uint8Array, options: ReadOption
   }
   const resolve = createUploadResolver(files, model)
   const format = extensionOf(model)
+  onModelFile?.({ path: model, format, bytes: files.get(model)! })
   if (format === 'gltf') {
     const json = parseJson(files.get(model)!)
     // glTF 1.0 finds its buffers and images through the resolver, as assimp's other formats do.

@@ -12,7 +12,7 @@ import { asInputError, checkGltfAllocation, glbJson, gltfJson, type LimitsJson }
 import { uploadedFormat } from './gltf-text.ts'
 import { makeGltfValid, renumberAttributeSets, stringifyNames } from './gltf-validity.ts'
 import { droppedByTarget } from './target-holds.ts'
-import { readZip, writeGltfZip } from './gltf-zip.ts'
+import { type ModelFile, readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
 import { readObj, writeObj } from './obj.ts'
 import { readPly, writePly } from './ply.ts'
@@ -23,6 +23,11 @@ import type { ResolveFile } from './upload-files.ts'
 export interface ModelReadOptions extends ReadOptions {
   /** Finds the files the model references (.mtl, textures, .bin) among the upload's other files (a zip's entries). */
   resolve?: ResolveFile
+  /**
+   * Told which file of a container (a zip) holds the model, before it is read: the format and version
+   * a diagnosis reports are that file's, not the container's.
+   */
+  onModelFile?: (file: ModelFile) => void
 }
 
 /** A model format's reader and writer between bytes and a glTF-Transform Document. */
@@ -62,7 +67,13 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
   },
   zip: {
     read: (platform, bytes, options = {}) =>
-      readZip(platform.io, bytes, options, (format, inner, resolve) => readModel(platform, inner, format, { ...options, resolve })),
+      readZip(
+        platform.io,
+        bytes,
+        options,
+        (format, inner, resolve) => readModel(platform, inner, format, { ...options, resolve }),
+        options.onModelFile,
+      ),
   },
   fbx: {
     read: (platform, bytes, options) => readFbx(platform, bytes, { resolve: options?.resolve }),

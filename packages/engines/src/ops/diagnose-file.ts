@@ -1,5 +1,6 @@
 import { ModelInputError, ReaderFaultError } from '../errors.ts'
 import { checkGltfInput } from '../io/gltf-limits.ts'
+import type { ModelFile } from '../io/gltf-zip.ts'
 import { readModel } from '../io/index.ts'
 import type { Platform } from '../platform.ts'
 import { diagnose, DIAGNOSE_DEFAULTS } from './diagnose.ts'
@@ -66,16 +67,18 @@ export async function diagnoseBytes(
   const validation =
     format === 'glb' || format === 'gltf' ? await validateGltf(validator, bytes, VALIDATOR_MAX_ISSUES).catch(() => null) : null
   let doc
+  // A zip's model file: its format and version are what the diagnosis reports (contract 2.3: the model's).
+  let model: ModelFile = { path: '', format, bytes }
   try {
-    doc = await readModel(platform, bytes, format, readOptions)
+    doc = await readModel(platform, bytes, format, { ...readOptions, onModelFile: (file) => (model = file) })
   } catch (error) {
     throw await explainedReadFailure(validator, bytes, format, error, validation)
   }
   if (validation?.fatal) throw new ModelInputError(`invalid glTF: ${describeValidatorMessage(validation.fatal)}`)
   const maxTextureSize = typeof options.maxTextureSize === 'number' ? options.maxTextureSize : DIAGNOSE_DEFAULTS.maxTextureSize
   return diagnose(doc, {
-    format,
-    version: formatVersion(format, bytes, doc),
+    format: model.format,
+    version: formatVersion(model.format, model.bytes, doc),
     fileSizeBytes: bytes.byteLength,
     validation,
     maxTextureSize,
