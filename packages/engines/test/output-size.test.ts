@@ -1,6 +1,7 @@
 // The output-size rule (operations/output-size.ts, docs/api.md "Output size") on real files, through the pool
 // as the server runs it: re-encoding never grows a texture or a model; larger results are said.
 import { readFile } from 'node:fs/promises'
+import { zipSync } from 'fflate'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
@@ -17,6 +18,8 @@ const { available, paths } = corpusFiles({
   // Progressive already: no lossless re-coding of it is smaller.
   progressiveJpeg: assimp('MS3D', 'jeep1.jpg'),
   pirate: shared('glb', 'pirate-meshopt.glb'),
+  manyCubes: shared('gltf', 'many-cubes.gltf'),
+  manyCubesBin: shared('gltf', 'many-cubes.bin'),
 })
 
 const pool = createEnginePool({ threads: 2 })
@@ -154,6 +157,29 @@ describe.skipIf(!available)('the other operations under the rule', () => {
     expect(binAfter).toBeLessThan(binBefore!)
     expect(jsonAfter! - jsonBefore!).toBeGreaterThan(binBefore! - binAfter!)
     expect(jsonBefore! + binBefore! + 28).toBe(input.byteLength) // the GLB header and two chunk headers
+  })
+
+  it('compress of a deflated zip: a result larger than the upload is measured against what its files hold', async () => {
+    // many-cubes.gltf and its .bin, deflated as an upload would be: about 1.47 MB in an 85 KB zip.
+    const gltf = new Uint8Array(await readFile(paths.manyCubes))
+    const bin = new Uint8Array(await readFile(paths.manyCubesBin))
+    const zip = zipSync({ 'many-cubes.gltf': gltf, 'many-cubes.bin': bin })
+    const unpacked = gltf.byteLength + bin.byteLength
+    const result = success(await pool.run({ name: 'compress', input: { bytes: zip.slice() }, format: 'zip', options: { engine: 'draco' } }))
+    // What this test is about: should Draco ever write this model smaller than its zip, deflate it harder.
+    expect(result.size).toBeGreaterThan(zip.byteLength)
+    expect(result.size).toBeLessThan(unpacked)
+    const sizeRule = detailsOf(result).size_rule as { input_unpacked_bytes?: number; note: string }
+    expect(sizeRule).toMatchObject({
+      kept_input: false,
+      input_bytes: zip.byteLength,
+      result_bytes: result.size,
+      input_unpacked_bytes: unpacked,
+    })
+    expect(sizeRule.note).toBe(
+      `the result (${result.size} bytes) is larger than the upload (${zip.byteLength} bytes), a deflated zip whose files hold ${unpacked} bytes: the result is ${((result.size / unpacked) * 100).toFixed(1)} % of them`,
+    )
+    expect(sizeRule.note).not.toMatch(/defect/)
   })
 
   it('convert may grow (a text format was asked for): the larger OBJ, no size_rule', async () => {

@@ -68,21 +68,7 @@ export function unzipSafely(bytes: Uint8Array, limits: ZipLimits): Map<string, U
   if (entries > limits.maxEntries) throw new ModelInputError(`zip has ${entries} entries, more than the ${limits.maxEntries} limit`)
   const files = new Map<string, Uint8Array>()
   let total = 0
-  let at = cdOffset
-  for (let e = 0; e < entries; e++) {
-    if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== 0x02014b50)
-      throw new ModelInputError('invalid zip: corrupt central directory')
-    const flags = view.getUint16(at + 8, true)
-    const method = view.getUint16(at + 10, true)
-    const compressedSize = view.getUint32(at + 20, true)
-    const declaredSize = view.getUint32(at + 24, true)
-    const nameLength = view.getUint16(at + 28, true)
-    const extraLength = view.getUint16(at + 30, true)
-    const commentLength = view.getUint16(at + 32, true)
-    const localOffset = view.getUint32(at + 42, true)
-    const rawName = bytes.subarray(at + 46, at + 46 + nameLength)
-    const name = new TextDecoder(flags & 0x800 ? 'utf-8' : 'latin1').decode(rawName)
-    at += 46 + nameLength + extraLength + commentLength
+  for (const { name, flags, method, compressedSize, declaredSize, localOffset } of centralDirectory(bytes, view, cdOffset, entries)) {
     const path = safeEntryPath(name)
     if (path === null) continue
     if (flags & 1) throw new ModelInputError(`zip entry "${name}" is encrypted`)
@@ -104,6 +90,57 @@ export function unzipSafely(bytes: Uint8Array, limits: ZipLimits): Map<string, U
     files.set(path, content)
   }
   return files
+}
+
+/** One entry of a zip's central directory, as it declares itself. */
+interface CentralEntry {
+  name: string
+  flags: number
+  method: number
+  compressedSize: number
+  declaredSize: number
+  localOffset: number
+}
+
+/** The entries of a zip's central directory in order; throws where the directory is corrupt. */
+function* centralDirectory(bytes: Uint8Array, view: DataView, cdOffset: number, entries: number): Generator<CentralEntry> {
+  let at = cdOffset
+  for (let e = 0; e < entries; e++) {
+    if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== 0x02014b50)
+      throw new ModelInputError('invalid zip: corrupt central directory')
+    const flags = view.getUint16(at + 8, true)
+    const nameLength = view.getUint16(at + 28, true)
+    const rawName = bytes.subarray(at + 46, at + 46 + nameLength)
+    yield {
+      name: new TextDecoder(flags & 0x800 ? 'utf-8' : 'latin1').decode(rawName),
+      flags,
+      method: view.getUint16(at + 10, true),
+      compressedSize: view.getUint32(at + 20, true),
+      declaredSize: view.getUint32(at + 24, true),
+      localOffset: view.getUint32(at + 42, true),
+    }
+    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true)
+  }
+}
+
+/**
+ * The bytes a zip's files hold once unpacked, as its central directory declares them (the entries
+ * `unzipSafely` takes; nothing is inflated): what a deflated upload's size is better compared with.
+ * Undefined for what is not a readable zip.
+ * @example zipContentBytes(zipSync({ 'a.obj': objBytes })) // objBytes.byteLength
+ */
+export function zipContentBytes(bytes: Uint8Array): number | undefined {
+  try {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const eocd = findEndOfCentralDirectory(bytes, view)
+    let total = 0
+    for (const entry of centralDirectory(bytes, view, view.getUint32(eocd + 16, true), view.getUint16(eocd + 10, true))) {
+      if (safeEntryPath(entry.name) !== null) total += entry.declaredSize
+    }
+    return total
+  } catch {
+    return undefined
+  }
 }
 
 function findEndOfCentralDirectory(bytes: Uint8Array, view: DataView): number {
