@@ -8,7 +8,7 @@ import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { chromiumAvailable, consolePasswordHash, launchChromium } from './support/browser.ts'
-import { start, untilEnded } from './support/work-page.ts'
+import { start, untilEnded } from './support/console-page.ts'
 
 /** A model big enough that its compress is still running when the service is killed a moment after the card appears. */
 const corpus = corpusFiles({ ogre: shared('obj', 'ogre.obj') })

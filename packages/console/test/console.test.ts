@@ -2,15 +2,14 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import type { CompletedTask } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
-import { VIEW_BACKGROUND } from '../src/viewer/background.ts'
-import { chromiumAvailable, consolePasswordHash, inkShare, launchChromium } from './support/browser.ts'
-import { start, untilEnded } from './support/work-page.ts'
+import { chromiumAvailable, consolePasswordHash, launchChromium } from './support/browser.ts'
+import { expectDrawn, SLOW, start, taskIdOf, trianglesOf, untilEnded } from './support/console-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -31,24 +30,6 @@ const runnable = corpus.available && chromiumAvailable()
 const API_KEY = `console-ui-${randomBytes(8).toString('hex')}`
 const PASSWORD = `pw-${randomBytes(12).toString('base64url')}`
 const PASSWORD_HASH = consolePasswordHash(PASSWORD)
-/** Long enough for an engine task on a loaded two-core machine; nothing here is timed. */
-const SLOW = 120_000
-
-/** The triangle counts under a card's two views, once both models are loaded. */
-async function trianglesOf(card: Locator): Promise<string[]> {
-  await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
-  return card.getByTestId('triangles').allTextContents()
-}
-
-/** A view's screenshot shows a model: more than `least` of its pixels differ from the background. */
-async function expectDrawn(card: Locator, view: string, least = 0.05): Promise<void> {
-  await expect.poll(() => inkShare(card.getByTestId(view), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(least)
-}
-
-/** The task id a card's header shows. */
-async function taskIdOf(card: Locator): Promise<string> {
-  return / · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!
-}
 
 /**
  * The console in a real browser against the real compiled service (`packages/server/dist/main.js`,

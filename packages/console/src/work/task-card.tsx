@@ -36,17 +36,26 @@ function statusLine(item: WorkItem): string {
   return task.status === 'completed' ? 'Completed 100%' : `${STATUS_WORDS[task.status]}`
 }
 
-function progressOf(item: WorkItem): number | undefined {
-  if (!item.task) return item.uploaded * 100
-  if (item.task.status === 'completed') return 100
-  if (item.task.status === 'processing') return item.task.progress ?? 0
-  return undefined // pending: an indeterminate bar, still moving
+/**
+ * What the card's bar shows: the share done while the upload or the task moves, a moving
+ * (indeterminate) bar while the task waits in the queue, and no bar at all once it has failed or
+ * the upload was refused: a failed card must not look busy (a moving bar beside "Failed") nor done
+ * (a full bar beside "Upload refused"); its status line in words says how it ended.
+ */
+export type ProgressBar = { kind: 'share'; percent: number } | { kind: 'moving' } | { kind: 'none' }
+
+export function progressBarOf(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'task'>): ProgressBar {
+  if (item.uploadError || item.task?.status === 'failed') return { kind: 'none' }
+  if (!item.task) return { kind: 'share', percent: Math.round(item.uploaded * 100) }
+  if (item.task.status === 'completed') return { kind: 'share', percent: 100 }
+  if (item.task.status === 'processing') return { kind: 'share', percent: item.task.progress ?? 0 }
+  return { kind: 'moving' } // pending
 }
 
 export function TaskCard({ item }: { item: WorkItem }) {
   const [showCompare, setShowCompare] = useState(true)
   const task = item.task
-  const progress = progressOf(item)
+  const bar = progressBarOf(item)
   const failed = Boolean(item.uploadError) || task?.status === 'failed'
   const done = task?.status === 'completed'
   const running = !failed && !done
@@ -73,7 +82,18 @@ export function TaskCard({ item }: { item: WorkItem }) {
       </header>
       <div class="progress-row">
         {running ? <span class="spinner" aria-hidden="true" /> : null}
-        <progress max={100} value={progress} aria-labelledby={`${labelId}-status`} data-testid="task-progress" />
+        {bar.kind === 'none' ? (
+          <span class="ended-mark" aria-hidden="true">
+            ✕
+          </span>
+        ) : (
+          <progress
+            max={100}
+            value={bar.kind === 'share' ? bar.percent : undefined}
+            aria-labelledby={`${labelId}-status`}
+            data-testid="task-progress"
+          />
+        )}
         <span id={`${labelId}-status`} class={failed ? 'error' : ''} role="status" aria-live="polite" data-testid="task-status">
           {statusLine(item)}
         </span>

@@ -1,7 +1,10 @@
 import type { Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { VIEW_BACKGROUND } from '../../src/viewer/background.ts'
+import { inkShare } from './browser.ts'
 
-/** Steps on the Work page that the browser tests share. */
+/** Long enough for an engine task on a loaded two-core machine; nothing here is timed. */
+export const SLOW = 120_000
 
 /**
  * Presses Start once the page shows the files chosen (its submit handler then has them), and answers
@@ -31,11 +34,27 @@ export async function start(page: Page, files = 1): Promise<Locator> {
   return cards.first()
 }
 
+/** The triangle counts under a card's two views, once both models are loaded. */
+export async function trianglesOf(card: Locator): Promise<string[]> {
+  await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
+  return card.getByTestId('triangles').allTextContents()
+}
+
+/** A view's screenshot shows a model: more than `least` of its pixels differ from the background. */
+export async function expectDrawn(card: Locator, view: string, least = 0.05): Promise<void> {
+  await expect.poll(() => inkShare(card.getByTestId(view), VIEW_BACKGROUND), { timeout: 30_000 }).toBeGreaterThan(least)
+}
+
+/** The task id a card's header shows. */
+export async function taskIdOf(card: Locator): Promise<string> {
+  return / · (\S+) · /.exec((await card.locator('header .muted').textContent()) ?? '')![1]!
+}
+
 /**
  * Waits until the card's task ended, either way (a failure's words are in the status line, which
  * the test's next check prints). Fails before the test's own time-out, saying where the card stopped.
  */
-export async function untilEnded(card: Locator, timeoutMs = 120_000): Promise<void> {
+export async function untilEnded(card: Locator, timeoutMs = SLOW): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (/^(completed|failed)$/.test((await card.getAttribute('data-status')) ?? '')) return
