@@ -1,20 +1,35 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { CompletedTask } from '@mos/sdk/contract'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { chromiumAvailable, consolePasswordHash, launchChromium } from './support/browser.ts'
-import { SLOW, start, untilEnded } from './support/console-page.ts'
+import { SLOW, start, taskIdOf, untilEnded } from './support/console-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
+  cow: shared('obj', 'cow.obj'),
 })
 const runnable = corpus.available && chromiumAvailable()
 const PASSWORD = `pw-${randomBytes(12).toString('base64url')}`
+const API_KEY = `console-views-${randomBytes(8).toString('hex')}`
+
+/** The record of a card's task, as the service gives it (`GET /admin/tasks/{id}`, the page's own session). */
+async function recordOf(page: Page, card: Locator): Promise<CompletedTask & Record<string, unknown>> {
+  const id = await taskIdOf(card)
+  return page.evaluate(
+    async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as CompletedTask & Record<string, unknown>,
+    id,
+  )
+}
+
+/** The lines of a card's "What it did". */
+const stepLinesOf = (card: Locator) => card.getByRole('list', { name: 'What it did' }).locator('li').allTextContents()
 
 /**
  * What the work page's cards and views show of a task, in chromium against the real compiled
@@ -35,7 +50,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       localServiceEnv({
         variant: 'A',
         dataDir: dir,
-        apiKeys: `console-views-${randomBytes(8).toString('hex')}`,
+        apiKeys: API_KEY,
         extra: { SERVICE__CONSOLE__ADMIN_PASSWORD_HASH: consolePasswordHash(PASSWORD), ...throwAwayLicenceEnv('lic_views') },
       }),
     )
@@ -79,6 +94,66 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       await expect.poll(() => refused.getByTestId('task-status').textContent()).toMatch(/^Upload refused: unsupported format/)
       expect(await refused.getByTestId('task-progress').count()).toBe(0)
       expect(await refused.locator('.spinner').count()).toBe(0)
+    },
+    SLOW,
+  )
+
+  it(
+    "shows every report the service gives: repair's counts, a texture kept as it was and why",
+    async () => {
+      await page.getByLabel('Operation').selectOption('repair')
+      await page.locator('#files').setInputFiles(corpus.paths.cow)
+      const repaired = await start(page)
+      await untilEnded(repaired)
+      expect(await repaired.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      const repairs = (await recordOf(page, repaired)).repairs!
+      const done = Object.entries(repairs).filter(([, value]) => value > 0)
+      expect(done.length).toBeGreaterThan(0)
+      const line = (await stepLinesOf(repaired)).find((text) => text.startsWith('Repaired: '))
+      expect(line).toBe(
+        `Repaired: ${done.map(([kind, value]) => `${value.toLocaleString('en-US')} ${kind.replaceAll('_', ' ')}`).join(', ')}`,
+      )
+
+      // BoxTextured's small PNG is no smaller as WebP: the texture is kept, and the card says so, in the service's words.
+      await page.getByLabel('Operation').selectOption('texture_optimize')
+      await page.getByLabel('format').selectOption('webp')
+      await page.locator('#files').setInputFiles(corpus.paths.box)
+      const optimized = await start(page)
+      await untilEnded(optimized)
+      const textures = (await recordOf(page, optimized)).textures!
+      expect(textures[0]!.note).toMatch(/^original kept: /)
+      const lines = await stepLinesOf(optimized)
+      expect(lines.some((text) => text.includes(`(${textures[0]!.note})`))).toBe(true)
+    },
+    SLOW * 2,
+  )
+
+  it(
+    "says why a key is not valid, and why a listed task failed (a cancel reads 'cancelled')",
+    async () => {
+      await page.getByRole('link', { name: 'Admin' }).click()
+      await page.getByLabel('Licence key to verify').fill('not-a-key')
+      await page.getByRole('button', { name: 'Verify' }).click()
+      await expect.poll(() => page.getByTestId('license-outcome').textContent()).toBe('The key is not valid: not a Mos licence key.')
+
+      // A task submitted through the API and cancelled at once: its row says why it failed. The cancel
+      // races the engine; where the engine wins (409, nothing to cancel), another task is tried.
+      const cancelled = async (): Promise<string> => {
+        const form = new FormData()
+        form.append('file', new Blob([await readFile(corpus.paths.box)]), 'to-cancel.glb')
+        form.append('engine', 'draco')
+        const submitted = await fetch(`${mos!.url}/api/v1/compress`, { method: 'POST', headers: { 'X-API-Key': API_KEY }, body: form })
+        const { task_id: id } = (await submitted.json()) as { task_id: string }
+        const cancel = await fetch(`${mos!.url}/api/v1/tasks/${id}/cancel`, { method: 'POST', headers: { 'X-API-Key': API_KEY } })
+        return cancel.status === 200 ? id : cancelled()
+      }
+      const id = await cancelled()
+      const row = page
+        .getByTestId('task-table')
+        .locator('tbody tr')
+        .filter({ has: page.getByRole('button', { name: id }) })
+      await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toBe('failed: cancelled')
+      await page.getByRole('link', { name: 'Work' }).click()
     },
     SLOW,
   )

@@ -40,6 +40,51 @@ describe("a task card's step lines", () => {
     ])
   })
 
+  it('says what a texture operation did to each texture, the one it kept too, and the totals', () => {
+    const lines = stepLines(
+      completed({
+        type: 'texture_optimize',
+        textures: [
+          {
+            name: 'CesiumLogoFlat',
+            from: 'image/png',
+            to: 'image/png',
+            before: 5033,
+            after: 5033,
+            note: 'original kept: WebP quality 82 would be 5420 bytes, not smaller than its 5033',
+          },
+          { name: 'wood', from: 'image/jpeg', to: 'image/webp', before: 40_960, after: 20_480 },
+          { name: '', from: 'image/ktx2', to: 'image/ktx2', before: 300, after: 300, skipped: 'image/ktx2 is not re-encoded' },
+        ],
+        texture_bytes_before: 46_293,
+        texture_bytes_after: 25_813,
+      }),
+    )
+    expect(lines).toEqual([
+      'Texture CesiumLogoFlat: kept as PNG, 4.9 KB → 4.9 KB (original kept: WebP quality 82 would be 5420 bytes, not smaller than its 5033)',
+      'Texture wood: JPEG → WebP, 40.0 KB → 20.0 KB',
+      'Texture texture 3: left as it was (image/ktx2 is not re-encoded)',
+      'Textures in all: 45.2 KB → 25.2 KB',
+    ])
+    expect(
+      stepLines(completed({ textures: [{ name: 'a', from: 'image/png', to: 'image/ktx2', mode: 'etc1s', before: 10, after: 20 }] })),
+    ).toEqual(['Texture a: PNG → KTX2 (ETC1S), 10 B → 20 B'])
+  })
+
+  it('says what repair fixed, and that it found nothing to fix', () => {
+    expect(stepLines(completed({ repairs: { normals_recomputed: 4, duplicate_vertices_merged: 0, unused_removed: 1 } }))).toEqual([
+      'Repaired: 4 normals recomputed, 1 unused removed',
+    ])
+    expect(stepLines(completed({ repairs: { normals_recomputed: 0 } }))).toEqual(['Repaired: nothing, the model needed no repair'])
+  })
+
+  it('says what the output-size rule did', () => {
+    const note = 'the result (598580 bytes) is larger than the input (237848 bytes): the input is returned unchanged'
+    expect(stepLines(completed({ size_rule: { input_bytes: 237_848, result_bytes: 598_580, kept_input: true, note } }))).toEqual([
+      `Output size: ${note}`,
+    ])
+  })
+
   it('has nothing to say for a task that ran no step', () => {
     expect(stepLines(completed({ output: { filename: 'a.glb', size_bytes: 10 } }))).toEqual([])
     expect(stepLines(completed({ textures_resized: [{ before: 1, after: 1, skipped: 'KTX2' }] }))).toEqual([])

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks'
-import { postJson, request } from '../api.ts'
+import { request } from '../api.ts'
 import { ConfigPanel } from './config-panel.tsx'
 import { KeyValues } from './key-values.tsx'
+import { LicensePanel } from './license-panel.tsx'
 import { MetricsPanel } from './metrics-panel.tsx'
 import { TasksPanel } from './tasks-panel.tsx'
 import { LoadState, useJson } from './use-json.tsx'
@@ -37,46 +38,6 @@ function QueuePanel() {
             </dd>
           </div>
         </dl>
-      ) : null}
-    </section>
-  )
-}
-
-function LicensePanel() {
-  const license = useJson<Record<string, unknown>>('/admin/license')
-  const [key, setKey] = useState('')
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null)
-  const [busy, setBusy] = useState(false)
-  const verify = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    try {
-      const answer = await postJson<Record<string, unknown>>('/admin/license/verify', { license_key: key })
-      const valid = answer.valid ?? answer.success
-      setOutcome({ ok: valid !== false, text: valid === false ? 'The key is not valid.' : 'The key is valid.' })
-      license.reload()
-    } catch (failure) {
-      setOutcome({ ok: false, text: `Verification refused: ${(failure as Error).message}` })
-    } finally {
-      setBusy(false)
-    }
-  }
-  return (
-    <section class="card" aria-labelledby="license-title" data-testid="license">
-      <h2 id="license-title">Licence and trial</h2>
-      <LoadState loaded={license} what="the licence" />
-      {license.data ? <KeyValues value={license.data} label="Licence state" /> : null}
-      <form class="inline-form" onSubmit={verify}>
-        <label for="license-key">Licence key to verify</label>
-        <input id="license-key" value={key} required onInput={(event) => setKey((event.target as HTMLInputElement).value)} />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Verifying…' : 'Verify'}
-        </button>
-      </form>
-      {outcome ? (
-        <p role="status" class={outcome.ok ? 'ok' : 'error'}>
-          {outcome.text}
-        </p>
       ) : null}
     </section>
   )

@@ -127,6 +127,8 @@ export function TasksPanel() {
             <td>
               {task.status}
               {task.status === 'processing' ? ` ${task.progress ?? 0}%` : ''}
+              {/* Why it failed: "cancelled" and an engine's words read differently, and the row is where one looks. */}
+              {task.status === 'failed' && task.error ? <span class="muted">: {task.error}</span> : null}
             </td>
             <td>
               {task.input_filename ?? '—'} <span class="muted">{formatBytes(task.input_size_bytes)}</span>
