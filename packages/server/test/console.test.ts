@@ -327,8 +327,20 @@ describe('console routes and the guards (variant A, one request a minute per key
     for (let i = 0; i < 3; i++) {
       const response = await admin.call('/admin/license')
       expect([response.status, response.headers.get(RATE_LIMIT_HEADERS.limit)]).toEqual([200, null])
-      expect(await json(response)).toEqual(document)
+      // The API's document with the contract's placeholder expiry; the console's says a trial without a key expires never.
+      expect(await json(response)).toEqual({ ...document, expires_at: null })
     }
+    expect(document.expires_at).toBe('1970-01-01T00:00:00.000Z')
+  })
+})
+
+describe('the console licence document of a trial without a key (variant B)', () => {
+  const mos = useConsoleApp('B')
+  it('has no expiry (null) where the API document, bound by the contract, has 0', async () => {
+    const admin = await signIn(mos.fetcher)
+    const api = await json(await mos.api('/api/v1/license/info'))
+    expect(api).toMatchObject({ status: 'trial', license_expires_at: 0, days_until_expiry: 0 })
+    expect(await json(await admin.call('/admin/license'))).toEqual({ ...api, license_expires_at: null, days_until_expiry: null })
   })
 })
 

@@ -28,6 +28,25 @@ export function verifyOutcome(answer: Record<string, unknown>): { ok: boolean; t
   return { ok: true, text: `The key is valid${tier}.${activated}` }
 }
 
+/** What an expiry reads as where no key is in force (the service's `null`: a trial expires never). */
+export const NO_KEY_EXPIRY = 'never: a trial without a licence key'
+
+/**
+ * The licence document (GET /admin/license, the variant's info document) as the panel shows it: the
+ * expiry the service leaves `null` without a key in words, B's Unix seconds as a time, and no
+ * `days until expiry` where nothing expires.
+ */
+export function licenceForDisplay(document: Record<string, unknown>): Record<string, unknown> {
+  const shown = { ...document }
+  if ('expires_at' in shown && shown.expires_at === null) shown.expires_at = NO_KEY_EXPIRY
+  if ('license_expires_at' in shown) {
+    const seconds = shown.license_expires_at
+    shown.license_expires_at = typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : NO_KEY_EXPIRY
+  }
+  if (shown.days_until_expiry === null) delete shown.days_until_expiry
+  return shown
+}
+
 /** A verify request that failed: B's 402 is a refused key (its error says why); anything else, the request's own failure. */
 export function refusalOutcome(failure: Error): { ok: false; text: string } {
   if (failure instanceof RequestError && failure.status === 402)
@@ -57,7 +76,7 @@ export function LicensePanel() {
     <section class="card" aria-labelledby="license-title" data-testid="license">
       <h2 id="license-title">Licence and trial</h2>
       <LoadState loaded={license} what="the licence" />
-      {license.data ? <KeyValues value={license.data} label="Licence state" /> : null}
+      {license.data ? <KeyValues value={licenceForDisplay(license.data)} label="Licence state" /> : null}
       <form class="inline-form" onSubmit={verify}>
         <label for="license-key">Licence key to verify</label>
         <input id="license-key" value={key} required onInput={(event) => setKey((event.target as HTMLInputElement).value)} />

@@ -2,7 +2,8 @@ import type { EventHandler, H3, H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { servesApi } from '../queue/create-queue.ts'
 import { getBatchRecord, submitBatch } from '../routes/batch.ts'
-import { licenseInfo, verifyLicense } from '../routes/license.ts'
+import { adminLicenseDocument } from '../licensing/license-documents.ts'
+import { verifyLicense } from '../routes/license.ts'
 import { guarded, routeParam } from '../routes/guarded.ts'
 import { submitRoutes } from '../routes/operations.ts'
 import { submitTask } from '../routes/submit.ts'
@@ -97,7 +98,7 @@ function mountAdminWork(app: H3, ctx: ServiceContext, signedIn: SignedIn): void 
 function mountAdminViews(app: H3, ctx: ServiceContext, signedIn: SignedIn): void {
   app.get(
     '/admin/license',
-    signedIn(() => licenseInfo(ctx)),
+    signedIn(() => adminLicenseDocument(ctx.access.licensing, ctx.variant)),
   )
   // The administrator signed in is the operator: a valid key becomes the active licence, as with an admin key.
   app.post(

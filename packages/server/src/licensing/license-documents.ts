@@ -83,3 +83,20 @@ export async function infoDocumentB(
     trial: { used_files: await licensing.trial.used(), max_files: licensing.trialMaxFiles },
   }
 }
+
+/**
+ * The console's licence document (GET /admin/license): the variant's info document, with the expiry
+ * `null` where no key is in force. The API's document must carry a time there (the contract's shapes:
+ * A an ISO string, B integers), so it says the epoch, 0 and 0 days, which the console showed as
+ * "expires at 1970-01-01": a trial without a key expires never, and the console, outside the
+ * contract, says so. A key in force, current or expired, keeps its own expiry.
+ */
+export async function adminLicenseDocument(licensing: Licensing, variant: 'A' | 'B'): Promise<Record<string, unknown>> {
+  const keyed = licensing.state().payload !== undefined
+  if (variant === 'A') {
+    const document = await infoDocumentA(licensing)
+    return keyed ? document : { ...document, expires_at: null }
+  }
+  const document = await infoDocumentB(licensing)
+  return keyed ? document : { ...document, license_expires_at: null, days_until_expiry: null }
+}
