@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
-import { chromiumAvailable, consolePasswordHash, launchChromium } from './support/browser.ts'
-import { SLOW, start, taskIdOf, untilEnded } from './support/console-page.ts'
+import { chromiumAvailable, consolePasswordHash, launchChromium, litShare } from './support/browser.ts'
+import { expectDrawn, SLOW, start, taskIdOf, trianglesOf, untilEnded } from './support/console-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -154,6 +154,25 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
         .filter({ has: page.getByRole('button', { name: id }) })
       await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toBe('failed: cancelled')
       await page.getByRole('link', { name: 'Work' }).click()
+    },
+    SLOW,
+  )
+
+  it.each(['obj', 'fbx', 'dae'])(
+    'converts BoxTextured to %s: the output view counts its texture once it has arrived and draws the cube with it, not black',
+    async (target) => {
+      await page.getByLabel('Operation').selectOption('convert')
+      await page.getByLabel('target_format').selectOption(target)
+      await page.locator('#files').setInputFiles(corpus.paths.box)
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await trianglesOf(card)).toEqual(['12', '12'])
+      // Counted when the texture had loaded: CesiumLogoFlat.png's size, where 0×0 was counted before.
+      expect(await card.locator('.stats').nth(1).textContent()).toContain('Textures211×211')
+      await expectDrawn(card, 'output-view')
+      // The logo's white drawn with no drag: the view redrew when the texture arrived (a black cube before).
+      await expect.poll(() => litShare(card.getByTestId('output-view')), { timeout: 30_000 }).toBeGreaterThan(0.03)
     },
     SLOW,
   )

@@ -34,13 +34,16 @@ function gltfLoader(renderer: WebGLRenderer, manager?: LoadingManager): GLTFLoad
 
 /**
  * An OBJ with the materials its `mtllib` names, when the package holds that file (OBJLoader alone
- * draws every face grey); without one, the plain geometry.
+ * draws every face grey); without one, the plain geometry. The package's manager answers a name it
+ * holds with another URL; a manager without a package (a lone .obj) answers the name as asked, and
+ * nothing is fetched for it. The textures the materials name load after this answers (the
+ * manager's items: loading-tracker.ts).
  */
 async function loadObj(url: string, manager?: LoadingManager): Promise<Object3D> {
   const text = String(await new FileLoader(manager).loadAsync(url))
   const library = /^mtllib[ \t]+(.+?)\s*$/m.exec(text)?.[1]
   const loader = new OBJLoader(manager)
-  if (library && manager) {
+  if (library && manager && manager.resolveURL(library) !== library.normalize('NFC')) {
     const materials = await new MTLLoader(manager).loadAsync(library).catch(() => undefined)
     if (materials) {
       materials.preload()

@@ -1,13 +1,25 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { downloadResult, formatBytes } from '../api.ts'
 import type { TaskRecord } from '../types.ts'
-import type { Object3D, WebGLRenderer } from 'three'
+import { LoadingManager, type Object3D, type WebGLRenderer } from 'three'
 import { extensionOf, loadModel } from '../viewer/load-model.ts'
+import { type LoadingTracker, trackLoading } from '../viewer/loading-tracker.ts'
 import { type ModelPackage, packageFromZip, packageLoading } from '../viewer/model-package.ts'
 import { modelStats, type ModelStats } from '../viewer/model-stats.ts'
 import { TwinView } from '../viewer/twin-view.ts'
 
-type SideState = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; stats: ModelStats }
+type SideState =
+  | { state: 'loading' }
+  | { state: 'error'; message: string }
+  /** `failed`: files the model names that could not be loaded (a texture missing from the package). */
+  | { state: 'ready'; stats: ModelStats; failed: string[] }
+
+/** The files a model named that could not be loaded, by name where the name is readable (not an object URL). */
+function failedLine(failed: string[]): string {
+  const named = failed.filter((url) => !url.startsWith('blob:'))
+  const what = failed.length === 1 ? '1 file the model names' : `${failed.length} files the model names`
+  return `${what} could not be loaded${named.length > 0 ? `: ${named.join(', ')}` : ''}`
+}
 
 function Stats({ side, bytes }: { side: SideState; bytes: number | undefined }) {
   if (side.state === 'loading')
@@ -19,34 +31,48 @@ function Stats({ side, bytes }: { side: SideState; bytes: number | undefined }) 
   if (side.state === 'error') return <p class="error">{side.message}</p>
   const { stats } = side
   return (
-    <dl class="stats">
-      <dt>Size</dt>
-      <dd>{formatBytes(bytes)}</dd>
-      <dt>Triangles</dt>
-      <dd data-testid="triangles">{stats.triangles.toLocaleString('en')}</dd>
-      <dt>Meshes</dt>
-      <dd>{stats.meshes}</dd>
-      <dt>Textures</dt>
-      <dd>{stats.textures.length === 0 ? 'none' : stats.textures.map((texture) => `${texture.width}×${texture.height}`).join(', ')}</dd>
-    </dl>
+    <>
+      {side.failed.length > 0 ? <p class="error">{failedLine(side.failed)}</p> : null}
+      <dl class="stats">
+        <dt>Size</dt>
+        <dd>{formatBytes(bytes)}</dd>
+        <dt>Triangles</dt>
+        <dd data-testid="triangles">{stats.triangles.toLocaleString('en')}</dd>
+        <dt>Meshes</dt>
+        <dd>{stats.meshes}</dd>
+        <dt>Textures</dt>
+        <dd>{stats.textures.length === 0 ? 'none' : stats.textures.map((texture) => `${texture.width}×${texture.height}`).join(', ')}</dd>
+      </dl>
+    </>
   )
 }
 
 /**
  * Opens a model from its bytes: a single file from an object URL, a package (a zip, or files
- * dropped together) through a loading manager that finds its companion files. The object URLs made
- * are added to `urls`, for the caller to revoke.
+ * dropped together) through a loading manager that finds its companion files. Either way the
+ * loading is tracked (loading-tracker.ts): the textures of OBJ, FBX and COLLADA arrive after the
+ * scene, `onItem` is told of each, and `loading.settled()` says when the model is whole. The object
+ * URLs made are added to `urls`, for the caller to revoke.
  */
-async function openModel(source: Blob | ModelPackage, filename: string, renderer: WebGLRenderer, urls: string[]): Promise<Object3D> {
+async function openModel(
+  source: Blob | ModelPackage,
+  filename: string,
+  renderer: WebGLRenderer,
+  urls: string[],
+  onItem: () => void,
+): Promise<{ model: Object3D; loading: LoadingTracker }> {
   const pack = source instanceof Blob && extensionOf(filename) === 'zip' ? await packageFromZip(source) : source
   if (pack instanceof Blob) {
     const url = URL.createObjectURL(pack)
     urls.push(url)
-    return loadModel(url, extensionOf(filename), renderer)
+    const manager = new LoadingManager()
+    const loading = trackLoading(manager, onItem)
+    return { model: await loadModel(url, extensionOf(filename), renderer, manager), loading }
   }
-  const loading = packageLoading(pack)
-  urls.push(...loading.urls)
-  return loadModel(pack.main, extensionOf(pack.main), renderer, loading.manager)
+  const packed = packageLoading(pack)
+  urls.push(...packed.urls)
+  const loading = trackLoading(packed.manager, onItem)
+  return { model: await loadModel(pack.main, extensionOf(pack.main), renderer, packed.manager), loading }
 }
 
 /**
@@ -65,10 +91,14 @@ export function CompareView({ file, pack, task }: { file: File; pack?: ModelPack
     let alive = true
     const load = async (side: 0 | 1, source: () => Promise<Blob | ModelPackage>, filename: string, done: (state: SideState) => void) => {
       try {
-        const model = await openModel(await source(), filename, view.renderer(side), urls)
+        const { model, loading } = await openModel(await source(), filename, view.renderer(side), urls, () => view.render())
         if (!alive) return
         view.show(side, model)
-        done({ state: 'ready', stats: modelStats(model) })
+        // Counted once everything the model names has arrived (textures read 0×0 before), and drawn again then.
+        await loading.settled()
+        if (!alive) return
+        view.render()
+        done({ state: 'ready', stats: modelStats(model), failed: loading.failed })
       } catch (error) {
         if (alive) done({ state: 'error', message: `This model cannot be shown: ${(error as Error).message}` })
       }

@@ -62,3 +62,18 @@ export async function inkShare(element: Locator, background: number): Promise<nu
   }
   return ink / (info.width * info.height)
 }
+
+/**
+ * The share of an element's screenshot whose pixels are lit: luma (Rec. 601) above `least` of 255.
+ * A textured model drawn shows its texture's light pixels; the same model drawn before its texture
+ * arrived is black, which `inkShare` counts as ink as well (it differs from the background).
+ */
+export async function litShare(element: Locator, least = 120): Promise<number> {
+  const png = await element.screenshot()
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+  let lit = 0
+  for (let i = 0; i < data.length; i += 3) {
+    if (0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]! > least) lit += 1
+  }
+  return lit / (info.width * info.height)
+}
