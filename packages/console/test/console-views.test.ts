@@ -177,6 +177,60 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
     SLOW,
   )
 
+  it(
+    'opens a KTX2 result: the transcoder worker runs under its own policy, the page under its strict one',
+    async () => {
+      await page.getByLabel('Operation').selectOption('texture_ktx2')
+      await page.locator('#files').setInputFiles(corpus.paths.box)
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await trianglesOf(card)).toEqual(['12', '12'])
+      // The texture, transcoded from Basis in the worker, is the logo's size on the output side too.
+      expect(await card.locator('.stats').nth(1).textContent()).toContain('Textures211×211')
+      await expect.poll(() => litShare(card.getByTestId('output-view')), { timeout: 30_000 }).toBeGreaterThan(0.03)
+    },
+    SLOW,
+  )
+
+  it(
+    'says why a KTX2 result cannot be shown when its transcoder fails, never "Loading…" for ever',
+    async () => {
+      const worker = '**/console/basis-transcoder-worker.js'
+      // The worker under the page's own policy (no eval), as three's blob worker ran: the transcoder cannot start.
+      await page.route(worker, async (route) => {
+        const response = await route.fetch()
+        const headers = { ...response.headers(), 'content-security-policy': "script-src 'self' 'wasm-unsafe-eval'" }
+        await route.fulfill({ response, headers })
+      })
+      const before = pageProblems.length
+      try {
+        await page.getByLabel('Operation').selectOption('texture_ktx2')
+        await page.locator('#files').setInputFiles(corpus.paths.box)
+        const refused = await start(page)
+        await untilEnded(refused)
+        await expect
+          .poll(() => refused.getByTestId('output-view').locator('xpath=..').locator('p.error').textContent(), { timeout: 60_000 })
+          .toMatch(/^This model cannot be shown: a KTX2 texture could not be transcoded: the KTX2 transcoder failed to start: \S/)
+        await page.unroute(worker)
+        // The worker's file missing altogether: the worker never starts, and the view says so too.
+        await page.route(worker, (route) => route.fulfill({ status: 404, body: '' }))
+        await page.locator('#files').setInputFiles(corpus.paths.box)
+        const missing = await start(page)
+        await untilEnded(missing)
+        await expect
+          .poll(() => missing.getByTestId('output-view').locator('xpath=..').locator('p.error').textContent(), { timeout: 60_000 })
+          .toMatch(/^This model cannot be shown: a KTX2 texture could not be transcoded: the KTX2 transcoder worker did not start/)
+      } finally {
+        await page.unroute(worker)
+      }
+      // What the browser logged of the faults made here (the refused eval, GLTFLoader's "Couldn't load texture") is
+      // expected; the page said it in words.
+      pageProblems.splice(before)
+    },
+    SLOW,
+  )
+
   it('met no error or CSP refusal in the page meanwhile', () => {
     expect(pageProblems).toEqual([])
   })

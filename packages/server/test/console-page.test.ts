@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { CONSOLE_CSP, consoleDistFolder } from '../src/routes/console-page.ts'
+import { CONSOLE_CSP, consoleDistFolder, TRANSCODER_WORKER_CSP, TRANSCODER_WORKER_FILE } from '../src/routes/console-page.ts'
 import { useInProcessApp, VARIANTS } from './support/harness.ts'
 
 /** The page's files as the service serves them from the console's compiled build (built by the global setup). */
@@ -29,6 +29,20 @@ describe.each(VARIANTS)('the console page, variant %s', (variant) => {
     expect(CONSOLE_CSP).toContain("default-src 'self'")
     expect(CONSOLE_CSP).toContain("'wasm-unsafe-eval'")
     expect(CONSOLE_CSP).not.toMatch(/https?:|'unsafe-inline'|'unsafe-eval'/)
+  })
+
+  it('serves the KTX2 transcoder worker under its own policy, the only one that allows eval', async () => {
+    const response = await mos.call(`/console/${TRANSCODER_WORKER_FILE}`, {}, null)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    expect(response.headers.get('content-security-policy')).toBe(TRANSCODER_WORKER_CSP)
+    // Three's worker with the transcoder inside: what the page starts it for.
+    const text = await response.text()
+    expect(text).toContain('KTX2File')
+    expect(text).toBe(await readFile(join(consoleDistFolder(), TRANSCODER_WORKER_FILE), 'utf8'))
+    // Eval for the worker alone: it fetches nothing and loads no other script.
+    expect(TRANSCODER_WORKER_CSP).toContain("default-src 'none'")
+    expect(TRANSCODER_WORKER_CSP).not.toMatch(/'self'|https?:|blob:|data:/)
   })
 
   it('serves the assets cached for good, the decoders as application/wasm, and no file outside the build', async () => {

@@ -3,13 +3,13 @@ import { ColladaLoader } from 'three/examples/jsm/loaders/ColladaLoader.js'
 import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js'
 import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js'
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
-import { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js'
 import { MTLLoader } from 'three/examples/jsm/loaders/MTLLoader.js'
 import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js'
 import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js'
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js'
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js'
 import { Mesh, MeshStandardMaterial, Points, PointsMaterial, type BufferGeometry } from 'three'
+import { SameOriginKTX2Loader } from './ktx2-loader.ts'
 
 /** The model formats the views open, by file extension. */
 export const VIEWABLE_EXTENSIONS = ['glb', 'gltf', 'obj', 'stl', 'ply', 'fbx', 'dae'] as const
@@ -20,16 +20,33 @@ export function extensionOf(filename: string): string {
 }
 
 let draco: DRACOLoader | undefined
-let ktx2: KTX2Loader | undefined
 
 /**
- * A glTF loader with Draco, meshopt and KTX2 (Basis) decoding, the decoders shared by every view.
- * Draco and Basis come from the build's own assets (their default paths, see vite.config.ts).
+ * A glTF with Draco, meshopt and KTX2 (Basis) decoding. Draco comes from the build's own assets (its
+ * default path, see vite.config.ts) and its decoder is shared by every view. The KTX2 loader is one
+ * per model, disposed (its workers ended) once the model is loaded: its failures are then this
+ * model's, and a KTX2 texture that could not be transcoded fails the model in words instead of
+ * leaving it drawn untextured with nothing said (GLTFLoader draws a failed texture as none).
  */
-function gltfLoader(renderer: WebGLRenderer, manager?: LoadingManager): GLTFLoader {
+async function loadGltf(url: string, renderer: WebGLRenderer, manager?: LoadingManager): Promise<Object3D> {
   draco ??= new DRACOLoader()
-  ktx2 ??= new KTX2Loader().detectSupport(renderer)
-  return new GLTFLoader(manager).setDRACOLoader(draco).setKTX2Loader(ktx2).setMeshoptDecoder(MeshoptDecoder)
+  const ktx2 = new SameOriginKTX2Loader(manager).detectSupport(renderer)
+  try {
+    const loader = new GLTFLoader(manager).setDRACOLoader(draco).setKTX2Loader(ktx2).setMeshoptDecoder(MeshoptDecoder)
+    const gltf = await loader.loadAsync(url)
+    // The file's KTX2 textures that came out as none (the parser's cache answers the ones loaded).
+    const declared = (gltf.parser.json.textures ?? []) as { extensions?: Record<string, unknown> }[]
+    const basis = declared.flatMap((texture, index) => (texture.extensions?.KHR_texture_basisu ? [index] : []))
+    const loaded = await Promise.all(basis.map((index) => gltf.parser.getDependency('texture', index)))
+    const failed = loaded.filter((texture) => !texture).length
+    if (failed > 0) {
+      const why = ktx2.failures[0] ?? 'the transcoder gave no reason'
+      throw new Error(`${failed === 1 ? 'a KTX2 texture' : `${failed} KTX2 textures`} could not be transcoded: ${why}`)
+    }
+    return gltf.scene
+  } finally {
+    ktx2.dispose()
+  }
 }
 
 /**
@@ -73,7 +90,7 @@ export async function loadModel(url: string, extension: string, renderer: WebGLR
   switch (extension) {
     case 'glb':
     case 'gltf':
-      return (await gltfLoader(renderer, manager).loadAsync(url)).scene
+      return loadGltf(url, renderer, manager)
     case 'obj':
       return loadObj(url, manager)
     case 'stl':

@@ -27,6 +27,24 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
+/**
+ * The console build's KTX2 transcoder worker (packages/console/build/transcoder-worker.ts writes it;
+ * packages/console/src/viewer/transcoder-worker-file.ts names it for the page).
+ */
+export const TRANSCODER_WORKER_FILE = 'basis-transcoder-worker.js'
+
+/**
+ * The transcoder worker's own policy. The Basis transcoder's embind glue builds functions with
+ * `new Function`, which the page's script-src refuses; a worker started from a same-origin URL runs
+ * under the policy of its own response, not the page's, so eval is allowed here and nowhere else.
+ * Weighed: the worker has no DOM, fetches nothing (default-src 'none': the page hands it the wasm),
+ * and evaluates only strings the transcoder's own glue builds; 'unsafe-eval' on the page would open
+ * eval to every script there, where an injection could reach the session's CSRF token. The other way
+ * out, a transcoder built without eval (emscripten's DYNAMIC_EXECUTION=0), is a build of our own to
+ * keep in step with three's loader.
+ */
+export const TRANSCODER_WORKER_CSP = "default-src 'none'; script-src 'unsafe-eval' 'wasm-unsafe-eval'"
+
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -61,7 +79,7 @@ async function readBuildFile(dist: string, relative: string): Promise<Buffer | u
 
 function answer(event: H3Event, body: Buffer, path: string, cacheControl: string): Response {
   // After the HTTP policy's middleware, which set the API's `default-src 'none'; sandbox` on every answer.
-  event.res.headers.set('Content-Security-Policy', CONSOLE_CSP)
+  event.res.headers.set('Content-Security-Policy', path === TRANSCODER_WORKER_FILE ? TRANSCODER_WORKER_CSP : CONSOLE_CSP)
   return new Response(new Uint8Array(body), {
     headers: { 'content-type': CONTENT_TYPES[extname(path)] ?? 'application/octet-stream', 'cache-control': cacheControl },
   })
