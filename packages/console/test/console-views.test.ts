@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CompletedTask } from '@mos/sdk/contract'
@@ -14,6 +14,8 @@ import { expectDrawn, SLOW, start, taskIdOf, trianglesOf, untilEnded } from './s
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   cow: shared('obj', 'cow.obj'),
+  cubes: shared('gltf', 'many-cubes.gltf'),
+  cubesBin: shared('gltf', 'many-cubes.bin'),
 })
 const runnable = corpus.available && chromiumAvailable()
 const PASSWORD = `pw-${randomBytes(12).toString('base64url')}`
@@ -227,6 +229,31 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       // What the browser logged of the faults made here (the refused eval, GLTFLoader's "Couldn't load texture") is
       // expected; the page said it in words.
       pageProblems.splice(before)
+    },
+    SLOW,
+  )
+
+  it(
+    'names a model dropped with its files after the model, and measures the saving against the files dropped, the record’s beside it',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.getByLabel('engine').selectOption('meshopt')
+      await page.locator('#files').setInputFiles([corpus.paths.cubes, corpus.paths.cubesBin])
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await card.locator('h3').textContent()).toBe('many-cubes.gltf + 1 file')
+      const record = await recordOf(page, card)
+      const dropped = (await stat(corpus.paths.cubes)).size + (await stat(corpus.paths.cubesBin)).size
+      const saving = (1 - record.output.size_bytes / dropped) * 100
+      // The files dropped shrank by far more than the zip the page sent for them, which the record measures.
+      expect(saving).toBeGreaterThan(record.output.savings_percent! + 50)
+      const sizes = await card.getByTestId('sizes').textContent()
+      expect(sizes).toContain(
+        `(saving ${saving.toFixed(1)}% against the 2 files dropped; the task's record measures the zip sent, many-cubes.zip: `,
+      )
+      expect(sizes).toContain(`saving ${record.output.savings_percent!.toFixed(1)}%)`)
+      expect(await card.getByTestId('saving').textContent()).toBe(`${saving.toFixed(1)}%`)
     },
     SLOW,
   )

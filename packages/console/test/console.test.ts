@@ -409,7 +409,9 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       const card = await start(page)
       await untilEnded(card)
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
-      expect(await card.locator('h3').textContent()).toBe('BoxTextured.zip')
+      // Named after the model dropped, with its files (the zip sent is named beside them).
+      expect(await card.locator('h3').textContent()).toBe('BoxTextured.gltf + 2 files')
+      expect(await card.locator('header .muted').textContent()).toContain('(sent as BoxTextured.zip,')
       expect(await trianglesOf(card)).toEqual(['12', '12'])
       // The texture came from the dropped PNG, found by the name the .gltf gives it.
       expect(await card.locator('.stats').first().textContent()).toContain('211×211')

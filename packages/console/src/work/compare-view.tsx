@@ -7,6 +7,7 @@ import { type LoadingTracker, trackLoading } from '../viewer/loading-tracker.ts'
 import { type ModelPackage, packageFromZip, packageLoading } from '../viewer/model-package.ts'
 import { modelStats, type ModelStats } from '../viewer/model-stats.ts'
 import { TwinView } from '../viewer/twin-view.ts'
+import { droppedInput, savingPercent } from './dropped-input.ts'
 
 type SideState =
   | { state: 'loading' }
@@ -82,8 +83,8 @@ async function openModel(
 export function CompareView({ file, pack, task }: { file: File; pack?: ModelPackage; task: TaskRecord }) {
   const left = useRef<HTMLCanvasElement>(null)
   const right = useRef<HTMLCanvasElement>(null)
-  const [input, setInput] = useState<SideState>({ state: 'loading' })
-  const [output, setOutput] = useState<SideState>({ state: 'loading' })
+  const [inputSide, setInput] = useState<SideState>({ state: 'loading' })
+  const [outputSide, setOutput] = useState<SideState>({ state: 'loading' })
 
   useEffect(() => {
     const view = new TwinView([left.current!, right.current!])
@@ -112,22 +113,25 @@ export function CompareView({ file, pack, task }: { file: File; pack?: ModelPack
     }
   }, [file, pack, task.task_id])
 
-  const saving = task.output?.savings_percent
+  // Against what the user dropped: for a package the files themselves, not the zip the page sent (dropped-input.ts).
+  const input = droppedInput(file, pack)
+  const output = task.output?.size_bytes
+  const saving = input.sent && output !== undefined ? savingPercent(input.bytes, output) : task.output?.savings_percent
   return (
     <section class="compare" aria-label="Input and output side by side">
       <p class="muted">Drag in either view to turn both, scroll to zoom; with a view focused, the arrow keys pan.</p>
       <div class="views">
         <figure>
-          <figcaption>Input · {file.name}</figcaption>
+          <figcaption>Input · {input.title}</figcaption>
           <canvas
             ref={left}
             tabIndex={0}
             class="view"
             data-testid="input-view"
-            aria-label={`3D view of the input ${file.name}`}
+            aria-label={`3D view of the input ${input.title}`}
             role="img"
           />
-          <Stats side={input} bytes={file.size} />
+          <Stats side={inputSide} bytes={input.bytes} />
         </figure>
         <figure>
           <figcaption>Output · {task.output?.filename}</figcaption>
@@ -139,13 +143,13 @@ export function CompareView({ file, pack, task }: { file: File; pack?: ModelPack
             aria-label={`3D view of the output ${task.output?.filename ?? ''}`}
             role="img"
           />
-          <Stats side={output} bytes={task.output?.size_bytes} />
+          <Stats side={outputSide} bytes={output} />
         </figure>
       </div>
       {saving !== undefined ? (
         <p class="saving">
-          Saving: <strong data-testid="saving">{saving.toFixed(1)}%</strong> ({formatBytes(file.size)} →{' '}
-          {formatBytes(task.output?.size_bytes)})
+          Saving: <strong data-testid="saving">{saving.toFixed(1)}%</strong> ({formatBytes(input.bytes)}
+          {input.sent ? ` in the ${input.sent.files} files dropped` : ''} → {formatBytes(output)})
         </p>
       ) : null}
     </section>

@@ -5,6 +5,7 @@ import { extensionOf, VIEWABLE_EXTENSIONS } from '../viewer/load-model.ts'
 import type { ModelPackage } from '../viewer/model-package.ts'
 import { CompareImages, CompareView } from './compare-view.tsx'
 import { DiagnoseReport } from './diagnose-report.tsx'
+import { droppedInput, sizeLine } from './dropped-input.ts'
 import { StepReports } from './step-reports.tsx'
 
 /** One submitted file: its upload, then its task's live progress, then what came out. */
@@ -66,6 +67,7 @@ export function TaskCard({ item }: { item: WorkItem }) {
   const isModelPair = viewable.includes(inputExtension) && viewable.includes(outputExtension)
   const isImagePair = ['png', 'jpg', 'jpeg', 'webp'].includes(inputExtension) && ['png', 'jpg', 'jpeg', 'webp'].includes(outputExtension)
   const labelId = `task-${item.key}-name`
+  const input = droppedInput(item.file, item.pack)
 
   return (
     <article
@@ -75,9 +77,10 @@ export function TaskCard({ item }: { item: WorkItem }) {
       data-status={task?.status ?? 'uploading'}
     >
       <header class="task-head">
-        <h3 id={labelId}>{item.file.name}</h3>
+        <h3 id={labelId}>{input.title}</h3>
         <span class="muted">
-          {task?.type ?? ''} {task ? `· ${task.task_id}` : ''} · {formatBytes(item.file.size)}
+          {task?.type ?? ''} {task ? `· ${task.task_id}` : ''} · {formatBytes(input.bytes)}
+          {input.sent ? ` (sent as ${input.sent.name}, ${formatBytes(input.sent.bytes)})` : ''}
         </span>
       </header>
       <div class="progress-row">
@@ -103,8 +106,7 @@ export function TaskCard({ item }: { item: WorkItem }) {
           <p class="outcome">
             {task.output ? (
               <>
-                {formatBytes(item.file.size)} → {formatBytes(task.output.size_bytes)}
-                {task.output.savings_percent !== undefined ? ` (saving ${task.output.savings_percent.toFixed(1)}%)` : ''}{' '}
+                <span data-testid="sizes">{sizeLine(input, task.output.size_bytes, task.output.savings_percent)}</span>{' '}
                 <a class="button" href={downloadPath(task.task_id)} download={task.output.filename} data-testid="download">
                   Download {task.output.filename}
                 </a>
