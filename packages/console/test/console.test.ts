@@ -471,7 +471,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(await trianglesOf(running)).toEqual(['12', '12'])
       await expectDrawn(running, 'output-view')
       // A card finished before the visit kept its views (the zipped BoxTextured: a spider's legs would cover too little).
-      const older = cards.filter({ has: page.getByRole('heading', { name: 'BoxTextured.zip' }) })
+      const older = cards.filter({ has: page.getByRole('heading', { name: 'BoxTextured.gltf + 2 files' }) })
       await expectDrawn(older, 'input-view')
     },
     SLOW * 2,
