@@ -196,7 +196,8 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
         valid: true,
         tier: 'professional',
         expires_at: new Date(expires * 1000).toISOString(),
-        limits: { max_file_size_mb: 2048, max_batch_count: -1 },
+        // The tier grants 2048 MB; the operator's cap (SERVICE__LIMITS__MAX_FILE_SIZE_MB, 500 by default) is what applies.
+        limits: { max_file_size_mb: 500, max_batch_count: -1 },
       })
     } else {
       expect(licenseVerifySchemaB.parse(checkedBody)).toEqual({
@@ -218,7 +219,7 @@ describe.skipIf(!available).each(VARIANTS)('licence endpoints in variant %s', (v
         tier: 'professional',
         expires_at: new Date(expires * 1000).toISOString(),
         trial: { enabled: false },
-        limits: { max_file_size_mb: 2048, max_batch_count: -1, max_texture_size_mb: -1 },
+        limits: { max_file_size_mb: 500, max_batch_count: -1, max_texture_size_mb: 500 },
       })
       expect(licensed.license_key).toBe(`********${key.slice(-6)}`)
     } else {

@@ -3,7 +3,7 @@ import sharp from 'sharp'
 import { formatMb } from '../src/uploads/read-upload.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { activeLimits } from '../src/limits/active-limits.ts'
+import { activeLimits, cappedTierLimits } from '../src/limits/active-limits.ts'
 import { form, inProcessApp, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
 import { testVendor } from './support/licensing.ts'
 
@@ -106,6 +106,18 @@ describe.skipIf(!available).each(VARIANTS)('texture size limit in variant %s', (
 
 describe('active limits', () => {
   const config = { maxFileSizeMb: 500 }
+  it('says in the licence documents the limits the routes enforce: the tier capped by the operator', () => {
+    expect(cappedTierLimits({ max_file_size_mb: -1, max_batch_count: -1, max_texture_size_mb: -1 }, config)).toEqual({
+      max_file_size_mb: 500,
+      max_batch_count: -1,
+      max_texture_size_mb: 500,
+    })
+    expect(cappedTierLimits({ max_file_size_mb: 50, max_batch_count: 5, max_texture_size_mb: 2048 }, config)).toEqual({
+      max_file_size_mb: 50,
+      max_batch_count: 5,
+      max_texture_size_mb: 500,
+    })
+  })
   it('turns -1 into unlimited and keeps the operator cap over the tier', () => {
     expect(activeLimits({ max_file_size_mb: -1, max_batch_count: -1, max_texture_size_mb: -1 }, config)).toEqual({
       maxFileBytes: 500 * MB,

@@ -98,7 +98,7 @@ function mountAdminWork(app: H3, ctx: ServiceContext, signedIn: SignedIn): void 
 function mountAdminViews(app: H3, ctx: ServiceContext, signedIn: SignedIn): void {
   app.get(
     '/admin/license',
-    signedIn(() => adminLicenseDocument(ctx.access.licensing, ctx.variant)),
+    signedIn(() => adminLicenseDocument(ctx.access.licensing, ctx.variant, ctx.config.limits)),
   )
   // The administrator signed in is the operator: a valid key becomes the active licence, as with an admin key.
   app.post(

@@ -2,6 +2,11 @@ import { TIER_NUMBER, type LicenseInfoA, type LicenseInfoB, type LicenseVerifyA,
 import type { LicenseCheck } from './license-key.ts'
 import type { Licensing } from './licensing.ts'
 import { TIER_LIMITS } from './tiers.ts'
+import type { Config } from '../config/schema.ts'
+import { cappedTierLimits } from '../limits/active-limits.ts'
+
+/** The operator's size cap, which the documents' limits include as the routes enforce it. */
+type SizeCap = Pick<Config['limits'], 'maxFileSizeMb'>
 
 /** Times for "no licence": the Unix epoch (documented), since the A shape requires a timestamp. */
 const NO_EXPIRY = 0
@@ -15,9 +20,9 @@ function maskLicenseKey(key: string | undefined): string {
 }
 
 /** The A verify document: `valid` only for a genuine, current key for this machine. */
-export function verifyDocumentA(check: LicenseCheck): LicenseVerifyA & { message: string } {
+export function verifyDocumentA(check: LicenseCheck, cap: SizeCap): LicenseVerifyA & { message: string } {
   if (check.ok) {
-    const limits = { ...TIER_LIMITS[check.payload.tier], ...check.payload.limits }
+    const limits = cappedTierLimits({ ...TIER_LIMITS[check.payload.tier], ...check.payload.limits }, cap)
     return {
       valid: true,
       tier: check.payload.tier,
@@ -31,7 +36,10 @@ export function verifyDocumentA(check: LicenseCheck): LicenseVerifyA & { message
     valid: false,
     tier: 'trial',
     expires_at: iso(check.payload?.expires_at ?? NO_EXPIRY),
-    limits: { max_file_size_mb: TIER_LIMITS.trial.max_file_size_mb, max_batch_count: TIER_LIMITS.trial.max_batch_count },
+    limits: {
+      max_file_size_mb: cappedTierLimits(TIER_LIMITS.trial, cap).max_file_size_mb,
+      max_batch_count: TIER_LIMITS.trial.max_batch_count,
+    },
     message: `license key refused: ${check.message}`,
   }
 }
@@ -49,7 +57,7 @@ export function verifyDocumentB(check: LicenseCheck): LicenseVerifyB {
 }
 
 /** The A info document of the licence in force. */
-export async function infoDocumentA(licensing: Licensing): Promise<LicenseInfoA & { status: string; message: string }> {
+export async function infoDocumentA(licensing: Licensing, cap: SizeCap): Promise<LicenseInfoA & { status: string; message: string }> {
   const state = licensing.state()
   return {
     mode: state.status === 'active' ? 'licensed' : 'trial',
@@ -57,7 +65,7 @@ export async function infoDocumentA(licensing: Licensing): Promise<LicenseInfoA 
     license_key: maskLicenseKey(state.key),
     expires_at: iso(state.payload?.expires_at ?? NO_EXPIRY),
     trial: { enabled: state.status !== 'active', used_files: await licensing.trial.used(), max_files: licensing.trialMaxFiles },
-    limits: { ...state.limits },
+    limits: cappedTierLimits(state.limits, cap),
     status: state.status,
     message: state.message,
   }
@@ -91,10 +99,10 @@ export async function infoDocumentB(
  * "expires at 1970-01-01": a trial without a key expires never, and the console, outside the
  * contract, says so. A key in force, current or expired, keeps its own expiry.
  */
-export async function adminLicenseDocument(licensing: Licensing, variant: 'A' | 'B'): Promise<Record<string, unknown>> {
+export async function adminLicenseDocument(licensing: Licensing, variant: 'A' | 'B', cap: SizeCap): Promise<Record<string, unknown>> {
   const keyed = licensing.state().payload !== undefined
   if (variant === 'A') {
-    const document = await infoDocumentA(licensing)
+    const document = await infoDocumentA(licensing, cap)
     return keyed ? document : { ...document, expires_at: null }
   }
   const document = await infoDocumentB(licensing)

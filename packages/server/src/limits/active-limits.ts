@@ -16,14 +16,21 @@ export interface ActiveLimits {
 const unlimited = (value: number) => value < 0
 
 /**
- * Turns a tier's limits into the limits the routes apply. The operator's own size cap still holds
- * under an unlimited or larger tier: the licence grants, the deployment may restrict further.
+ * A tier's limits with the operator's own size cap (`SERVICE__LIMITS__MAX_FILE_SIZE_MB`) applied: the
+ * licence grants, the deployment may restrict further, under an unlimited or larger tier too. What
+ * the routes enforce and what the licence documents say are both these.
  */
+export function cappedTierLimits(tier: TierLimits, config: Pick<Config['limits'], 'maxFileSizeMb'>): TierLimits {
+  const cap = (mb: number) => (unlimited(mb) ? config.maxFileSizeMb : Math.min(config.maxFileSizeMb, mb))
+  return { ...tier, max_file_size_mb: cap(tier.max_file_size_mb), max_texture_size_mb: cap(tier.max_texture_size_mb) }
+}
+
+/** Turns a tier's limits into the limits the routes apply, capped as {@link cappedTierLimits} says. */
 export function activeLimits(tier: TierLimits, config: Pick<Config['limits'], 'maxFileSizeMb'>): ActiveLimits {
-  const cap = config.maxFileSizeMb * MB
+  const capped = cappedTierLimits(tier, config)
   return {
-    maxFileBytes: unlimited(tier.max_file_size_mb) ? cap : Math.min(cap, tier.max_file_size_mb * MB),
-    maxBatchCount: unlimited(tier.max_batch_count) ? Infinity : tier.max_batch_count,
-    maxTextureBytes: unlimited(tier.max_texture_size_mb) ? cap : Math.min(cap, tier.max_texture_size_mb * MB),
+    maxFileBytes: capped.max_file_size_mb * MB,
+    maxBatchCount: unlimited(capped.max_batch_count) ? Infinity : capped.max_batch_count,
+    maxTextureBytes: capped.max_texture_size_mb * MB,
   }
 }

@@ -34,7 +34,7 @@ export async function verifyLicense(event: H3Event, ctx: ServiceContext, mayActi
   const check = ctx.access.licensing.check(key)
   const activated = check.ok && mayActivate
   if (activated) await ctx.access.licensing.activate(key)
-  if (ctx.variant === 'A') return { ...verifyDocumentA(check), activated }
+  if (ctx.variant === 'A') return { ...verifyDocumentA(check, ctx.config.limits), activated }
   const document = verifyDocumentB(check)
   if (!document.success) {
     return Response.json(
@@ -47,5 +47,5 @@ export async function verifyLicense(event: H3Event, ctx: ServiceContext, mayActi
 
 /** GET /api/v1/license/info: the licence in force, in the variant's shape (2.7). */
 export function licenseInfo(ctx: ServiceContext): Promise<LicenseInfoA | LicenseInfoB> {
-  return ctx.variant === 'A' ? infoDocumentA(ctx.access.licensing) : infoDocumentB(ctx.access.licensing)
+  return ctx.variant === 'A' ? infoDocumentA(ctx.access.licensing, ctx.config.limits) : infoDocumentB(ctx.access.licensing)
 }
