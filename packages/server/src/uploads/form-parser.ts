@@ -1,4 +1,5 @@
 import * as Multipasta from 'multipasta'
+import { parseFormDisposition } from './form-disposition.ts'
 
 /** Form fields are options (numbers, names): 64 KB is far above any real one. */
 export const MAX_FIELD_BYTES = 64 * 1024
@@ -24,7 +25,9 @@ export interface FormParser {
  * multipart/form-data on multipasta, a maintained streaming parser that needs nothing but web
  * globals (it runs on every runtime): file parts stream through as they arrive, fields are
  * bounded by size and count, parts by count. As busboy, a part is a file when it has a filename
- * or is `application/octet-stream`; file names are as sent (the caller strips folders).
+ * or is `application/octet-stream`; file names are as sent (the caller strips folders). Each part's
+ * name and file name are read from its Content-Disposition by form-disposition.ts, not taken from
+ * multipasta, which loses both for a file name with a character above U+00FF.
  * `@remix-run/multipart-parser` (formerly `@mjackson/`) was not taken: it keeps each part whole
  * in memory until its boundary arrives, and a file part may be hundreds of MB.
  */
@@ -33,6 +36,8 @@ export function createFormParser(contentType: string, handlers: FormHandlers): F
   let done = false
   let fields = 0
   let current = ''
+  // Each part's disposition as read at its headers, for its field value or its file at the end.
+  const dispositions = new WeakMap<Multipasta.PartInfo, { name: string; filename: string | undefined }>()
   const refuse = (detail: string) => void (refused ??= detail)
   const parser = Multipasta.make({
     headers: { 'content-type': contentType },
@@ -40,16 +45,26 @@ export function createFormParser(contentType: string, handlers: FormHandlers): F
     maxFieldSize: MAX_FIELD_BYTES,
     // Called at every part's headers: the part's name is known from here on (the field-size error names it).
     isFile(info) {
-      current = info.name
-      const isFile = Multipasta.defaultIsFile(info)
+      const header = info.headers['content-disposition']
+      // Two Content-Disposition headers on one part name it twice: malformed, as one that does not parse.
+      const disposition = typeof header === 'object' ? undefined : parseFormDisposition(header)
+      if (!disposition) refuse('a form part has malformed headers')
+      else if (disposition.name === undefined) refuse('a form part has no name')
+      const part = { name: disposition?.name ?? '', filename: disposition?.filename }
+      dispositions.set(info, part)
+      current = part.name
+      // As multipasta's defaultIsFile, on the file name read here.
+      const isFile = part.filename !== undefined || info.contentType === 'application/octet-stream'
       if (!isFile && ++fields > MAX_FIELDS) refuse(`more than ${MAX_FIELDS} form fields`)
       return isFile
     },
     onField(info, value) {
-      if (refused === undefined) handlers.field(info.name, Multipasta.decodeField(info, value))
+      const name = dispositions.get(info)?.name ?? info.name
+      if (refused === undefined) handlers.field(name, Multipasta.decodeField(info, value))
     },
     onFile(info) {
-      const sink = refused === undefined ? handlers.file(info.name, info.filename) : undefined
+      const part = dispositions.get(info) ?? { name: info.name, filename: info.filename }
+      const sink = refused === undefined ? handlers.file(part.name, part.filename) : undefined
       if (!sink) return () => undefined
       return (chunk) => (chunk === null ? sink.end() : sink.push(chunk))
     },

@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { submitResponseSchema, type TaskRecord, type Variant } from '@mos/sdk/contract'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { fetchMos, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+import { startMosGroup, stopMosGroup, type MosProcess } from './support/processes.ts'
+
+const { available, paths } = corpusFiles({ cow: shared('obj', 'cow.obj') })
+
+/** One raw form part: its Content-Disposition parameters as bytes on the wire (UTF-8 kept raw), and its body. */
+interface RawPart {
+  disposition: string
+  body: Uint8Array | string
+}
+
+/** A multipart body written byte for byte, for what FormData cannot send (raw `filename*`, repeated parts). */
+function rawForm(parts: RawPart[]): { body: Uint8Array<ArrayBuffer>; contentType: string } {
+  const boundary = `----mos-raw-${Math.random().toString(16).slice(2)}`
+  const chunks: Buffer[] = []
+  for (const part of parts) {
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; ${part.disposition}\r\n\r\n`, 'utf8'))
+    chunks.push(typeof part.body === 'string' ? Buffer.from(part.body, 'utf8') : Buffer.from(part.body))
+    chunks.push(Buffer.from('\r\n'))
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`))
+  return { body: new Uint8Array(Buffer.concat(chunks)), contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+const field = (name: string, value: string): RawPart => ({ disposition: `name="${name}"`, body: value })
+
+describe.skipIf(!available)('uploads against the compiled server', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  const servers = new Map<Variant, MosProcess>()
+  let cow: Uint8Array
+
+  beforeAll(async () => {
+    dir = await tempDir()
+    cow = new Uint8Array(await readFile(paths.cow))
+    // The trial (no licence): its used files are what an accepted submit costs.
+    const started = await startMosGroup(VARIANTS.map((variant) => [`uploads-${variant}`, testEnv(variant, join(dir.path, variant))]))
+    for (const [index, variant] of VARIANTS.entries()) servers.set(variant, started[index]!)
+  }, 120_000)
+  afterAll(async () => {
+    await stopMosGroup([...servers.values()])
+    for (const server of servers.values()) expect(server.output()).not.toMatch(/uncaught exception|unhandled rejection/)
+    await dir?.remove()
+  })
+
+  const server = (variant: Variant) => servers.get(variant)!
+  const post = (
+    variant: Variant,
+    path: string,
+    body: FormData | { body: Uint8Array<ArrayBuffer>; contentType: string },
+    headers: Record<string, string> = {},
+  ) =>
+    fetchMos(server(variant), `/api/v1${path}`, {
+      method: 'POST',
+      body: body instanceof FormData ? body : body.body,
+      headers: body instanceof FormData ? headers : { ...headers, 'Content-Type': body.contentType },
+    })
+  const task = async (variant: Variant, id: string) =>
+    (await (await fetchMos(server(variant), `/api/v1/tasks/${id}`)).json()) as TaskRecord & { input_filename: string }
+
+  describe.each(VARIANTS)('variant %s', (variant) => {
+    describe('file names beyond Latin-1', () => {
+      it("keeps a name FormData sends as raw UTF-8 (Node's fetch, a File named 牛.obj) through the task to the download", async () => {
+        const data = new FormData()
+        data.append('engine', 'draco')
+        data.append('file', new File([cow as Uint8Array<ArrayBuffer>], '牛.obj'))
+        const response = await post(variant, '/compress', data)
+        expect(response.status, await response.clone().text()).toBe(200)
+        const { task_id } = submitResponseSchema.parse(await response.json())
+        const record = await waitForTask((path) => fetchMos(server(variant), path), task_id)
+        expect(record).toMatchObject({ status: 'completed', input_filename: '牛.obj', output: { filename: '牛.draco.glb' } })
+        const download = await fetchMos(server(variant), `/api/v1/tasks/${task_id}/download`)
+        expect(download.status).toBe(200)
+        expect(download.headers.get('content-disposition')).toBe(`attachment; filename="_.draco.glb"; filename*=UTF-8''%E7%89%9B.draco.glb`)
+        expect((await download.arrayBuffer()).byteLength).toBe((record.output as { size_bytes: number }).size_bytes)
+      })
+
+      it('takes raw UTF-8 bytes in filename="…" (Cyrillic, CJK) and RFC 5987 filename*= (which wins over filename)', async () => {
+        const cases: [disposition: string, expected: string][] = [
+          ['name="file"; filename="модель.obj"', 'модель.obj'],
+          ['name="file"; filename="牛.obj"', '牛.obj'],
+          [`name="file"; filename="cow.obj"; filename*=UTF-8''%E7%89%9B%20%D0%BC.obj`, '牛 м.obj'],
+          [`name="file"; filename*=utf-8'zh'%E7%89%9B.obj`, '牛.obj'],
+          ['name="file"; filename="kühe.obj"', 'kühe.obj'],
+        ]
+        for (const [disposition, expected] of cases) {
+          const response = await post(variant, '/compress', rawForm([field('engine', 'meshopt'), { disposition, body: cow }]))
+          expect(response.status, `${disposition}: ${await response.clone().text()}`).toBe(200)
+          const { task_id } = submitResponseSchema.parse(await response.json())
+          expect((await task(variant, task_id)).input_filename).toBe(expected)
+        }
+      })
+
+      it('refuses a filename* that does not decode, and a part with no name, as malformed', async () => {
+        for (const disposition of [
+          `name="file"; filename*=UTF-8''%E7%89.obj`,
+          `name="file"; filename*=UTF-8''%zz.obj`,
+          'filename="牛.obj"',
+        ]) {
+          const response = await post(variant, '/compress', rawForm([field('engine', 'draco'), { disposition, body: cow }]))
+          expect(response.status, disposition).toBe(400)
+          expect((await response.json()) as { error: string }, disposition).toMatchObject({
+            error: expect.stringMatching(/^malformed request: a form part has (malformed headers|no name)$/),
+          })
+        }
+      })
+    })
+  })
+})
