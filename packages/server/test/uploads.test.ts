@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { submitResponseSchema, type TaskRecord, type Variant } from '@mos/sdk/contract'
+import { ERROR_TEXTS, submitResponseSchema, type TaskRecord, type Variant } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { fetchMos, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
@@ -59,10 +59,50 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
       body: body instanceof FormData ? body : body.body,
       headers: body instanceof FormData ? headers : { ...headers, 'Content-Type': body.contentType },
     })
+  /** Tasks the service knows of (the list endpoint, a Mos extension): every task folder must belong to one. */
+  const countTasks = async (variant: Variant) =>
+    ((await (await fetchMos(server(variant), '/api/v1/tasks?limit=100')).json()) as { tasks: unknown[] }).tasks.length
   const task = async (variant: Variant, id: string) =>
     (await (await fetchMos(server(variant), `/api/v1/tasks/${id}`)).json()) as TaskRecord & { input_filename: string }
 
+  const usedTrialFiles = async (variant: Variant) =>
+    ((await (await fetchMos(server(variant), '/api/v1/license/info')).json()) as { trial: { used_files: number } }).trial.used_files
+
   describe.each(VARIANTS)('variant %s', (variant) => {
+    it('refuses an empty file as a missing one, before a task or a trial file is counted, on every route and in a batch', async () => {
+      const before = await usedTrialFiles(variant)
+      const empty = () => new File([], 'e.glb')
+      const single = new FormData()
+      single.append('engine', 'draco')
+      single.append('file', empty())
+      const refusals = [await post(variant, '/compress', single)]
+      const repair = new FormData()
+      repair.append('file', empty())
+      refusals.push(await post(variant, '/repair', repair))
+      // A raw part with no bytes at all between its headers and the boundary.
+      refusals.push(
+        await post(
+          variant,
+          '/convert',
+          rawForm([field('target_format', 'glb'), { disposition: 'name="file"; filename="e.glb"', body: '' }]),
+        ),
+      )
+      for (const response of refusals) {
+        expect(response.status).toBe(400)
+        expect(await response.json()).toEqual({ error: ERROR_TEXTS.missingField('file') })
+      }
+      const batch = new FormData()
+      batch.append('engine', 'meshopt')
+      batch.append('files', new File([cow as Uint8Array<ArrayBuffer>], 'cow.obj'))
+      batch.append('files', empty())
+      const refused = await post(variant, '/batch/compress', batch)
+      expect(refused.status).toBe(400)
+      expect(await refused.json()).toEqual({ error: ERROR_TEXTS.missingField('files') })
+      expect(await usedTrialFiles(variant)).toBe(before)
+      // Nothing of the refused requests is left in the data folder.
+      expect(await readdir(join(dir.path, variant, 'files', 'tasks')).catch(() => [])).toHaveLength(await countTasks(variant))
+    })
+
     describe('file names beyond Latin-1', () => {
       it("keeps a name FormData sends as raw UTF-8 (Node's fetch, a File named 牛.obj) through the task to the download", async () => {
         const data = new FormData()

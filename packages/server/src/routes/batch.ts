@@ -28,7 +28,10 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: st
   const discard = () => removeTaskFolders(ctx, placed)
   const facts = requestFacts(event)
   try {
-    if (upload.files.length === 0) throw new ApiError(400, ERROR_TEXTS.missingField('files'))
+    // All or nothing, as for a bad extension: one empty file refuses the batch, as an empty `file` does a submit.
+    if (upload.files.length === 0 || upload.files.some((file) => file.size === 0)) {
+      throw new ApiError(400, ERROR_TEXTS.missingField('files'))
+    }
     const parsed = parseBatchCompressFields(upload.fields)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
     const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)

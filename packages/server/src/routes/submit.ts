@@ -91,7 +91,9 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
   })
   const file = upload.files[0]
   try {
-    if (!file) throw new ApiError(400, ERROR_TEXTS.missingField('file'))
+    // An empty file is as good as none (docs/api.md: "absent or empty"): refused here, before a task
+    // exists or a trial file is spent, where the engine would fail it later with "empty file".
+    if (!file || file.size === 0) throw new ApiError(400, ERROR_TEXTS.missingField('file'))
     const parsed = route.parseFields(upload.fields, ctx)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
     assertTextureLimit(ctx, route.type, file)
