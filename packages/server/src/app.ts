@@ -5,6 +5,7 @@ import { mountConsole, servesConsole } from './console/mount-console.ts'
 import type { ServiceContext } from './context.ts'
 import { ApiError, renderError } from './errors.ts'
 import { createRequestLog } from './logging/request-log.ts'
+import { isHead } from './head-requests.ts'
 import { applyHttpPolicy } from './http-policy.ts'
 import { getBatchRecord, submitBatch } from './routes/batch.ts'
 import { capabilitiesDocument } from './routes/capabilities.ts'
@@ -55,7 +56,7 @@ export function createApp(ctx: ServiceContext): H3 {
   // Its page: the compiled build under /console, and / redirects there.
   if (servesConsole(ctx)) mountConsolePage(app)
 
-  // Last: security headers, CORS and the 405s are derived from the routes above.
+  // Last: HEAD, security headers, CORS and the 405s are derived from the routes above.
   applyHttpPolicy(app, { corsOrigins: ctx.config.server.corsOrigins })
 
   return app
@@ -113,11 +114,11 @@ function mountTaskRoutes(app: H3, ctx: ServiceContext, keyed: Keyed): void {
   )
   app.get(
     `${API_PREFIX}/tasks/:id/events`,
-    keyed((event, _apiKey, owner) => streamTaskEvents(ctx, routeParam(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => streamTaskEvents(ctx, routeParam(event, 'id'), owner, isHead(event))),
   )
   app.get(
     `${API_PREFIX}/tasks/:id/download`,
-    keyed((event, _apiKey, owner) => downloadResult(ctx, routeParam(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => downloadResult(ctx, routeParam(event, 'id'), owner, isHead(event))),
   )
   // Task control (Mos extensions, docs/api.md): off the contract's paths and methods.
   app.get(

@@ -1,6 +1,7 @@
 import { API_KEY_HEADER, ERROR_TEXTS, EXTENSION_HEADERS, RATE_LIMIT_HEADERS } from '@mos/sdk/contract'
 import type { H3, H3Event } from 'h3'
 import { ApiError } from './errors.ts'
+import { answerHeadLikeGet } from './head-requests.ts'
 
 export interface HttpPolicyOptions {
   /** Origins a browser may call from (`*` = any); empty = no CORS at all (the default). */
@@ -42,20 +43,24 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600'
 /**
  * Headers and methods of every request, as h3 middleware plus fallback routes: the security
  * headers, CORS (with a preflight answered before any key is asked for, as browsers send none on
- * it), and `405` with `Allow` for a known path asked with a method it does not serve. Call it
- * after every route is registered: the 405s are derived from the routes themselves.
+ * it), HEAD wherever GET is served (head-requests.ts), and `405` with `Allow` for a known path
+ * asked with a method it does not serve. Call it after every route is registered: HEAD and the
+ * 405s are derived from the routes themselves.
  */
 export function applyHttpPolicy(app: H3, options: HttpPolicyOptions): void {
   const cors = options.corsOrigins.length > 0
   const anyOrigin = options.corsOrigins.includes('*')
   const fixed = securityHeaders(cors)
   const allowedOrigin = (origin: string | null) => (origin && (anyOrigin || options.corsOrigins.includes(origin)) ? origin : undefined)
+  // Every GET path answers HEAD too, as the Allow headers below say.
+  answerHeadLikeGet(app)
 
   const methodsByPath = new Map<string, Set<string>>()
   for (const route of app['~routes']) {
     if (!route.method || !route.route) continue
     const methods = methodsByPath.get(route.route) ?? new Set<string>()
     methods.add(route.method)
+    // HEAD next to GET in Allow (its route, added above, comes last in the list).
     if (route.method === 'GET') methods.add('HEAD')
     methodsByPath.set(route.route, methods)
   }

@@ -80,8 +80,8 @@ export function holdEventStream(
   }
 }
 
-/** A server-sent-events answer over `body`: never cached, and never buffered by a proxy on the way. */
-export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response {
+/** A server-sent-events answer over `body` (null for a HEAD): never cached, and never buffered by a proxy on the way. */
+export function eventStreamResponse(body: ReadableStream<Uint8Array> | null): Response {
   return new Response(body, {
     status: 200,
     headers: {

@@ -24,10 +24,13 @@ const sseEvent = (record: TaskRecord) => `event: ${eventName(record)}\ndata: ${J
  * 404 before the stream starts when the task is unknown. The whole stream is one request against
  * the rate limit.
  */
-export async function streamTaskEvents(ctx: ServiceContext, id: string, owner: string): Promise<Response> {
+export async function streamTaskEvents(ctx: ServiceContext, id: string, owner: string, bodyless = false): Promise<Response> {
   // 404 for an unknown task and for another key's.
   const first = await findTask(ctx, id, owner)
+  // A HEAD: the stream's headers, and nothing listening for a body never read.
+  if (bodyless) return eventStreamResponse(null)
   let stop: () => void = () => undefined
+  let cancelled = false
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       const writer = createEventWriter(controller, () => stop())
@@ -46,10 +49,16 @@ export async function streamTaskEvents(ctx: ServiceContext, id: string, owner: s
       send(first)
       if (writer.ended) return
       // Storage that cannot be listened to (Redis away) ends the stream; the client reads the record.
-      hold.attach(await followTask(ctx, id, send).catch(() => undefined))
+      const listening = await followTask(ctx, id, send).catch(() => undefined)
+      // Cancelled while the listener was being set up: let it go at once, else nothing ever would.
+      if (cancelled) return listening?.()
+      hold.attach(listening)
     },
     // The client went away: stop listening.
-    cancel: () => stop(),
+    cancel: () => {
+      cancelled = true
+      stop()
+    },
   })
   return eventStreamResponse(body)
 }

@@ -15,12 +15,24 @@ export async function findTask(ctx: ServiceContext, id: string, owner: string): 
 
 /**
  * GET /api/v1/tasks/{id}/download: the result as a stream with its name and length; 409 while the
- * task has no result (pending, processing, failed), 404 when unknown or its file is gone.
+ * task has no result (pending, processing, failed), 404 when unknown or its file is gone. For a HEAD
+ * (`bodyless`) the same answer without a body: whether the file is still there is asked of the
+ * store, the file itself is not opened (on S3 that would start its transfer).
  */
-export async function downloadResult(ctx: ServiceContext, id: string, owner: string): Promise<Response> {
+export async function downloadResult(ctx: ServiceContext, id: string, owner: string, bodyless = false): Promise<Response> {
   const task = await findTask(ctx, id, owner)
   if (task.status !== 'completed' || !task.output || !task.job.outputKey) {
     throw new ApiError(409, ERROR_TEXTS.taskNotCompleted(id, task.status))
+  }
+  const headers = {
+    'content-type': 'application/octet-stream',
+    'content-length': String(task.output.size_bytes),
+    'content-disposition': contentDisposition(task.output.filename),
+    'cache-control': 'private, max-age=0, no-store',
+  }
+  if (bodyless) {
+    if ((await ctx.storage.files.size(task.job.outputKey)) === undefined) throw new ApiError(404, ERROR_TEXTS.resultGone(id))
+    return new Response(null, { status: 200, headers })
   }
   let stream: ReadableStream<Uint8Array>
   try {
@@ -29,14 +41,5 @@ export async function downloadResult(ctx: ServiceContext, id: string, owner: str
     if (error instanceof FileNotFoundError) throw new ApiError(404, ERROR_TEXTS.resultGone(id))
     throw error
   }
-  const filename = task.output.filename
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      'content-type': 'application/octet-stream',
-      'content-length': String(task.output.size_bytes),
-      'content-disposition': contentDisposition(filename),
-      'cache-control': 'private, max-age=0, no-store',
-    },
-  })
+  return new Response(stream, { status: 200, headers })
 }
