@@ -169,7 +169,7 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       })
       expect(answer.status).toBe(413)
       expect(JSON.parse(answer.body).error).toMatch(
-        new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`),
+        new RegExp(`^file size over [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`),
       )
       expect(answer.writtenBeforeAnswer).toBeLessThan(2 * LIMIT_MB * MB)
       await expectHealthyAndClean()
@@ -270,7 +270,7 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       expect(fixed.body.error).toMatch(new RegExp(`^file size [\\d.]+MB exceeds limit of ${LIMIT_MB}MB for current license tier$`))
       const chunked = await send(`${serverB.url}/api/v1/compress`, API_KEY, streamed(bigForm()))
       expect(chunked.status).toBe(402)
-      expect(chunked.body.error).toMatch(/^file size [\d.]+MB exceeds limit/)
+      expect(chunked.body.error).toMatch(/^file size over [\d.]+MB exceeds limit/)
     })
 
     // On B: the shared upload cases send a wrong key to A, and failures count per process.

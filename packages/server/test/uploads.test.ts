@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ERROR_TEXTS, submitResponseSchema, type TaskRecord, type Variant } from '@mos/sdk/contract'
+import { ERROR_TEXTS, LIMIT_EXCEEDED_STATUS, submitResponseSchema, type TaskRecord, type Variant } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { fetchMos, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
@@ -29,6 +29,19 @@ function rawForm(parts: RawPart[]): { body: Uint8Array<ArrayBuffer>; contentType
 
 const field = (name: string, value: string): RawPart => ({ disposition: `name="${name}"`, body: value })
 
+const MB = 1024 * 1024
+/** The file size limit of the services under test (the trial's 50 MB, capped by the operator). */
+const LIMIT_MB = 8
+
+/** A compress form with a file of `bytes` zeros, sent as a stream of unknown length (chunked), as an SDK streaming a file sends it. */
+function streamedForm(bytes: number): RequestInit {
+  const data = new FormData()
+  data.append('engine', 'draco')
+  data.append('file', new File([new Uint8Array(bytes)], 'big.glb'))
+  const encoded = new Response(data)
+  return { body: encoded.body, headers: { 'Content-Type': encoded.headers.get('content-type')! }, duplex: 'half' } as RequestInit
+}
+
 describe.skipIf(!available)('uploads against the compiled server', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>
   const servers = new Map<Variant, MosProcess>()
@@ -38,7 +51,8 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
     dir = await tempDir()
     cow = new Uint8Array(await readFile(paths.cow))
     // The trial (no licence): its used files are what an accepted submit costs.
-    const started = await startMosGroup(VARIANTS.map((variant) => [`uploads-${variant}`, testEnv(variant, join(dir.path, variant))]))
+    const env = (variant: Variant) => testEnv(variant, join(dir.path, variant), { SERVICE__LIMITS__MAX_FILE_SIZE_MB: String(LIMIT_MB) })
+    const started = await startMosGroup(VARIANTS.map((variant) => [`uploads-${variant}`, env(variant)]))
     for (const [index, variant] of VARIANTS.entries()) servers.set(variant, started[index]!)
   }, 120_000)
   afterAll(async () => {
@@ -100,6 +114,31 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
       expect(await refused.json()).toEqual({ error: ERROR_TEXTS.missingField('files') })
       expect(await usedTrialFiles(variant)).toBe(before)
       // Nothing of the refused requests is left in the data folder.
+      expect(await readdir(join(dir.path, variant, 'files', 'tasks')).catch(() => [])).toHaveLength(await countTasks(variant))
+    })
+
+    it("reports a streamed file's real size up to a quarter over the limit, 'over' what it read past that; readable by Node's fetch, nothing kept", async () => {
+      const status = LIMIT_EXCEEDED_STATUS[variant]
+      const send = (init: RequestInit) => fetchMos(server(variant), '/api/v1/compress', { method: 'POST', ...init })
+      // 9.5 MB on 8: read to its end (without storing it), so the figure is the file's.
+      const near = await send(streamedForm(9.5 * MB))
+      expect(near.status).toBe(status)
+      expect(await near.json()).toEqual({ error: ERROR_TEXTS.fileTooLarge(9.5, LIMIT_MB) })
+      // 40 MB on 8: cut once 10 MB (8 + a quarter) were read; the text says it is over that, not that it is that.
+      const far = await send(streamedForm(40 * MB))
+      expect(far.status).toBe(status)
+      const { error } = (await far.json()) as { error: string }
+      const over = /^file size over (\d+(?:\.\d)?)MB exceeds limit of 8MB for current license tier$/.exec(error)
+      expect(over, error).not.toBeNull()
+      expect(Number(over![1])).toBeGreaterThanOrEqual(10)
+      expect(Number(over![1])).toBeLessThan(40)
+      // With a length declared, the size is known from the headers before a byte is read.
+      const data = new FormData()
+      data.append('engine', 'draco')
+      data.append('file', new File([new Uint8Array(40 * MB)], 'big.glb'))
+      const declared = await send({ body: data })
+      expect(declared.status).toBe(status)
+      expect(await declared.json()).toEqual({ error: ERROR_TEXTS.fileTooLarge(40, LIMIT_MB) })
       expect(await readdir(join(dir.path, variant, 'files', 'tasks')).catch(() => [])).toHaveLength(await countTasks(variant))
     })
 

@@ -19,6 +19,12 @@ export const ERROR_TEXTS = {
   unauthorized: () => 'unauthorized: missing or invalid X-API-Key header',
   /** 413 in variant A, 402 in variant B. */
   fileTooLarge: (sizeMb: number, limitMb: number) => `file size ${sizeMb}MB exceeds limit of ${limitMb}MB for current license tier`,
+  /**
+   * 413 in variant A, 402 in variant B: a file of unknown length (a chunked body) that went on past
+   * what the service reads of an oversized upload; `overMb` is what it read, so a lower bound.
+   */
+  fileTooLargeOver: (overMb: number, limitMb: number) =>
+    `file size over ${overMb}MB exceeds limit of ${limitMb}MB for current license tier`,
   /** 413 in variant A, 402 in variant B: more files in one batch than the tier allows. */
   batchTooLarge: (limit: number) => `batch exceeds limit of ${limit} files for current license tier`,
   /** 413 in variant A, 402 in variant B: a texture input over the tier's texture limit. */

@@ -1,6 +1,7 @@
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import { ApiError } from '../errors.ts'
+import { REFUSAL_LINGER } from '../refusal-linger.ts'
 import type { FileStore } from '../storage/file-store.ts'
 import { createFormParser, type FormParser } from './form-parser.ts'
 import { readRequestBody, type BodyChunks } from './request-body.ts'
@@ -16,8 +17,6 @@ export interface UploadOptions {
   maxTotalBytes?: number
   /** Status when a file is too large: 413 in variant A, 402 in B. */
   limitStatus: number
-  /** Text of the too-large error; the contract's file-size text unless given (e.g. the texture text). */
-  tooLargeText?: (sizeMb: number, limitMb: number) => string
   /** Decides where a file part goes; throws an ApiError to refuse it (e.g. unsupported format). */
   place(filename: string): { key: string }
   onTooManyFiles?: (count: number) => ApiError
@@ -48,12 +47,29 @@ export function formatMb(bytes: number): number {
   return Math.round((bytes / MB) * 10) / 10
 }
 
+/** As formatMb, rounded down: a lower bound stays one ("over 10MB" of a file of 10.04 MB read). */
+const floorMb = (bytes: number) => Math.floor((bytes / MB) * 10) / 10
+
+/**
+ * How far past its limit a file is still read (not stored) and counted, so that the refusal gives its
+ * real size: a quarter of the limit (a 52 MB file on the trial's 50 MB is read to its end and reported
+ * as 52MB), at most what the listener reads off after any refusal (REFUSAL_LINGER.bytes). Past it the
+ * request is refused at once: an oversized body never costs more than 1.25× the limit before its
+ * answer, and a client that stops on an early answer (curl) stops sending there. A quarter, not a
+ * half: with half of a 1 MB limit, a chunked body was read to 2 MB and 131 bytes before its answer,
+ * the parser's and the socket's buffers coming on top.
+ */
+export function countedPastLimit(limit: number): number {
+  return Math.min(0.25 * limit, REFUSAL_LINGER.bytes)
+}
+
 const malformed = (detail: string) => new ApiError(400, ERROR_TEXTS.malformedBody(detail))
 
 /**
  * Streams a multipart upload into the file store while counting bytes, on the request's web body
- * (any runtime). Every bound holds while the body streams: a file over its limit, a body over its
- * total or a field over its size ends the read at once (nothing past the limit is stored), and a
+ * (any runtime). Every bound holds while the body streams: nothing of a file past its limit is
+ * stored, and it is refused with its real size once it ends, or at once when it goes on further than
+ * `countedPastLimit`; a body over its total or a field over its size ends the read at once, and a
  * declared length over the total is refused before a byte is read. A truncated or malformed body
  * is a 400, a store that fails (disk full) keeps its own error. On any refusal the files still being
  * written are cut (the store removes what they had written) and the finished ones removed before
@@ -83,8 +99,15 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
 
 /** The request's size bounds and their errors, from the options and the declared length. */
 interface UploadBounds {
+  /** The most a body may hold: a declared length over it is refused from the headers. */
   maxBodyBytes: number
-  tooLarge(bytes: number): ApiError
+  /**
+   * The most of a streamed body read before it is refused: `maxBodyBytes` and what is counted of a
+   * file past its limit, so a file a little over is refused with its own size, not as a body too large.
+   */
+  maxReadBytes: number
+  /** The file-size refusal for a file of `bytes`; `cut`: read only up to the bound, so at least that many. */
+  tooLarge(bytes: number, cut?: boolean): ApiError
   bodyTooLarge(bytes: number): ApiError
 }
 
@@ -96,11 +119,15 @@ function uploadBounds(declared: number, options: UploadOptions): UploadBounds {
   const maxBodyBytes = filesBound + FORM_OVERHEAD_BYTES
   const bounds: UploadBounds = {
     maxBodyBytes,
-    tooLarge: (bytes) =>
-      new ApiError(
-        options.limitStatus,
-        (options.tooLargeText ?? ERROR_TEXTS.fileTooLarge)(formatMb(sizeOf(bytes)), formatMb(options.maxFileBytes)),
-      ),
+    maxReadBytes: maxBodyBytes + countedPastLimit(options.maxFileBytes),
+    tooLarge: (bytes, cut = false) => {
+      const limitMb = formatMb(options.maxFileBytes)
+      const size = sizeOf(bytes)
+      // A declared length is the real size even when the read stopped early; else a cut file is "over" what was read.
+      const text =
+        cut && size === bytes ? ERROR_TEXTS.fileTooLargeOver(floorMb(size), limitMb) : ERROR_TEXTS.fileTooLarge(formatMb(size), limitMb)
+      return new ApiError(options.limitStatus, text)
+    },
     bodyTooLarge: (bytes) => new ApiError(413, ERROR_TEXTS.requestTooLarge(bytes, maxBodyBytes)),
   }
   if (options.maxFiles === 1 && declared > options.maxFileBytes + FORM_OVERHEAD_BYTES) throw bounds.tooLarge(declared)
@@ -124,7 +151,7 @@ async function pump(body: BodyChunks, parser: FormParser, read: UploadRead, boun
       return
     }
     bodyBytes += next.value.byteLength
-    if (bodyBytes > bounds.maxBodyBytes) return read.fail(bounds.bodyTooLarge(bodyBytes))
+    if (bodyBytes > bounds.maxReadBytes) return read.fail(bounds.bodyTooLarge(bodyBytes))
     const refused = parser.write(next.value)
     if (refused) return read.fail(malformed(refused))
     await read.orStopped(read.room())
@@ -238,7 +265,7 @@ function openFilePart(
     read.fail(asError(error))
     return undefined
   }
-  const file = createFilePart(options.maxFileBytes, (seen) => read.fail(bounds.tooLarge(seen)))
+  const file = createFilePart(options.maxFileBytes, (seen) => read.fail(bounds.tooLarge(seen, true)))
   open.add(file)
   read.writes.push(
     options.files.write(key, file.stream).then(
@@ -272,18 +299,17 @@ interface FilePart {
 }
 
 /**
- * Passes bytes through up to `limit` and stores nothing past it. A little more is still read and
- * counted (a quarter of the limit, at most 0.9 MB), so a file slightly over is reported with its real
- * size; past that the request is cut at once, so an oversized body is never read to 2× the limit (with
- * half the limit, a 1 MB limit's chunked body was read to 2 MB and 131 bytes: the parser's and the
- * socket's buffers come on top of the slack). The
- * size reported then is the declared one when the request has a length, else what arrived until
- * the cut (a lower bound).
+ * Passes bytes through up to `limit` and stores nothing past it. The part is still read and counted
+ * up to `countedPastLimit(limit)` more, so a file over the limit by up to that is reported with its
+ * real size when it ends; past that the request is cut (`tooLarge`) at the part's next chunk after
+ * the one that crossed the bound (one chunk more, to learn whether it ends there): the size reported
+ * then is the declared one when the request has a length, else "over" what arrived until the cut.
  */
 function createFilePart(limit: number, tooLarge: (seen: number) => void): FilePart {
-  const slack = Math.min(0.9 * MB, 0.25 * limit)
+  const slack = countedPastLimit(limit)
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let finished = false
+  let crossed = false
   let wake: (() => void) | undefined
   const wakeUp = () => {
     wake?.()
@@ -306,7 +332,12 @@ function createFilePart(limit: number, tooLarge: (seen: number) => void): FilePa
     seen: 0,
     push(chunk: Uint8Array) {
       part.seen += chunk.byteLength
-      if (part.seen > limit + slack) return tooLarge(part.seen)
+      if (part.seen > limit + slack) {
+        // Cut when the part goes on past the chunk that crossed the bound: if it ends right there (a
+        // body read in large chunks, as in-process), its size is known, and is reported as it is.
+        if (crossed) return tooLarge(part.seen)
+        crossed = true
+      }
       if (!finished && part.seen <= limit) controller.enqueue(chunk)
     },
     end() {
