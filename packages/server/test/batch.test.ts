@@ -1,8 +1,10 @@
-import { batchRecordSchema, batchSubmitResponseSchema, ERROR_TEXTS, type BatchRecord } from '@mos/sdk/contract'
+import { join } from 'node:path'
+import { batchRecordSchema, batchSubmitResponseSchema, ERROR_TEXTS, type BatchRecord, type Variant } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { until } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { form, useInProcessApp, inProcessApp, realServer, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+import { fetchMos, form, useInProcessApp, inProcessApp, realServer, tempDir, testEnv, VARIANTS, waitForTask } from './support/harness.ts'
+import { startMosGroup, stopMosGroup, type MosProcess } from './support/processes.ts'
 
 const { available, paths } = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -125,5 +127,56 @@ describe.skipIf(!available).each(VARIANTS)('batch compress rules in variant %s',
     } finally {
       await again.close()
     }
+  })
+})
+
+describe.skipIf(!available)('batch fields take the rules of /compress, on the compiled server', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  const servers = new Map<Variant, MosProcess>()
+  beforeAll(async () => {
+    dir = await tempDir()
+    const started = await startMosGroup(VARIANTS.map((variant) => [`batch-fields-${variant}`, testEnv(variant, join(dir.path, variant))]))
+    for (const [index, variant] of VARIANTS.entries()) servers.set(variant, started[index]!)
+  }, 120_000)
+  afterAll(async () => {
+    await stopMosGroup([...servers.values()])
+    await dir.remove()
+  })
+
+  describe.each(VARIANTS)('variant %s', (variant) => {
+    const post = async (path: string, fields: Record<string, string>, fileField: string) =>
+      fetchMos(servers.get(variant)!, `/api/v1${path}`, { method: 'POST', body: await form(fields, [paths.box], fileField) })
+
+    it.each<Record<string, string>>([
+      { engine: 'draco', position_quantization_bits: '30' },
+      { engine: 'meshopt', meshopt_compression_level: 'ultra' },
+      { engine: 'draco', simplify_ratio: '5' },
+      { engine: 'draco', meshopt_compression_level: 'low' },
+      { engine: 'meshopt', texture_max_size: '8' },
+      { engine: 'meshopt', preset: 'tiny' },
+    ])('refuses %o with the text /compress gives', async (fields) => {
+      const single = await post('/compress', fields, 'file')
+      expect(single.status).toBe(400)
+      const text = (await single.json()) as { error: string }
+      expect(text.error).toMatch(/^invalid value for \w+: /)
+      const batch = await post('/batch/compress', fields, 'files')
+      expect(batch.status).toBe(400)
+      expect(await batch.json()).toEqual(text)
+    })
+
+    it('keeps level at 1 to 10 in both variants (4.11)', async () => {
+      const batch = await post('/batch/compress', { engine: 'draco', level: '0' }, 'files')
+      expect(batch.status).toBe(400)
+      expect(await batch.json()).toEqual({ error: ERROR_TEXTS.invalidField('level', 'must be an integer from 1 to 10') })
+    })
+
+    it('applies a valid extension field to every task of the batch, as /compress does', async () => {
+      const response = await post('/batch/compress', { engine: 'meshopt', simplify_ratio: '0.5' }, 'files')
+      expect(response.status, await response.clone().text()).toBe(200)
+      const { tasks } = batchSubmitResponseSchema.parse(await response.json())
+      const record = await waitForTask((path) => fetchMos(servers.get(variant)!, path), tasks[0]!.task_id)
+      expect(record.status).toBe('completed')
+      expect(record.simplify).toMatchObject({ target_ratio: 0.5 })
+    })
   })
 })

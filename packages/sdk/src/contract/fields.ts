@@ -237,9 +237,23 @@ export function textureKtx2FieldSpecs(uastc = false): readonly FieldSpec[] {
   }))
 }
 
-/** Field specs of POST /batch/compress (4.11): level is 1..10 in both variants. */
+/** The fields the contract's batch table has (4.11); the batch's other fields are Mos's. */
+const BATCH_CONTRACT_FIELDS = new Set(['engine', 'level'])
+
+/**
+ * Field specs of POST /batch/compress (4.11): compress's fields, each file being a compress task,
+ * with level 1..10 in both variants (variant A's compress range). The contract's batch table has
+ * engine and level only; the others are Mos extensions there, with compress's rules: a batch took
+ * them unvalidated and dropped them, so `position_quantization_bits=30` answered 200 and was ignored.
+ */
 export function batchCompressFieldSpecs(): readonly FieldSpec[] {
-  return specsOnce('batch_compress', () => ({ engine: z.enum(ENGINES), level: integer(1, 10).default(7) }))
+  let specs = declaredSpecs.get('batch_compress')
+  if (!specs) {
+    const asExtension = (spec: FieldSpec): FieldSpec => (BATCH_CONTRACT_FIELDS.has(spec.name) ? spec : { ...spec, extension: true })
+    specs = Object.freeze(compressFieldSpecs('A').map(asExtension))
+    declaredSpecs.set('batch_compress', specs)
+  }
+  return specs
 }
 
 const INTEGER = /^[+-]?\d+$/
@@ -384,14 +398,17 @@ export interface TextureKtx2Options {
  * request left out (an explicit field wins); an unknown one is refused by its own rule.
  */
 export function parseCompressFields(variant: Variant, raw: Record<string, string | undefined>): ParseResult<CompressOptions> {
+  return parseFields(compressFieldSpecs(variant), withPreset(raw)) as ParseResult<CompressOptions>
+}
+
+/** The raw fields with those of a known `preset` filled in where the request left them out. */
+function withPreset(raw: Record<string, string | undefined>): Record<string, string | undefined> {
   const name = raw.preset?.trim().toLowerCase() ?? ''
-  // Own keys only: "constructor" is no preset, and is refused by the field's rule below.
+  // Own keys only: "constructor" is no preset, and is refused by the field's rule.
   const preset = Object.hasOwn(COMPRESS_PRESETS, name) ? (COMPRESS_PRESETS[name as CompressPreset] as Record<string, unknown>) : undefined
+  if (!preset) return raw
   const given = Object.entries(raw).filter(([, value]) => value !== undefined && value.trim() !== '')
-  const fields = preset
-    ? { ...Object.fromEntries(Object.entries(preset).map(([k, v]) => [k, String(v)])), ...Object.fromEntries(given) }
-    : raw
-  return parseFields(compressFieldSpecs(variant), fields) as ParseResult<CompressOptions>
+  return { ...Object.fromEntries(Object.entries(preset).map(([k, v]) => [k, String(v)])), ...Object.fromEntries(given) }
 }
 
 /** Validates the fields of POST /convert. */
@@ -411,7 +428,7 @@ export function parseTextureKtx2Fields(raw: Record<string, string | undefined>):
   return parseFields(textureKtx2FieldSpecs(mode.value.uastc === true), raw) as ParseResult<TextureKtx2Options>
 }
 
-/** Validates the fields of POST /batch/compress. */
-export function parseBatchCompressFields(raw: Record<string, string | undefined>): ParseResult<{ engine: Engine; level: number }> {
-  return parseFields(batchCompressFieldSpecs(), raw) as ParseResult<{ engine: Engine; level: number }>
+/** Validates the fields of POST /batch/compress: compress's rules and preset, level 1..10. */
+export function parseBatchCompressFields(raw: Record<string, string | undefined>): ParseResult<CompressOptions> {
+  return parseFields(batchCompressFieldSpecs(), withPreset(raw)) as ParseResult<CompressOptions>
 }

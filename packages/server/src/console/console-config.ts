@@ -138,7 +138,11 @@ export async function consoleConfigDocument(ctx: ServiceContext) {
           admin_path: '/admin/submit/batch/compress',
           input_formats: compress.input_formats,
           max_files: limits.max_batch_count,
-          fields: batchCompressFieldSpecs().map((spec) => consoleField(spec)),
+          // The contract's batch fields: the batch's compress extensions are the API's, the console's
+          // batch form stays as its page lays it out (engine and level).
+          fields: batchCompressFieldSpecs()
+            .filter((spec) => !spec.extension)
+            .map((spec) => consoleField(spec)),
         }
       : null,
     limits,

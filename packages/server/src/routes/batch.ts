@@ -11,7 +11,7 @@ import { ownedBy } from '../tasks/task-owner.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
 import { readUploadStream, type Upload } from '../uploads/read-upload.ts'
-import { submitRoutes } from './operations.ts'
+import { submitRoutes, withTextureLimit } from './operations.ts'
 import { assertFormat, extensionOf, idempotentSubmit } from './submit.ts'
 
 /**
@@ -32,7 +32,8 @@ export async function submitBatch(event: H3Event, ctx: ServiceContext, owner: st
     if (upload.files.length === 0 || upload.files.some((file) => file.size === 0)) {
       throw new ApiError(400, ERROR_TEXTS.missingField('files'))
     }
-    const parsed = parseBatchCompressFields(upload.fields)
+    // Compress's rules on every field (extensions included) and its texture limit, as each file is a compress task.
+    const parsed = withTextureLimit('compress', parseBatchCompressFields(upload.fields), ctx, ctx.processing.operations)
     if (!parsed.ok) throw new ApiError(400, parsed.error)
     const callbackUrl = await callbackUrlOf(upload.fields, ctx.config.webhooks)
     const path = '/batch/compress'
@@ -104,7 +105,8 @@ interface ValidBatch {
   placed: PlacedTask[]
   /** Uploaded bytes by input file key. */
   sizes: Map<string, number>
-  options: Extract<ReturnType<typeof parseBatchCompressFields>, { ok: true }>['value']
+  /** Validated compress options, in the contract's names, as the engine takes them. */
+  options: object
   owner: string
   requestId: string
   callbackUrl: string | undefined
@@ -123,7 +125,7 @@ async function queueBatch(ctx: ServiceContext, batch: ValidBatch): Promise<Batch
       filename: task.filename,
       size: batch.sizes.get(taskFileKey(task.task_id, 'input')) ?? 0,
       format: extensionOf(task.filename),
-      options: batch.options,
+      options: batch.options as Record<string, unknown>,
       batchId,
       owner,
       requestId: batch.requestId,

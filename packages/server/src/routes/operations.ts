@@ -24,7 +24,7 @@ export interface OperationCatalog {
  * Texture jobs carry the tier's per-image limit (bytes; negative = unlimited): added to the jobs of
  * every operation whose engine options take it, so a new texture operation gets it by declaring it.
  */
-function withTextureLimit(
+export function withTextureLimit(
   type: TaskType,
   parsed: ParseResult<object>,
   ctx: ServiceContext,
