@@ -142,6 +142,99 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
       expect(await readdir(join(dir.path, variant, 'files', 'tasks')).catch(() => [])).toHaveLength(await countTasks(variant))
     })
 
+    it("refuses a field or a single route's file given twice, on every route, before a task or a trial file is counted", async () => {
+      const before = await usedTrialFiles(variant)
+      const cowFile = () => new File([cow as Uint8Array<ArrayBuffer>], 'cow.obj')
+      const build = (entries: [string, string | File][]) => {
+        const data = new FormData()
+        for (const [name, value] of entries) data.append(name, value)
+        return data
+      }
+      const cases: [path: string, entries: [string, string | File][], field: string][] = [
+        [
+          '/compress',
+          [
+            ['engine', 'draco'],
+            ['engine', 'meshopt'],
+            ['file', cowFile()],
+          ],
+          'engine',
+        ],
+        [
+          '/compress',
+          [
+            ['engine', 'draco'],
+            ['level', '3'],
+            ['level', '9'],
+            ['file', cowFile()],
+          ],
+          'level',
+        ],
+        // The same value twice is no less ambiguous a form.
+        [
+          '/convert',
+          [
+            ['target_format', 'glb'],
+            ['target_format', 'glb'],
+            ['file', cowFile()],
+          ],
+          'target_format',
+        ],
+        [
+          '/compress',
+          [
+            ['engine', 'draco'],
+            ['file', cowFile()],
+            ['file', cowFile()],
+          ],
+          'file',
+        ],
+        [
+          '/repair',
+          [
+            ['file', cowFile()],
+            ['file', cowFile()],
+          ],
+          'file',
+        ],
+        [
+          '/batch/compress',
+          [
+            ['engine', 'draco'],
+            ['level', '3'],
+            ['level', '9'],
+            ['files', cowFile()],
+            ['files', cowFile()],
+          ],
+          'level',
+        ],
+        [
+          '/batch/compress',
+          [
+            ['files', cowFile()],
+            ['engine', 'draco'],
+            ['engine', 'draco'],
+          ],
+          'engine',
+        ],
+      ]
+      for (const [path, entries, name] of cases) {
+        const response = await post(variant, path, build(entries))
+        expect(response.status, `${path} ${name}`).toBe(400)
+        expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField(name, 'given more than once') })
+      }
+      // A field after the file part, in a raw body: refused all the same, and the stored file removed.
+      const late = rawForm([
+        { disposition: 'name="file"; filename="cow.obj"', body: cow },
+        field('engine', 'draco'),
+        field('engine', 'draco'),
+      ])
+      const refused = await post(variant, '/compress', late)
+      expect(await refused.json()).toEqual({ error: ERROR_TEXTS.invalidField('engine', 'given more than once') })
+      expect(await usedTrialFiles(variant)).toBe(before)
+      expect(await readdir(join(dir.path, variant, 'files', 'tasks')).catch(() => [])).toHaveLength(await countTasks(variant))
+    })
+
     describe('file names beyond Latin-1', () => {
       it("keeps a name FormData sends as raw UTF-8 (Node's fetch, a File named 牛.obj) through the task to the download", async () => {
         const data = new FormData()

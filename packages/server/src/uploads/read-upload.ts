@@ -10,7 +10,7 @@ export interface UploadOptions {
   files: FileStore
   /** Form part that carries the file(s): `file`, or `files` for a batch. */
   fileField: string
-  /** Most file parts taken; `onTooManyFiles` decides what happens past it. */
+  /** Most file parts taken; past it, `onTooManyFiles` refuses the request (by default as a part given more than once). */
   maxFiles: number
   maxFileBytes: number
   /** Bound on all files of the request together (a batch); the body may exceed it by the form's framing. */
@@ -64,6 +64,9 @@ export function countedPastLimit(limit: number): number {
 }
 
 const malformed = (detail: string) => new ApiError(400, ERROR_TEXTS.malformedBody(detail))
+
+/** The 400 for a form part sent twice where one is taken (a field, or the file of a single-file route). */
+export const duplicated = (name: string) => new ApiError(400, ERROR_TEXTS.invalidField(name, 'given more than once'))
 
 /**
  * Streams a multipart upload into the file store while counting bytes, on the request's web body
@@ -185,7 +188,8 @@ function createUploadRead(options: UploadOptions, bounds: UploadBounds): UploadR
   const stops = createStops()
   let fileParts = 0
   const read: UploadRead = {
-    fields: {},
+    // No prototype: a field named `constructor` or `__proto__` is a field like any other.
+    fields: Object.create(null) as Record<string, string>,
     written: [],
     writes: [],
     failed: undefined,
@@ -201,13 +205,17 @@ function createUploadRead(options: UploadOptions, bounds: UploadBounds): UploadR
     },
     handlers: {
       field(name, value) {
-        if (!read.failed && !(name in read.fields)) read.fields[name] = value
+        if (read.failed) return
+        // Two values for one field are ambiguous (which did the client mean?): refused, where the first won.
+        if (Object.hasOwn(read.fields, name)) return read.fail(duplicated(name))
+        read.fields[name] = value
       },
       file(name, rawFilename) {
         if (read.failed || name !== options.fileField) return undefined
         fileParts++
         if (fileParts > options.maxFiles) {
-          if (options.onTooManyFiles) read.fail(options.onTooManyFiles(fileParts))
+          // A second `file` on a single-file route was dropped silently: refused, as a field given twice.
+          read.fail(options.onTooManyFiles ? options.onTooManyFiles(fileParts) : duplicated(name))
           return undefined
         }
         return openFilePart(read, open, options, bounds, (rawFilename ?? '').replace(/^.*[\\/]/, ''))
