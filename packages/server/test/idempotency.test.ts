@@ -101,9 +101,23 @@ function idempotencySuite(deployment: () => { apis: MosProcess[] }) {
   })
 
   it('refuses a malformed key before reading the body', async () => {
-    const response = await compress(api(0), 'x'.repeat(256))
-    expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: 'invalid value for Idempotency-Key: 1 to 255 printable ASCII characters' })
+    for (const malformed of ['x'.repeat(256), 'k\u00e9y', 'k\to']) {
+      const response = await compress(api(0), malformed)
+      expect(response.status, malformed).toBe(400)
+      expect(await response.json()).toEqual({ error: 'invalid value for Idempotency-Key: 1 to 255 printable ASCII characters' })
+    }
+  })
+
+  it('takes a key with spaces inside (printable ASCII), and replays it', async () => {
+    const key = `k o ${newKey()}`
+    const first = await compress(api(0), key)
+    expect(first.status, await first.clone().text()).toBe(200)
+    const { task_id } = submitResponseSchema.parse(await first.json())
+    const again = await compress(api(1), key)
+    expect(again.headers.get(EXTENSION_HEADERS.idempotentReplayed)).toBe('true')
+    expect(submitResponseSchema.parse(await again.json()).task_id).toBe(task_id)
+    // 255 characters with spaces inside are a key; the bound is the length, not the characters.
+    expect((await compress(api(0), `a${' '.repeat(253)}z`)).status).toBe(200)
   })
 }
 

@@ -16,9 +16,14 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000
  */
 const IN_FLIGHT_WAIT = { totalMs: 10_000, stepMs: 100 } as const
 
-const KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}$`)
+/**
+ * Printable ASCII (%x20-7E), as the IETF draft's sf-string and docs/api.md have it: spaces included
+ * (`k o` was refused, the pattern stopping at %x21). Not at either end: HTTP strips a field value's
+ * outer whitespace on its way (RFC 9110 §5.5), so such a key could never arrive as sent.
+ */
+const KEY_PATTERN = new RegExp(`^[\\x21-\\x7e](?:[\\x20-\\x7e]{0,${MAX_IDEMPOTENCY_KEY_LENGTH - 2}}[\\x21-\\x7e])?$`)
 
-/** The request's Idempotency-Key (printable ASCII, 1–255 characters), undefined when absent; checked before the body is read. */
+/** The request's Idempotency-Key (printable ASCII, spaces inside, 1–255 characters), undefined when absent; checked before the body is read. */
 export function idempotencyKeyOf(event: H3Event): string | undefined {
   const key = event.req.headers.get(EXTENSION_HEADERS.idempotencyKey)
   if (key === null) return undefined
