@@ -103,7 +103,6 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
     const cases: [string, NonNullable<Parameters<typeof form>[1]>[number], RegExp][] = [
       ['random bytes', { name: 'noise.glb', bytes: new Uint8Array(4096).map((_, i) => (i * 7919) % 251) }, /not a GLB file/],
       ['truncated GLB', { name: 'cut.glb', bytes: (await readFile(paths.engine)).subarray(0, 50_000) }, /truncated GLB/],
-      ['empty file', { name: 'empty.glb', bytes: new Uint8Array(0) }, /empty file/],
       ['IndexOutOfRange', broken.paths.indexOutOfRange, /external resource not available/],
       ['IncorrectVertexArrays', broken.paths.incorrectVertexArrays, /external resource not available/],
       ['MissingBin', broken.paths.missingBin, /external resource not available: "BoxTextured0.bin"/],
@@ -124,6 +123,13 @@ describe.skipIf(!available || !broken.available)('end to end over HTTP (variant 
       const record = failedTaskSchema.parse(await waitForTask(server.call, submitResponseSchema.parse(await response.json()).task_id))
       expect(record.error, label).toMatch(reason)
     }
+    // An empty file is refused at the door, as a missing one (docs/api.md), before any task exists.
+    const empty = await server.call('/api/v1/compress', {
+      method: 'POST',
+      body: await form({ engine: 'draco' }, [{ name: 'empty.glb', bytes: new Uint8Array(0) }]),
+    })
+    expect(empty.status).toBe(400)
+    expect(await empty.json()).toEqual({ error: 'missing required field: file' })
     expect(await (await server.call('/api/v1/health')).json()).toEqual({ status: 'ok' })
     const id = await submit(paths.box, { engine: 'draco' })
     expect((await waitForTask(server.call, id)).status).toBe('completed')
