@@ -5,6 +5,7 @@ import {
   type ParseResult,
   type SubmitResponse,
   type TaskType,
+  uploadExtensionOf,
 } from '@mos/sdk/contract'
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
@@ -26,11 +27,8 @@ export interface SubmitRoute {
   parseFields: (raw: Record<string, string>, ctx: ServiceContext) => ParseResult<object>
 }
 
-/** The lower-case extension of a file name; '' when it has none. */
-export function extensionOf(filename: string): string {
-  const base = filename.replace(/^.*[\\/]/, '')
-  return base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : ''
-}
+/** The lower-case extension of a file name ('' when it has none): the contract's, which the SDK's CLI checks files by too. */
+export const extensionOf = uploadExtensionOf
 
 /** The 400 for a file the operation cannot read; the text names the extension (section 7). */
 export function assertFormat(filename: string, formats: readonly string[]): string {
