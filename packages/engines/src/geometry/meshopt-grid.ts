@@ -11,7 +11,8 @@ import { quantizeStatic } from './quantize-static.ts'
  * meshopt one to four bits per component.
  *
  * - Positions: one grid across the scene (gltfpack's), stored as plain integers; the node that draws
- *   the mesh scales them back.
+ *   the mesh scales them back. Positions on a coarser lattice (a voxel model, a box, a file quantized
+ *   before) take the lattice as their grid: kept exactly, in consecutive integers (position-lattice.ts).
  * - Texture coordinates of a textured material: one grid per material, plain integers, mapped back
  *   by `KHR_texture_transform` (texcoord-grid.ts).
  * - Normals and tangents: with meshopt's filters, snapped to the octahedral grid the filter stores
@@ -53,6 +54,8 @@ export function quantizeOnGrid(options: GridOptions): Transform {
         quantizePosition: options.positionBits,
         quantizeNormal: options.normalBits || 8,
         quantizeColor: options.colorBits,
+        // On a lattice only where every position becomes a plain integer below (see quantizeStatic).
+        lattice: doc.getRoot().listMeshes().every(plainlyDrawn),
       }),
     )
     if (!options.normalBits) snapNormalsToOctahedralGrid(doc, OCTAHEDRAL_BITS, options.encoder)

@@ -16,6 +16,7 @@ import { QUANTIZE_DEFAULTS, dedup, prune, quantize, sortPrimitiveWeights } from 
 import { firstUseNumbering } from './vertex-rows.ts'
 import { compactPrimitiveRows } from './weld-bitwise.ts'
 import { invert, multiply, scaleThenMove } from './mat4.ts'
+import { findPositionLattice } from './position-lattice.ts'
 
 export interface QuantizeStaticOptions {
   /** Attributes to quantize (glTF-Transform's `pattern`). */
@@ -25,6 +26,14 @@ export interface QuantizeStaticOptions {
   quantizePosition: number
   quantizeNormal: number
   quantizeColor: number
+  /**
+   * Positions that lie on a lattice coarser than the grid are quantized on it (position-lattice.ts),
+   * in integers one apart. Only for a caller that then stores every position as a plain integer
+   * (meshopt-grid.ts): there the lattice is kept exactly; the normalized storage's replicated low
+   * bits would move a point k steps from the centre by about k · 9e-5 steps.
+   * Off: quantize()'s grid across the bounds, byte for byte.
+   */
+  lattice?: boolean
 }
 
 /**
@@ -52,9 +61,7 @@ export function quantizeStatic(options: QuantizeStaticOptions): Transform {
     let toGrid: number[] = []
     let deltaScale: number[] = []
     if (meshes.length > 0) {
-      const { min, max } = sceneBounds(meshes)
-      const scale = Math.max((max[0]! - min[0]!) / 2, (max[1]! - min[1]!) / 2, (max[2]! - min[2]!) / 2)
-      const offset = [min[0]! + (max[0]! - min[0]!) / 2, min[1]! + (max[1]! - min[1]!) / 2, min[2]! + (max[2]! - min[2]!) / 2]
+      const { scale, offset } = positionVolume(meshes, options)
       const toNode = scaleThenMove(scale, offset)
       toGrid = invert(toNode)
       // Morph deltas only scale (gl-matrix's fromScaling).
@@ -117,6 +124,25 @@ function isStatic(doc: Document, options: QuantizeStaticOptions): boolean {
     }
   }
   return true
+}
+
+/**
+ * The box the grid spans, as its half side (`scale`) and centre (`offset`): quantize()'s, or with
+ * `lattice`, one where each lattice point falls on a grid point (the grid's step is the lattice's,
+ * the centre a lattice point), so quantizing moves no position.
+ */
+function positionVolume(meshes: Mesh[], options: QuantizeStaticOptions): { scale: number; offset: number[] } {
+  const half = 2 ** (options.quantizePosition - 1) - 1
+  // At most 2·half steps: from a lattice point in the middle, each side then holds half of them.
+  const lattice = options.lattice && options.pattern.test('POSITION') ? findPositionLattice(meshes, 2 * half) : undefined
+  const { min, max } = sceneBounds(meshes)
+  if (lattice) {
+    const { step, origin } = lattice
+    return { scale: step * half, offset: origin.map((o, k) => o + step * Math.floor(Math.round((max[k]! - o) / step) / 2)) }
+  }
+  const scale = Math.max((max[0]! - min[0]!) / 2, (max[1]! - min[1]!) / 2, (max[2]! - min[2]!) / 2)
+  const offset = [min[0]! + (max[0]! - min[0]!) / 2, min[1]! + (max[1]! - min[1]!) / 2, min[2]! + (max[2]! - min[2]!) / 2]
+  return { scale, offset }
 }
 
 /** quantize()'s scene volume: every mesh's POSITION bounds (finite values) and morph reach, merged. */
