@@ -12,7 +12,7 @@ import { quantizeStatic } from './quantize-static.ts'
  *
  * - Positions: one grid across the scene (gltfpack's), stored as plain integers; the node that draws
  *   the mesh scales them back. Positions on a coarser lattice (a voxel model, a box, a file quantized
- *   before) take the lattice as their grid: kept exactly, in consecutive integers (position-lattice.ts).
+ *   before) take the lattice as their grid: kept exactly, in consecutive integers (lattice.ts).
  * - Texture coordinates of a textured material: one grid per material, plain integers, mapped back
  *   by `KHR_texture_transform` (texcoord-grid.ts).
  * - Normals and tangents: with meshopt's filters, snapped to the octahedral grid the filter stores

@@ -16,7 +16,7 @@ import { QUANTIZE_DEFAULTS, dedup, prune, quantize, sortPrimitiveWeights } from 
 import { firstUseNumbering } from './vertex-rows.ts'
 import { compactPrimitiveRows } from './weld-bitwise.ts'
 import { invert, multiply, scaleThenMove } from './mat4.ts'
-import { findPositionLattice } from './position-lattice.ts'
+import { findPositionLattice } from './lattice.ts'
 
 export interface QuantizeStaticOptions {
   /** Attributes to quantize (glTF-Transform's `pattern`). */
@@ -27,7 +27,7 @@ export interface QuantizeStaticOptions {
   quantizeNormal: number
   quantizeColor: number
   /**
-   * Positions that lie on a lattice coarser than the grid are quantized on it (position-lattice.ts),
+   * Positions that lie on a lattice coarser than the grid are quantized on it (lattice.ts),
    * in integers one apart. Only for a caller that then stores every position as a plain integer
    * (meshopt-grid.ts): there the lattice is kept exactly; the normalized storage's replicated low
    * bits would move a point k steps from the centre by about k · 9e-5 steps.

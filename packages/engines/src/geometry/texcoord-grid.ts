@@ -1,13 +1,15 @@
 import { Accessor, type Material, Primitive, PrimitiveTarget, TextureInfo, type Document, type Property } from '@gltf-transform/core'
 import { KHRTextureTransform, type Transform as UvTransform } from '@gltf-transform/extensions'
 import { shortestFloat32 } from './float32.ts'
+import { findAxisSteps } from './lattice.ts'
 
 /**
  * Texture coordinates of a textured material go on one grid per material, spanning the coordinates
  * its primitives use (repeating textures outside [0, 1] included), stored as plain integers; a
  * `KHR_texture_transform` on each of the material's textures maps them back, composed with the
  * transform the texture already had. gltfpack's layout: meshopt codes consecutive integers far
- * better than quantize()'s 12 bits spread over 16.
+ * better than quantize()'s 12 bits spread over 16. An axis whose coordinates lie on a coarser
+ * lattice (lattice.ts) takes the lattice's step as its grid's: those coordinates are kept exactly.
  *
  * A material keeps float coordinates (left to quantizeOtherTexcoords) when its grid cannot be
  * expressed: a coordinate accessor shared with another material, morphed coordinates, a rotated
@@ -21,10 +23,17 @@ export function quantizeTexcoordsPerMaterial(doc: Document, bits: number): void 
     const bounds = accessors && uvBounds(accessors)
     if (!bounds) continue
     const { min, range } = bounds
+    // Coordinates on a coarser lattice (texel centres of a palette, a box's corners) take it as their grid: kept exactly.
+    const lattice = findAxisSteps(
+      accessors.map((a) => a.getArray() as Float32Array),
+      2,
+      steps,
+    )
+    const unit = [0, 1].map((k) => lattice[k] ?? range[k]! / steps)
     for (const a of accessors) {
       const src = a.getArray() as Float32Array
       const dst = new Uint16Array(src.length)
-      for (let i = 0; i < src.length; i++) dst[i] = Math.round(((src[i]! - min[i % 2]!) / range[i % 2]!) * steps)
+      for (let i = 0; i < src.length; i++) dst[i] = Math.round((src[i]! - min[i % 2]!) / unit[i % 2]!)
       a.setArray(dst).setNormalized(false).setSparse(false)
     }
     const ext = doc.createExtension(KHRTextureTransform).setRequired(true)
@@ -36,7 +45,7 @@ export function quantizeTexcoordsPerMaterial(doc: Document, bits: number): void 
       const transform = ext
         .createTransform()
         .setOffset([ox + sx * min[0]!, oy + sy * min[1]!].map(shortestFloat32) as [number, number])
-        .setScale([(sx * range[0]!) / steps, (sy * range[1]!) / steps].map(shortestFloat32) as [number, number])
+        .setScale([sx * unit[0]!, sy * unit[1]!].map(shortestFloat32) as [number, number])
       info.setExtension('KHR_texture_transform', transform)
     }
   }

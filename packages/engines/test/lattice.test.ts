@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { Document } from '@gltf-transform/core'
+import type { Transform as UvTransform } from '@gltf-transform/extensions'
 import { afterAll, describe, expect, it } from 'vitest'
 import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { createEnginePool, loadPlatform } from '../src/index.ts'
 import { readModel } from '../src/io/index.ts'
-import { findPositionLattice } from '../src/geometry/position-lattice.ts'
+import { findAxisSteps, findPositionLattice } from '../src/geometry/lattice.ts'
 import { compressFileWith } from './support/compress-file.ts'
 
 const { available, paths } = corpusFiles({
@@ -41,11 +42,21 @@ describe('findPositionLattice', () => {
   })
 
   it('finds none off a lattice, finer than the grid, or with morph targets', () => {
-    const off = latticePoints(4, 1, [0, 0, 0])
-    off[4] = 1.37
+    // A few values always lie near some fine lattice (and are then kept closer than the grid would keep them): many, not.
+    const off = latticePoints(6, 1, [0, 0, 0]).map((v, i) => (i % 3 === 1 ? Math.sin(i) * 10 : v))
     expect(findPositionLattice(meshes(meshOf(off)), 16382)).toBeUndefined()
     expect(findPositionLattice(meshes(meshOf(latticePoints(4, 1, [0, 0, 0]))), 2)).toBeUndefined()
     expect(findPositionLattice(meshes(meshOf(latticePoints(4, 1, [0, 0, 0]), true)), 16382)).toBeUndefined()
+  })
+
+  it('finds each axis its own step for texture coordinates (a whole fraction of the smallest gap), none where an axis is off one or too fine', () => {
+    const palette = new Float32Array([0.5 / 256, 0.5, 9.5 / 256, 0.5, 200.5 / 256, 0.5])
+    expect(findAxisSteps([palette], 2, 4095)).toEqual([1 / 256, undefined])
+    const [u, v] = findAxisSteps([new Float32Array([0, 0, 0.25, 0.1, 0.5, 0.37])], 2, 4095)
+    expect(u).toBe(0.25)
+    expect(v).toBeCloseTo(0.01, 7)
+    expect(findAxisSteps([new Float32Array([0, 0, 0.25, 0.1, 0.5, 0.37])], 2, 1)).toEqual([undefined, undefined])
+    expect(findAxisSteps([new Float32Array([0, 0, 0.25, 1 / 3, 0.5, Math.PI / 3])], 2, 4095)).toEqual([0.25, undefined])
   })
 
   it.skipIf(!available)('finds none on a scanned mesh (cow.obj)', async () => {
@@ -84,5 +95,21 @@ describe.skipIf(!available)('compress with meshopt on a lattice', async () => {
     const after = worldAxes(output)
     expect(after.map((axis) => axis.length)).toEqual(before.map((axis) => axis.length))
     after.forEach((axis, k) => axis.forEach((value, i) => expect(Math.abs(value - before[k]![i]!)).toBeLessThan(1e-6)))
+  })
+
+  it("keeps its texture coordinates exactly too (chr_knight's are texel centres of a 256-texel palette)", async () => {
+    const { input, output } = await compressFile(paths.knight, { engine: 'meshopt' })
+    const uvs = (doc: Document) => {
+      const prim = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+      const transform = prim.getMaterial()!.getBaseColorTextureInfo()!.getExtension<UvTransform>('KHR_texture_transform')
+      const [ox, oy] = transform?.getOffset() ?? [0, 0]
+      const [sx, sy] = transform?.getScale() ?? [1, 1]
+      const uv = prim.getAttribute('TEXCOORD_0')!
+      return Array.from({ length: uv.getCount() }, (_, i) => {
+        const [u = 0, v = 0] = uv.getElement(i, [])
+        return `${Math.fround(ox + sx * u).toFixed(7)} ${Math.fround(oy + sy * v).toFixed(7)}`
+      })
+    }
+    expect(new Set(uvs(output))).toEqual(new Set(uvs(input)))
   })
 })
