@@ -8,7 +8,7 @@ import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { chromiumAvailable, consolePasswordHash, launchChromium } from './support/browser.ts'
-import { start, untilEnded } from './support/console-page.ts'
+import { start, taskIdOf, untilEnded } from './support/console-page.ts'
 
 /** A model big enough that its compress is still running when the service is killed a moment after the card appears. */
 const corpus = corpusFiles({ ogre: shared('obj', 'ogre.obj') })
@@ -68,18 +68,51 @@ describe.skipIf(!runnable)('the console while the service cannot be reached', ()
       await banner.waitFor({ timeout: 30_000 })
       expect(await banner.textContent()).toContain('The service cannot be reached; retrying…')
       expect(await page.getByRole('alert').allTextContents()).toContainEqual(expect.stringContaining('cannot be reached'))
-      // The card keeps its last known state, still: no spinner turning for a task nobody can see.
+      // The card keeps its last known state, still: no spinner turning for a task nobody can see, and says
+      // it is only that (the service may be restarting the task, or have lost it), not "Processing" as if it knew.
       expect(await card.locator('.spinner').isVisible()).toBe(false)
       expect(await card.getAttribute('data-status')).toBe(status)
+      expect(await card.getAttribute('data-known')).toBe('last')
+      expect(await card.getByTestId('task-status').textContent()).toMatch(
+        /^Unknown while the service cannot be reached; last known: (waiting in the queue|processing \d+%)$/,
+      )
 
       // The same service again (its records and sessions are on disk): the banner goes, the task is picked up again and ends.
       mos = await startMos('console-down-again', { ...env, SERVICE__SERVER__PORT: String(port) })
       await banner.waitFor({ state: 'detached', timeout: 30_000 })
+      expect(await card.getAttribute('data-known')).toBeNull()
       await untilEnded(card)
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await page.getByTestId('who').textContent()).toBe('admin')
     },
     SLOW * 2,
+  )
+
+  it(
+    'catches up with a task the service no longer has when it returns: the card says so, not its last progress',
+    async () => {
+      await page.locator('#files').setInputFiles(corpus.paths.ogre)
+      const card = await start(page)
+      await expect.poll(() => card.getAttribute('data-status'), { timeout: 60_000 }).toMatch(/^(pending|processing)$/)
+      const id = await taskIdOf(card)
+      const { port } = mos!
+      mos!.child.kill('SIGKILL')
+      await mos!.exited
+      await page.getByTestId('unreachable').waitFor({ timeout: 30_000 })
+      // The task's record gone while the service was away (an operator's clean-up, a data folder restored from before it).
+      const records = (await readdir(join(dir!, 'records'), { recursive: true })).filter((path) => path.split('/').pop()!.startsWith(id))
+      expect(records).toHaveLength(1)
+      await rm(join(dir!, 'records', records[0]!))
+      mos = await startMos('console-down-lost', { ...env, SERVICE__SERVER__PORT: String(port) })
+      // The page read the task again once the service answered, and its 404 ended the card, where it kept its last state for ever.
+      await expect.poll(() => card.getAttribute('data-status'), { timeout: 30_000 }).toBe('removed')
+      expect(await card.getByTestId('task-status').textContent()).toMatch(
+        /^No longer on the service \(deleted, or lost with its data\); last known: /,
+      )
+      expect(await card.locator('.spinner').count()).toBe(0)
+      expect(await card.getByTestId('task-progress').count()).toBe(0)
+    },
+    SLOW,
   )
 
   it(

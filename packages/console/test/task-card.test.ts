@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { TaskRecord } from '../src/types.ts'
-import { progressBarOf } from '../src/work/task-card.tsx'
+import { progressBarOf, statusLine } from '../src/work/task-card.tsx'
 
 const task = (status: TaskRecord['status'], extra: Partial<TaskRecord> = {}): TaskRecord => ({ task_id: 't', status, ...extra })
 
@@ -16,5 +16,21 @@ describe("a task card's progress bar", () => {
     expect(progressBarOf({ uploaded: 1, task: task('failed', { error: 'cancelled' }) })).toEqual({ kind: 'none' })
     // A refused upload had sent all its bytes (uploaded 1) before the service said no.
     expect(progressBarOf({ uploaded: 1, uploadError: 'unsupported format: txt' })).toEqual({ kind: 'none' })
+  })
+})
+
+describe("a task card's status line", () => {
+  it('says an open task is unknown while the service cannot be reached, with its last known state', () => {
+    const item = { uploaded: 1, task: task('processing', { progress: 42 }) }
+    expect(statusLine(item)).toBe('Processing 42%')
+    expect(statusLine(item, false)).toBe('Unknown while the service cannot be reached; last known: processing 42%')
+    // An ended task stays what it was: the service will not take it back.
+    expect(statusLine({ uploaded: 1, task: task('completed') }, false)).toBe('Completed 100%')
+  })
+
+  it('says a task the service no longer has is gone, with no bar', () => {
+    const item = { uploaded: 1, task: task('processing', { progress: 42 }), removed: true }
+    expect(statusLine(item)).toBe('No longer on the service (deleted, or lost with its data); last known: processing 42%')
+    expect(progressBarOf(item)).toEqual({ kind: 'none' })
   })
 })

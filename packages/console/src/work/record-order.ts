@@ -16,3 +16,29 @@ export function isOlder(next: TaskRecord, seen: TaskRecord | undefined): boolean
   if (stage !== seenStage) return stage < seenStage
   return stage === 1 && (next.progress ?? 0) < (seen.progress ?? 0)
 }
+
+/**
+ * The newest record the page showed of each task, to drop the older ones (`isOlder`). An outage ends
+ * that rule for the tasks still open: the service may have restarted and put a running task back in
+ * the queue (its progress starts again) or lost it, so what the page knew before is no longer newer
+ * than what the service says now; `forgetOpen` makes the next record of each open task the page's.
+ */
+export class ShownRecords {
+  private readonly newest = new Map<string, TaskRecord>()
+
+  /** Whether `record` is to be shown; it is remembered as the task's newest when `remember` (a task the page follows). */
+  accept(record: TaskRecord, remember: boolean): boolean {
+    if (isOlder(record, this.newest.get(record.task_id))) return false
+    if (remember || this.newest.has(record.task_id)) this.newest.set(record.task_id, record)
+    return true
+  }
+
+  /** Forgets the records of the tasks not yet ended: the service's next word on them stands, whatever it is. */
+  forgetOpen(): void {
+    for (const [id, record] of this.newest) if (record.status !== 'completed' && record.status !== 'failed') this.newest.delete(id)
+  }
+
+  forget(taskId: string): void {
+    this.newest.delete(taskId)
+  }
+}

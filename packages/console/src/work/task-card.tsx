@@ -19,6 +19,8 @@ export interface WorkItem {
   uploaded: number
   uploadError?: string
   task?: TaskRecord
+  /** The service no longer has the task (deleted, or lost with its data): its last record is all the page knows. */
+  removed?: boolean
 }
 
 const STATUS_WORDS: Record<TaskRecord['status'], string> = {
@@ -28,13 +30,28 @@ const STATUS_WORDS: Record<TaskRecord['status'], string> = {
   failed: 'failed',
 }
 
-function statusLine(item: WorkItem): string {
-  if (item.uploadError) return `Upload refused: ${item.uploadError}`
-  if (!item.task) return `Uploading ${Math.round(item.uploaded * 100)}%`
-  const { task } = item
+/** Whether the task has reached an end the service will not take back. */
+const hasEnded = (task: TaskRecord | undefined) => task?.status === 'completed' || task?.status === 'failed'
+
+function taskLine(task: TaskRecord): string {
   if (task.status === 'processing') return `Processing ${task.progress ?? 0}%`
   if (task.status === 'failed') return `Failed: ${task.error ?? 'no reason given'}`
   return task.status === 'completed' ? 'Completed 100%' : `${STATUS_WORDS[task.status]}`
+}
+
+/**
+ * The card's status in words. A task still open while the service cannot be reached is said as
+ * unknown, with the last state it reported: the service may be restarting it, or have lost it, and
+ * the card must not say "Processing" as if it knew (the next answer brings the real state back).
+ */
+export function statusLine(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'task' | 'removed'>, reachable = true): string {
+  if (item.uploadError) return `Upload refused: ${item.uploadError}`
+  if (!item.task) return `Uploading ${Math.round(item.uploaded * 100)}%`
+  const { task } = item
+  const last = taskLine(task)
+  if (item.removed) return `No longer on the service (deleted, or lost with its data); last known: ${last.toLowerCase()}`
+  if (!reachable && !hasEnded(task)) return `Unknown while the service cannot be reached; last known: ${last.toLowerCase()}`
+  return last
 }
 
 /**
@@ -45,19 +62,20 @@ function statusLine(item: WorkItem): string {
  */
 export type ProgressBar = { kind: 'share'; percent: number } | { kind: 'moving' } | { kind: 'none' }
 
-export function progressBarOf(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'task'>): ProgressBar {
-  if (item.uploadError || item.task?.status === 'failed') return { kind: 'none' }
+export function progressBarOf(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'task' | 'removed'>): ProgressBar {
+  if (item.uploadError || item.task?.status === 'failed' || (item.removed && !hasEnded(item.task))) return { kind: 'none' }
   if (!item.task) return { kind: 'share', percent: Math.round(item.uploaded * 100) }
   if (item.task.status === 'completed') return { kind: 'share', percent: 100 }
   if (item.task.status === 'processing') return { kind: 'share', percent: item.task.progress ?? 0 }
   return { kind: 'moving' } // pending
 }
 
-export function TaskCard({ item }: { item: WorkItem }) {
+export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable?: boolean }) {
   const [showCompare, setShowCompare] = useState(true)
   const task = item.task
   const bar = progressBarOf(item)
-  const failed = Boolean(item.uploadError) || task?.status === 'failed'
+  const lost = Boolean(item.removed) && !hasEnded(task)
+  const failed = Boolean(item.uploadError) || task?.status === 'failed' || lost
   const done = task?.status === 'completed'
   const running = !failed && !done
   const outputExtension = extensionOf(task?.output?.filename ?? '')
@@ -74,7 +92,8 @@ export function TaskCard({ item }: { item: WorkItem }) {
       class={`card task ${failed ? 'task-failed' : ''}`}
       aria-labelledby={labelId}
       data-testid="task-card"
-      data-status={task?.status ?? 'uploading'}
+      data-status={lost ? 'removed' : (task?.status ?? 'uploading')}
+      data-known={running && !reachable ? 'last' : undefined}
     >
       <header class="task-head">
         <h3 id={labelId}>{input.title}</h3>
@@ -98,7 +117,7 @@ export function TaskCard({ item }: { item: WorkItem }) {
           />
         )}
         <span id={`${labelId}-status`} class={failed ? 'error' : ''} role="status" aria-live="polite" data-testid="task-status">
-          {statusLine(item)}
+          {statusLine(item, reachable)}
         </span>
       </div>
       {done && task ? (

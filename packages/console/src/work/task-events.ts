@@ -1,6 +1,6 @@
 import { RequestError, request } from '../api.ts'
 import type { TaskRecord } from '../types.ts'
-import { isOlder } from './record-order.ts'
+import { ShownRecords } from './record-order.ts'
 
 type Listener = (record: TaskRecord) => void
 type RemovedListener = (taskId: string) => void
@@ -36,7 +36,7 @@ export class TaskEvents {
   private readonly removedListeners = new Set<RemovedListener>()
   private readonly watched = new Set<string>()
   /** The newest record delivered per task this page watched, its end included (a late read must not undo it). */
-  private readonly newest = new Map<string, TaskRecord>()
+  private readonly shown = new ShownRecords()
   private readonly reachabilityListeners = new Set<ReachabilityListener>()
   private poller: ReturnType<typeof setInterval> | undefined
   private connected = false
@@ -90,7 +90,7 @@ export class TaskEvents {
     this.source.addEventListener('task-removed', (event) => {
       try {
         const { task_id } = JSON.parse((event as MessageEvent<string>).data) as { task_id: string }
-        for (const listener of this.removedListeners) listener(task_id)
+        this.removed(task_id)
       } catch {
         // As above.
       }
@@ -112,13 +112,19 @@ export class TaskEvents {
   }
 
   private async read(taskId: string): Promise<void> {
+    let record: TaskRecord
     try {
-      this.deliver(await request<TaskRecord>(`/admin/tasks/${encodeURIComponent(taskId)}`))
-      this.setReachable(true)
+      record = await request<TaskRecord>(`/admin/tasks/${encodeURIComponent(taskId)}`)
     } catch (error) {
       // The stream or the next poll will tell how the task goes; a refused connection says the service is away.
       this.setReachable(!isNetworkFailure(error))
+      // Removed while the page was not listening (deleted elsewhere, or lost with a service's data): no event will come.
+      if (error instanceof RequestError && error.status === 404) this.removed(taskId)
+      return
     }
+    // Reachable first: after an outage, this answer is the service's word on the task, whatever the page knew.
+    this.setReachable(true)
+    this.deliver(record)
   }
 
   private async probe(): Promise<void> {
@@ -133,15 +139,23 @@ export class TaskEvents {
   private setReachable(reachable: boolean): void {
     if (reachable === this.reachable) return
     this.reachable = reachable
+    // Back from an outage: a restarted service puts a running task back in the queue (its progress starts
+    // again), so the records shown before must not hide the ones it gives now as older.
+    if (reachable) this.shown.forgetOpen()
     for (const listener of this.reachabilityListeners) listener(reachable)
   }
 
   private deliver(record: TaskRecord): void {
     const id = record.task_id
-    if (isOlder(record, this.newest.get(id))) return
-    if (this.watched.has(id) || this.newest.has(id)) this.newest.set(id, record)
+    if (!this.shown.accept(record, this.watched.has(id))) return
     if (record.status === 'completed' || record.status === 'failed') this.watched.delete(id)
     for (const listener of this.listeners) listener(record)
+  }
+
+  private removed(taskId: string): void {
+    this.watched.delete(taskId)
+    this.shown.forget(taskId)
+    for (const listener of this.removedListeners) listener(taskId)
   }
 
   private close(): void {

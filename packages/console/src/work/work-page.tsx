@@ -61,10 +61,13 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
 
   useEffect(
     () =>
-      events.subscribe((record: TaskRecord) =>
-        setItems((current) =>
-          current.map((item) => (item.task?.task_id === record.task_id ? { ...item, task: { ...item.task, ...record } } : item)),
-        ),
+      events.subscribe(
+        (record: TaskRecord) =>
+          setItems((current) =>
+            current.map((item) => (item.task?.task_id === record.task_id ? { ...item, task: { ...item.task, ...record } } : item)),
+          ),
+        // Deleted (in Admin, through the API) or lost with the service's data: the card says so instead of its last state.
+        (taskId) => setItems((current) => current.map((item) => (item.task?.task_id === taskId ? { ...item, removed: true } : item))),
       ),
     [events],
   )
@@ -236,7 +239,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       <section aria-label="Tasks" class="tasks" data-unreachable={reachable ? undefined : ''}>
         {items.length === 0 ? <p class="muted">Tasks you start appear here with their progress.</p> : null}
         {items.map((item) => (
-          <TaskCard key={item.key} item={item} />
+          <TaskCard key={item.key} item={item} reachable={reachable} />
         ))}
       </section>
     </>
