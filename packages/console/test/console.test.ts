@@ -9,7 +9,7 @@ import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { chromiumAvailable, consolePasswordHash, launchChromium } from './support/browser.ts'
-import { expectDrawn, SLOW, start, taskIdOf, trianglesOf, untilEnded } from './support/console-page.ts'
+import { expectDrawn, followEventStreams, SLOW, start, taskIdOf, trianglesOf, untilEnded } from './support/console-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -43,6 +43,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   let browser: Browser | undefined
   let context: BrowserContext
   let page: Page
+  let streams: ReturnType<typeof followEventStreams>
   const pageProblems: string[] = []
   const taskIds: string[] = []
 
@@ -60,6 +61,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
     page = await context.newPage()
+    streams = followEventStreams(page)
     // A CSP refusal or an uncaught error in the page fails the file at the end (CDN use, inline code, a crash).
     page.on('console', (message) => {
       if (message.type() === 'error' && !/401|Unauthorized|status of 4\d\d/.test(message.text())) pageProblems.push(message.text())
@@ -538,8 +540,11 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   })
 
   it('signs out: the session ends and the sign-in page returns; so it does when the session ends on its own', async () => {
+    await expect.poll(() => streams.open()).toBe(1)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByLabel('Administrator password').waitFor()
+    // The page signed out holds no event stream open with the session it had.
+    await expect.poll(() => streams.open()).toBe(0)
     await page.reload()
     await page.getByLabel('Administrator password').waitFor()
 
@@ -554,10 +559,11 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     expect(pageProblems).toEqual([])
   })
 
-  it('returns to the sign-in page when the session was ended in another tab, at the next Start', async () => {
+  it('returns to the sign-in page by itself when the session was ended in another tab: the service ends its event stream', async () => {
     await page.getByLabel('Administrator password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('link', { name: 'Work' }).click()
+    await expect.poll(() => streams.open()).toBe(1)
     const other = await context.newPage()
     try {
       await other.goto(`${mos!.url}/console/`)
@@ -567,6 +573,20 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     } finally {
       await other.close()
     }
+    // No click here: the stream opened with the ended session is ended by the service (it went on carrying every
+    // owner's tasks to a page signed out, and the page, with nothing else to read, never learnt it had been).
+    await page.getByText('Your session has ended: sign in again.').waitFor({ timeout: 30_000 })
+    expect(await page.getByLabel('Administrator password').isVisible()).toBe(true)
+    await expect.poll(() => streams.open()).toBe(0)
+    expect(pageProblems).toEqual([])
+  })
+
+  it('returns to the sign-in page at the next Start when the session cookie is gone (the upload’s 401)', async () => {
+    await page.getByLabel('Administrator password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByTestId('who').waitFor()
+    await page.getByRole('link', { name: 'Work' }).click()
+    await context.clearCookies()
     await page.getByLabel('Operation').selectOption('repair')
     await page.locator('#files').setInputFiles(corpus.paths.box)
     await page.getByText('1 file: BoxTextured.glb').waitFor()

@@ -231,6 +231,24 @@ describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) 
     expect((await admin.call('/admin/tasks')).status).toBe(401)
   })
 
+  it('ends an open /events stream once its session ends: signed out (at once), or removed by another process', async () => {
+    const admin = await signIn(mos.fetcher)
+    const events = await admin.call('/events')
+    expect(events.status).toBe(200)
+    // Signed out in another tab: the stream opened with that session ends, and a reconnect is refused.
+    expect((await admin.call('/auth/logout', { method: 'POST' })).status).toBe(204)
+    expect(await new Response(events.body).text()).toMatch(/^retry: \d+\n\n/)
+    expect((await admin.call('/events')).status).toBe(401)
+
+    // Signed out on another API process of a cluster: the session is gone from the shared store, and the stream
+    // learns it at its next check of the session.
+    const other = await signIn(mos.fetcher)
+    const stream = await other.call('/events')
+    const key = `console-sessions:${createHash('sha256').update(other.cookie.slice('mos_session='.length)).digest('hex')}`
+    await mos.context.storage.stores.records.removeItem(key)
+    expect(await new Response(stream.body).text()).toMatch(/^retry: \d+\n\n/)
+  })
+
   it('refuses an expired session and removes it; the sweep removes expired sessions nobody asked for', async () => {
     const records = mos.context.storage.stores.records
     const expire = async (admin: ConsoleClient) => {

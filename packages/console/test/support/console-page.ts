@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core'
+import type { Locator, Page, Request } from 'playwright-core'
 import { expect } from 'vitest'
 import { VIEW_BACKGROUND } from '../../src/viewer/background.ts'
 import { inkShare } from './browser.ts'
@@ -61,4 +61,19 @@ export async function untilEnded(card: Locator, timeoutMs = SLOW): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
   throw new Error(`the task did not end within ${timeoutMs} ms; its card says "${await card.getByTestId('task-status').textContent()}"`)
+}
+
+/**
+ * Follows a page's event streams (`/events`): `open()` is how many it has sent that have not ended,
+ * whichever side ended them (the page closing its EventSource, or the service ending the response).
+ */
+export function followEventStreams(page: Page): { open: () => number } {
+  const open = new Set<Request>()
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/events') open.add(request)
+  })
+  const ended = (request: Request) => open.delete(request)
+  page.on('requestfinished', ended)
+  page.on('requestfailed', ended)
+  return { open: () => open.size }
 }

@@ -16,14 +16,18 @@ const RETRY_MS = 2000
  */
 const MAX_BACKLOG = 1000
 
+/** Watches the stream's session: calls `onEnded` once it has ended, answers the function that stops watching. */
+export type SessionWatch = (onEnded: () => void) => () => void
+
 /**
  * GET /events: `event: task` with the task's admin view whenever any task's record changes, in any
  * process of the cluster (the service's task events: an emitter, or Redis pub/sub with BullMQ);
  * `event: task-removed` with `{"task_id"}` once a record is gone. `?task=<id>` keeps one task's
  * events, and starts with its record as it is now (404 when it does not exist). Changes that
- * arrive while a task is being read are coalesced into one more read of it.
+ * arrive while a task is being read are coalesced into one more read of it. The stream ends when
+ * the session that opened it does (`session`).
  */
-export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): Promise<Response> {
+export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event, session: SessionWatch): Promise<Response> {
   const only = event.url.searchParams.get('task') || undefined
   if (only) await findTask(ctx, only, ALL_OWNERS)
   let stop: () => void = () => undefined
@@ -32,7 +36,13 @@ export async function streamConsoleEvents(ctx: ServiceContext, event: H3Event): 
       const writer = createEventWriter(controller, () => stop(), MAX_BACKLOG)
       const changed = createChangedTaskReader(ctx, writer)
       const hold = holdEventStream(writer, ctx.storage.taskEvents, { everyMs: PING_MS, line: ': ping\n\n' })
-      stop = hold.stop
+      // The session was checked when the stream opened; once it ends (signed out here or on another tab or process,
+      // expired) the stream ends too, and the browser's reconnect meets a 401: every owner's tasks go to no one signed out.
+      const unwatch = session(writer.end)
+      stop = () => {
+        unwatch()
+        hold.stop()
+      }
       writer.send(`retry: ${RETRY_MS}\n\n`)
       const listening = await ctx.storage.taskEvents
         .listenAll((id) => {

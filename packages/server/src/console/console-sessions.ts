@@ -18,6 +18,8 @@ export interface ConsoleSessions {
   /** The live session of a cookie value; an expired one is removed and not returned. */
   find(cookie: string | undefined): Promise<ConsoleSession | undefined>
   remove(cookie: string): Promise<void>
+  /** Calls `listener` with the cookie of every session this process removes (a sign-out), once it is gone from the store. */
+  onRemove(listener: (cookie: string) => void): () => void
   /** Removes every expired session; answers how many (the maintenance sweep). */
   sweep(now?: number): Promise<number>
 }
@@ -35,6 +37,7 @@ const expired = (session: ConsoleSession, now: number) => !(Date.parse(session.e
  * whoever reads the store learns no cookie that would sign them in.
  */
 export function createConsoleSessions(records: Storage, options: { sessionHours: number }): ConsoleSessions {
+  const removeListeners = new Set<(cookie: string) => void>()
   return {
     async create() {
       const cookie = randomToken(32)
@@ -60,7 +63,13 @@ export function createConsoleSessions(records: Storage, options: { sessionHours:
       return session
     },
     async remove(cookie) {
-      if (COOKIE_VALUE.test(cookie)) await records.removeItem(await sessionKey(cookie))
+      if (!COOKIE_VALUE.test(cookie)) return
+      await records.removeItem(await sessionKey(cookie))
+      for (const listener of removeListeners) listener(cookie)
+    },
+    onRemove(listener) {
+      removeListeners.add(listener)
+      return () => removeListeners.delete(listener)
     },
     async sweep(now = Date.now()) {
       let removed = 0

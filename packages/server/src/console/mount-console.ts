@@ -15,6 +15,7 @@ import { adminTaskView, limitsDocument, maskedConfig, metricsSnapshot, queueDocu
 import { createConsoleAuth } from './console-auth.ts'
 import { consoleConfigDocument } from './console-config.ts'
 import { streamConsoleEvents } from './console-events.ts'
+import { watchSession } from './session-watch.ts'
 
 /** Whether this process serves the console's routes: enabled, and an API role (a worker serves health only). */
 export const servesConsole = (ctx: ServiceContext) => ctx.config.console.enabled && servesApi(ctx.role)
@@ -49,7 +50,10 @@ export function mountConsole(app: H3, ctx: ServiceContext): void {
   )
   app.get(
     '/events',
-    signedIn((event) => streamConsoleEvents(ctx, event)),
+    signedIn(async (event) => {
+      const { cookie } = await auth.requireSession(event)
+      return streamConsoleEvents(ctx, event, (ended) => watchSession(ctx.storage.consoleSessions, cookie, ended))
+    }),
   )
   mountAdminWork(app, ctx, signedIn)
   mountAdminViews(app, ctx, signedIn)
