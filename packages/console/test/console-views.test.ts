@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { CompletedTask } from '@mos/sdk/contract'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,7 +16,13 @@ const corpus = corpusFiles({
   cow: shared('obj', 'cow.obj'),
   cubes: shared('gltf', 'many-cubes.gltf'),
   cubesBin: shared('gltf', 'many-cubes.bin'),
+  spider: assimp('OBJ', 'spider.obj'),
+  spiderMtl: assimp('OBJ', 'spider.mtl'),
 })
+/** The images spider.mtl names, beside it in the corpus. */
+const SPIDER_TEXTURES = ['SpiderTex.jpg', 'drkwood2.jpg', 'engineflare1.jpg', 'wal67ar_small.jpg', 'wal69ar_small.jpg'].map((name) =>
+  join(dirname(corpus.paths.spider), name),
+)
 const runnable = corpus.available && chromiumAvailable()
 const PASSWORD = `pw-${randomBytes(12).toString('base64url')}`
 const API_KEY = `console-views-${randomBytes(8).toString('hex')}`
@@ -160,7 +166,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
     SLOW,
   )
 
-  it.each(['obj', 'fbx', 'dae'])(
+  it.each(['obj', 'fbx', 'dae', 'ply'])(
     'converts BoxTextured to %s: the output view counts its texture once it has arrived and draws the cube with it, not black',
     async (target) => {
       await page.getByLabel('Operation').selectOption('convert')
@@ -175,6 +181,30 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       await expectDrawn(card, 'output-view')
       // The logo's white drawn with no drag: the view redrew when the texture arrived (a black cube before).
       await expect.poll(() => litShare(card.getByTestId('output-view')), { timeout: 30_000 }).toBeGreaterThan(0.03)
+    },
+    SLOW,
+  )
+
+  it(
+    'converts the spider with its five images to PLY: the output view maps each face to the image its texnumber names',
+    async () => {
+      await page.getByLabel('Operation').selectOption('convert')
+      await page.getByLabel('target_format').selectOption('ply')
+      await page.locator('#files').setInputFiles([corpus.paths.spider, corpus.paths.spiderMtl, ...SPIDER_TEXTURES])
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      expect(await card.getByTestId('download').textContent()).toMatch(/\.zip$/)
+      const [input, output] = await trianglesOf(card)
+      expect(output).toBe(input)
+      // The images the PLY's TextureFile comments name, found in the zip and mapped: the input's textures, each one
+      // (the PLY's faces choose among them by texnumber; a mesh of one material would show one, or none before).
+      const texturesOf = async (side: number) =>
+        (/Textures(.*)$/.exec((await card.locator('.stats').nth(side).textContent()) ?? '')?.[1] ?? '').split(', ').sort()
+      const inputTextures = await texturesOf(0)
+      expect(inputTextures.length).toBeGreaterThan(1)
+      expect(await texturesOf(1)).toEqual(inputTextures)
+      await expectDrawn(card, 'output-view', 0.02)
     },
     SLOW,
   )

@@ -10,6 +10,7 @@ import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js'
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js'
 import { Mesh, MeshStandardMaterial, Points, PointsMaterial, type BufferGeometry } from 'three'
 import { SameOriginKTX2Loader } from './ktx2-loader.ts'
+import { readPlyTextures, texturedPlyMesh } from './ply-textures.ts'
 
 /** The model formats the views open, by file extension. */
 export const VIEWABLE_EXTENSIONS = ['glb', 'gltf', 'obj', 'stl', 'ply', 'fbx', 'dae'] as const
@@ -82,6 +83,20 @@ function fromGeometry(geometry: BufferGeometry, points: boolean): Object3D {
 }
 
 /**
+ * A PLY, with the images its `comment TextureFile` lines name when it has faces (ply-textures.ts:
+ * PLYLoader reads neither those nor the faces' texnumber). The images come through `manager`, from
+ * the zip convert answers with; a lone .ply naming images is drawn with the ones that load.
+ */
+async function loadPly(url: string, manager?: LoadingManager): Promise<Object3D> {
+  const bytes = (await new FileLoader(manager).setResponseType('arraybuffer').loadAsync(url)) as ArrayBuffer
+  const geometry = new PLYLoader(manager).parse(bytes)
+  const points = geometry.index === null && !/^element face [1-9]/m.test(new TextDecoder('latin1').decode(bytes.slice(0, 4096)))
+  const textures = points ? undefined : readPlyTextures(bytes)
+  if (textures && textures.files.length > 0 && geometry.getAttribute('uv')) return texturedPlyMesh(geometry, textures, manager)
+  return fromGeometry(geometry, points)
+}
+
+/**
  * Loads a model from `url` (an object URL of a dropped file or of a downloaded result, or a path in
  * a package that `manager` resolves, model-package.ts) with the loader of its extension. Without a
  * manager, a .gltf that names external files cannot find them.
@@ -95,10 +110,8 @@ export async function loadModel(url: string, extension: string, renderer: WebGLR
       return loadObj(url, manager)
     case 'stl':
       return fromGeometry(await new STLLoader(manager).loadAsync(url), false)
-    case 'ply': {
-      const geometry = await new PLYLoader(manager).loadAsync(url)
-      return fromGeometry(geometry, geometry.index === null)
-    }
+    case 'ply':
+      return loadPly(url, manager)
     case 'fbx':
       return new FBXLoader(manager).loadAsync(url)
     case 'dae': {
