@@ -36,6 +36,21 @@ async function recordOf(page: Page, card: Locator): Promise<CompletedTask & Reco
   )
 }
 
+/** A GLB with the bytes of its first Draco buffer scrambled after the 12 of its header (version, method, flags). */
+function withCorruptDraco(glb: Buffer): Buffer {
+  const jsonLength = glb.readUInt32LE(12)
+  const json = JSON.parse(glb.subarray(20, 20 + jsonLength).toString('utf8')) as {
+    meshes: { primitives: { extensions?: { KHR_draco_mesh_compression?: { bufferView: number } } }[] }[]
+    bufferViews: { byteOffset?: number; byteLength: number }[]
+  }
+  const draco = json.meshes[0]!.primitives[0]!.extensions!.KHR_draco_mesh_compression!
+  const view = json.bufferViews[draco.bufferView]!
+  const start = 20 + jsonLength + 8 + (view.byteOffset ?? 0)
+  const copy = Buffer.from(glb)
+  for (let at = start + 12; at < start + view.byteLength; at++) copy[at] = (copy[at]! * 37 + 11) & 0xff
+  return copy
+}
+
 /** The lines of a card's "What it did". */
 const stepLinesOf = (card: Locator) => card.getByRole('list', { name: 'What it did' }).locator('li').allTextContents()
 
@@ -258,6 +273,44 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       }
       // What the browser logged of the faults made here (the refused eval, GLTFLoader's "Couldn't load texture") is
       // expected; the page said it in words.
+      pageProblems.splice(before)
+    },
+    SLOW,
+  )
+
+  it(
+    'says why a Draco result cannot be shown when its buffer is corrupt, never "Loading…" for ever',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.getByLabel('engine').selectOption('draco')
+      await page.locator('#files').setInputFiles(corpus.paths.box)
+      const sound = await start(page)
+      await untilEnded(sound)
+      // The service's own Draco result, its compressed geometry scrambled past the Draco header: the decoder reads a
+      // header it knows and then bytes that make no mesh.
+      const glb = Buffer.from(
+        await page.evaluate(
+          async (taskId) => [...new Uint8Array(await (await fetch(`/admin/tasks/${taskId}/download`)).arrayBuffer())],
+          await taskIdOf(sound),
+        ),
+      )
+      const corrupt = withCorruptDraco(glb)
+      const before = pageProblems.length
+      const downloads = '**/admin/tasks/*/download'
+      await page.route(downloads, (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: corrupt }))
+      try {
+        await page.locator('#files').setInputFiles(corpus.paths.box)
+        const card = await start(page)
+        await untilEnded(card)
+        await expect
+          .poll(() => card.getByTestId('output-view').locator('xpath=..').locator('p.error').textContent(), { timeout: 60_000 })
+          .toMatch(/^This model cannot be shown: its Draco geometry could not be decoded: \S/)
+        // The input, the same box uncompressed, is drawn as ever.
+        await expectDrawn(card, 'input-view')
+      } finally {
+        await page.unroute(downloads)
+      }
+      // What the decoder's worker logged of the fault made here is expected; the page said it in words.
       pageProblems.splice(before)
     },
     SLOW,

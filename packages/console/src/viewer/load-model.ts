@@ -1,6 +1,5 @@
 import { FileLoader, type LoadingManager, type Object3D, type WebGLRenderer } from 'three'
 import { ColladaLoader } from 'three/examples/jsm/loaders/ColladaLoader.js'
-import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js'
 import { FBXLoader } from 'three/examples/jsm/loaders/FBXLoader.js'
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
 import { MTLLoader } from 'three/examples/jsm/loaders/MTLLoader.js'
@@ -9,6 +8,7 @@ import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js'
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js'
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js'
 import { Mesh, MeshStandardMaterial, Points, PointsMaterial, type BufferGeometry } from 'three'
+import { DracoLoaderWithErrors } from './draco-loader.ts'
 import { SameOriginKTX2Loader } from './ktx2-loader.ts'
 import { readPlyTextures, texturedPlyMesh } from './ply-textures.ts'
 
@@ -20,17 +20,18 @@ export function extensionOf(filename: string): string {
   return dot < 0 ? '' : filename.slice(dot + 1).toLowerCase()
 }
 
-let draco: DRACOLoader | undefined
+let draco: DracoLoaderWithErrors | undefined
 
 /**
  * A glTF with Draco, meshopt and KTX2 (Basis) decoding. Draco comes from the build's own assets (its
- * default path, see vite.config.ts) and its decoder is shared by every view. The KTX2 loader is one
+ * default path, see vite.config.ts) and its decoder is shared by every view; a buffer it cannot decode,
+ * or a worker of its that dies, fails the model in words (draco-loader.ts). The KTX2 loader is one
  * per model, disposed (its workers ended) once the model is loaded: its failures are then this
  * model's, and a KTX2 texture that could not be transcoded fails the model in words instead of
  * leaving it drawn untextured with nothing said (GLTFLoader draws a failed texture as none).
  */
 async function loadGltf(url: string, renderer: WebGLRenderer, manager?: LoadingManager): Promise<Object3D> {
-  draco ??= new DRACOLoader()
+  draco ??= new DracoLoaderWithErrors()
   const ktx2 = new SameOriginKTX2Loader(manager).detectSupport(renderer)
   try {
     const loader = new GLTFLoader(manager).setDRACOLoader(draco).setKTX2Loader(ktx2).setMeshoptDecoder(MeshoptDecoder)
