@@ -1,21 +1,13 @@
 import type { TaskStore } from '../storage/task-store.ts'
 import { DISK_FULL_TEXT, isDiskFull } from '../storage/disk-full.ts'
+import { retryStoreCall, type StoreRetryPolicy } from './store-retry.ts'
 import type { TaskState } from './task-state.ts'
 
-export interface RecordWriterOptions {
+export interface RecordWriterOptions extends Omit<StoreRetryPolicy, 'onRetry'> {
   tasks: TaskStore
-  /** How long a failing required write is retried before it rejects (ms). */
-  retryMs?: number
-  /** The first wait between two attempts (ms); each next wait doubles, up to `maxWaitMs`. */
-  firstWaitMs?: number
-  maxWaitMs?: number
-  /** True while the process is stopping: a failed write is not retried then. */
-  stopping?: () => boolean
   /** Told of each retry: the record, why its write failed (without paths), the wait before the next attempt. */
   onRetry?: (record: TaskState, reason: string, waitMs: number) => void
 }
-
-export const RECORD_WRITER_DEFAULTS = { retryMs: 5 * 60_000, firstWaitMs: 250, maxWaitMs: 15_000 }
 
 /**
  * The writes of one run's record, in order through one chain, so a late progress write can never
@@ -31,24 +23,14 @@ export interface RecordWriter {
 }
 
 export function createRecordWriter(options: RecordWriterOptions): RecordWriter {
-  const { tasks } = options
-  const retryMs = options.retryMs ?? RECORD_WRITER_DEFAULTS.retryMs
-  const firstWait = options.firstWaitMs ?? RECORD_WRITER_DEFAULTS.firstWaitMs
-  const maxWait = options.maxWaitMs ?? RECORD_WRITER_DEFAULTS.maxWaitMs
+  const { tasks, onRetry, ...policy } = options
   let chain = Promise.resolve()
 
-  async function putWithRetries(record: TaskState): Promise<void> {
-    const giveUpAt = Date.now() + retryMs
-    for (let wait = firstWait; ; wait = Math.min(wait * 2, maxWait)) {
-      try {
-        return await tasks.put(record)
-      } catch (error) {
-        if (Date.now() + wait > giveUpAt || options.stopping?.()) throw error
-        options.onRetry?.(record, isDiskFull(error) ? DISK_FULL_TEXT : (error as Error).message, wait)
-        await new Promise((resolve) => setTimeout(resolve, wait))
-      }
-    }
-  }
+  const putWithRetries = (record: TaskState) =>
+    retryStoreCall(() => tasks.put(record), {
+      ...policy,
+      onRetry: (error, waitMs) => onRetry?.(record, isDiskFull(error) ? DISK_FULL_TEXT : (error as Error).message, waitMs),
+    })
 
   const queue = (write: () => Promise<void>) => {
     const next = chain.then(write)

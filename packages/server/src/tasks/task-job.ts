@@ -1,10 +1,12 @@
 import { workBudgetMs, type EngineJob, type EnginePool, type JobName, type JobResult, type WorkBudget } from '@mos/engines'
 import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
-import type { FileStore } from '../storage/file-store.ts'
+import { isDiskFull } from '../storage/disk-full.ts'
+import { FileNotFoundError, type FileStore } from '../storage/file-store.ts'
 import type { TaskStore } from '../storage/task-store.ts'
 import type { ProgressWriter } from './progress-writer.ts'
 import type { RecordWriter } from './record-writer.ts'
 import type { RunSignal } from './run-signal.ts'
+import { retryStoreCall, type StoreRetryPolicy } from './store-retry.ts'
 import type { TaskLog } from './task-log.ts'
 import type { TaskState } from './task-state.ts'
 import type { RunOutcome } from './task-transitions.ts'
@@ -20,6 +22,8 @@ export interface TaskJobContext {
   log?: TaskLog | undefined
   /** True while this process stops: results of interrupted jobs are not recorded. */
   stopping(): boolean
+  /** How the run's reads and writes of its record, input and output are retried while storage is away. */
+  storeRetry?: StoreRetryPolicy
 }
 
 /** The pieces of one run the job reports to and is stopped by. */
@@ -45,11 +49,12 @@ export async function runTaskJob(context: TaskJobContext, run: TaskJobRun): Prom
     if (runSignal.cancelled()) return cancelled(files, outputKey)
     await run.writer.settled()
     // Another worker may have finished this task while we ran (at-least-once): never record twice.
-    if (await finishedElsewhere(context.tasks, run.task.task_id)) return undefined
+    if (await storeCall(context, run.task, 'reading its record', () => finishedElsewhere(context.tasks, run.task.task_id))) return undefined
     if (runSignal.timedOut()) return { kind: 'timed-out', timeoutMs: context.timeoutMs ?? 0 }
     // A result the thread had half written (disk full) would hold the space the record needs.
     if (!result.ok) await discardOutput(files, outputKey)
-    else if (result.bytes) await files.write(outputKey, result.bytes)
+    // A full disk is the task's answer (it fails saying so); a store away is waited for.
+    else if (result.bytes) await storeCall(context, run.task, 'writing its output', () => files.write(outputKey, result.bytes!), isDiskFull)
     return { kind: 'result', result, outputKey }
   } catch (error) {
     if (handedBack()) return undefined
@@ -66,7 +71,13 @@ export async function runTaskJob(context: TaskJobContext, run: TaskJobRun): Prom
 async function runOnPool(context: TaskJobContext, { task, outputKey, progress, runSignal }: TaskJobRun): Promise<JobResult> {
   try {
     const budgetMs = context.workBudget ? workBudgetMs(task.input_size_bytes, context.workBudget) : undefined
-    const job = await engineJob(task, context.files, outputKey, context.maxAllocationBytes)
+    const job = await storeCall(
+      context,
+      task,
+      'reading its input',
+      () => engineJob(task, context.files, outputKey, context.maxAllocationBytes),
+      (error) => error instanceof FileNotFoundError,
+    )
     return await context.pool.run(job, {
       onProgress: progress.report,
       signal: runSignal.signal,
@@ -77,6 +88,25 @@ async function runOnPool(context: TaskJobContext, { task, outputKey, progress, r
     runSignal.clear()
     progress.stop()
   }
+}
+
+/**
+ * One storage call of the run, retried while it fails (store-retry.ts) unless `isFinal` says its
+ * error is the task's answer: the task's input is fine, and a Redis restart or an S3 blip during
+ * the run must delay the task, never fail it with the store's error.
+ */
+function storeCall<T>(
+  context: TaskJobContext,
+  task: TaskState,
+  step: string,
+  operation: () => Promise<T>,
+  isFinal?: (error: unknown) => boolean,
+): Promise<T> {
+  const policy: StoreRetryPolicy = {
+    ...context.storeRetry,
+    onRetry: (error, waitMs) => context.log?.storeRetry(task, step, (error as Error).message, waitMs),
+  }
+  return retryStoreCall(operation, policy, isFinal)
 }
 
 /** A cancelled run keeps no half-written result. */

@@ -14,8 +14,8 @@ export interface TaskLog {
   settled(task: TaskState, runMs?: number): void
   /** A line an engine thread wrote while running the task (a warning, its retirement). */
   engine(task: TaskState, entry: EngineLogEntry): void
-  /** Writing the task's record failed (disk full, storage away) and is retried after `waitMs`. */
-  recordRetry(task: TaskState, reason: string, waitMs: number): void
+  /** A storage step of the run (`writing its record`, `reading its input` …) failed (disk full, storage away) and is retried after `waitMs`. */
+  storeRetry(task: TaskState, step: string, reason: string, waitMs: number): void
 }
 
 /** The fields every line of a task carries. */
@@ -58,8 +58,8 @@ export function createTaskLog(logger: Logger): TaskLog {
         logger.warn({ ...fields, error: task.error }, 'task failed')
       }
     },
-    recordRetry(task, reason, waitMs) {
-      logger.warn({ ...taskFields(task), error: reason, waitMs }, `writing its record failed (${reason}); retrying in ${waitMs} ms`)
+    storeRetry(task, step, reason, waitMs) {
+      logger.warn({ ...taskFields(task), error: reason, waitMs }, `${step} failed (${reason}); retrying in ${waitMs} ms`)
     },
     engine(task, entry) {
       logger[entry.level]({ ...taskFields(task), ...entry.fields, thread: 'engine' }, entry.message)

@@ -32,8 +32,9 @@ export interface TaskRunnerOptions {
   /** One line per transition and the engine threads' lines, with the task's request id. */
   log?: TaskLog
   /**
-   * How long a failing record write (disk full, storage away) is retried, with backoff, before the
-   * run gives up; the record then keeps its last stored state and the task runs again on recovery.
+   * How long a failing record write (disk full, storage away), or a failing read or write of the
+   * run's record, input or output while storage is away, is retried, with backoff, before the run
+   * gives up; the record then keeps its last stored state and the task runs again on recovery.
    */
   recordRetryMs?: number
   /** Where a client's cancel reaches the run (Mos extension); none: runs cannot be cancelled. */
@@ -78,7 +79,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     writerOptions: {
       tasks: options.tasks,
       stopping: () => stopping,
-      onRetry: (record, reason, waitMs) => options.log?.recordRetry(record, reason, waitMs),
+      onRetry: (record, reason, waitMs) => options.log?.storeRetry(record, 'writing its record', reason, waitMs),
+      ...(options.recordRetryMs !== undefined ? { retryMs: options.recordRetryMs } : {}),
+    },
+    storeRetry: {
+      stopping: () => stopping,
       ...(options.recordRetryMs !== undefined ? { retryMs: options.recordRetryMs } : {}),
     },
     transition: () => ({ at: new Date(), ...(options.retentionMs ? { retentionMs: options.retentionMs } : {}) }),
