@@ -5,6 +5,7 @@ import type { Config } from './config/schema.ts'
 import { createServiceContext, type ServiceContext } from './context.ts'
 import { createLogger, type Logger } from './logging/create-logger.ts'
 import { servesApi } from './queue/create-queue.ts'
+import { checkRedisAtStart } from './redis/redis-at-start.ts'
 import { currentRuntime } from './runtime.ts'
 import { createWorkerApp } from './worker-app.ts'
 import { withTimeout } from './with-timeout.ts'
@@ -42,6 +43,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const logger = options.logger ?? createLogger({ ...config.log, base: { role: config.server.role } })
   const context = createServiceContext(config, { logger })
   try {
+    await checkRedisAtStart(config)
     await context.processing.queue.ready?.()
     // The local queue lives in this process: re-queue what the last run left. A shared queue keeps
     // its jobs itself (and the sweep re-queues any task that lost its job).

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+import { closedPort } from '../../sdk/test/support/closed-port.ts'
+import { REDIS_URL, redisAvailable, uniquePrefix } from '../../../test/support/redis.ts'
+import { API_KEY, tempDir } from './support/harness.ts'
+import { startMos } from './support/processes.ts'
+
+const hasRedis = await redisAvailable()
+
+/**
+ * What an operator sees when the compiled service (`npm start`'s entry) cannot start: the exit code
+ * and everything it printed, from startMos's refusal. Each case must end in a non-zero exit and a
+ * line naming the setting to fix, never a library's own words alone, a stack, or a silent start.
+ */
+async function startFailure(name: string, env: Record<string, string>): Promise<{ code: string; output: string }> {
+  const dir = await tempDir()
+  try {
+    const started = await startMos(name, {
+      SERVICE__AUTH__API_KEYS: API_KEY,
+      SERVICE__SERVER__HOST: '127.0.0.1',
+      SERVICE__SERVER__PORT: '0',
+      SERVICE__STORAGE__FS__BASE: dir.path,
+      SERVICE__ENGINES__PRESTART: 'false',
+      SERVICE__ENGINES__THREADS: '1',
+      ...env,
+    }).then(
+      (server) => server,
+      (error: Error) => error.message,
+    )
+    if (typeof started !== 'string') {
+      started.child.kill('SIGKILL')
+      throw new Error(`${name} started where it should have refused:\n${started.output()}`)
+    }
+    const match = /exited \((\w+)\) before listening:\n([\s\S]*)$/.exec(started)
+    if (!match) throw new Error(started)
+    return { code: match[1]!, output: match[2]! }
+  } finally {
+    await dir.remove()
+  }
+}
+
+describe('a Redis that does not answer at start', () => {
+  it('stops a process keeping records in Redis, naming the setting and hiding its password', async () => {
+    const port = await closedPort()
+    const { code, output } = await startFailure('records-redis-down', {
+      SERVICE__STORAGE__DRIVER: 'redis',
+      SERVICE__STORAGE__REDIS__URL: `redis://:hunter2-secret@127.0.0.1:${port}`,
+    })
+    expect(code).toBe('1')
+    expect(output).toContain(
+      `cannot start: Redis at redis://:***@127.0.0.1:${port} (SERVICE__STORAGE__REDIS__URL) does not answer: connect ECONNREFUSED 127.0.0.1:${port}; start it, or set SERVICE__STORAGE__REDIS__URL to the Redis of this deployment`,
+    )
+    expect(output).not.toContain('hunter2-secret')
+    expect(output).not.toMatch(/max retries per request/)
+  })
+
+  it.skipIf(!hasRedis)('stops an API process whose queue Redis is down at once, naming SERVICE__QUEUE__REDIS__URL', async () => {
+    const port = await closedPort()
+    const prefix = uniquePrefix('start-up')
+    const { code, output } = await startFailure('queue-redis-down', {
+      SERVICE__SERVER__ROLE: 'api',
+      SERVICE__STORAGE__DRIVER: 'redis',
+      SERVICE__STORAGE__REDIS__URL: REDIS_URL,
+      SERVICE__STORAGE__REDIS__PREFIX: prefix,
+      SERVICE__STORAGE__FILES_DRIVER: 'fs',
+      SERVICE__QUEUE__DRIVER: 'bullmq',
+      SERVICE__QUEUE__PREFIX: prefix,
+      SERVICE__QUEUE__REDIS__URL: `redis://127.0.0.1:${port}`,
+    })
+    expect(code).toBe('1')
+    expect(output).toMatch(
+      new RegExp(`cannot start: Redis at redis://127\\.0\\.0\\.1:${port} \\(SERVICE__QUEUE__REDIS__URL\\) does not answer`),
+    )
+  })
+})
