@@ -8,6 +8,7 @@ import type { Config } from './config/schema.ts'
 import { createLogger, type Logger } from './logging/create-logger.ts'
 import { type RunningServer, startServer } from './server.ts'
 import { errorText } from './error-text.ts'
+import { checkFsBaseWritable } from './storage/fs-base-check.ts'
 
 /**
  * A development secret (`name`: the API key, the console password), made by `make` the first time
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
   installLastResort(() => logger)
   const config = loadConfigOrExit(logger)
   logger = createLogger({ ...config.log, base: { role: config.server.role } })
+  await exitUnless(checkFsBaseWritable(config), logger)
   const credentials = await addDevelopmentCredentials(config)
   const server = await startOrExit(config, logger)
   announceStart(logger, config, server.port, credentials)
@@ -89,6 +91,16 @@ function loadConfigOrExit(logger: Logger): Config {
       process.exit(1)
     }
     throw error
+  }
+}
+
+/** Waits for a start-up check; one that fails stops the process with its message. */
+async function exitUnless(check: Promise<void>, logger: Logger): Promise<void> {
+  try {
+    await check
+  } catch (error) {
+    logger.fatal(`cannot start: ${errorText(error)}`)
+    process.exit(1)
   }
 }
 

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { closedPort } from '../../sdk/test/support/closed-port.ts'
 import { REDIS_URL, redisAvailable, uniquePrefix } from '../../../test/support/redis.ts'
@@ -70,5 +72,23 @@ describe('a Redis that does not answer at start', () => {
     expect(output).toMatch(
       new RegExp(`cannot start: Redis at redis://127\\.0\\.0\\.1:${port} \\(SERVICE__QUEUE__REDIS__URL\\) does not answer`),
     )
+  })
+})
+
+describe('a storage folder the service cannot write', () => {
+  it('stops start-up naming SERVICE__STORAGE__FS__BASE when the folder lies under a regular file', async () => {
+    const dir = await tempDir()
+    try {
+      const file = join(dir.path, 'not-a-folder')
+      await writeFile(file, 'x')
+      const base = join(file, 'data')
+      const { code, output } = await startFailure('fs-base-under-file', { SERVICE__STORAGE__FS__BASE: base })
+      expect(code).toBe('1')
+      expect(output).toContain(
+        `cannot start: SERVICE__STORAGE__FS__BASE=${base} is not a folder this process can write (ENOTDIR at ${base}): create it and give the service's user write access, or set SERVICE__STORAGE__FS__BASE to such a folder`,
+      )
+    } finally {
+      await dir.remove()
+    }
   })
 })
