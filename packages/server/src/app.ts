@@ -66,6 +66,9 @@ export function createApp(ctx: ServiceContext): H3 {
 function createLoggedApp(ctx: ServiceContext): H3 {
   const requests = createRequestLog({ logger: ctx.observability.logger, quietPaths: PROBE_PATHS })
   return new H3({
+    // h3 would print each unhandled error with console.error, a multi-line dump among the JSON lines
+    // log collectors read; the request's own line carries its error and stack instead (errors.ts).
+    silent: true,
     onRequest: requests.onRequest,
     onError: (error, event) => renderError(error, event),
     onResponse: (response, event) => {

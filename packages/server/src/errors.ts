@@ -22,12 +22,22 @@ export class ApiError extends HTTPError {
 export function renderError(error: unknown, event: H3Event): Response {
   const { status, message, extraHeaders } = toApiError(error, event)
   // The request's log line carries what went wrong (request-log.ts), with its request id.
-  if (status >= 500) requestFacts(event).error = message
+  if (status >= 500) {
+    requestFacts(event).error = message
+    const stack = unhandledStack(error)
+    if (stack) requestFacts(event).stack = stack
+  }
   // Headers a guard staged for this request's errors (rate-limit figures): h3 does not merge them
   // into a Response returned by onError, so it happens here.
   const headers = new Headers(extraHeaders)
   for (const [name, value] of event.res.errHeaders) if (!headers.has(name)) headers.set(name, value)
   return Response.json({ error: message }, { status, headers })
+}
+
+/** The stack of an error the routes did not throw as an ApiError (h3 wraps those, keeping the original's stack). */
+function unhandledStack(error: unknown): string | undefined {
+  if (error instanceof ApiError || (HTTPError.isError(error) && error.cause instanceof ApiError)) return undefined
+  return HTTPError.isError(error) && error.unhandled ? (error.stack ?? undefined) : error instanceof Error ? error.stack : undefined
 }
 
 function toApiError(error: unknown, event: H3Event): ApiError {

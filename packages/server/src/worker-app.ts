@@ -16,6 +16,8 @@ import { mountProbes, PROBE_PATHS } from './routes/probes.ts'
 export function createWorkerApp(ctx: ServiceContext): H3 {
   const requests = createRequestLog({ logger: ctx.observability.logger, quietPaths: PROBE_PATHS })
   const app = new H3({
+    // As the API's app: an unhandled error goes on the request's JSON line, not to console.error.
+    silent: true,
     onRequest: requests.onRequest,
     onResponse: requests.onResponse,
     onError: (error, event) => renderError(error, event),

@@ -22,6 +22,8 @@ export interface RequestFacts {
   keyHash?: string
   /** The error text of a 5xx answer. */
   error?: string
+  /** The stack of an error no route turned into a contract error (a bug, or a store away): what to debug it by. */
+  stack?: string
   /** A 5xx that states how the deployment is set up (sign-in with no password set), not a fault: logged as a warning. */
   setupState?: boolean
 }
@@ -88,6 +90,7 @@ export function createRequestLog(options: RequestLogOptions) {
         ...(facts.taskId ? { taskId: facts.taskId } : {}),
         ...(facts.batchId ? { batchId: facts.batchId } : {}),
         ...(facts.error ? { error: facts.error } : {}),
+        ...(facts.stack ? { stack: facts.stack } : {}),
       }
       // 501 is the deployment saying what it does not offer, not a fault of the service.
       // A probe's 503 is the answer it exists to give: a warning, not a fault.
