@@ -54,6 +54,8 @@ describe('texture_ktx2 on standalone images', () => {
     expect(ktx2Facts(result.bytes!)).toEqual({ width: 1024, height: 1024, levels: 11, transfer: KHR_DF_TRANSFER_SRGB, ...ETC1S })
     expect(result.size).toBeLessThan(png.byteLength)
     expect(result.details).toMatchObject({ textures: [{ before: png.byteLength, after: result.size, mode: 'etc1s', colorSpace: 'srgb' }] })
+    expect(result.details).not.toHaveProperty('notes')
+    expect(result.details).not.toHaveProperty('textures.0.resizedFrom')
   })
 
   it('256² JPEG → UASTC: colour model 166, Zstandard, full mip chain', async () => {
@@ -64,10 +66,10 @@ describe('texture_ktx2 on standalone images', () => {
     expect(ktx2Facts(result.bytes!)).toEqual({ width: 256, height: 256, levels: 9, transfer: KHR_DF_TRANSFER_SRGB, ...UASTC })
   })
 
-  it('odd sizes keep their size and get a full mip chain (1×1, 300×170 with alpha)', async () => {
-    for (const [width, height, levels] of [
-      [1, 1, 1],
-      [300, 170, 9],
+  it('sides are rounded up to multiples of 4 for the GPU block formats, and the notes name both sizes (1×1, 250×130 with alpha)', async () => {
+    for (const [width, height, written, levels] of [
+      [1, 1, [4, 4], 3],
+      [250, 130, [252, 132], 8],
     ] as const) {
       const png = new Uint8Array(
         await sharp({ create: { width, height, channels: 4, background: { r: 200, g: 20, b: 90, alpha: 0.5 } } })
@@ -75,7 +77,15 @@ describe('texture_ktx2 on standalone images', () => {
           .toBuffer(),
       )
       const result = success(await pool.run({ name: 'texture_ktx2', input: { bytes: png }, format: 'png', options: {} }))
-      expect(ktx2Facts(result.bytes!)).toMatchObject({ width, height, levels, ...ETC1S })
+      expect(ktx2Facts(result.bytes!)).toMatchObject({ width: written[0], height: written[1], levels, ...ETC1S })
+      expect(result.details).toMatchObject({
+        width: written[0],
+        height: written[1],
+        textures: [{ resizedFrom: [width, height], size: written }],
+        notes: [
+          `image encoded to KTX2 at ${written[0]}×${written[1]}, not its ${width}×${height}: the GPU formats KTX2 transcodes to (BC7, ETC, ASTC) store 4×4 blocks, and WebGL and WebGPU need sides that are multiples of 4`,
+        ],
+      })
     }
   })
 
@@ -197,11 +207,21 @@ describe.skipIf(!available)('texture_ktx2 on real models', () => {
           .listExtensionsRequired()
           .map((e) => e.extensionName),
       ).toContain('KHR_texture_basisu')
+      // BoxTextured's logo is 211×211 and the knight's palette 256×1: each side rounded up to a multiple of 4, and said.
+      const notes: string[] = []
       for (const [i, texture] of output.getRoot().listTextures().entries()) {
         expect(texture.getMimeType()).toBe('image/ktx2')
         const before = await sharp(input.getRoot().listTextures()[i]!.getImage()!).metadata()
-        expect(ktx2Facts(texture.getImage()!)).toMatchObject({ width: before.width, height: before.height, ...(uastc ? UASTC : ETC1S) })
+        const [width, height] = [Math.ceil(before.width / 4) * 4, Math.ceil(before.height / 4) * 4]
+        expect([before.width, before.height]).not.toEqual([width, height])
+        expect(ktx2Facts(texture.getImage()!)).toMatchObject({ width, height, ...(uastc ? UASTC : ETC1S) })
+        notes.push(
+          expect.stringMatching(
+            new RegExp(`^texture ${i}( "[^"]*")? encoded to KTX2 at ${width}×${height}, not its ${before.width}×${before.height}: `),
+          ),
+        )
       }
+      expect(result.details?.notes).toEqual(notes)
       for (const material of output.getRoot().listMaterials()) expect(material.getBaseColorTexture()?.getMimeType()).toBe('image/ktx2')
       expect((await validateGlb(result.bytes!)).errors).toEqual([])
     })

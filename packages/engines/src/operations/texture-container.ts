@@ -17,19 +17,21 @@ export function sameContainer(format: string): string {
 
 /**
  * The model half of a texture operation: reads the model, runs the texture transform (which fills
- * the report it is given), and writes the model back in its own container with the report summarized.
+ * the report and the notes it is given), and writes the model back in its own container with the
+ * report summarized and the notes in `details.notes`.
  */
 export async function retextureModel(
   context: OperationContext,
   input: OperationInput,
   progressAfterRead: number,
-  transform: (report: TextureReport[]) => Transform,
+  transform: (report: TextureReport[], notes: string[]) => Transform,
 ): Promise<OperationOutput> {
   const doc = await context.readModel(input.bytes)
   context.report(progressAfterRead)
   const textures: TextureReport[] = []
-  await doc.transform(transform(textures))
+  const notes: string[] = []
+  await doc.transform(transform(textures, notes))
   context.report(85)
   const written = await writeModel(context.platform, doc, sameContainer(input.format))
-  return modelOutput(written, summarizeTextures(textures))
+  return modelOutput(written, summarizeTextures(textures), notes)
 }

@@ -23,8 +23,8 @@ export const textureKtx2Operation = defineOperation({
     const options = { ...parsed, encoder: context.sharp, basis: await context.loadBasis() }
     context.report(5)
     if (isImageExtension(input.format)) return encodeImageKtx2(input.bytes, options)
-    return retextureModel(context, input, 15, (report) =>
-      textureKtx2({ ...options, report, onProgress: (f) => context.report(15 + 70 * f) }),
+    return retextureModel(context, input, 15, (report, notes) =>
+      textureKtx2({ ...options, report, notes, onProgress: (f) => context.report(15 + 70 * f) }),
     )
   },
 })

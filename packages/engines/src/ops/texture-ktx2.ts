@@ -2,8 +2,9 @@ import type { Document, Texture, Transform } from '@gltf-transform/core'
 import { KHRTextureBasisu } from '@gltf-transform/extensions'
 import { assignDefaults } from '@gltf-transform/functions'
 import { ModelInputError } from '../errors.ts'
-import { BASIS_MAX_SOURCE_PIXELS, encodeBasisKtx2, type BasisModule } from '../basis-encoder.ts'
+import { encodeBasisKtx2, type BasisModule } from '../basis-encoder.ts'
 import { IMAGE_MIME_TYPES } from '../io/image.ts'
+import { ktx2ResizeNote, ktx2Size } from './ktx2-size.ts'
 import { describeTexture } from './texture-roles.ts'
 import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
 import { syncWebpExtension, type SharpEncoder } from './texture-optimize.ts'
@@ -26,6 +27,8 @@ export interface TextureKtx2Options extends TextureLimits {
   /** Called after each texture with the fraction done. */
   onProgress?: (fraction: number) => void
   report?: TextureReport[]
+  /** Filled with a note for each texture encoded at another size than its own, naming both sizes. */
+  notes?: string[]
 }
 
 export const TEXTURE_KTX2_DEFAULTS = {
@@ -77,15 +80,19 @@ async function encodeTexture(doc: Document, texture: Texture, options: TextureKt
   if (from === 'image/ktx2') return { ...base, to: from, after: image.byteLength, skipped: 'already KTX2' }
   const header = checkTextureLimits(image, options, label)
   if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} cannot be decoded` }
-  const { bytes, mode, resizedFrom } = await encodeKtx2(image, options, { srgb: role.srgb, normalMap: role.normalMap }, label)
-  texture.setImage(bytes).setMimeType('image/ktx2')
+  const encoded = await encodeKtx2(image, options, { srgb: role.srgb, normalMap: role.normalMap }, label)
+  texture.setImage(encoded.bytes).setMimeType('image/ktx2')
+  if (encoded.note) options.notes?.push(encoded.note)
+  return { ...base, ...ktx2Report(encoded), colorSpace: role.srgb ? 'srgb' : 'linear' }
+}
+
+/** The report fields of one encoding: its bytes, mode, and the size it was encoded at where that is not its own. */
+function ktx2Report(encoded: Ktx2Encoding): Pick<TextureReport, 'to' | 'after' | 'mode' | 'resizedFrom' | 'size'> {
   return {
-    ...base,
     to: 'image/ktx2',
-    after: bytes.byteLength,
-    mode,
-    colorSpace: role.srgb ? 'srgb' : 'linear',
-    ...(resizedFrom ? { resizedFrom } : {}),
+    after: encoded.bytes.byteLength,
+    mode: encoded.mode,
+    ...(encoded.resizedFrom ? { resizedFrom: encoded.resizedFrom, size: [encoded.width, encoded.height] } : {}),
   }
 }
 
@@ -95,6 +102,8 @@ interface Ktx2Encoding {
   width: number
   height: number
   resizedFrom?: [number, number]
+  /** Why it was encoded at another size than its own, naming both. */
+  note?: string
 }
 
 async function encodeKtx2(
@@ -119,28 +128,25 @@ async function encodeKtx2(
     mode: uastc ? 'uastc' : 'etc1s',
     width: pixels.width,
     height: pixels.height,
-    ...(pixels.resizedFrom ? { resizedFrom: pixels.resizedFrom } : {}),
+    ...(pixels.resizedFrom ? { resizedFrom: pixels.resizedFrom, note: pixels.note } : {}),
   }
 }
 
 /**
- * Decodes to 8-bit RGBA. Images over the encoder's source-pixel cap are halved until they fit
- * (a 4096² texture becomes 2048²) rather than refused; the report records it.
+ * Decodes to 8-bit RGBA at the size ktx2Size gives: images over the encoder's source-pixel cap are
+ * halved until they fit (a 4096² texture becomes 2048²) rather than refused, and sides are rounded
+ * up to multiples of 4 (250×130 becomes 252×132); the report and the task's notes say so.
  */
 async function decodeRgba(
   encoder: SharpEncoder,
   bytes: Uint8Array,
   limits: TextureLimits,
   label: string,
-): Promise<{ data: Uint8Array; width: number; height: number; resizedFrom?: [number, number] }> {
+): Promise<{ data: Uint8Array; width: number; height: number; resizedFrom?: [number, number]; note?: string }> {
   try {
     const meta = await encoder(bytes, sharpInputOptions(limits)).metadata()
-    let width = meta.width ?? 0
-    let height = meta.height ?? 0
-    while (width * height > BASIS_MAX_SOURCE_PIXELS) {
-      width = Math.max(1, Math.round(width / 2))
-      height = Math.max(1, Math.round(height / 2))
-    }
+    const size = ktx2Size(meta.width ?? 0, meta.height ?? 0)
+    const { width, height } = size
     const resized = width !== meta.width || height !== meta.height
     let pipeline = encoder(bytes, sharpInputOptions(limits))
     if (resized) pipeline = pipeline.resize(width, height, { fit: 'fill', kernel: 'lanczos3' })
@@ -152,7 +158,7 @@ async function decodeRgba(
       data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
       width: info.width,
       height: info.height,
-      ...(resized ? { resizedFrom: [meta.width!, meta.height!] as [number, number] } : {}),
+      ...(resized ? { resizedFrom: [meta.width!, meta.height!], note: ktx2ResizeNote(label, [meta.width!, meta.height!], size) } : {}),
     }
   } catch (error) {
     throw imageDecodeError(error, label)
@@ -176,14 +182,12 @@ export async function encodeImageKtx2(bytes: Uint8Array, options: TextureKtx2Opt
   const report: TextureReport = {
     name: 'image',
     from: header ? IMAGE_MIME_TYPES[header.format] : '',
-    to: 'image/ktx2',
     before: bytes.byteLength,
-    after: encoded.bytes.byteLength,
-    mode: encoded.mode,
+    ...ktx2Report(encoded),
     colorSpace: 'srgb',
-    ...(encoded.resizedFrom ? { resizedFrom: encoded.resizedFrom } : {}),
   }
-  return { bytes: encoded.bytes, extension: 'ktx2', details: { width: encoded.width, height: encoded.height, textures: [report] } }
+  const details = { width: encoded.width, height: encoded.height, textures: [report], ...(encoded.note ? { notes: [encoded.note] } : {}) }
+  return { bytes: encoded.bytes, extension: 'ktx2', details }
 }
 
 /** The routes validate these (4.8); a bad value here would otherwise reach the encoder unchecked. */
