@@ -172,6 +172,26 @@ describe.skipIf(!available)('compress with the scene extension fields', async ()
     }
   })
 
+  it('a KTX2 texture over texture_max_size is left as it was and named with why in the notes; one within it is not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mos-ktx2-resize-'))
+    try {
+      const ktx2 = success(await pool.run({ name: 'texture_ktx2', input: { path: paths.box }, format: 'glb', options: {} }))
+      const path = join(dir, 'box-ktx2.glb')
+      await writeFile(path, ktx2.bytes!)
+      const over = await compressFile(path, { engine: 'meshopt', texture_max_size: 64 })
+      const header = readImageHeader(over.output.getRoot().listTextures()[0]!.getImage()!)
+      expect(header).toEqual({ format: 'ktx2', width: 212, height: 212 })
+      const why = 'KTX2 is not resized (sharp cannot decode it), so its 212×212 is kept'
+      expect(over.details.textures_resized).toEqual([expect.objectContaining({ name: 'texture 0', skipped: why })])
+      expect(over.details.notes).toContain(`texture 0 left as it was: ${why}`)
+      const within = await compressFile(path, { engine: 'meshopt', texture_max_size: 1024 })
+      expect(within.details.textures_resized).toEqual([])
+      expect(JSON.stringify(within.details.notes ?? [])).not.toContain('left as it was')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
   it('resizedDimensions keeps the aspect ratio and never enlarges', () => {
     expect(resizedDimensions(4096, 1024, 1024)).toEqual([1024, 256])
     expect(resizedDimensions(1000, 600, 2048)).toEqual([1000, 600])

@@ -242,6 +242,16 @@ describe.skipIf(!available)('texture_ktx2 on real models', () => {
     expect(ktx2Facts(output.getRoot().listTextures()[0]!.getImage()!)).toMatchObject({ transfer: KHR_DF_TRANSFER_SRGB, ...ETC1S })
   })
 
+  it('a KTX2 model again, or to WebP: its texture left as it was, named with why in the notes', async () => {
+    const ktx2 = success(await pool.run({ name: 'texture_ktx2', input: { path: paths.box }, format: 'glb', options: {} }))
+    const again = success(await pool.run({ name: 'texture_ktx2', input: { bytes: ktx2.bytes!.slice() }, format: 'glb', options: {} }))
+    expect(again.details).toMatchObject({ textures: [{ skipped: 'already KTX2' }], notes: ['texture 0 left as it was: already KTX2'] })
+    const webp = success(
+      await pool.run({ name: 'texture_optimize', input: { bytes: ktx2.bytes!.slice() }, format: 'glb', options: { format: 'webp' } }),
+    )
+    expect(webp.details).toMatchObject({ notes: ['texture 0 left as it was: image/ktx2 is not re-encoded'] })
+  })
+
   it('BoxTextured.gltf (embedded) → KTX2 in the gltf writer’s container, or GLB until there is one', async () => {
     const result = success(
       await pool.run({ name: 'texture_ktx2', input: { path: paths.boxEmbedded }, format: 'gltf', options: { uastc: true } }),

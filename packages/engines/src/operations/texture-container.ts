@@ -1,6 +1,6 @@
 import type { Transform } from '@gltf-transform/core'
 import { writableFormats, writeModel } from '../io/index.ts'
-import { summarizeTextures, type TextureReport } from '../ops/texture-report.ts'
+import { leftAsItWasNote, summarizeTextures, type TextureReport } from '../ops/texture-report.ts'
 import { modelOutput, type OperationContext, type OperationInput, type OperationOutput } from './operation.ts'
 
 /**
@@ -18,7 +18,7 @@ export function sameContainer(format: string): string {
 /**
  * The model half of a texture operation: reads the model, runs the texture transform (which fills
  * the report and the notes it is given), and writes the model back in its own container with the
- * report summarized and the notes in `details.notes`.
+ * report summarized and the notes in `details.notes`, with each texture the transform skipped and why.
  */
 export async function retextureModel(
   context: OperationContext,
@@ -31,6 +31,7 @@ export async function retextureModel(
   const textures: TextureReport[] = []
   const notes: string[] = []
   await doc.transform(transform(textures, notes))
+  for (const texture of textures) if (texture.skipped) notes.push(leftAsItWasNote(texture.name, texture.skipped))
   context.report(85)
   const written = await writeModel(context.platform, doc, sameContainer(input.format))
   return modelOutput(written, summarizeTextures(textures), notes)

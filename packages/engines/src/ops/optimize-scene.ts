@@ -81,7 +81,16 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
     const maxSize = o.texture_max_size ?? Number.POSITIVE_INFINITY
     const { sharp: encoder, imageThreads: concurrency, maxTextureBytes, maxPixels } = resources
     await doc.transform(
-      textureResize({ encoder, maxSize, powerOfTwo: o.texture_power_of_two, concurrency, maxTextureBytes, maxPixels, report }),
+      textureResize({
+        encoder,
+        maxSize,
+        powerOfTwo: o.texture_power_of_two,
+        concurrency,
+        maxTextureBytes,
+        maxPixels,
+        report,
+        notes: resources.notes,
+      }),
     )
     details.textures_resized = report
   }

@@ -22,6 +22,14 @@ export interface TextureReport {
   size?: [number, number]
 }
 
+/**
+ * The task note for a texture a step left as it was: its name and why, so a texture the user asked to
+ * change is never left unchanged without a word in `details.notes` (the per-texture report has it too).
+ */
+export function leftAsItWasNote(name: string, why: string): string {
+  return `${name} left as it was: ${why}`
+}
+
 /** Totals over the texture reports: the bytes the job's compression ratio is about. */
 export function summarizeTextures(reports: TextureReport[]): {
   textures: TextureReport[]

@@ -1,9 +1,10 @@
 import type { Document, Texture, Transform } from '@gltf-transform/core'
 import type { ImageFormat } from '../io/image.ts'
+import { readImageHeader } from '../io/image-header.ts'
 import { mapLimited } from './map-limited.ts'
 import { checkTextureLimits, type TextureLimits } from './texture-limits.ts'
 import { encodeImage, type SharpEncoder } from './texture-optimize.ts'
-import type { TextureReport } from './texture-report.ts'
+import { leftAsItWasNote, type TextureReport } from './texture-report.ts'
 import { describeTexture } from './texture-roles.ts'
 
 export interface TextureResizeOptions extends TextureLimits {
@@ -14,8 +15,10 @@ export interface TextureResizeOptions extends TextureLimits {
   powerOfTwo?: boolean
   /** Textures of one model encoded at once. */
   concurrency?: number
-  /** Filled with one entry per texture resized or left unreadable. */
+  /** Filled with one entry per texture resized, or over the size asked for and left as it was. */
   report?: TextureReport[]
+  /** Filled with a note naming each texture that needed resizing and was left as it was, and why. */
+  notes?: string[]
 }
 
 /**
@@ -35,7 +38,7 @@ export function resizedDimensions(width: number, height: number, maxSize: number
 /**
  * Scales down every texture over `maxSize` (and, with `powerOfTwo`, every texture whose sides are
  * not powers of two) with sharp, re-encoded in its own format, before the geometry is encoded.
- * Textures sharp cannot read (KTX2) are left as they are and reported.
+ * Textures that need it but sharp cannot read (KTX2) are left as they are, reported and named in the notes.
  *
  * ```ts
  * await doc.transform(textureResize({ encoder: sharp, maxSize: 1024, powerOfTwo: true }))
@@ -45,17 +48,29 @@ export function textureResize(options: TextureResizeOptions): Transform {
   return async function textureResizeTransform(doc: Document): Promise<void> {
     const textures = doc.getRoot().listTextures()
     const reports = await mapLimited(textures, options.concurrency ?? 1, (texture) => resizeTexture(doc, texture, options))
-    for (const report of reports) if (report) options.report?.push(report)
+    for (const report of reports) {
+      if (!report) continue
+      options.report?.push(report)
+      if (report.skipped) options.notes?.push(leftAsItWasNote(report.name, report.skipped))
+    }
   }
 }
 
 async function resizeTexture(doc: Document, texture: Texture, options: TextureResizeOptions): Promise<TextureReport | undefined> {
   const { label, role, image, from, base } = describeTexture(doc, texture)
-  if (!image) return undefined
+  if (!image) return { ...base, to: from, after: 0, skipped: 'no image data to resize' }
   const header = checkTextureLimits(image, options, label)
-  if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} is not resized` }
+  if (!header) {
+    // Not decodable here; its header may still say it fits, and then nothing was asked of it.
+    const size = readImageHeader(image, from)
+    if (size && sameSize(size, resizedDimensions(size.width, size.height, options.maxSize, options.powerOfTwo))) return undefined
+    const why = size
+      ? `${size.format.toUpperCase()} is not resized (sharp cannot decode it), so its ${size.width}×${size.height} is kept`
+      : `${from || 'an unknown format'} is not resized (sharp cannot decode it)`
+    return { ...base, to: from, after: image.byteLength, skipped: why }
+  }
   const [width, height] = resizedDimensions(header.width, header.height, options.maxSize, options.powerOfTwo)
-  if (width === header.width && height === header.height) return undefined
+  if (sameSize(header, [width, height])) return undefined
   const format = header.format
   // A normal map in WebP may be lossless on purpose (texture_optimize keeps them so): stay lossless.
   const lossless = format === 'webp' && role.normalMap
@@ -63,4 +78,8 @@ async function resizeTexture(doc: Document, texture: Texture, options: TextureRe
   const bytes = await encodeImage(options.encoder, image, settings, options, label)
   texture.setImage(bytes)
   return { ...base, to: from, after: bytes.byteLength, resizedFrom: [header.width, header.height], size: [width, height] }
+}
+
+function sameSize(header: { width: number; height: number }, [width, height]: [number, number]): boolean {
+  return header.width === width && header.height === height
 }
