@@ -217,6 +217,33 @@ describe.skipIf(!available)('convert job', async () => {
     ])
   })
 
+  it('a base colour map on TEXCOORD_1 → obj and ply: the UVs written are set 1, and an emissive map on set 0 is named', async () => {
+    const doc = await platform.io.readBinary(new Uint8Array(await readFile(paths.box)))
+    const prim = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!
+    const set0 = prim.getAttribute('TEXCOORD_0')!
+    // A second set unlike the first: mirrored in u, squeezed into the middle half in v.
+    const set1 = Float32Array.from(set0.getArray()!, (value: number, i) => (i % 2 === 0 ? 1 - value : 0.25 + value * 0.5))
+    prim.setAttribute('TEXCOORD_1', doc.createAccessor().setType('VEC2').setArray(set1).setBuffer(set0.getBuffer()))
+    const material = prim.getMaterial()!
+    material.getBaseColorTextureInfo()!.setTexCoord(1)
+    const uvPairs = (uvs: ArrayLike<number>) =>
+      Array.from({ length: uvs.length / 2 }, (_, v) => `${uvs[v * 2]!.toFixed(4)} ${uvs[v * 2 + 1]!.toFixed(4)}`).sort()
+    expect(uvPairs(set1)).not.toEqual(uvPairs(set0.getArray()!))
+    for (const target of ['obj', 'ply']) {
+      const result = await convert(await platform.io.writeBinary(doc), target)
+      const back = await readModel(platform, result.bytes!, result.extension)
+      const written = back.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('TEXCOORD_0')!
+      expect([...new Set(uvPairs(written.getArray()!))], target).toEqual([...new Set(uvPairs(set1))])
+      expect(JSON.stringify(result.details?.notes), target).not.toContain('reading another set')
+    }
+    // Maps of one material on two sets: the base colour's set is written, and the map that cannot have its own named.
+    material.setEmissiveTexture(material.getBaseColorTexture()).setEmissiveFactor([1, 1, 1])
+    const mixed = await convert(await platform.io.writeBinary(doc), 'obj')
+    expect(mixed.details?.notes).toContain(
+      'OBJ holds one UV set per part, the one the base colour map reads: 1 map(s) reading another set are drawn with it (the emissive map of material "Texture" reads UV set 0, set 1 written)',
+    )
+  })
+
   it('PLY → glb → PLY round trip keeps triangles, normals and UVs', async () => {
     const glb = await pool.run({ name: 'convert', input: { path: paths.wusonPly }, format: 'ply', options: { target_format: 'glb' } })
     if (!glb.ok) throw new Error(glb.message)

@@ -1,4 +1,5 @@
 import type { Accessor, Document, Material, Node, Primitive } from '@gltf-transform/core'
+import { uvSetWritten } from './texture-slots.ts'
 
 /** One primitive placed in world space: what single-space formats (OBJ, STL, PLY) write. */
 export interface FlatPrimitive {
@@ -7,6 +8,7 @@ export interface FlatPrimitive {
   mode: 0 | 1 | 4
   positions: Float32Array
   normals?: Float32Array
+  /** The UV set the material's maps read (uvSetWritten), TEXCOORD_0 where the primitive lacks it. */
   uvs?: Float32Array
   /** RGBA, 0..1. */
   colors?: Float32Array
@@ -67,7 +69,7 @@ function flattenPrimitive(prim: Primitive, m: number[], name: string): FlatPrimi
     return accessor && accessor.getCount() === count ? accessor : null
   }
   const normalAccessor = sameCount('NORMAL')
-  const uvAccessor = sameCount('TEXCOORD_0')
+  const uvAccessor = sameCount(`TEXCOORD_${uvSetWritten(prim.getMaterial())}`) ?? sameCount('TEXCOORD_0')
   const colorAccessor = sameCount('COLOR_0')
   const normals = normalAccessor ? transformNormals(readFloats(normalAccessor), normalMatrix(m)) : undefined
   const uvs = uvAccessor ? readFloats(uvAccessor).slice() : undefined

@@ -1,5 +1,6 @@
-import type { Document, Mesh, Primitive, Texture } from '@gltf-transform/core'
+import type { Document, Material, Mesh, Primitive, Texture } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
+import { mapUvSets, uvSetWritten } from './texture-slots.ts'
 
 /** The material texture slots a target can hold by name (glTF's property names). */
 type TextureSlot = 'baseColorTexture' | 'emissiveTexture' | 'normalTexture' | 'occlusionTexture' | 'metallicRoughnessTexture'
@@ -23,6 +24,12 @@ export interface TargetHolds {
   normals: PartAttribute | 'facet'
   /** How many UV sets (TEXCOORD_0 …). */
   uvSets: number
+  /**
+   * Which set a target of one UV set per part writes: 'first' (TEXCOORD_0; FBX drops maps reading
+   * another, export-maps.ts) or 'maps' (the set the material's maps read, base colour's first: OBJ
+   * and PLY, flatten.ts), where maps of one material reading different sets cannot all be held.
+   */
+  uvSetWritten: 'first' | 'maps'
   uvs: PartAttribute
   /** Whether normals and UVs of points and lines are kept (OBJ's `p` and `l` take positions only). */
   pointAttributes: boolean
@@ -51,6 +58,7 @@ const GLTF: TargetHolds = {
   points: true,
   normals: 'kept',
   uvSets: Number.POSITIVE_INFINITY,
+  uvSetWritten: 'first',
   uvs: 'kept',
   pointAttributes: true,
   colors: true,
@@ -72,6 +80,7 @@ const FLAT = {
   textures: 'none',
   textureTransforms: false,
   uvSets: 1,
+  uvSetWritten: 'maps',
   skins: false,
   animations: false,
   morphTargets: false,
@@ -87,6 +96,7 @@ const SCENE_TREE = {
   // Phong/FBX materials: diffuse, emission and a normal (bump) map; KHR_texture_transform baked into the UVs.
   textures: ['baseColorTexture', 'emissiveTexture', 'normalTexture'],
   textureTransforms: 'baked',
+  uvSetWritten: 'first',
   normals: 'when-every-part-of-its-mesh-has-it',
   scenes: 'default',
 } as const
@@ -293,6 +303,7 @@ function materialNotes(doc: Document, holds: TargetHolds, kept: DrawnPrimitive[]
   if (unread > 0) {
     notes.push(`${holds.label} holds maps only with the UVs of every part: ${unread} texture(s) dropped with the UVs`)
   }
+  if (readable) notes.push(...uvSetNotes(doc, holds, materials))
   // Transforms of maps dropped anyway need no word of their own; those of kept base colour maps do.
   const transformed = materials.filter((m) => m.getBaseColorTextureInfo()?.getExtension('KHR_texture_transform')).length
   if (holds.textures !== 'none' && holds.textureTransforms === 'baked' && transformed > 0) {
@@ -303,6 +314,26 @@ function materialNotes(doc: Document, holds: TargetHolds, kept: DrawnPrimitive[]
     notes.push(`${holds.label} cannot hold texture transforms: KHR_texture_transform of ${transformed} base colour map(s) dropped`)
   }
   return notes
+}
+
+/**
+ * Maps a target of one UV set per part places with the set it writes for their material (the base
+ * colour's), where they read another: drawn with coordinates that are not theirs.
+ */
+function uvSetNotes(doc: Document, holds: TargetHolds, materials: Material[]): string[] {
+  if (holds.uvSetWritten !== 'maps' || holds.uvSets !== 1) return []
+  const misread = materials.flatMap((material) => {
+    const written = uvSetWritten(material)
+    const index = doc.getRoot().listMaterials().indexOf(material)
+    const name = material.getName() ? `material "${material.getName()}"` : `material ${index}`
+    return mapUvSets(material)
+      .filter(([slot, set]) => holdsSlot(holds, `${slot}Texture`) && set !== written)
+      .map(([slot, set]) => `the ${slot} map of ${name} reads UV set ${set}, set ${written} written`)
+  })
+  if (misread.length === 0) return []
+  return [
+    `${holds.label} holds one UV set per part, the one the base colour map reads: ${misread.length} map(s) reading another set are drawn with it (${misread.join('; ')})`,
+  ]
 }
 
 /** Each material slot (`baseColorTexture`, …) and the textures in it. */

@@ -20,6 +20,32 @@ export function texCoordOf(info: TextureInfo): number {
   return transform?.getTexCoord() ?? info.getTexCoord()
 }
 
+/** The maps a writer of one UV set per part places (OBJ: all three; PLY: base colour), in the order that set is chosen by. */
+const ONE_SET_MAPS = ['baseColor', 'emissive', 'normal'] as const
+export type OneSetMap = (typeof ONE_SET_MAPS)[number]
+
+/** The UV set each of those maps of a material reads, for the maps it has. */
+export function mapUvSets(material: Material): [OneSetMap, number][] {
+  const infos = {
+    baseColor: material.getBaseColorTexture() && material.getBaseColorTextureInfo(),
+    emissive: material.getEmissiveTexture() && material.getEmissiveTextureInfo(),
+    normal: material.getNormalTexture() && material.getNormalTextureInfo(),
+  }
+  return ONE_SET_MAPS.flatMap((slot) => {
+    const info = infos[slot]
+    return info ? [[slot, texCoordOf(info)] as [OneSetMap, number]] : []
+  })
+}
+
+/**
+ * The UV set a writer of one set per part (OBJ, PLY) writes for a material: the one its base colour
+ * map reads, else its emissive's, else its normal map's, else TEXCOORD_0. A map on TEXCOORD_1 written
+ * with TEXCOORD_0's coordinates would be mis-mapped.
+ */
+export function uvSetWritten(material: Material | null): number {
+  return (material && mapUvSets(material)[0]?.[1]) ?? 0
+}
+
 /** Points a texture lookup at UV set `set`, where `texCoordOf` reads it: the transform's override if it has one. */
 export function setTexCoordOf(info: TextureInfo, set: number): void {
   const transform = info.getExtension<UvTransform>('KHR_texture_transform')
