@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { strToU8 } from 'fflate'
+import { strToU8, zipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { countSceneTriangles, createEnginePool, loadPlatform } from '../src/index.ts'
@@ -56,6 +56,19 @@ describe.skipIf(!available)('a GLB uploaded under a .gltf name is read as the GL
     const diagnosed = await run('diagnose', {})
     const result = JSON.parse(new TextDecoder().decode(diagnosed.bytes!))
     expect(result).toMatchObject({ format: 'glb', version: '2.0' })
+    expect(diagnosed.details?.warnings).toEqual([GLB_WARNING])
+  })
+
+  it('inside a zip too: compressed with the same warning, and diagnosed as glb 2.0', async () => {
+    const zip = zipSync({ 'knight/knight.gltf': await knight() })
+    const inZip = async (name: 'compress' | 'diagnose', options: Record<string, unknown>) =>
+      success(await pool.run({ name, input: { bytes: zip.slice() }, format: 'zip', options }))
+    const compressed = await inZip('compress', { engine: 'meshopt' })
+    const doc = await platform.io.readBinary(compressed.bytes!)
+    expect(countSceneTriangles(doc)).toBe(countSceneTriangles(await platform.io.readBinary(await knight())))
+    expect(compressed.details?.warnings).toEqual([GLB_WARNING])
+    const diagnosed = await inZip('diagnose', {})
+    expect(JSON.parse(new TextDecoder().decode(diagnosed.bytes!))).toMatchObject({ format: 'glb', version: '2.0' })
     expect(diagnosed.details?.warnings).toEqual([GLB_WARNING])
   })
 })

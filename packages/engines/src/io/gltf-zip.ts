@@ -5,7 +5,7 @@ import { readGltf } from './gltf.ts'
 import { isGltf1Json } from './gltf1.ts'
 import type { ReadOptions } from './limits.ts'
 import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
-import { gltfJsonText } from './gltf-text.ts'
+import { gltfJsonText, uploadedFormat } from './gltf-text.ts'
 import { createUploadResolver, decodeUriSafely, type ResolveFile } from './upload-files.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
 
@@ -51,7 +51,9 @@ export async function readZip(
     )
   }
   const resolve = createUploadResolver(files, model)
-  const format = extensionOf(model)
+  // A GLB named .gltf is read as the GLB it is, as on its own (uploadedFormat); readInner's reader says so.
+  const named = extensionOf(model)
+  const format = uploadedFormat(named, files.get(model)!)
   onModelFile?.({ path: model, format, bytes: files.get(model)! })
   if (format === 'gltf') {
     const json = parseJson(files.get(model)!)
@@ -68,7 +70,7 @@ export async function readZip(
     const gltf = files.get(model)!
     return asInputError(() => readGltf(io, gltf, resources), { bytes: gltf, resources })
   }
-  return readInner(format, files.get(model)!, resolve)
+  return readInner(named, files.get(model)!, resolve)
 }
 
 function extensionOf(path: string): string {
