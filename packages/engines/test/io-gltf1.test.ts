@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Document, getBounds, type mat4, MathUtils, Primitive, type vec3, type vec4 } from '@gltf-transform/core'
+import type { Light } from '@gltf-transform/extensions'
 import { unzipSync, zipSync } from 'fflate'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -256,6 +257,57 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect([plan.getType(), plan.getXMag(), plan.getYMag(), plan.getZNear(), plan.getZFar()]).toEqual(['orthographic', 2, 1, 0.1, 50])
     expect(byName('Plan').getTranslation()).toEqual([3, 0, 0])
     expect(warnings.filter((w) => w.includes('camera'))).toEqual([])
+    expect(worldCorners(doc)).toHaveLength(36)
+  })
+
+  it("keeps KHR_materials_common's directional, point and spot lights on their nodes as KHR_lights_punctual, and names what glTF 2.0 cannot hold", async () => {
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    json.extensionsUsed = ['KHR_materials_common']
+    json.extensions = {
+      KHR_materials_common: {
+        lights: {
+          sun: { type: 'directional', name: 'Sun', directional: { color: [1, 0.9, 0.8] } },
+          bulb: { type: 'point', name: 'Bulb', point: { color: [0.5, 0.5, 1], constantAttenuation: 1, quadraticAttenuation: 0.1 } },
+          cone: { type: 'spot', name: 'Cone', spot: { color: [1, 1, 1], fallOffAngle: 0.5 } },
+          sky: { type: 'ambient', ambient: { color: [0.2, 0.2, 0.2] } },
+        },
+      },
+    }
+    const placed = (light: string, transform: Record<string, number[]>) => ({
+      ...transform,
+      children: [],
+      extensions: { KHR_materials_common: { light } },
+    })
+    json.nodes.sunNode = { name: 'SunNode', ...placed('sun', { rotation: [-0.382683, 0, 0, 0.92388] }) }
+    json.nodes.bulbNode = { name: 'BulbNode', ...placed('bulb', { translation: [0, 2, 0] }) }
+    json.nodes.coneNode = { name: 'ConeNode', ...placed('cone', { translation: [0, 0, 3] }) }
+    json.nodes.skyNode = { name: 'SkyNode', ...placed('sky', {}) }
+    json.scenes[json.scene].nodes.push('sunNode', 'bulbNode', 'coneNode', 'skyNode')
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const lightOn = (name: string) => {
+      const node = doc
+        .getRoot()
+        .listNodes()
+        .find((n) => n.getName() === name)!
+      const light = node.getExtension<Light>('KHR_lights_punctual')
+      return light && { name: light.getName(), type: light.getType(), color: light.getColor(), intensity: light.getIntensity() }
+    }
+    expect(lightOn('SunNode')).toEqual({ name: 'Sun', type: 'directional', color: [1, 0.9, 0.8], intensity: 1 })
+    expect(lightOn('BulbNode')).toEqual({ name: 'Bulb', type: 'point', color: [0.5, 0.5, 1], intensity: 1 })
+    expect(lightOn('ConeNode')).toMatchObject({ name: 'Cone', type: 'spot' })
+    const cone = doc
+      .getRoot()
+      .listNodes()
+      .find((n) => n.getName() === 'ConeNode')!
+      .getExtension<Light>('KHR_lights_punctual')!
+    expect([cone.getInnerConeAngle(), cone.getOuterConeAngle()]).toEqual([0, 0.25])
+    expect(lightOn('SkyNode')).toBeNull()
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        '[gltf 1.0] 1 ambient light(s) not carried: glTF 2.0 has no ambient light',
+        '[gltf 1.0] the attenuation factors or spot exponent of 1 light(s) not carried (Bulb): KHR_lights_punctual lights fall off by the inverse square of the distance',
+      ]),
+    )
     expect(worldCorners(doc)).toHaveLength(36)
   })
 

@@ -1,5 +1,6 @@
 import type { Camera, Document, Material, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
+import { restoreGltf1Lights } from './gltf1-lights.ts'
 
 /**
  * What assimp's glTF 1.0 importer gets wrong or leaves out of the scene, put right from the file's
@@ -13,6 +14,7 @@ import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
  * - Animations: assimp imports none; each 1.0 animation becomes a 2.0 animation (the same samplers,
  *   interpolation and keyframes on the same nodes).
  * - Cameras: assimp drops perspective ones and fails on orthographic ones; each is made on its nodes.
+ * - Lights (KHR_materials_common's): assimp imports none; made as KHR_lights_punctual (gltf1-lights.ts).
  * - Material states: double sides, blending with its transparency, the emission colour.
  */
 
@@ -28,6 +30,7 @@ export interface Gltf1Scene {
   animations?: Record<string, Entry>
   accessors?: Record<string, Entry>
   bufferViews?: Record<string, Entry>
+  extensions?: Record<string, unknown>
 }
 
 /** 1.0 paths and the 2.0 path each animates (the same three). */
@@ -35,15 +38,16 @@ const PATHS = new Set(['translation', 'rotation', 'scale'])
 const FLOAT = 5126
 
 /**
- * Restores node transforms and names, cameras and material states, and rebuilds the animations.
- * `buffers` holds each 1.0 buffer's bytes by id. Returns a note per animation channel it could not take.
+ * Restores node transforms and names, cameras, lights and material states, and rebuilds the animations.
+ * `buffers` holds each 1.0 buffer's bytes by id. Returns a note per animation channel it could not take,
+ * and for what of the lights glTF 2.0 cannot hold.
  */
 export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<string, Uint8Array>): string[] {
   const nodes = byUniqueName(doc.getRoot().listNodes(), entries(json.nodes))
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
   restoreCameras(doc, json, nodes)
+  const notes = restoreGltf1Lights(doc, json, nodes)
   restoreMaterials(json, byUniqueName(doc.getRoot().listMaterials(), entries(json.materials)))
-  const notes: string[] = []
   for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)
   return notes
 }
