@@ -251,12 +251,16 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
         expect((await download.arrayBuffer()).byteLength).toBe((record.output as { size_bytes: number }).size_bytes)
       })
 
-      it('takes raw UTF-8 bytes in filename="…" (Cyrillic, CJK) and RFC 5987 filename*= (which wins over filename)', async () => {
+      it('takes raw UTF-8 bytes in filename="…" (Cyrillic, CJK) and RFC 8187 filename*= in UTF-8 or ISO-8859-1, any case, with or without a language (it wins over filename)', async () => {
         const cases: [disposition: string, expected: string][] = [
           ['name="file"; filename="модель.obj"', 'модель.obj'],
           ['name="file"; filename="牛.obj"', '牛.obj'],
           [`name="file"; filename="cow.obj"; filename*=UTF-8''%E7%89%9B%20%D0%BC.obj`, '牛 м.obj'],
           [`name="file"; filename*=utf-8'zh'%E7%89%9B.obj`, '牛.obj'],
+          [`name="file"; filename*=utf-8'en'%E7%89%9B.obj`, '牛.obj'],
+          // ISO-8859-1 without a language: each byte is the code point of its value (0x80 is U+0080, not windows-1252's €).
+          [`name="file"; filename*=ISO-8859-1''k%FChe.obj`, 'kühe.obj'],
+          [`name="file"; filename="x.obj"; filename*=iso-8859-1'de'%A4%80%FF.obj`, '¤\u0080ÿ.obj'],
           ['name="file"; filename="kühe.obj"', 'kühe.obj'],
         ]
         for (const [disposition, expected] of cases) {
@@ -267,10 +271,12 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
         }
       })
 
-      it('refuses a filename* that does not decode, and a part with no name, as malformed', async () => {
+      it('refuses a filename* that does not decode (bad UTF-8, a bad escape, a charset RFC 8187 does not name), and a part with no name, as malformed', async () => {
         for (const disposition of [
           `name="file"; filename*=UTF-8''%E7%89.obj`,
           `name="file"; filename*=UTF-8''%zz.obj`,
+          `name="file"; filename*=koi8-r''%C1.obj`,
+          `name="file"; filename*=windows-1252'en'%80.obj`,
           'filename="牛.obj"',
         ]) {
           const response = await post(variant, '/compress', rawForm([field('engine', 'draco'), { disposition, body: cow }]))

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import { createFormParser } from '../src/uploads/form-parser.ts'
+
+const BOUNDARY = '----mos-form-parser'
+const CONTENT_TYPE = `multipart/form-data; boundary=${BOUNDARY}`
+
+/** What the parser handed over: fields with their values, files with their names and bytes, and its verdict. */
+function parse(body: Uint8Array, chunkSize: number): { refused: string | undefined; parts: string[] } {
+  const parts: string[] = []
+  const parser = createFormParser(CONTENT_TYPE, {
+    field: (name, value) => void parts.push(`field ${name}=${value}`),
+    file(name, filename) {
+      const bytes: number[] = []
+      return { push: (chunk) => void bytes.push(...chunk), end: () => void parts.push(`file ${name} ${filename} [${bytes.join(',')}]`) }
+    },
+  })
+  let refused: string | undefined
+  for (let offset = 0; offset < body.length && refused === undefined; offset += chunkSize) {
+    refused = parser.write(body.subarray(offset, offset + chunkSize))
+  }
+  return { refused: refused ?? parser.end(), parts }
+}
+
+/** A file body that holds the boundary's first bytes and line breaks, so a search that loses its place shows. */
+const fileBytes = Uint8Array.from([13, 10, 45, 45, 45, 0, 255, 13, 10, 45, 45, ...new TextEncoder().encode('----mos-form'), 13, 10])
+
+function form(epilogue: string): Uint8Array {
+  const head = (disposition: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; ${disposition}\r\n\r\n`
+  const text = new TextEncoder()
+  const chunks = [
+    text.encode(`preamble to ignore\r\n${head('name="engine"')}draco\r\n`),
+    text.encode(`${head(`name="file"; filename*=ISO-8859-1''k%FChe.obj`)}`),
+    fileBytes,
+    text.encode(`\r\n${head('name="level"')}7\r\n--${BOUNDARY}--${epilogue}`),
+  ]
+  return new Uint8Array(Buffer.concat(chunks))
+}
+
+describe('createFormParser', () => {
+  const expected = ['field engine=draco', `file file kühe.obj [${[...fileBytes].join(',')}]`, 'field level=7']
+
+  it('reads the same parts whatever sizes the body arrives in (the closing "--" split across chunks included)', () => {
+    for (const epilogue of ['', '\r\n', '\r\nan epilogue, ignored\r\n']) {
+      const body = form(epilogue)
+      for (let chunkSize = 1; chunkSize <= body.length; chunkSize++) {
+        expect(parse(body, chunkSize), `chunks of ${chunkSize}, epilogue ${JSON.stringify(epilogue)}`).toEqual({
+          refused: undefined,
+          parts: expected,
+        })
+      }
+    }
+  })
+
+  it('refuses a body cut before its closing boundary, however it is cut', () => {
+    const body = form('')
+    for (const cut of [body.length - 1, body.length - 2, body.length - 3, body.length - 20]) {
+      expect(parse(body.subarray(0, cut), 7).refused, `cut at ${cut}`).toBe('the form ended before its closing boundary')
+    }
+  })
+
+  it('refuses a Content-Type without a boundary', () => {
+    const parser = createFormParser('multipart/form-data', { field: () => undefined, file: () => undefined })
+    expect(parser.write(form(''))).toBe('multipart/form-data without a boundary')
+  })
+})
