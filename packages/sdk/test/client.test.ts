@@ -129,6 +129,43 @@ describe('submit calls send multipart with the file name, the fields and the key
     expect(fields).toEqual({ engine: 'meshopt', level: '5' })
     expect(answer.tasks.map((task) => task.filename)).toEqual(['one.glb', 'two.glb'])
   })
+
+  it("batchCompress types and sends compress's fields beyond engine and level (the Mos extensions a batch applies to each task)", async () => {
+    let fields: Record<string, string> = {}
+    server.use(
+      http.post(`${API}/batch/compress`, async ({ request }) => {
+        const form = await request.formData()
+        fields = Object.fromEntries([...form.entries()].filter(([, value]) => typeof value === 'string')) as Record<string, string>
+        return HttpResponse.json({ batch_id: 'b1', total: 1, tasks: [{ task_id: 't0', filename: 'one.glb', status: 'pending' }] })
+      }),
+    )
+    // Each of these was an excess property of BatchCompressParams (tsc refused this call) before it took compress's fields.
+    await client.batchCompress({
+      files: [new File([glb], 'one.glb')],
+      engine: 'draco',
+      position_quantization_bits: 16,
+      preset: 'web',
+      simplify_ratio: 0.5,
+      simplify_error: 0.01,
+      texture_max_size: 512,
+      texture_power_of_two: true,
+      merge: true,
+      instance: false,
+      callback_url: 'https://example.test/hook',
+    })
+    expect(fields).toEqual({
+      engine: 'draco',
+      position_quantization_bits: '16',
+      preset: 'web',
+      simplify_ratio: '0.5',
+      simplify_error: '0.01',
+      texture_max_size: '512',
+      texture_power_of_two: 'true',
+      merge: 'true',
+      instance: 'false',
+      callback_url: 'https://example.test/hook',
+    })
+  })
 })
 
 describe('reads', () => {

@@ -178,6 +178,28 @@ for (const variant of ['A', 'B'] as const satisfies Variant[]) {
       for (const sub of batch.tasks) expect((await client.download(sub.task_id)).byteLength).toBeGreaterThan(0)
     })
 
+    it("batchCompress with compress's Mos fields (simplify_ratio, merge): each sub-task applies them", async () => {
+      const submitted = await client.batchCompress({
+        files: [corpus.paths.knight, corpus.paths.box],
+        engine: 'meshopt',
+        merge: true,
+        simplify_ratio: 0.5,
+      })
+      const batch = await client.waitForBatch(submitted.batch_id, { pollIntervalMs: 20 })
+      expect(batch).toMatchObject({ status: 'completed', total: 2, completed: 2, failed: 0 })
+      const knight = await client.getTask(batch.tasks[0]!.task_id)
+      if (knight.status !== 'completed') expect.fail(`the knight's task is ${knight.status}`)
+      const simplify = knight.simplify!
+      expect(simplify.target_ratio).toBe(0.5)
+      expect(knight.merge?.draw_calls_after).toBe(1)
+      expect(simplify.triangles_after).toBeLessThan(simplify.triangles_before)
+      for (const sub of batch.tasks) {
+        const doc = await (await gltfReader()).readBinary(await client.download(sub.task_id))
+        expect(extensionsUsed(doc), sub.filename).toContain('EXT_meshopt_compression')
+        if (sub.task_id === knight.task_id) expect(countTriangles(doc)).toBe(simplify.triangles_after)
+      }
+    })
+
     it('license info', async (ctx) => {
       const info = await client
         .licenseInfo()

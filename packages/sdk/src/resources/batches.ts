@@ -1,15 +1,19 @@
-import type { BatchRecord, BatchSubmitResponse, Engine } from '../contract/index.ts'
+import type { BatchRecord, BatchSubmitResponse, OperationRequestFields } from '../contract/index.ts'
 import type { RequestOptions, Transport } from '../request.ts'
 import { toFormData, type UploadParams, type UploadResolver } from '../upload.ts'
 import { poll, type WaitOptions } from '../wait.ts'
 import type { SubmitExtensionFields } from './operations.ts'
 
+/**
+ * The fields of a batch: every field of POST /compress, applied to each of its tasks and checked
+ * by compress's rules, with `level` 1..10 in both variants (default 7). The contract's batch table
+ * (4.11) has `engine` and `level`; the others are Mos extensions there (docs/api.md, Batches).
+ */
+export type BatchCompressFields = OperationRequestFields['compress']
+
 /** POST /batch/compress (4.11): every file becomes its own task; `callback_url` gets each task's record. */
-export interface BatchCompressParams<U> extends SubmitExtensionFields {
+export interface BatchCompressParams<U> extends BatchCompressFields, SubmitExtensionFields {
   files: (U | UploadParams<U>)[]
-  engine: Engine
-  /** 1..10 in both variants; default 7. */
-  level?: number
 }
 
 /** Options of `waitForBatch`. */
