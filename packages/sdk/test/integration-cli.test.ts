@@ -76,10 +76,10 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toMatch(/box\.glb: (pending|processing|completed)/)
     const output = join(work, 'box.meshopt.glb')
-    // The summary, then the record's notes (this box's result is larger than its input by its JSON, which a note says).
+    // The summary, then the record's notes and output-size rule (this box's result is larger than its input by its JSON, which a note says).
     expect(run.stdout).toMatch(
       new RegExp(
-        `^ok: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → ${output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  [\\d.]+ KiB → [\\d.]+ KiB  \\(ratio \\d\\.\\d\\d, [−+]\\d+\\.\\d %\\)  \\d+\\.\\d s\\n(  note: [^\\n]+\\n)*$`,
+        `^ok: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} → ${output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  [\\d.]+ KiB → [\\d.]+ KiB  \\(ratio \\d\\.\\d\\d, [−+]\\d+\\.\\d %\\)  \\d+\\.\\d s\\n(  note: [^\\n]+\\n)*(  output size: [^\\n]+\\n)?$`,
       ),
     )
     const doc = await decode(output)
@@ -234,6 +234,23 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     expect(result.notes).toContainEqual(expect.stringMatching(/^STL cannot hold /))
     const shown = await mos(['convert', corpus.paths.box, '--to', 'stl', '--out', out, '--force'], env)
     expect(shown.stdout.trimEnd().split('\n').slice(1)).toEqual(result.notes.map((note: string) => `  note: ${note}`))
+  })
+
+  it('puts the output-size rule in --json as the task record has it, and under the summary after the notes', async () => {
+    const out = join(work, 'out-size-rule')
+    // BoxTextured to meshopt: 4696 B in, a larger result (its JSON grows more than the encoding saves), returned with size_rule.
+    const run = await mos(['compress', corpus.paths.box, '--engine', 'meshopt', '--out', out, '--json'], env)
+    expect(run.code, run.stderr).toBe(0)
+    const [result] = JSON.parse(run.stdout).results
+    const record = await (await fetch(`${running.url}/api/v1/tasks/${result.task_id}`, { headers: { 'X-API-Key': API_KEY } })).json()
+    expect(record.size_rule).toMatchObject({ input_bytes: result.size_before, result_bytes: result.size_after, kept_input: false })
+    expect(result.size_rule).toEqual(record.size_rule)
+    const shown = await mos(['compress', corpus.paths.box, '--engine', 'meshopt', '--out', out, '--force'], env)
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout.trimEnd().split('\n').slice(1)).toEqual([
+      ...(record.notes ?? []).map((note: string) => `  note: ${note}`),
+      `  output size: ${record.size_rule.note}`,
+    ])
   })
 
   it('compress of more files than the trial batch limit, with a wrong extension and a missing file among them: each file its own outcome', async () => {

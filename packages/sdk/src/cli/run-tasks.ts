@@ -1,5 +1,5 @@
 import { mkdir, stat } from 'node:fs/promises'
-import type { DiagnosisResult, SubmitResponse } from '../contract/index.ts'
+import type { DiagnosisResult, SizeRuleReport, SubmitResponse } from '../contract/index.ts'
 import type { NodeClient } from '../node.ts'
 import type { CliArgs, TaskCommand } from './args.ts'
 import { batchTaskIds, canBatch, deploymentBatchLimit } from './batch-submit.ts'
@@ -25,6 +25,8 @@ export interface FileResult {
   warnings?: string[]
   /** What the result could not hold, or what was changed to write it. */
   notes?: string[]
+  /** The result came out larger than the input: what the service did and why, as the task record says it. */
+  size_rule?: SizeRuleReport
 }
 
 /** Name tag of each command's results, before the extension (`box.draco.glb`). */
@@ -104,9 +106,13 @@ function describeDiagnosis(result: DiagnosisResult | undefined): string {
   return `  ${result.format} ${result.version}: ${count(result.meshes.length, 'mesh', 'meshes')}, ${count(result.textures.length, 'texture', 'textures')}, ${count(result.total_issues, 'issue', 'issues')}`
 }
 
-/** The task's warnings and notes, a line each under its summary: nothing lost without a word, in a shell too. */
+/** The task's warnings, notes and output-size rule, a line each under its summary: nothing lost without a word, in a shell too. */
 function saidLines(result: FileResult): string[] {
-  return [...(result.warnings ?? []).map((text) => `  warning: ${text}`), ...(result.notes ?? []).map((text) => `  note: ${text}`)]
+  return [
+    ...(result.warnings ?? []).map((text) => `  warning: ${text}`),
+    ...(result.notes ?? []).map((text) => `  note: ${text}`),
+    ...(result.size_rule ? [`  output size: ${result.size_rule.note}`] : []),
+  ]
 }
 
 /**
@@ -213,6 +219,7 @@ async function runOne(run: TaskRun, file: string, index: number, line: ProgressL
     result.seconds = (Date.now() - started) / 1000
     if (task.warnings?.length) result.warnings = task.warnings
     if (task.notes?.length) result.notes = task.notes
+    if (task.size_rule) result.size_rule = task.size_rule
     const summary = summaryLine(file, result.output, before, result.size_after, Date.now() - started) + describeDiagnosis(result.result)
     line.finish([summary, ...saidLines(result)].join('\n'), true)
     return result

@@ -58,6 +58,20 @@ export const textureReportSchema = z.object({
   size: z.tuple([count, count]).optional(),
 })
 
+/**
+ * `size_rule`: the result came out larger than the input, and what the service did (kept the input,
+ * or returned the result and why), docs/api.md's output-size rule.
+ */
+export const sizeRuleReportSchema = z.object({
+  input_bytes: count,
+  result_bytes: count,
+  /** True when the input's bytes were returned instead of the result. */
+  kept_input: z.boolean(),
+  /** A zip upload: what its files hold unpacked (`input_bytes` is the deflated archive's). */
+  input_unpacked_bytes: count.optional(),
+  note: z.string(),
+})
+
 /** The reports a completed record may carry (the fields of completedTaskSchema beyond the contract's). */
 export const taskReportsShape = {
   /** What the target could not hold, or what was changed or dropped to write it (nothing lost without a word). */
@@ -76,6 +90,7 @@ export const taskReportsShape = {
   texture_bytes_after: count.optional(),
   /** repair's counts, one per kind of repair (docs/api.md). */
   repairs: z.record(z.string(), count).optional(),
+  size_rule: sizeRuleReportSchema.optional(),
 }
 
 export type MergeReport = z.infer<typeof mergeReportSchema>
@@ -83,3 +98,4 @@ export type InstanceReport = z.infer<typeof instanceReportSchema>
 export type PaletteReport = z.infer<typeof paletteReportSchema>
 export type SimplifyReport = z.infer<typeof simplifyReportSchema>
 export type TextureReport = z.infer<typeof textureReportSchema>
+export type SizeRuleReport = z.infer<typeof sizeRuleReportSchema>
