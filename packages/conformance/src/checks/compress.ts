@@ -13,7 +13,7 @@ export const heavyDraco = (ctx: RunContext) =>
   runTask(ctx, 'compress heavy draco', 'compress', '/compress', { engine: 'draco' }, async (c) => (await c.fixtures()).heavy)
 export const heavyDracoCompleted = (ctx: RunContext) =>
   completedTask(ctx, 'compress heavy draco', 'compress', '/compress', { engine: 'draco' }, async (c) => (await c.fixtures()).heavy)
-const smallMeshopt = (ctx: RunContext) =>
+export const smallMeshopt = (ctx: RunContext) =>
   completedTask(ctx, 'compress small meshopt', 'compress', '/compress', { engine: 'meshopt' }, async (c) => (await c.fixtures()).small)
 /** A GLB that is not one: its task must fail. */
 export const brokenTask = (ctx: RunContext) =>

@@ -18,8 +18,8 @@ import { expect, expectError, expectErrorText, expectJson, expectSchema, expectS
 import type { Check, CheckNeeds, Profile } from '../check.ts'
 import { compressionAsked, expectCompressedGlb } from '../inspect/compressed.ts'
 import type { RunContext } from '../context.ts'
-import type { Fixtures } from '../fixtures/index.ts'
-import { download, submit, waitForTask, type Fields } from '../tasks.ts'
+import type { Fixture, Fixtures } from '../fixtures/index.ts'
+import { download, uploadForm, waitForTask, type Fields } from '../tasks.ts'
 
 /** One submit endpoint's form rules, as the contract's field specs give them. */
 interface FormRules {
@@ -91,7 +91,8 @@ interface Case {
   profile?: Profile
   title: string
   fields: Fields
-  withFile?: boolean
+  /** How the form departs from the fields and one file: no file part, a 0-byte one, a second one, the first field twice. */
+  form?: 'no-file' | 'empty-file' | 'file-twice' | 'field-twice'
   filename?: string
   /** Expected: accepted (200 pending), or refused with 400 and this text. */
   expect: { accepted: true } | { accepted: false; text: string; textProfile: Profile }
@@ -110,7 +111,7 @@ function fileCases(rules: FormRules): Case[] {
       id: 'missing.file',
       title: 'no file part',
       fields: rules.valid,
-      withFile: false,
+      form: 'no-file',
       expect: { accepted: false, text: ERROR_TEXTS.missingField(rules.fileField), textProfile: 'core' },
     },
     {
@@ -120,6 +121,52 @@ function fileCases(rules: FormRules): Case[] {
       filename: 'conformance.xyz',
       expect: { accepted: false, text: ERROR_TEXTS.unsupportedFormat('xyz'), textProfile: 'core' },
     },
+    ...ambiguousFormCases(rules),
+  ]
+}
+
+/**
+ * Forms the contract does not rule on, refused as docs/api.md decides (mos): a 0-byte file is
+ * missing, not a task that fails; a field or a single-file route's file given twice is ambiguous.
+ */
+function ambiguousFormCases(rules: FormRules): Case[] {
+  const twice = ERROR_TEXTS.invalidField
+  const refused = (text: string) => ({ accepted: false as const, text, textProfile: 'mos' as const })
+  const [field] = Object.keys(rules.valid)
+  return [
+    {
+      id: 'empty-file',
+      profile: 'mos',
+      title: `a ${rules.fileField} part of 0 bytes`,
+      fields: rules.valid,
+      form: 'empty-file',
+      expect: refused(ERROR_TEXTS.missingField(rules.fileField)),
+    },
+    // A batch's files repeat by design.
+    ...(rules.fileField === 'file'
+      ? [
+          {
+            id: 'file-twice',
+            profile: 'mos' as const,
+            title: 'a second file part',
+            fields: rules.valid,
+            form: 'file-twice' as const,
+            expect: refused(twice('file', 'given more than once')),
+          },
+        ]
+      : []),
+    ...(field
+      ? [
+          {
+            id: 'field-twice',
+            profile: 'mos' as const,
+            title: `${field} given twice (the same value)`,
+            fields: rules.valid,
+            form: 'field-twice' as const,
+            expect: refused(twice(field, 'given more than once')),
+          },
+        ]
+      : []),
   ]
 }
 
@@ -245,8 +292,19 @@ function casesOf(rules: FormRules, variant: Variant): Case[] {
 async function send(ctx: RunContext, rules: FormRules, c: Case) {
   return ctx.once(`fields ${rules.name} ${c.id}`, async () => {
     const fixtures = await ctx.fixtures()
-    const files = c.withFile === false ? [] : [fixtures[rules.file]]
-    return submit(ctx, rules.path, c.fields, files, { fileField: rules.fileField, ...(c.filename ? { filename: c.filename } : {}) })
+    const file = fixtures[rules.file]
+    const files: Fixture[] =
+      c.form === 'no-file'
+        ? []
+        : c.form === 'empty-file'
+          ? [{ ...file, bytes: new Uint8Array(0) }]
+          : c.form === 'file-twice'
+            ? [file, file]
+            : [file]
+    const form = uploadForm(files, c.fields, { fileField: rules.fileField, ...(c.filename ? { filename: c.filename } : {}) })
+    const [name, value] = Object.entries(c.fields)[0] ?? []
+    if (c.form === 'field-twice' && name !== undefined) form.append(name, String(value))
+    return ctx.http.post(rules.path, { form })
   })
 }
 

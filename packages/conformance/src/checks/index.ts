@@ -6,6 +6,7 @@ import { compressChecks } from './compress.ts'
 import { convertChecks } from './convert.ts'
 import { downloadChecks } from './download.ts'
 import { fieldChecks } from './fields.ts'
+import { headChecks } from './head.ts'
 import { healthChecks } from './health.ts'
 import { licenseChecks } from './license.ts'
 import { limitChecks } from './limits.ts'
@@ -26,6 +27,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...fieldChecks,
   ...compressChecks,
   ...downloadChecks,
+  ...headChecks,
   ...convertChecks,
   ...repairChecks,
   ...diagnoseChecks,

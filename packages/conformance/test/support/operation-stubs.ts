@@ -200,7 +200,10 @@ export function operationsStub(variant: Variant, fault: OperationFault = (_, __,
           body: body as Uint8Array<ArrayBuffer>,
         }).formData()
         const file = form.get('file') as File | null
-        if (!file) return json({ error: ERROR_TEXTS.missingField('file') }, 400)
+        // As Mos decides (docs/api.md): a 0-byte file is missing, a part given twice is refused.
+        if (!file || file.size === 0) return json({ error: ERROR_TEXTS.missingField('file') }, 400)
+        const twice = [...new Set(form.keys())].find((name) => form.getAll(name).length > 1)
+        if (twice) return json({ error: ERROR_TEXTS.invalidField(twice, 'given more than once') }, 400)
         const extension = file.name.includes('.') ? file.name.slice(file.name.lastIndexOf('.') + 1).toLowerCase() : ''
         const accepted: readonly string[] = type.startsWith('texture') ? [...IMAGE_EXTENSIONS, ...MODEL_FORMATS] : MODEL_FORMATS
         if (!accepted.includes(extension)) return json({ error: ERROR_TEXTS.unsupportedFormat(extension) }, 400)

@@ -133,7 +133,10 @@ export function batchStub(
           body: body as Uint8Array<ArrayBuffer>,
         }).formData()
         const files = form.getAll('files') as File[]
-        if (files.length === 0) return json({ error: ERROR_TEXTS.missingField('files') }, 400)
+        // As Mos decides (docs/api.md): a 0-byte file is missing, a field given twice is refused.
+        if (files.length === 0 || files.some((file) => file.size === 0)) return json({ error: ERROR_TEXTS.missingField('files') }, 400)
+        const twice = [...new Set(form.keys())].find((name) => name !== 'files' && form.getAll(name).length > 1)
+        if (twice) return json({ error: ERROR_TEXTS.invalidField(twice, 'given more than once') }, 400)
         const raw: Record<string, string> = {}
         for (const [name, value] of form.entries()) if (typeof value === 'string') raw[name] = value
         const parsed = parseBatchCompressFields(raw)
