@@ -9,7 +9,7 @@ import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { chromiumAvailable, consolePasswordHash, launchChromium, litShare } from './support/browser.ts'
-import { expectDrawn, SLOW, start, taskIdOf, trianglesOf, untilEnded } from './support/console-page.ts'
+import { expectDrawn, SLOW, start, taskIdOf, trianglesOf, runTask, untilEnded } from './support/console-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -124,10 +124,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   it(
     "shows every report the service gives: repair's counts, a texture kept as it was and why",
     async () => {
-      await page.getByLabel('Operation').selectOption('repair')
-      await page.locator('#files').setInputFiles(corpus.paths.cow)
-      const repaired = await start(page)
-      await untilEnded(repaired)
+      const repaired = await runTask(page, 'repair', corpus.paths.cow)
       expect(await repaired.getByTestId('task-status').textContent()).toBe('Completed 100%')
       const repairs = (await recordOf(page, repaired)).repairs!
       const done = Object.entries(repairs).filter(([, value]) => value > 0)
@@ -138,11 +135,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       )
 
       // BoxTextured's small PNG is no smaller as WebP: the texture is kept, and the card says so, in the service's words.
-      await page.getByLabel('Operation').selectOption('texture_optimize')
-      await page.getByLabel('format').selectOption('webp')
-      await page.locator('#files').setInputFiles(corpus.paths.box)
-      const optimized = await start(page)
-      await untilEnded(optimized)
+      const optimized = await runTask(page, 'texture_optimize', corpus.paths.box, { format: 'webp' })
       const textures = (await recordOf(page, optimized)).textures!
       expect(textures[0]!.note).toMatch(/^original kept: /)
       const lines = await stepLinesOf(optimized)
@@ -184,11 +177,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   it.each(['obj', 'fbx', 'dae', 'ply'])(
     'converts BoxTextured to %s: the output view counts its texture once it has arrived and draws the cube with it, not black',
     async (target) => {
-      await page.getByLabel('Operation').selectOption('convert')
-      await page.getByLabel('target_format').selectOption(target)
-      await page.locator('#files').setInputFiles(corpus.paths.box)
-      const card = await start(page)
-      await untilEnded(card)
+      const card = await runTask(page, 'convert', corpus.paths.box, { target_format: target })
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await trianglesOf(card)).toEqual(['12', '12'])
       // Counted when the texture had loaded: CesiumLogoFlat.png's size, where 0×0 was counted before.
@@ -203,11 +192,9 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   it(
     'converts the spider with its five images to PLY: the output view maps each face to the image its texnumber names',
     async () => {
-      await page.getByLabel('Operation').selectOption('convert')
-      await page.getByLabel('target_format').selectOption('ply')
-      await page.locator('#files').setInputFiles([corpus.paths.spider, corpus.paths.spiderMtl, ...SPIDER_TEXTURES])
-      const card = await start(page)
-      await untilEnded(card)
+      const card = await runTask(page, 'convert', [corpus.paths.spider, corpus.paths.spiderMtl, ...SPIDER_TEXTURES], {
+        target_format: 'ply',
+      })
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await card.getByTestId('download').textContent()).toMatch(/\.zip$/)
       const [input, output] = await trianglesOf(card)
@@ -227,10 +214,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   it(
     'opens a KTX2 result: the transcoder worker runs under its own policy, the page under its strict one',
     async () => {
-      await page.getByLabel('Operation').selectOption('texture_ktx2')
-      await page.locator('#files').setInputFiles(corpus.paths.box)
-      const card = await start(page)
-      await untilEnded(card)
+      const card = await runTask(page, 'texture_ktx2', corpus.paths.box)
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await trianglesOf(card)).toEqual(['12', '12'])
       // The texture, transcoded from Basis in the worker, is the logo's 211×211 rounded up to a multiple of 4 (texture_ktx2's blocks).
@@ -252,10 +236,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       })
       const before = pageProblems.length
       try {
-        await page.getByLabel('Operation').selectOption('texture_ktx2')
-        await page.locator('#files').setInputFiles(corpus.paths.box)
-        const refused = await start(page)
-        await untilEnded(refused)
+        const refused = await runTask(page, 'texture_ktx2', corpus.paths.box)
         await expect
           .poll(() => refused.getByTestId('output-view').locator('xpath=..').locator('p.error').textContent(), { timeout: 60_000 })
           .toMatch(/^This model cannot be shown: a KTX2 texture could not be transcoded: the KTX2 transcoder failed to start: \S/)
@@ -281,11 +262,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   it(
     'says why a Draco result cannot be shown when its buffer is corrupt, never "Loading…" for ever',
     async () => {
-      await page.getByLabel('Operation').selectOption('compress')
-      await page.getByLabel('engine').selectOption('draco')
-      await page.locator('#files').setInputFiles(corpus.paths.box)
-      const sound = await start(page)
-      await untilEnded(sound)
+      const sound = await runTask(page, 'compress', corpus.paths.box, { engine: 'draco' })
       // The service's own Draco result, its compressed geometry scrambled past the Draco header: the decoder reads a
       // header it knows and then bytes that make no mesh.
       const glb = Buffer.from(
@@ -319,11 +296,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   it(
     'names a model dropped with its files after the model, and measures the saving against the files dropped, the record’s beside it',
     async () => {
-      await page.getByLabel('Operation').selectOption('compress')
-      await page.getByLabel('engine').selectOption('meshopt')
-      await page.locator('#files').setInputFiles([corpus.paths.cubes, corpus.paths.cubesBin])
-      const card = await start(page)
-      await untilEnded(card)
+      const card = await runTask(page, 'compress', [corpus.paths.cubes, corpus.paths.cubesBin], { engine: 'meshopt' })
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await card.locator('h3').textContent()).toBe('many-cubes.gltf + 1 file')
       const record = await recordOf(page, card)

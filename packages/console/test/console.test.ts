@@ -9,7 +9,7 @@ import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { chromiumAvailable, consolePasswordHash, launchChromium } from './support/browser.ts'
-import { expectDrawn, followEventStreams, SLOW, start, taskIdOf, trianglesOf, untilEnded } from './support/console-page.ts'
+import { expectDrawn, followEventStreams, SLOW, start, taskIdOf, trianglesOf, runTask, untilEnded } from './support/console-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -176,11 +176,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   it(
     'converts a model to STL: the output view opens it with its own loader and draws it',
     async () => {
-      await page.getByLabel('Operation').selectOption('convert')
-      await page.getByLabel('target_format').selectOption('stl')
-      await page.locator('#files').setInputFiles(corpus.paths.box)
-      const card = await start(page)
-      await untilEnded(card)
+      const card = await runTask(page, 'convert', corpus.paths.box, { target_format: 'stl' })
       expect(await trianglesOf(card)).toEqual(['12', '12'])
       await expectDrawn(card, 'output-view')
     },
@@ -190,11 +186,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   it(
     'converts glTF 1.0 to GLB, and the card says what the reader could not carry, as the task record does',
     async () => {
-      await page.getByLabel('Operation').selectOption('convert')
-      await page.getByLabel('target_format').selectOption('glb')
-      await page.locator('#files').setInputFiles(corpus.paths.gltf1)
-      const card = await start(page)
-      await untilEnded(card)
+      const card = await runTask(page, 'convert', corpus.paths.gltf1, { target_format: 'glb' })
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       const id = await taskIdOf(card)
       const record = await page.evaluate(async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as CompletedTask, id)
@@ -430,11 +422,9 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   it(
     'converts an OBJ dropped with its materials and textures to OBJ: the zip that comes back opens in the output view',
     async () => {
-      await page.getByLabel('Operation').selectOption('convert')
-      await page.getByLabel('target_format').selectOption('obj')
-      await page.locator('#files').setInputFiles([corpus.paths.spider, corpus.paths.spiderMtl, ...SPIDER_TEXTURES])
-      const card = await start(page)
-      await untilEnded(card)
+      const card = await runTask(page, 'convert', [corpus.paths.spider, corpus.paths.spiderMtl, ...SPIDER_TEXTURES], {
+        target_format: 'obj',
+      })
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
       expect(await card.getByTestId('download').textContent()).toMatch(/\.zip$/)
       const [input, output] = await trianglesOf(card)

@@ -34,6 +34,24 @@ export async function start(page: Page, files = 1): Promise<Locator> {
   return cards.first()
 }
 
+/**
+ * One task from the Work page as a user starts it: the operation, its choice fields (label → option),
+ * the files, Start; answers the card once its task has ended, either way (the test checks how).
+ */
+export async function runTask(
+  page: Page,
+  operation: string,
+  files: Parameters<Locator['setInputFiles']>[0],
+  choices: Record<string, string> = {},
+): Promise<Locator> {
+  await page.getByLabel('Operation').selectOption(operation)
+  for (const [label, option] of Object.entries(choices)) await page.getByLabel(label).selectOption(option)
+  await page.locator('#files').setInputFiles(files)
+  const card = await start(page)
+  await untilEnded(card)
+  return card
+}
+
 /** The triangle counts under a card's two views, once both models are loaded. */
 export async function trianglesOf(card: Locator): Promise<string[]> {
   await expect.poll(() => card.getByTestId('triangles').count(), { timeout: 60_000 }).toBe(2)
