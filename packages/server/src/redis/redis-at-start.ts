@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.ts'
 import { errorText } from '../error-text.ts'
 import { loadIORedis } from '../lazy-modules.ts'
 import { queueRedisUrl } from '../queue/create-queue.ts'
+import { printableRedisUrl } from './redis-unreachable.ts'
 
 /** A Redis the deployment uses, with the settings that point at it. */
 interface RedisUse {
@@ -18,17 +19,6 @@ export function redisUses(config: Config): RedisUse[] {
     add(queueRedisUrl(config), config.queue.redis.url ? 'SERVICE__QUEUE__REDIS__URL' : 'SERVICE__STORAGE__REDIS__URL')
   if (config.rateLimit.redisUrl) add(config.rateLimit.redisUrl, 'SERVICE__RATE_LIMIT__REDIS_URL')
   return [...uses].map(([url, settings]) => ({ url, settings: [...new Set(settings)] }))
-}
-
-/** The URL as it may be printed: a password in it is replaced. */
-export function printableRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return '(not a redis:// URL)'
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis'
 import { loadIORedis } from '../lazy-modules.ts'
+import { describeUnreachable } from './redis-unreachable.ts'
 
 export interface RedisConnectionsOptions {
   /** Name every connection gives itself (`CLIENT SETNAME`), so `CLIENT LIST` shows whose it is. */
@@ -60,6 +61,7 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
       // Failures surface through the commands that fail (and BullMQ's own error events); an
       // unhandled 'error' event would end the process.
       client.on('error', () => undefined)
+      if (kind === 'commands') describeUnreachable(client, url)
       open.set(id, client)
     }
     return client
