@@ -2,6 +2,12 @@ import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { HTTPError, type H3Event } from 'h3'
 import { requestFacts } from './logging/request-log.ts'
 import { DISK_FULL_TEXT, isDiskFull } from './storage/disk-full.ts'
+import {
+  STORAGE_FAILED_TEXT,
+  STORAGE_RETRY_AFTER_SECONDS,
+  STORAGE_UNAVAILABLE_TEXT,
+  storageFailureOf,
+} from './storage/storage-unavailable.ts'
 import { errorText } from './error-text.ts'
 
 /**
@@ -23,7 +29,8 @@ export function renderError(error: unknown, event: H3Event): Response {
   const { status, message, extraHeaders } = toApiError(error, event)
   // The request's log line carries what went wrong (request-log.ts), with its request id.
   if (status >= 500) {
-    requestFacts(event).error = message
+    // A store's failure is answered in the client's terms; the log keeps the store's own words.
+    requestFacts(event).error = storageFailureOf(error) ? `${message}: ${errorText(unwrapped(error))}` : message
     const stack = unhandledStack(error)
     if (stack) requestFacts(event).stack = stack
   }
@@ -40,9 +47,20 @@ function unhandledStack(error: unknown): string | undefined {
   return HTTPError.isError(error) && error.unhandled ? (error.stack ?? undefined) : error instanceof Error ? error.stack : undefined
 }
 
+/** What h3 wrapped (a thrown value no route turned into an HTTPError), else the error itself. */
+function unwrapped(error: unknown): unknown {
+  return HTTPError.isError(error) && error.cause !== undefined ? error.cause : error
+}
+
 function toApiError(error: unknown, event: H3Event): ApiError {
-  // Whatever wrapped it: the client learns the service's state, not our paths.
+  // Whatever wrapped it: the client learns the service's state, not our paths, hosts or keys.
   if (isDiskFull(error)) return new ApiError(500, ERROR_TEXTS.internal(DISK_FULL_TEXT))
+  const storageFailure = storageFailureOf(error)
+  // A store away is passing (a Redis restart, S3 unreachable): 503 with a wait, as HTTP has it for
+  // a service that will be back, keeping the contract's 'internal error:' description.
+  if (storageFailure === 'unavailable')
+    return new ApiError(503, ERROR_TEXTS.internal(STORAGE_UNAVAILABLE_TEXT), { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) })
+  if (storageFailure === 'failed') return new ApiError(500, ERROR_TEXTS.internal(STORAGE_FAILED_TEXT))
   const cause = HTTPError.isError(error) && error.cause instanceof ApiError ? error.cause : error
   if (cause instanceof ApiError) return cause
   if (HTTPError.isError(cause)) {
