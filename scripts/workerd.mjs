@@ -77,31 +77,61 @@ ${bindings.join('\n')}
 `
 }
 
-/** A free port on `host` (workerd needs a number: it has no "any port" that it reports back). */
-async function freePort(host) {
+/**
+ * Binds `port` on `host` for a moment and lets it go, resolving with the port bound (a free one for 0:
+ * workerd needs a number, it has no "any port" that it reports back). workerd itself meets a taken
+ * port or a host it cannot resolve with a fatal stack of its own internals; here they get the words
+ * `npm start` has for them.
+ */
+async function bindable(host, port) {
   return await new Promise((resolve, reject) => {
     const server = createServer()
-    server.once('error', reject)
-    server.listen(0, host, () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
+    server.once('error', (error) =>
+      reject(
+        new Error(
+          error.code === 'EADDRINUSE'
+            ? `port ${port} on ${host} is already in use`
+            : `cannot listen on ${host}:${port} (SERVICE__SERVER__HOST, SERVICE__SERVER__PORT): ${error.message}`,
+        ),
+      ),
+    )
+    server.listen(port, host, () => {
+      const bound = server.address().port
+      server.close(() => resolve(bound))
     })
   })
 }
 
 /**
+ * The settings as the Worker will read them (its variables, the API role), checked now with the
+ * server's own rules, so a bad value stops start-up naming the setting, as `npm start` does, where
+ * a port of 'abc' reached workerd's configuration and failed there as a DNS lookup. The build
+ * `prestart:api:workerd` ensures provides the loader.
+ * @param {Record<string, string | undefined>} env
+ */
+async function workerSettings(env) {
+  const { loadConfig, ConfigError } = await import('../packages/server/dist/config/load.js')
+  const bound = Object.fromEntries(Object.entries(env).filter(([name, value]) => BOUND.test(name) && value !== undefined))
+  try {
+    return loadConfig({ SERVICE__SERVER__ROLE: 'api', ...bound })
+  } catch (error) {
+    throw error instanceof ConfigError ? new Error(`configuration error: ${error.message}`) : error
+  }
+}
+
+/**
  * Starts the API role on workerd with `env` (SERVICE__* settings; SERVICE__SERVER__PORT=0 picks a
- * free port) and resolves once it answers, with the child process and its address. A configuration
- * error (the Worker reads its settings on its first request) rejects with the Worker's message.
+ * free port) and resolves once it answers, with the child process and its address. A bad setting,
+ * a taken port or a host it cannot listen on rejects before workerd starts, in `npm start`'s words.
  * @param {Record<string, string | undefined>} env
  * @param {{ stdio?: import('node:child_process').StdioOptions }} [options]
  */
 export async function startWorkerd(env, options = {}) {
   const runtime = workerdRuntime()
   if (!runtime) throw new Error('no workerd binary: `npm install` installs it (the workerd package, a dev dependency)')
-  const host = env.SERVICE__SERVER__HOST || '0.0.0.0'
-  const requested = Number(env.SERVICE__SERVER__PORT || 8080)
-  const port = requested === 0 ? await freePort(host) : requested
+  const { host, port: requested } = (await workerSettings(env)).server
+  // A small window remains between this check and workerd's own bind; workerd exiting then is reported below.
+  const port = await bindable(host, requested)
   // Its own folder: the configuration embeds the bundle by a path relative to itself.
   const dir = mkdtempSync(join(tmpdir(), 'mos-workerd-'))
   copyFileSync(await buildWorker(), join(dir, 'worker.js'))

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { workerdRuntime } from '../../../scripts/workerd.mjs'
 import { REDIS_URL } from '../../../test/support/redis.ts'
@@ -52,6 +53,28 @@ describe.skipIf(!installed && !required)('the API role on workerd', () => {
     expect(await refusal(withEnv({ SERVICE__SERVER__ROLE: 'all' }))).toMatch(/SERVICE__SERVER__ROLE=all cannot run on workerd/)
     expect(await refusal(withEnv({ SERVICE__AUTH__API_KEYS: undefined }))).toMatch(/SERVICE__AUTH__API_KEYS must be set on a Worker/)
     expect(await refusal(withEnv({ SERVICE__SERVER__WHATEVER: '1' }))).toMatch(/unknown setting: SERVICE__SERVER__WHATEVER/)
+  })
+
+  it('refuses a bad port and a taken one in the words of `npm start`, before workerd starts', { timeout: 300_000 }, async () => {
+    // workerd took 'abc' as a host name to resolve and stopped with a stack of its own internals.
+    const badPort = await refusal({ ...WORKER_ENV, SERVICE__SERVER__PORT: 'abc' })
+    expect(badPort).toMatch(/exited \(1\) before listening/)
+    expect(badPort).toMatch(
+      /^\[mos\] cannot start on workerd: configuration error: SERVICE__SERVER__PORT: expected an integer from 0 to 65535, got "abc"$/m,
+    )
+    expect(badPort).not.toMatch(/kj\/|workerd\/server|\*\*\*/)
+
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    const { port } = holder.address() as { port: number }
+    try {
+      const taken = await refusal({ ...WORKER_ENV, SERVICE__SERVER__PORT: String(port) })
+      expect(taken).toMatch(/exited \(1\) before listening/)
+      expect(taken).toMatch(new RegExp(`^\\[mos\\] cannot start on workerd: port ${port} on 127\\.0\\.0\\.1 is already in use$`, 'm'))
+      expect(taken).not.toMatch(/kj\/|workerd\/server/)
+    } finally {
+      await new Promise((resolve) => holder.close(resolve))
+    }
   })
 
   it("serves health, capabilities from the build's registry and the licence's tier, and says the console's page is served elsewhere", {
