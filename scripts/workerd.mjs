@@ -103,7 +103,7 @@ async function bindable(host, port) {
 }
 
 /**
- * The settings as the Worker will read them (its variables, the API role), checked now with the
+ * The settings as the Worker will read them (the API role by default), checked now with the
  * server's own rules, so a bad value stops start-up naming the setting, as `npm start` does, where
  * a port of 'abc' reached workerd's configuration and failed there as a DNS lookup. The build
  * `prestart:api:workerd` ensures provides the loader.
@@ -111,9 +111,9 @@ async function bindable(host, port) {
  */
 async function workerSettings(env) {
   const { loadConfig, ConfigError } = await import('../packages/server/dist/config/load.js')
-  const bound = Object.fromEntries(Object.entries(env).filter(([name, value]) => BOUND.test(name) && value !== undefined))
+  // The whole environment, not only the bound variables, so a setting spelled with other separators is refused here too.
   try {
-    return loadConfig({ SERVICE__SERVER__ROLE: 'api', ...bound })
+    return loadConfig({ SERVICE__SERVER__ROLE: 'api', ...env })
   } catch (error) {
     throw error instanceof ConfigError ? new Error(`configuration error: ${error.message}`) : error
   }

@@ -34,10 +34,42 @@ describe('configuration', () => {
     [{ SERVICE__SERVER__PORT: '70000' }, 'SERVICE__SERVER__PORT: expected an integer from 0 to 65535, got "70000"'],
     [{ SERVICE__SERVER__VARIANT: 'C' }, 'SERVICE__SERVER__VARIANT: expected one of A, B, got "C"'],
     [{ SERVICE__ENGINES__THREADS: '0' }, 'SERVICE__ENGINES__THREADS: expected an integer from 1 to 256, got "0"'],
-    [{ SERVICE__SERVER__PROT: '1' }, 'unknown setting: SERVICE__SERVER__PROT (see docs/configuration.md)'],
+    [
+      { SERVICE__SERVER__PROT: '1' },
+      'unknown setting: SERVICE__SERVER__PROT (did you mean SERVICE__SERVER__PORT?) (see docs/configuration.md)',
+    ],
+    [{ SERVICE__SERVER__WHATEVER: '1' }, 'unknown setting: SERVICE__SERVER__WHATEVER (see docs/configuration.md)'],
+    [
+      { SERVICE__STORAGE__S3_BUCKET: 'b' },
+      'unknown setting: SERVICE__STORAGE__S3_BUCKET (did you mean SERVICE__STORAGE__S3__BUCKET?) (see docs/configuration.md)',
+    ],
+    // Single underscores, or lower case, were ignored without a word: the service ran on its defaults.
+    [
+      { SERVICE_SERVER_PORT: '1' },
+      'unknown setting: SERVICE_SERVER_PORT (did you mean SERVICE__SERVER__PORT?) (see docs/configuration.md)',
+    ],
+    [
+      { service__server__port: '1', SERVICE_AUTH_API_KEYS: 'k' },
+      'unknown settings: service__server__port (did you mean SERVICE__SERVER__PORT?), SERVICE_AUTH_API_KEYS (did you mean SERVICE__AUTH__API_KEYS?) (see docs/configuration.md)',
+    ],
     [{ SERVICE__STORAGE__FS__BASE: ' ' }, 'SERVICE__STORAGE__FS__BASE: must not be empty'],
   ])('stops on %j with a clear message', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message))
+  })
+
+  it("leaves alone the variables Kubernetes' service links and other programs set", () => {
+    const env = {
+      MOS_SERVICE_HOST: '10.0.0.1',
+      MOS_SERVICE_PORT: '80',
+      MOS_SERVICE_PORT_HTTP: '80',
+      MOS_PORT: 'tcp://10.0.0.1:80',
+      KUBERNETES_SERVICE_HOST: '10.0.0.2',
+      KUBERNETES_SERVICE_PORT: '443',
+      REDIS_SERVICE_PORT: '6379',
+      SERVICE_NAME: 'mos',
+      SERVICE__SERVER__PORT: '9000',
+    }
+    expect(loadConfig(env).server.port).toBe(9000)
   })
 
   it('lists every setting in .env.example and docs/configuration.md', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { closedPort } from '../../sdk/test/support/closed-port.ts'
 import { REDIS_URL, redisAvailable, uniquePrefix } from '../../../test/support/redis.ts'
 import { API_KEY, tempDir } from './support/harness.ts'
-import { startMos } from './support/processes.ts'
+import { startMos, stopMos } from './support/processes.ts'
 
 const hasRedis = await redisAvailable()
 
@@ -88,6 +88,42 @@ describe('a storage folder the service cannot write', () => {
         `cannot start: SERVICE__STORAGE__FS__BASE=${base} is not a folder this process can write (ENOTDIR at ${base}): create it and give the service's user write access, or set SERVICE__STORAGE__FS__BASE to such a folder`,
       )
     } finally {
+      await dir.remove()
+    }
+  })
+})
+
+describe('a setting spelled with the wrong separators', () => {
+  it('stops start-up naming the setting meant, where SERVICE_SERVER_PORT was ignored and the service ran on port 8080', async () => {
+    const { code, output } = await startFailure('single-underscores', { SERVICE_SERVER_PORT: '1' })
+    expect(code).toBe('1')
+    expect(output).toContain('configuration error: unknown setting: SERVICE_SERVER_PORT (did you mean SERVICE__SERVER__PORT?)')
+  })
+
+  it('suggests the setting an unknown SERVICE__ name was meant as', async () => {
+    const { code, output } = await startFailure('typo', { SERVICE__ENGINES__THREDS: '2' })
+    expect(code).toBe('1')
+    expect(output).toContain('unknown setting: SERVICE__ENGINES__THREDS (did you mean SERVICE__ENGINES__THREADS?)')
+  })
+
+  it("starts beside Kubernetes' service links", async () => {
+    const dir = await tempDir()
+    const server = await startMos('service-links', {
+      SERVICE__AUTH__API_KEYS: API_KEY,
+      SERVICE__SERVER__HOST: '127.0.0.1',
+      SERVICE__SERVER__PORT: '0',
+      SERVICE__STORAGE__FS__BASE: dir.path,
+      SERVICE__ENGINES__PRESTART: 'false',
+      SERVICE__ENGINES__THREADS: '1',
+      MOS_SERVICE_HOST: '10.0.0.1',
+      MOS_SERVICE_PORT: '80',
+      KUBERNETES_SERVICE_PORT: '443',
+      MOS_PORT: 'tcp://10.0.0.1:80',
+    })
+    try {
+      expect((await fetch(`${server.url}/api/v1/health`)).status).toBe(200)
+    } finally {
+      await stopMos(server)
       await dir.remove()
     }
   })

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { CONFIG_SCHEMA, type Config, type ConfigSchema } from './schema.ts'
 import { type Setting, type SettingMeta, settingMeta } from './setting.ts'
+import { mistakenSettings } from './setting-names.ts'
 
 const PREFIX = 'SERVICE__'
 
@@ -29,15 +30,19 @@ export function listSettings(): { name: string; path: string[]; schema: Setting<
 }
 
 /**
- * Loads the configuration once from environment variables. An unknown `SERVICE__*` variable or a
- * bad value throws a ConfigError naming it, so a typo stops start-up instead of being ignored.
+ * Loads the configuration once from environment variables. An unknown `SERVICE__*` variable, a
+ * setting spelled with the wrong separators, or a bad value throws a ConfigError naming it (and the
+ * setting it most likely meant), so a typo stops start-up instead of being ignored.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const settings = listSettings()
-  const known = new Set(settings.map((s) => s.name))
-  const unknown = Object.keys(env).filter((key) => key.startsWith(PREFIX) && !known.has(key))
+  const unknown = mistakenSettings(
+    Object.keys(env),
+    settings.map((s) => s.name),
+  )
   if (unknown.length > 0) {
-    throw new ConfigError(`unknown setting${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (see docs/configuration.md)`)
+    const named = unknown.map(({ name, meant }) => (meant ? `${name} (did you mean ${meant}?)` : name))
+    throw new ConfigError(`unknown setting${unknown.length > 1 ? 's' : ''}: ${named.join(', ')} (see docs/configuration.md)`)
   }
   const config: Record<string, unknown> = {}
   for (const { name, path, schema } of settings) {
