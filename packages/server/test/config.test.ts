@@ -72,6 +72,27 @@ describe('configuration', () => {
     expect(loadConfig(env).server.port).toBe(9000)
   })
 
+  it('documents for every on/off setting exactly the words it takes', async () => {
+    const docs = await readFile(new URL('../../../docs/configuration.md', import.meta.url), 'utf8')
+    // Spellings an operator may try: the docs must list each one taken and none refused.
+    const tried = ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', 'y', 'n', 'enabled', 'disabled', '2']
+    for (const { name } of listSettings().filter((entry) => entry.meta.kind === 'boolean')) {
+      const row = docs.split('\n').find((line) => line.startsWith(`| \`${name}\` |`))
+      const documented = new Set(row?.split(' | ')[2]?.split(/[^a-z0-9]+/) ?? [])
+      for (const word of tried) {
+        const taken = (() => {
+          try {
+            loadConfig({ [name]: word.toUpperCase() })
+            return true
+          } catch {
+            return false
+          }
+        })()
+        expect({ name, word, taken }).toEqual({ name, word, taken: documented.has(word) })
+      }
+    }
+  })
+
   it('lists every setting in .env.example and docs/configuration.md', async () => {
     const example = await readFile(new URL('../../../.env.example', import.meta.url), 'utf8')
     const docs = await readFile(new URL('../../../docs/configuration.md', import.meta.url), 'utf8')

@@ -87,12 +87,22 @@ export const list = (options: SettingInfo & { default: readonly string[] }) =>
       .filter(Boolean),
   }))
 
-/** true/1/yes/on or false/0/no/off. */
+/**
+ * The words an on/off setting takes, in any case: every boolean setting reads them, and the docs'
+ * "Accepts" column and .env.example are generated from them, so neither can promise fewer or more
+ * than the parser takes (they said `true | false` while `yes` was taken).
+ */
+export const BOOLEAN_WORDS = { true: ['true', '1', 'yes', 'on'], false: ['false', '0', 'no', 'off'] } as const
+
+/** How the accepted words are written in the docs and in a refusal. */
+export const BOOLEAN_RULE = `${BOOLEAN_WORDS.true.join(' | ')} or ${BOOLEAN_WORDS.false.join(' | ')}`
+
 export const boolean = (options: SettingInfo & { default: boolean }) =>
   setting<boolean>({ kind: 'boolean', ...options }, (text) => {
-    if (/^(true|1|yes|on)$/i.test(text)) return { value: true }
-    if (/^(false|0|no|off)$/i.test(text)) return { value: false }
-    return { expected: 'true or false' }
+    const word = text.toLowerCase()
+    if ((BOOLEAN_WORDS.true as readonly string[]).includes(word)) return { value: true }
+    if ((BOOLEAN_WORDS.false as readonly string[]).includes(word)) return { value: false }
+    return { expected: BOOLEAN_RULE }
   })
 
 /** A setting's declaration, read from its schema. */
