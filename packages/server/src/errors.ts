@@ -56,10 +56,11 @@ function toApiError(error: unknown, event: H3Event): ApiError {
   // Whatever wrapped it: the client learns the service's state, not our paths, hosts or keys.
   if (isDiskFull(error)) return new ApiError(500, ERROR_TEXTS.internal(DISK_FULL_TEXT))
   const storageFailure = storageFailureOf(error)
-  // A store away is passing (a Redis restart, S3 unreachable): 503 with a wait, as HTTP has it for
-  // a service that will be back, keeping the contract's 'internal error:' description.
+  // A store away is passing (a Redis restart, S3 unreachable): the contract's 500 for a fault of the
+  // service (a client written to its table knows no 503), with a wait it may heed, as HTTP's
+  // Retry-After allows on any answer, and words that say to try again.
   if (storageFailure === 'unavailable')
-    return new ApiError(503, ERROR_TEXTS.internal(STORAGE_UNAVAILABLE_TEXT), { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) })
+    return new ApiError(500, ERROR_TEXTS.internal(STORAGE_UNAVAILABLE_TEXT), { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) })
   if (storageFailure === 'failed') return new ApiError(500, ERROR_TEXTS.internal(STORAGE_FAILED_TEXT))
   const cause = HTTPError.isError(error) && error.cause instanceof ApiError ? error.cause : error
   if (cause instanceof ApiError) return cause

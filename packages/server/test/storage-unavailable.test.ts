@@ -17,7 +17,7 @@ function logLines(process_: MosProcess): Record<string, unknown>[] {
 
 /**
  * Records in a Redis of the test's own, stopped under a running service: a request that reaches it
- * is answered in the client's terms (a 503 to retry, no host, port or key), /readyz and the request's
+ * is answered in the client's terms (a 500 to retry, with a wait, no host, port or key), /readyz and the request's
  * log line say which Redis is unreachable and why, where all three said ioredis's 'Reached the max
  * retries per request limit'.
  */
@@ -53,17 +53,17 @@ describe.skipIf(!hasRedisServer)('a Redis away under a running service', () => {
 
   const port = () => new URL(redis.url).port
 
-  it('answers a request 503 with Retry-After and a text that names no host, port or key', async () => {
+  it('answers a request 500 with Retry-After and a text that names no host, port or key', async () => {
     const id = '00000000-0000-4000-8000-000000000000'
     const response = await fetchMos(mos, `/api/v1/tasks/${id}`)
     const body = await response.text()
-    expect(response.status, body).toBe(503)
+    expect(response.status, body).toBe(500)
     expect(response.headers.get('retry-after')).toBe('5')
     expect(JSON.parse(body)).toEqual({ error: 'internal error: storage unavailable, try again' })
     expect(body).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${port()}|${prefix}|Reached the max retries`))
 
     const line = logLines(mos).find((entry) => entry.msg === 'request' && entry.path === `/api/v1/tasks/${id}`)
-    expect(line).toMatchObject({ level: 'error', status: 503 })
+    expect(line).toMatchObject({ level: 'error', status: 500 })
     expect(String(line?.error)).toBe(
       `internal error: storage unavailable, try again: Redis at redis://127.0.0.1:${port()} unreachable: connect ECONNREFUSED 127.0.0.1:${port()}`,
     )

@@ -8,7 +8,7 @@ import { S3Error } from './s3-request.ts'
 export const STORAGE_UNAVAILABLE_TEXT = 'storage unavailable, try again'
 export const STORAGE_FAILED_TEXT = 'storage failed; the service log has the cause'
 
-/** The wait a 503 for a store away asks for: Redis reconnects and S3 retries within a few seconds. */
+/** The wait the answer for a store away asks for (Retry-After): Redis reconnects and S3 retries within a few seconds. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5
 
 /** How a store failed: `unavailable` when it could not be reached or answered 429/5xx (worth retrying), else `failed`. */
