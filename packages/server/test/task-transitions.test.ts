@@ -1,6 +1,9 @@
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { describe, expect, it } from 'vitest'
 import { DISK_FULL_TEXT } from '../src/storage/disk-full.ts'
+import { S3Error } from '../src/storage/s3-request.ts'
+import { STORAGE_FAILED_TEXT, STORAGE_UNAVAILABLE_TEXT } from '../src/storage/storage-unavailable.ts'
+import { RedisUnreachableError } from '../src/redis/redis-unreachable.ts'
 import type { TaskState } from '../src/tasks/task-state.ts'
 import { settleTask, startTask } from '../src/tasks/task-transitions.ts'
 
@@ -94,6 +97,20 @@ describe('settleTask', () => {
     const full = Object.assign(new Error('wrapped'), { cause: Object.assign(new Error('ENOSPC /x'), { code: 'ENOSPC' }) })
     expect(settleTask(processing(), { kind: 'error', error: full }, { at }).error).toBe(ERROR_TEXTS.internal(DISK_FULL_TEXT))
     expect(settleTask(processing(), { kind: 'error', error: 'plain text' }, { at }).error).toBe(ERROR_TEXTS.internal('plain text'))
+  })
+
+  it('fails a store that stayed away past the retries in words for the client, naming none of our hosts, ports or keys', () => {
+    const redis = new RedisUnreachableError('redis://:secret@redis.internal:6379', 'connect ECONNREFUSED 10.0.0.7:6379')
+    const s3 = new S3Error('put', 'files/tasks/t1/output', 0, 'fetch failed (connect ECONNREFUSED 10.0.0.8:9000)')
+    const denied = new S3Error('put', 'files/tasks/t1/output', 403, 'AccessDenied')
+    const errors = [redis, Object.assign(new Error('wrapped'), { cause: s3 }), denied].map(
+      (error) => settleTask(processing(), { kind: 'error', error }, { at }).error,
+    )
+    expect(errors).toEqual([
+      ERROR_TEXTS.internal(STORAGE_UNAVAILABLE_TEXT),
+      ERROR_TEXTS.internal(STORAGE_UNAVAILABLE_TEXT),
+      ERROR_TEXTS.internal(STORAGE_FAILED_TEXT),
+    ])
   })
 
   it('gives up a task whose earlier starts all died, counting them', () => {

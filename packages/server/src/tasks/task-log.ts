@@ -1,6 +1,7 @@
 import type { EngineLogEntry } from '@mos/engines'
 import type { Logger } from '../logging/create-logger.ts'
 import type { TaskState } from './task-state.ts'
+import { errorText } from '../error-text.ts'
 
 /**
  * One log line per task transition (queued, running, completed, failed), each carrying the
@@ -10,8 +11,8 @@ import type { TaskState } from './task-state.ts'
 export interface TaskLog {
   queued(task: TaskState): void
   running(task: TaskState): void
-  /** A completed or failed task; `runMs` is this attempt's run time. */
-  settled(task: TaskState, runMs?: number): void
+  /** A completed or failed task; `runMs` is this attempt's run time, `cause` what failed around its job (the record says it in the client's terms). */
+  settled(task: TaskState, runMs?: number, cause?: unknown): void
   /** A line an engine thread wrote while running the task (a warning, its retirement). */
   engine(task: TaskState, entry: EngineLogEntry): void
   /** A storage step of the run (`writing its record`, `reading its input` …) failed (disk full, storage away) and is retried after `waitMs`. */
@@ -41,7 +42,7 @@ export function createTaskLog(logger: Logger): TaskLog {
     running(task) {
       logger.info({ ...taskFields(task), status: 'running', attempt: task.job.attempts }, 'task running')
     },
-    settled(task, runMs) {
+    settled(task, runMs, cause) {
       const fields = {
         ...taskFields(task),
         status: task.status,
@@ -55,7 +56,7 @@ export function createTaskLog(logger: Logger): TaskLog {
           'task completed',
         )
       } else {
-        logger.warn({ ...fields, error: task.error }, 'task failed')
+        logger.warn({ ...fields, error: task.error, ...(cause !== undefined ? { cause: errorText(cause) } : {}) }, 'task failed')
       }
     },
     storeRetry(task, step, reason, waitMs) {

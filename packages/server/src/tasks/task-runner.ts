@@ -127,7 +127,8 @@ async function runWatched(context: RunnerContext, taskId: string, runOptions: Ru
   // The cancel wrote the record already; it is written again only where a progress write of
   // this run landed after it, and never for a task deleted meanwhile.
   if (outcome.kind === 'cancelled' && (await writer.settled().then(() => finishedElsewhere(context.tasks, taskId)))) return
-  await finish(context, writer, settleTask(current.task, outcome, context.transition()), performance.now() - runStart)
+  const cause = outcome.kind === 'error' ? outcome.error : undefined
+  await finish(context, writer, settleTask(current.task, outcome, context.transition()), performance.now() - runStart, cause)
 }
 
 /** The worker's progress, written to the record (throttled, only forward) while the task is processing. */
@@ -144,8 +145,8 @@ function writeProgress(context: RunnerContext, writer: RecordWriter, current: { 
 }
 
 /** Stores the final record (after every write queued before it: one chain), then tells the log and the listeners. */
-async function finish(context: RunnerContext, writer: RecordWriter, task: TaskState, runMs?: number): Promise<void> {
+async function finish(context: RunnerContext, writer: RecordWriter, task: TaskState, runMs?: number, cause?: unknown): Promise<void> {
   await writer.put(task)
-  context.log?.settled(task, runMs)
+  context.log?.settled(task, runMs, cause)
   context.onSettled?.(task)
 }

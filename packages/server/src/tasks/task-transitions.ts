@@ -3,6 +3,7 @@ import { CANCELLED_ERROR, ERROR_TEXTS } from '@mos/sdk/contract'
 import { DISK_FULL_TEXT, isDiskFull } from '../storage/disk-full.ts'
 import { outputFilename, sizeFigures, type TaskState } from './task-state.ts'
 import { errorText } from '../error-text.ts'
+import { STORAGE_FAILED_TEXT, STORAGE_UNAVAILABLE_TEXT, storageFailureOf } from '../storage/storage-unavailable.ts'
 
 /**
  * The task runner's state changes as pure functions of plain values: no store, no pool, no clock
@@ -61,8 +62,7 @@ export function settleTask(task: TaskState, outcome: RunOutcome, options: Transi
     case 'timed-out':
       return failed(task, ERROR_TEXTS.taskTimeout(Math.round(outcome.timeoutMs / 1000)), options)
     case 'error':
-      // A full disk (the result write) is named as the service's state, without our paths.
-      return failed(task, ERROR_TEXTS.internal(isDiskFull(outcome.error) ? DISK_FULL_TEXT : errorText(outcome.error)), options)
+      return failed(task, ERROR_TEXTS.internal(aroundJobText(outcome.error)), options)
     case 'result':
       return outcome.result.ok ? completed(task, outcome.result, outcome.outputKey, options) : failed(task, outcome.result.message, options)
   }
@@ -87,6 +87,18 @@ function completed(task: TaskState, result: Extract<JobResult, { ok: true }>, ou
     },
     options,
   )
+}
+
+/**
+ * What a failed record says of an error around the job: a full disk (the result write) or a store
+ * that stayed away past the run's retries as the service's state, without our paths, hosts or keys
+ * (the task's log line carries the store's own words: `cause`, task-log.ts).
+ */
+function aroundJobText(error: unknown): string {
+  if (isDiskFull(error)) return DISK_FULL_TEXT
+  const storage = storageFailureOf(error)
+  if (storage) return storage === 'unavailable' ? STORAGE_UNAVAILABLE_TEXT : STORAGE_FAILED_TEXT
+  return errorText(error)
 }
 
 /** The failed record carries no progress (2.1). */
