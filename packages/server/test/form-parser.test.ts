@@ -58,6 +58,29 @@ describe('createFormParser', () => {
     }
   })
 
+  it('takes transport padding before the line break after a boundary, and refuses anything else there, whatever sizes the body arrives in', () => {
+    const text = new TextEncoder()
+    const body = (line: string) =>
+      text.encode(`--${BOUNDARY}${line}Content-Disposition: form-data; name="engine"\r\n\r\ndraco\r\n--${BOUNDARY}--`)
+    for (const padding of [' \t \r\n', '\t\r\n']) {
+      for (let chunkSize = 1; chunkSize <= body(padding).length; chunkSize++) {
+        expect(parse(body(padding), chunkSize), `${JSON.stringify(padding)} in chunks of ${chunkSize}`).toEqual({
+          refused: undefined,
+          parts: ['field engine=draco'],
+        })
+      }
+    }
+    // Bytes after the boundary, a lone LF, a CR without its LF, one dash, padding before text, a
+    // boundary line right after another (the next one's CRLF is not this line's).
+    for (const line of ['XY', '\nX', '\r\r\n', '-\r\n', ' X\r\n', `\r\n--${BOUNDARY}\r\n`]) {
+      for (const chunkSize of [1, 2, 3, 1000]) {
+        expect(parse(body(line), chunkSize).refused, `${JSON.stringify(line)} in chunks of ${chunkSize}`).toBe(
+          'a form boundary is followed by neither "--" nor a line break',
+        )
+      }
+    }
+  })
+
   it('refuses a Content-Type without a boundary', () => {
     const parser = createFormParser('multipart/form-data', { field: () => undefined, file: () => undefined })
     expect(parser.write(form(''))).toBe('multipart/form-data without a boundary')

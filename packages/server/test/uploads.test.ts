@@ -235,6 +235,46 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
       expect(await readdir(join(dir.path, variant, 'files', 'tasks')).catch(() => [])).toHaveLength(await countTasks(variant))
     })
 
+    describe('multipart framing', () => {
+      const boundary = '----mos-framing'
+      const contentType = `multipart/form-data; boundary=${boundary}`
+      /** A compress form whose file part's boundary line is `--boundary` + `line` (a well-formed one: `\r\n`), and any parts before it. */
+      const form = (line: string, before = '') => ({
+        contentType,
+        body: new Uint8Array(
+          Buffer.concat([
+            Buffer.from(
+              `--${boundary}\r\nContent-Disposition: form-data; name="engine"\r\n\r\nmeshopt\r\n${before}` +
+                `--${boundary}${line}Content-Disposition: form-data; name="file"; filename="cow.obj"\r\n\r\n`,
+            ),
+            cow,
+            Buffer.from(`\r\n--${boundary}--\r\n`),
+          ]),
+        ),
+      })
+      /** Submits the form and returns the bytes stored as the task's input. */
+      const storedInput = async (sent: { body: Uint8Array<ArrayBuffer>; contentType: string }) => {
+        const response = await post(variant, '/compress', sent)
+        expect(response.status, await response.clone().text()).toBe(200)
+        const { task_id } = submitResponseSchema.parse(await response.json())
+        return new Uint8Array(await readFile(join(dir.path, variant, 'files', 'tasks', task_id, 'input')))
+      }
+
+      it('refuses a boundary followed by anything but "--" or a line break, and takes transport padding before it (RFC 2046), the file intact', async () => {
+        const before = await usedTrialFiles(variant)
+        // Two bytes after the boundary were skipped unread: 'XY' and a lone LF were taken as a line break.
+        for (const line of ['XY', '\nX', '\r\r\n', '-\r\n', ' X\r\n', `\r\n--${boundary}\r\n`]) {
+          const response = await post(variant, '/compress', form(line))
+          expect(response.status, JSON.stringify(line)).toBe(400)
+          expect(await response.json()).toEqual({
+            error: ERROR_TEXTS.malformedBody('a form boundary is followed by neither "--" nor a line break'),
+          })
+        }
+        expect(await usedTrialFiles(variant)).toBe(before)
+        expect(await storedInput(form(' \t \r\n'))).toEqual(cow)
+      })
+    })
+
     describe('file names beyond Latin-1', () => {
       it("keeps a name FormData sends as raw UTF-8 (Node's fetch, a File named 牛.obj) through the task to the download", async () => {
         const data = new FormData()

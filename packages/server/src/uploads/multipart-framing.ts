@@ -27,6 +27,11 @@ export interface MultipartFraming {
 
 const CRLF = new TextEncoder().encode('\r\n')
 const DASH = 0x2d
+const CR = 0x0d
+const LF = 0x0a
+const SPACE = 0x20
+const TAB = 0x09
+const MALFORMED_BOUNDARY_LINE = 'a form boundary is followed by neither "--" nor a line break'
 
 /**
  * Cuts a multipart body (RFC 2046 §5.1) into parts on multipasta's boundary search and header
@@ -40,26 +45,24 @@ const DASH = 0x2d
  */
 export function createMultipartFraming(boundary: string, maxParts: number, handlers: FramingHandlers): MultipartFraming {
   const readHeaders = HeadersParser.make()
-  let state: 'preamble' | 'headers' | 'body' | 'done' | 'failed' = 'preamble'
+  let state: 'preamble' | 'line' | 'headers' | 'body' | 'done' | 'failed' = 'preamble'
   let boundaries = 0
   let parts = 0
   let sink: PartSink | undefined
-  // Bytes after a boundary while fewer than the two that tell a closing `--` from a part's CRLF.
-  let opening: Uint8Array | undefined
   const fail = (detail: string) => {
     state = 'failed'
     sink = undefined
     handlers.error(detail)
   }
-  const readPartStart = (chunk: Uint8Array) => {
-    if (opening) chunk = joinBytes([opening, chunk])
-    opening = undefined
-    if (chunk.length < 2) return void (opening = chunk)
-    if (chunk[0] === DASH && chunk[1] === DASH) return void (state = 'done')
-    if (++parts > maxParts) return fail(`more than ${maxParts} form parts`)
-    state = 'headers'
-    readPartHeaders(chunk, 2) // past the CRLF that ends the boundary line
-  }
+  const line = createBoundaryLineReader({
+    closed: () => void (state = 'done'),
+    opened(chunk, from) {
+      if (++parts > maxParts) return fail(`more than ${maxParts} form parts`)
+      state = 'headers'
+      readPartHeaders(chunk, from)
+    },
+    malformed: () => fail(MALFORMED_BOUNDARY_LINE),
+  })
   const readPartHeaders = (chunk: Uint8Array, from: number) => {
     const result = readHeaders(chunk, from)
     if (result._tag === 'Continue') return
@@ -71,14 +74,18 @@ export function createMultipartFraming(boundary: string, maxParts: number, handl
   const search = Search.make(`\r\n--${boundary}`, (index, chunk) => {
     if (state === 'done' || state === 'failed' || index === 0) return
     if (index !== boundaries) {
+      // A boundary with nothing after it before the next one lacks its line break: the next
+      // boundary's own CRLF is not the line's (a part has at least the blank line ending its headers).
+      const skipped = index > boundaries + 1
       boundaries = index
       sink?.end()
       sink = undefined
       if (state === 'headers') return fail('a form part has malformed headers')
-      opening = undefined
-      state = 'preamble'
+      if (state === 'line' || skipped) return fail(MALFORMED_BOUNDARY_LINE)
+      state = 'line'
+      line.start()
     }
-    if (state === 'preamble') readPartStart(chunk)
+    if (state === 'line') line.read(chunk)
     else if (state === 'headers') readPartHeaders(chunk, 0)
     else sink?.push(chunk)
   })
@@ -91,6 +98,40 @@ export function createMultipartFraming(boundary: string, maxParts: number, handl
     end() {
       if (state !== 'done' && state !== 'failed') search.end()
       return state === 'done'
+    },
+  }
+}
+
+/** What follows a boundary, as the boundary line reader finds it. */
+interface BoundaryLineHandlers {
+  /** `--`: the closing boundary. */
+  closed(): void
+  /** The line break: a part's headers begin at `chunk[from]`. */
+  opened(chunk: Uint8Array, from: number): void
+  /** Anything else. */
+  malformed(): void
+}
+
+/**
+ * Reads what follows a boundary, byte by byte across chunks: `--` (the closing boundary), or
+ * transport padding (spaces and tabs, RFC 2046 §5.1.1) and the CRLF that ends the boundary line.
+ * Anything else is malformed: skipping two bytes unread, as the framing first did, took
+ * `--XyZXYContent-Disposition: …` or a lone LF as a part, and refused padding that the RFC allows.
+ */
+function createBoundaryLineReader(handlers: BoundaryLineHandlers) {
+  let seen: 'nothing' | 'dash' | 'padding' | 'cr' = 'nothing'
+  return {
+    start: () => void (seen = 'nothing'),
+    read(chunk: Uint8Array): void {
+      for (let i = 0; i < chunk.length; i++) {
+        const byte = chunk[i]
+        if (seen === 'dash') return byte === DASH ? handlers.closed() : handlers.malformed()
+        if (seen === 'cr') return byte === LF ? handlers.opened(chunk, i + 1) : handlers.malformed()
+        if (byte === DASH && seen === 'nothing') seen = 'dash'
+        else if (byte === CR) seen = 'cr'
+        else if (byte === SPACE || byte === TAB) seen = 'padding'
+        else return handlers.malformed()
+      }
     },
   }
 }
