@@ -81,6 +81,16 @@ describe('createFormParser', () => {
     }
   })
 
+  it("refuses control characters in a part's header values, which multipasta lets through after a bare CR", () => {
+    const text = new TextEncoder()
+    for (const value of ['a\r\u0000b.obj', 'a\rb.obj', 'a\r\u001bb.obj']) {
+      const body = text.encode(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${value}"\r\n\r\nx\r\n--${BOUNDARY}--`,
+      )
+      expect(parse(body, 1000), JSON.stringify(value)).toEqual({ refused: 'a form part has malformed headers', parts: [] })
+    }
+  })
+
   it('refuses a Content-Type without a boundary', () => {
     const parser = createFormParser('multipart/form-data', { field: () => undefined, file: () => undefined })
     expect(parser.write(form(''))).toBe('multipart/form-data without a boundary')

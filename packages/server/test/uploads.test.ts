@@ -273,6 +273,17 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
         expect(await usedTrialFiles(variant)).toBe(before)
         expect(await storedInput(form(' \t \r\n'))).toEqual(cow)
       })
+
+      it("refuses control characters in a part's headers (a bare CR let the next byte through: a file named 'a\\r\\0b.obj')", async () => {
+        const before = await usedTrialFiles(variant)
+        for (const filename of ['a\r\u0000b.obj', 'a\rb.obj']) {
+          const disposition = `name="file"; filename="${filename}"`
+          const response = await post(variant, '/compress', rawForm([field('engine', 'meshopt'), { disposition, body: cow }]))
+          expect(response.status, JSON.stringify(filename)).toBe(400)
+          expect(await response.json()).toEqual({ error: ERROR_TEXTS.malformedBody('a form part has malformed headers') })
+        }
+        expect(await usedTrialFiles(variant)).toBe(before)
+      })
     })
 
     describe('file names beyond Latin-1', () => {

@@ -31,6 +31,7 @@ const CR = 0x0d
 const LF = 0x0a
 const SPACE = 0x20
 const TAB = 0x09
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/
 const MALFORMED_BOUNDARY_LINE = 'a form boundary is followed by neither "--" nor a line break'
 
 /**
@@ -66,7 +67,7 @@ export function createMultipartFraming(boundary: string, maxParts: number, handl
   const readPartHeaders = (chunk: Uint8Array, from: number) => {
     const result = readHeaders(chunk, from)
     if (result._tag === 'Continue') return
-    if (result._tag === 'Failure') return fail('a form part has malformed headers')
+    if (result._tag === 'Failure' || hasControlCharacters(result.headers)) return fail('a form part has malformed headers')
     state = 'body'
     sink = handlers.part(result.headers)
     if (result.endPosition < chunk.length) sink?.push(chunk.subarray(result.endPosition))
@@ -134,6 +135,15 @@ function createBoundaryLineReader(handlers: BoundaryLineHandlers) {
       }
     },
   }
+}
+
+/**
+ * Whether a header value holds a control character (HTAB aside). multipasta's reader refuses them,
+ * but after a bare CR it takes the next byte unchecked as it looks for the LF: `a\r\0b.obj` came
+ * through as a file name.
+ */
+function hasControlCharacters(headers: PartHeaders): boolean {
+  return Object.values(headers).some((value) => (typeof value === 'string' ? [value] : value).some((text) => CONTROL.test(text)))
 }
 
 /** The chunks as one array (a part's pieces, a field's value). */
