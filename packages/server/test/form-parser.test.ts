@@ -91,6 +91,21 @@ describe('createFormParser', () => {
     }
   })
 
+  it('ignores a part with no form-data disposition or an empty name, however many there are', () => {
+    const text = new TextEncoder()
+    const part = (headers: string, value: string) => `--${BOUNDARY}\r\n${headers}\r\n\r\n${value}\r\n`
+    const body = text.encode(
+      part('X-Note: 1', 'a') +
+        part('X-Note: 2', 'b') +
+        part('Content-Disposition: attachment; name="engine"', 'c') +
+        part('Content-Disposition: form-data; name=""', 'd') +
+        part('Content-Disposition: form-data; name=""; filename="e.obj"', 'e') +
+        part('Content-Disposition: form-data; name="engine"', 'draco') +
+        `--${BOUNDARY}--`,
+    )
+    expect(parse(body, 7)).toEqual({ refused: undefined, parts: ['field engine=draco'] })
+  })
+
   it('refuses a Content-Type without a boundary', () => {
     const parser = createFormParser('multipart/form-data', { field: () => undefined, file: () => undefined })
     expect(parser.write(form(''))).toBe('multipart/form-data without a boundary')

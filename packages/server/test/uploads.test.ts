@@ -284,6 +284,17 @@ describe.skipIf(!available)('uploads against the compiled server', () => {
         }
         expect(await usedTrialFiles(variant)).toBe(before)
       })
+
+      it('ignores parts with no form-data disposition or an empty name (two were refused as a field named "" given twice)', async () => {
+        const part = (headers: string) => `--${boundary}\r\n${headers}\r\n\r\nignored\r\n`
+        const ignored = [
+          part('X-Note: 1'),
+          part('X-Note: 2'),
+          part('Content-Disposition: attachment; name="engine"'),
+          part('Content-Disposition: form-data; name=""'),
+        ]
+        expect(await storedInput(form('\r\n', ignored.join('')))).toEqual(cow)
+      })
     })
 
     describe('file names beyond Latin-1', () => {

@@ -46,6 +46,10 @@ export function createFormParser(contentType: string, handlers: FormHandlers): F
       if (!disposition) refuse('a form part has malformed headers')
       else if (disposition.name === undefined) refuse('a form part has no name')
       const name = disposition?.name ?? ''
+      // No form-data disposition, or an empty name: no field of ours, so ignored (its bytes dropped,
+      // counted as a part). Handed over as a field named '', a second such part was refused as
+      // "invalid value for : given more than once".
+      if (name === '') return undefined
       const filename = disposition?.filename
       const type = parseHeaderParameters(String(headers['content-type'] ?? ''))
       // As multipasta's and busboy's defaultIsFile.
