@@ -13,16 +13,23 @@ const hasRedis = await redisAvailable()
  * and everything it printed, from startMos's refusal. Each case must end in a non-zero exit and a
  * line naming the setting to fix, never a library's own words alone, a stack, or a silent start.
  */
+/** The settings of a one-thread service on a free local port with its data in `base`. */
+function smallService(base: string): Record<string, string> {
+  return {
+    SERVICE__AUTH__API_KEYS: API_KEY,
+    SERVICE__SERVER__HOST: '127.0.0.1',
+    SERVICE__SERVER__PORT: '0',
+    SERVICE__STORAGE__FS__BASE: base,
+    SERVICE__ENGINES__PRESTART: 'false',
+    SERVICE__ENGINES__THREADS: '1',
+  }
+}
+
 async function startFailure(name: string, env: Record<string, string>): Promise<{ code: string; output: string }> {
   const dir = await tempDir()
   try {
     const started = await startMos(name, {
-      SERVICE__AUTH__API_KEYS: API_KEY,
-      SERVICE__SERVER__HOST: '127.0.0.1',
-      SERVICE__SERVER__PORT: '0',
-      SERVICE__STORAGE__FS__BASE: dir.path,
-      SERVICE__ENGINES__PRESTART: 'false',
-      SERVICE__ENGINES__THREADS: '1',
+      ...smallService(dir.path),
       ...env,
     }).then(
       (server) => server,
@@ -109,12 +116,7 @@ describe('a setting spelled with the wrong separators', () => {
   it("starts beside Kubernetes' service links", async () => {
     const dir = await tempDir()
     const server = await startMos('service-links', {
-      SERVICE__AUTH__API_KEYS: API_KEY,
-      SERVICE__SERVER__HOST: '127.0.0.1',
-      SERVICE__SERVER__PORT: '0',
-      SERVICE__STORAGE__FS__BASE: dir.path,
-      SERVICE__ENGINES__PRESTART: 'false',
-      SERVICE__ENGINES__THREADS: '1',
+      ...smallService(dir.path),
       MOS_SERVICE_HOST: '10.0.0.1',
       MOS_SERVICE_PORT: '80',
       KUBERNETES_SERVICE_PORT: '443',
