@@ -61,7 +61,7 @@ export const compressOperation = defineOperation({
       : {
           kind: 'report-larger',
           because:
-            'since the input lacks the encoding asked for (a compress result larger than its input is a defect to fix in the encoder, unless the notes say why)',
+            'since the input lacks the encoding asked for (the task’s notes say why it came out larger; where they do not, that is a defect of Mos to report)',
         },
   async run(context, input, options) {
     context.report(5)
