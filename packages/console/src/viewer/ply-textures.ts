@@ -34,24 +34,23 @@ interface Element {
   properties: Property[]
 }
 
-const SIZES: Record<string, number> = {
-  char: 1,
-  int8: 1,
-  uchar: 1,
-  uint8: 1,
-  short: 2,
-  int16: 2,
-  ushort: 2,
-  uint16: 2,
-  int: 4,
-  int32: 4,
-  uint: 4,
-  uint32: 4,
-  float: 4,
-  float32: 4,
-  double: 8,
-  float64: 8,
-}
+type ScalarRead = (view: DataView, offset: number, littleEndian: boolean) => number
+
+/** PLY's scalar types, under both of their names, with their size and how a DataView reads them. */
+const SCALARS = new Map(
+  (
+    [
+      [['char', 'int8'], 1, (view, offset) => view.getInt8(offset)],
+      [['uchar', 'uint8'], 1, (view, offset) => view.getUint8(offset)],
+      [['short', 'int16'], 2, (view, offset, le) => view.getInt16(offset, le)],
+      [['ushort', 'uint16'], 2, (view, offset, le) => view.getUint16(offset, le)],
+      [['int', 'int32'], 4, (view, offset, le) => view.getInt32(offset, le)],
+      [['uint', 'uint32'], 4, (view, offset, le) => view.getUint32(offset, le)],
+      [['float', 'float32'], 4, (view, offset, le) => view.getFloat32(offset, le)],
+      [['double', 'float64'], 8, (view, offset, le) => view.getFloat64(offset, le)],
+    ] satisfies [string[], number, ScalarRead][]
+  ).flatMap(([names, size, read]) => names.map((name) => [name, { size, read }] as const)),
+)
 
 function parseHeader(text: string): { format: string; files: string[]; elements: Element[] } {
   const elements: Element[] = []
@@ -79,35 +78,11 @@ function binaryReader(bytes: ArrayBuffer, start: number, littleEndian: boolean):
   const view = new DataView(bytes)
   let at = start
   return (type) => {
-    const size = SIZES[type]
-    if (!size) throw new Error(`unknown PLY property type ${type}`)
+    const scalar = SCALARS.get(type)
+    if (!scalar) throw new Error(`unknown PLY property type ${type}`)
     const offset = at
-    at += size
-    switch (type) {
-      case 'char':
-      case 'int8':
-        return view.getInt8(offset)
-      case 'uchar':
-      case 'uint8':
-        return view.getUint8(offset)
-      case 'short':
-      case 'int16':
-        return view.getInt16(offset, littleEndian)
-      case 'ushort':
-      case 'uint16':
-        return view.getUint16(offset, littleEndian)
-      case 'int':
-      case 'int32':
-        return view.getInt32(offset, littleEndian)
-      case 'uint':
-      case 'uint32':
-        return view.getUint32(offset, littleEndian)
-      case 'float':
-      case 'float32':
-        return view.getFloat32(offset, littleEndian)
-      default:
-        return view.getFloat64(offset, littleEndian)
-    }
+    at += scalar.size
+    return scalar.read(view, offset, littleEndian)
   }
 }
 
