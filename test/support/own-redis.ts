@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { sleep } from './poll.ts'
+import { redisAnswers } from './redis.ts'
 
 /**
  * A Redis server of the test's own, for outage experiments: the shared Redis at 127.0.0.1:6379 is
@@ -41,19 +42,6 @@ async function freePort(): Promise<number> {
   return port
 }
 
-async function answers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  client.on('error', () => undefined)
-  try {
-    await client.connect()
-    return (await client.ping()) === 'PONG'
-  } catch {
-    return false
-  } finally {
-    client.disconnect()
-  }
-}
-
 export async function startOwnRedis(): Promise<OwnRedis> {
   const directory = await mkdtemp(join(tmpdir(), 'mos-redis-'))
   const port = await freePort()
@@ -63,7 +51,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     })
-    while (!(await answers(url))) {
+    while (!(await redisAnswers(url, 500))) {
       if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited (${child.exitCode})`)
       await sleep(50)
     }

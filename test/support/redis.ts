@@ -8,14 +8,20 @@ export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
  * except under REQUIRE_REDIS=1 (CI), where a missing Redis is a failure.
  */
 export async function redisAvailable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  if (await redisAnswers(REDIS_URL, 1000)) return true
+  if (process.env.REQUIRE_REDIS === '1') throw new Error(`REQUIRE_REDIS=1 but no Redis answers at ${REDIS_URL}`)
+  console.warn(`[test] no Redis at ${REDIS_URL}: tests that need Redis are skipped (set REQUIRE_REDIS=1 to fail instead)`)
+  return false
+}
+
+/** Whether the Redis at `url` answers a PING within `connectTimeoutMs`, with no retry. */
+export async function redisAnswers(url: string, connectTimeoutMs: number): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, connectTimeout: connectTimeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null })
   client.on('error', () => undefined)
   try {
     await client.connect()
     return (await client.ping()) === 'PONG'
   } catch {
-    if (process.env.REQUIRE_REDIS === '1') throw new Error(`REQUIRE_REDIS=1 but no Redis answers at ${REDIS_URL}`)
-    console.warn(`[test] no Redis at ${REDIS_URL}: tests that need Redis are skipped (set REQUIRE_REDIS=1 to fail instead)`)
     return false
   } finally {
     client.disconnect()
