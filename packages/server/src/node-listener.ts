@@ -32,13 +32,16 @@ export interface NodeListener {
  *
  * - `Expect: 100-continue`: the 100 goes out only once the handler reads the body, so a request
  *   refused from its headers (401, 413, 429, …) never makes the client send its body.
+ * - No clock on a whole request: a body is bounded by its idle time where it is read.
  * - Lingering close (as nginx does): a response sent before the body was read closes the connection,
  *   but only after the rest of the body was read and dropped, up to a bound. Cutting at once resets
  *   the socket under a client that is still sending, and it sees EPIPE instead of our answer.
  */
 export async function listenNode(handler: NodeHandler, options: NodeListenerOptions): Promise<NodeListener> {
-  // Node's own requestTimeout (300 s for a whole request) stays: it is what bounds a body sent a byte a minute.
-  const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs })
+  // No clock on a whole request (Node's requestTimeout, 300 s by default): it cut a 500 MB upload on a
+  // slow link, and let a stalled one hold its connection for 5 minutes. A body is bounded by its idle
+  // time instead, where it is read (uploads/request-body.ts, SERVICE__SERVER__BODY_IDLE_TIMEOUT_MS).
+  const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs, requestTimeout: 0 })
   // Node requires headersTimeout above keepAliveTimeout, else a slow second request on a reused
   // connection is cut while the balancer still thinks the connection is fine.
   server.headersTimeout = options.keepAliveTimeoutMs + 1_000

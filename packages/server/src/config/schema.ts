@@ -29,6 +29,12 @@ export const CONFIG_SCHEMA = {
       max: 3_600_000,
       doc: 'How long an idle keep-alive connection stays open, in ms. Keep it above the idle time-out of the load balancer in front (60 s on AWS ALB and nginx), so the balancer closes idle connections, never the service under a request in flight. Headers must arrive within this plus 1 s. On Bun, its idle time-out (at most 255 s); not used on Deno.',
     }),
+    bodyIdleTimeoutMs: setting.integer({
+      default: 60_000,
+      min: 1_000,
+      max: 3_600_000,
+      doc: "A request body (an upload, a JSON body) that sends no byte for this long, in ms, is refused with 408 and its connection closed; what it had uploaded is removed. A body that keeps flowing, however slowly, is never cut by a clock (as nginx's `client_body_timeout`). Time the service spends writing to its store does not count.",
+    }),
     corsOrigins: setting.list({
       default: [],
       doc: 'Comma-separated origins allowed to call the API from a browser (CORS), e.g. `https://app.example.com`; `*` allows any origin. Empty: no CORS headers, preflights are refused.',

@@ -82,8 +82,8 @@ function sameToken(sent: string | null, expected: string): boolean {
 }
 
 /** Reads `{"password": "…"}`; 400 naming the problem otherwise. */
-async function readPassword(event: H3Event): Promise<string> {
-  const text = await readJsonText(event, LOGIN_BODY_BYTES)
+async function readPassword(event: H3Event, idleMs: number): Promise<string> {
+  const text = await readJsonText(event, LOGIN_BODY_BYTES, idleMs)
   let body: unknown
   try {
     body = JSON.parse(text)
@@ -163,7 +163,7 @@ export function createConsoleAuth(config: Pick<Config, 'console' | 'server' | 'r
       }
       const throttled = await failures.throttled(event)
       if (throttled) throw throttled
-      const password = await readPassword(event)
+      const password = await readPassword(event, config.server.bodyIdleTimeoutMs)
       if (!(await verifyPassword(password, hash))) throw await failures.refuse(event, new ApiError(401, CONSOLE_TEXTS.wrongPassword))
       const created = await sessions.create()
       const seconds = Math.max(1, Math.floor((Date.parse(created.session.expires_at) - Date.now()) / 1000))

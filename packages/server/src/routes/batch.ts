@@ -77,6 +77,7 @@ async function readBatchUpload(event: H3Event, ctx: ServiceContext): Promise<{ u
   const placed: PlacedTask[] = []
   const upload = await readUploadStream(event, {
     files: ctx.storage.files,
+    bodyIdleMs: ctx.config.server.bodyIdleTimeoutMs,
     fileField: 'files',
     maxFiles: limits.maxBatchCount,
     maxFileBytes: limits.maxFileBytes,

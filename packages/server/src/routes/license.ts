@@ -9,8 +9,8 @@ import { infoDocumentA, infoDocumentB, verifyDocumentA, verifyDocumentB } from '
 const LICENSE_BODY_BYTES = 8 * 1024
 
 /** The `license_key` of a JSON body; 400 naming the field when it is absent or empty. */
-async function readLicenseKey(event: H3Event): Promise<string> {
-  const text = await readJsonText(event, LICENSE_BODY_BYTES)
+async function readLicenseKey(event: H3Event, idleMs: number): Promise<string> {
+  const text = await readJsonText(event, LICENSE_BODY_BYTES, idleMs)
   let body: unknown
   try {
     body = text.trim() === '' ? {} : JSON.parse(text)
@@ -30,7 +30,7 @@ async function readLicenseKey(event: H3Event): Promise<string> {
  * with the verify document plus `error`.
  */
 export async function verifyLicense(event: H3Event, ctx: ServiceContext, mayActivate: boolean): Promise<unknown> {
-  const key = await readLicenseKey(event)
+  const key = await readLicenseKey(event, ctx.config.server.bodyIdleTimeoutMs)
   const check = ctx.access.licensing.check(key)
   const activated = check.ok && mayActivate
   if (activated) await ctx.access.licensing.activate(key)

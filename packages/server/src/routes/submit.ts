@@ -74,6 +74,7 @@ export async function submitTask(event: H3Event, ctx: ServiceContext, route: Sub
   const key = taskFileKey(taskId, 'input')
   const upload = await readUploadStream(event, {
     files: ctx.storage.files,
+    bodyIdleMs: ctx.config.server.bodyIdleTimeoutMs,
     fileField: 'file',
     maxFiles: 1,
     maxFileBytes: ctx.limits().maxFileBytes,

@@ -15,6 +15,8 @@ export interface UploadOptions {
   maxFileBytes: number
   /** Bound on all files of the request together (a batch); the body may exceed it by the form's framing. */
   maxTotalBytes?: number
+  /** A body that sends no byte for this long is refused with 408 (SERVICE__SERVER__BODY_IDLE_TIMEOUT_MS). */
+  bodyIdleMs: number
   /** Status when a file is too large: 413 in variant A, 402 in B. */
   limitStatus: number
   /** Decides where a file part goes; throws an ApiError to refuse it (e.g. unsupported format). */
@@ -83,7 +85,7 @@ export async function readUploadStream(event: H3Event, options: UploadOptions): 
   const contentType = event.req.headers.get('content-type') ?? ''
   if (!/^multipart\/form-data/i.test(contentType)) throw malformed('expected a multipart/form-data body')
   const bounds = uploadBounds(Number(event.req.headers.get('content-length') ?? NaN), options)
-  const body = readRequestBody(event)
+  const body = readRequestBody(event, options.bodyIdleMs)
   if (!body) throw malformed('expected a multipart/form-data body')
   const read = createUploadRead(options, bounds)
   const parser = createFormParser(contentType, read.handlers)
@@ -147,6 +149,7 @@ async function pump(body: BodyChunks, parser: FormParser, read: UploadRead, boun
   while (!read.failed) {
     const next = await read.orStopped(body.next())
     if (next === STOPPED || read.failed) return
+    if ('stalled' in next) return read.fail(next.stalled)
     if ('error' in next) return read.fail(malformed('the request body ended before it was complete'))
     if (next.done) {
       const ended = parser.end()

@@ -1,0 +1,154 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { connect } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from '../../../test/support/poll.ts'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
+import { API_KEY, tempDir } from './support/harness.ts'
+import { startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { multipart, rawRequest } from './support/raw-http.ts'
+
+const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
+
+/** The body idle bound of the server under test: small, so a stall is seen in a second. */
+const IDLE_MS = 1000
+/** Its keep-alive time, the least taken: headers must arrive within this plus 1 s. */
+const KEEP_ALIVE_MS = 1000
+
+interface SocketOutcome {
+  /** Everything the server sent. */
+  answer: string
+  /** Whether the server ended the connection (the socket closed before our own deadline). */
+  closedByServer: boolean
+}
+
+/**
+ * Writes `parts` on a raw socket (each a write of its own), then optionally shuts our side
+ * (`socket.end()`, a half-close), and reads until the server closes or `deadlineMs` passes.
+ */
+async function exchange(port: number, parts: (string | Uint8Array)[], options: { halfClose?: boolean; deadlineMs?: number } = {}) {
+  const socket = connect({ port, host: '127.0.0.1' })
+  socket.on('error', () => undefined)
+  await new Promise((resolve) => socket.once('connect', resolve))
+  let answer = Buffer.alloc(0)
+  socket.on('data', (chunk: Buffer) => (answer = Buffer.concat([answer, chunk])))
+  const closed = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), options.deadlineMs ?? 10_000)
+    socket.once('close', () => {
+      clearTimeout(timer)
+      resolve(true)
+    })
+  })
+  for (const part of parts) socket.write(part)
+  if (options.halfClose) socket.end()
+  const closedByServer = await closed
+  socket.destroy()
+  return { answer: answer.toString('utf8'), closedByServer } satisfies SocketOutcome
+}
+
+/** The JSON body of a raw answer (chunked or not). */
+function jsonOf(answer: string): unknown {
+  const body = answer.slice(answer.indexOf('\r\n\r\n') + 4)
+  const chunked = /transfer-encoding: chunked/i.test(answer.slice(0, answer.indexOf('\r\n\r\n')))
+  return JSON.parse(chunked ? body.split('\r\n')[1]! : body)
+}
+
+describe.skipIf(!available)('slow, stalled and half-closed clients against the real server', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let server: MosProcess
+  let box: Uint8Array
+  const uploads = () => readdir(join(dir.path, 'files/tasks'), { recursive: true }).catch(() => [] as string[])
+  const compressHead = (boundary: string, length: number, extra: string[] = []) =>
+    [
+      'POST /api/v1/compress HTTP/1.1',
+      `Host: 127.0.0.1:${server.port}`,
+      `X-API-Key: ${API_KEY}`,
+      `Content-Type: multipart/form-data; boundary=${boundary}`,
+      `Content-Length: ${length}`,
+      ...extra,
+      '',
+      '',
+    ].join('\r\n')
+
+  beforeAll(async () => {
+    dir = await tempDir()
+    box = await readFile(paths.box)
+    server = await startMos('slow-clients', {
+      SERVICE__AUTH__API_KEYS: API_KEY,
+      SERVICE__SERVER__HOST: '127.0.0.1',
+      SERVICE__SERVER__PORT: '0',
+      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
+      SERVICE__SERVER__BODY_IDLE_TIMEOUT_MS: String(IDLE_MS),
+      SERVICE__SERVER__KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
+      SERVICE__ENGINES__THREADS: '1',
+      SERVICE__ENGINES__PRESTART: 'false',
+      SERVICE__STORAGE__FS__BASE: dir.path,
+      ...throwAwayLicenceEnv(),
+    })
+  }, 120_000)
+  afterAll(async () => {
+    await stopMos(server, 5000)
+    expect(server.output()).not.toMatch(/uncaught exception|unhandled rejection|request handler failed/)
+    await dir?.remove()
+  })
+
+  it(`an upload that stops sending gets 408 after ${IDLE_MS} ms idle, its connection closed and its partial file removed; the next request is served`, async () => {
+    const upload = multipart({ name: 'box.glb', bytes: box }, { engine: 'draco' })
+    const length = upload.head.length + upload.file.length + upload.tail.length
+    // Half the file, then silence: the file is open in the store when the bound strikes.
+    const sent = exchange(server.port, [compressHead(upload.boundary, length), upload.head, upload.file.subarray(0, box.length / 2)])
+    const during = await until(uploads, (files) => files.length > 0, 5000, 20)
+    expect(during.length).toBeGreaterThan(0)
+    const { answer, closedByServer } = await sent
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i)
+    expect(jsonOf(answer)).toEqual({ error: 'malformed request: no byte of the request body arrived for 1 second' })
+    expect(closedByServer).toBe(true)
+    expect(await until(uploads, (files) => files.length === 0, 5000)).toEqual([])
+    const health = await fetch(`${server.url}/api/v1/health`)
+    expect(await health.json()).toMatchObject({ status: 'ok' })
+  })
+
+  it('a JSON body that stops sending gets the same 408', async () => {
+    const head = [
+      'POST /api/v1/license/verify HTTP/1.1',
+      'Host: x',
+      `X-API-Key: ${API_KEY}`,
+      'Content-Type: application/json',
+      'Content-Length: 40',
+      '',
+      '{"license_key": "',
+    ].join('\r\n')
+    const { answer, closedByServer } = await exchange(server.port, [head])
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+    expect(jsonOf(answer)).toEqual({ error: 'malformed request: no byte of the request body arrived for 1 second' })
+    expect(closedByServer).toBe(true)
+  })
+
+  it('headers still have their own bound, with no clock on the whole request', async () => {
+    // Node checks the headers' bound every 30 s (its connectionsCheckingInterval): cut within 32 s here.
+    const { answer, closedByServer } = await exchange(server.port, ['POST /api/v1/compress HTTP/1.1\r\nHost: x\r\nX-API'], {
+      deadlineMs: 40_000,
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+    expect(jsonOf(answer)).toEqual({ error: 'malformed request: the request took too long to arrive' })
+    expect(closedByServer).toBe(true)
+  }, 45_000)
+
+  it(`an upload that keeps sending, a piece every ${IDLE_MS * 0.3} ms for several times the idle bound, is taken`, async () => {
+    const upload = multipart({ name: 'box.glb', bytes: box }, { engine: 'draco' })
+    const body = Buffer.concat([upload.head, upload.file, upload.tail])
+    const pieces = Array.from({ length: 12 }, (_, i) =>
+      body.subarray(Math.floor((i * body.length) / 12), Math.floor(((i + 1) * body.length) / 12)),
+    )
+    const answer = await rawRequest({
+      port: server.port,
+      head: compressHead(upload.boundary, body.length).trimEnd(),
+      body: pieces,
+      paceMs: IDLE_MS * 0.3,
+    })
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(answer.body)).toMatchObject({ task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending' })
+  })
+})
