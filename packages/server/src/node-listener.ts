@@ -32,6 +32,7 @@ export interface NodeListener {
  *
  * - `Expect: 100-continue`: the 100 goes out only once the handler reads the body, so a request
  *   refused from its headers (401, 413, 429, …) never makes the client send its body.
+ * - Half-closed clients: a request followed by the client's FIN is answered, then the connection closed.
  * - No clock on a whole request: a body is bounded by its idle time where it is read.
  * - Lingering close (as nginx does): a response sent before the body was read closes the connection,
  *   but only after the rest of the body was read and dropped, up to a bound. Cutting at once resets
@@ -45,6 +46,12 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   // Node requires headersTimeout above keepAliveTimeout, else a slow second request on a reused
   // connection is cut while the balancer still thinks the connection is fine.
   server.headersTimeout = options.keepAliveTimeoutMs + 1_000
+  // A client that sends its request and then shuts its side (`socket.end()`, as HTTP/1.0-style tools
+  // and some proxies do) still reads the answer: Node's default (httpAllowHalfOpen false, set in its
+  // Server constructor with no option to change it) aborts every request in flight on that FIN
+  // (_http_server.js socketOnEnd), so such a client got no answer at all. Allowed, Node marks the
+  // response in flight as the connection's last and ends the socket once it is sent.
+  ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
 
   server.on('request', (req, res) => serveRequest(handler, options, req, res, false))
   server.on('checkContinue', (req, res) => serveRequest(handler, options, req, res, true))
@@ -98,7 +105,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
       ? [408, 'Request Timeout', 'the request took too long to arrive']
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'Request Header Fields Too Large', 'headers too large']
-        : [400, 'Bad Request', 'invalid HTTP']
+        : error.code === 'HPE_INVALID_EOF_STATE'
+          ? // The client shut its side mid-request (mid-body): its request can never complete.
+            [400, 'Bad Request', 'the request ended before it was complete']
+          : [400, 'Bad Request', 'invalid HTTP']
   const body = JSON.stringify({ error: `malformed request: ${detail}` })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -126,6 +126,21 @@ describe.skipIf(!available)('slow, stalled and half-closed clients against the r
     expect(closedByServer).toBe(true)
   })
 
+  it('a client that half-closes its socket mid-body: its request can never complete, so 400 saying so, and nothing of it is kept', async () => {
+    const upload = multipart({ name: 'box.glb', bytes: box }, { engine: 'draco' })
+    const length = upload.head.length + upload.file.length + upload.tail.length
+    const { answer, closedByServer } = await exchange(
+      server.port,
+      [compressHead(upload.boundary, length), upload.head, upload.file.subarray(0, 1000)],
+      { halfClose: true },
+    )
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(jsonOf(answer)).toEqual({ error: 'malformed request: the request ended before it was complete' })
+    expect(closedByServer).toBe(true)
+    // Run before any upload is taken, so the data folder holds nothing else.
+    expect(await until(uploads, (files) => files.length === 0, 5000)).toEqual([])
+  })
+
   it('headers still have their own bound, with no clock on the whole request', async () => {
     // Node checks the headers' bound every 30 s (its connectionsCheckingInterval): cut within 32 s here.
     const { answer, closedByServer } = await exchange(server.port, ['POST /api/v1/compress HTTP/1.1\r\nHost: x\r\nX-API'], {
@@ -150,5 +165,40 @@ describe.skipIf(!available)('slow, stalled and half-closed clients against the r
     })
     expect(answer.status).toBe(200)
     expect(JSON.parse(answer.body)).toMatchObject({ task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending' })
+  })
+
+  describe('a client that half-closes its socket after its request (socket.end()) gets its answer', () => {
+    it('a good upload: its task', async () => {
+      const upload = multipart({ name: 'box.glb', bytes: box }, { engine: 'draco' })
+      const body = Buffer.concat([upload.head, upload.file, upload.tail])
+      const { answer, closedByServer } = await exchange(server.port, [compressHead(upload.boundary, body.length), body], {
+        halfClose: true,
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+      expect(jsonOf(answer)).toMatchObject({ task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending' })
+      expect(closedByServer).toBe(true)
+    })
+
+    it("a bad upload: the contract's error", async () => {
+      const upload = multipart({ name: 'box.glb', bytes: box })
+      const body = Buffer.concat([upload.head, upload.file, upload.tail])
+      const { answer, closedByServer } = await exchange(server.port, [compressHead(upload.boundary, body.length), body], {
+        halfClose: true,
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      expect(jsonOf(answer)).toEqual({ error: 'missing required field: engine' })
+      expect(closedByServer).toBe(true)
+    })
+
+    it('two pipelined requests: both answers, in order', async () => {
+      const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${API_KEY}\r\n\r\n`
+      const { answer, closedByServer } = await exchange(server.port, [get('/api/v1/health') + get('/api/v1/tasks/nope')], {
+        halfClose: true,
+      })
+      const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1])
+      expect(statuses).toEqual(['200', '404'])
+      expect(answer).toContain('{"error":"task not found: nope"}')
+      expect(closedByServer).toBe(true)
+    })
   })
 })
