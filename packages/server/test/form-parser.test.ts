@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createFormParser } from '../src/uploads/form-parser.ts'
+import { createFormParser, formBoundary } from '../src/uploads/form-parser.ts'
 
 const BOUNDARY = '----mos-form-parser'
 const CONTENT_TYPE = `multipart/form-data; boundary=${BOUNDARY}`
@@ -104,6 +104,18 @@ describe('createFormParser', () => {
         `--${BOUNDARY}--`,
     )
     expect(parse(body, 7)).toEqual({ refused: undefined, parts: ['field engine=draco'] })
+  })
+
+  it('refuses a boundary that is not printable ASCII (RFC 2046), by what is wrong with it', () => {
+    const refusal = 'the multipart/form-data boundary may hold only printable ASCII characters (RFC 2046)'
+    // Node hands header bytes over as Latin-1: UTF-8's ü arrives as 'Ã¼'.
+    for (const boundary of ['Grenze-ü', 'GrenzeÃ¼', '"a\tb"', '"境界"']) {
+      expect(formBoundary(`multipart/form-data; boundary=${boundary}`), boundary).toEqual({ refused: refusal })
+      const parser = createFormParser(`multipart/form-data; boundary=${boundary}`, { field: () => undefined, file: () => undefined })
+      expect(parser.write(form('')), boundary).toBe(refusal)
+    }
+    // RFC 2046's own characters (space inside quotes among them) are taken.
+    expect(formBoundary(`multipart/form-data; boundary="a'()+_,-./:=? b"`)).toEqual({ boundary: "a'()+_,-./:=? b" })
   })
 
   it('refuses a Content-Type without a boundary', () => {

@@ -311,6 +311,19 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       expectContinue: true,
     })
     expect(refused).toMatchObject({ status: 402, continued: false, writtenBeforeAnswer: 0 })
+    // A boundary no body can match (not ASCII) is refused from the headers too.
+    const foreignBoundary = await rawRequest({
+      port: server.port,
+      head: head('/api/v1/compress', {
+        'X-API-Key': API_KEY,
+        'Content-Type': 'multipart/form-data; boundary=Grenze-ü',
+        'Content-Length': total,
+        Expect: '100-continue',
+      }),
+      body: [upload.head, upload.file, upload.tail],
+      expectContinue: true,
+    })
+    expect(foreignBoundary).toMatchObject({ status: 400, continued: false, writtenBeforeAnswer: 0 })
     const accepted = await rawRequest({
       port: server.port,
       head: head('/api/v1/compress', {

@@ -36,9 +36,9 @@ export function createFormParser(contentType: string, handlers: FormHandlers): F
   let refused: string | undefined
   let fields = 0
   const refuse = (detail: string) => void (refused ??= detail)
-  const boundary = parseHeaderParameters(contentType)?.values.get('boundary')
-  if (!boundary) refuse('multipart/form-data without a boundary')
-  const framing = createMultipartFraming(boundary ?? '-', MAX_PARTS, {
+  const boundary = formBoundary(contentType)
+  if ('refused' in boundary) refuse(boundary.refused)
+  const framing = createMultipartFraming('boundary' in boundary ? boundary.boundary : '-', MAX_PARTS, {
     part(headers) {
       const header = headers['content-disposition']
       // Two Content-Disposition headers on one part name it twice: malformed, as one that does not parse.
@@ -86,6 +86,21 @@ export function createFormParser(contentType: string, handlers: FormHandlers): F
       return refused
     },
   }
+}
+
+/**
+ * The boundary a multipart Content-Type names, or why it names none that a body can use. RFC 2046
+ * §5.1.1 allows only ASCII in a boundary; one with other characters (a header's bytes past 0x7F
+ * reach us as Latin-1 characters) can never match the body's bytes, and was refused only at the
+ * body's end as "the form ended before its closing boundary", which sent the client looking at its body.
+ */
+export function formBoundary(contentType: string): { boundary: string } | { refused: string } {
+  const boundary = parseHeaderParameters(contentType)?.values.get('boundary')
+  if (!boundary) return { refused: 'multipart/form-data without a boundary' }
+  if (!/^[\x20-\x7e]+$/.test(boundary)) {
+    return { refused: 'the multipart/form-data boundary may hold only printable ASCII characters (RFC 2046)' }
+  }
+  return { boundary }
 }
 
 /** A field's text decoder: the charset its part names, UTF-8 when it names none or one unknown (as multipasta's decodeField). */

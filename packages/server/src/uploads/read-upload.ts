@@ -3,7 +3,7 @@ import type { H3Event } from 'h3'
 import { ApiError } from '../errors.ts'
 import { REFUSAL_LINGER } from '../refusal-linger.ts'
 import type { FileStore } from '../storage/file-store.ts'
-import { createFormParser, type FormParser } from './form-parser.ts'
+import { createFormParser, formBoundary, type FormParser } from './form-parser.ts'
 import { readRequestBody, type BodyChunks } from './request-body.ts'
 
 export interface UploadOptions {
@@ -84,6 +84,9 @@ export const duplicated = (name: string) => new ApiError(400, ERROR_TEXTS.invali
 export async function readUploadStream(event: H3Event, options: UploadOptions): Promise<Upload> {
   const contentType = event.req.headers.get('content-type') ?? ''
   if (!/^multipart\/form-data/i.test(contentType)) throw malformed('expected a multipart/form-data body')
+  // From the headers, before a byte of the body is read (or `100 Continue` sent).
+  const boundary = formBoundary(contentType)
+  if ('refused' in boundary) throw malformed(boundary.refused)
   const bounds = uploadBounds(Number(event.req.headers.get('content-length') ?? NaN), options)
   const body = readRequestBody(event, options.bodyIdleMs)
   if (!body) throw malformed('expected a multipart/form-data body')

@@ -81,6 +81,23 @@ export function hostileUploadCases(target: HostileUploadTarget): void {
     await expectHealthyAndClean()
   })
 
+  it('refuses a multipart boundary that is not ASCII in words that name it', async () => {
+    // The body is framed with the same boundary in UTF-8, as a client that took it for text would send it.
+    for (const boundary of ['Grenze-ü', '"境界"']) {
+      const bare = boundary.replaceAll('"', '')
+      const body = Buffer.from(
+        `--${bare}\r\nContent-Disposition: form-data; name="file"; filename="a.obj"\r\n\r\nv 0 0 0\r\n--${bare}--\r\n`,
+      )
+      const type = { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': body.length }
+      const answer = await raw('/api/v1/compress', type, [body])
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([
+        400,
+        { error: ERROR_TEXTS.malformedBody('the multipart/form-data boundary may hold only printable ASCII characters (RFC 2046)') },
+      ])
+    }
+    await expectHealthyAndClean()
+  })
+
   it('60 clients dropping their uploads mid-body leave no descriptor, file or record', async () => {
     const server = target.server()
     const upload = multipart({ name: 'drop.glb', bytes: new Uint8Array(900 * 1024) })
