@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { answerClientError, answerConnect, answerWithError, missingHost, refuseExpectation } from './node-protocol-refusals.ts'
 import { REFUSAL_LINGER } from './refusal-linger.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
@@ -42,7 +43,8 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   // No clock on a whole request (Node's requestTimeout, 300 s by default): it cut a 500 MB upload on a
   // slow link, and let a stalled one hold its connection for 5 minutes. A body is bounded by its idle
   // time instead, where it is read (uploads/request-body.ts, SERVICE__SERVER__BODY_IDLE_TIMEOUT_MS).
-  const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs, requestTimeout: 0 })
+  // requireHostHeader: Node's answer to a missing Host has no body; serveRequest gives the contract's.
+  const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs, requestTimeout: 0, requireHostHeader: false })
   // Node requires headersTimeout above keepAliveTimeout, else a slow second request on a reused
   // connection is cut while the balancer still thinks the connection is fine.
   server.headersTimeout = options.keepAliveTimeoutMs + 1_000
@@ -55,6 +57,12 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
 
   server.on('request', (req, res) => serveRequest(handler, options, req, res, false))
   server.on('checkContinue', (req, res) => serveRequest(handler, options, req, res, true))
+  server.on('checkExpectation', (req, res) => {
+    closeAfterEarlyAnswer(req, res)
+    req.on('error', () => undefined)
+    refuseExpectation(res)
+  })
+  server.on('connect', answerConnect)
   server.on('clientError', answerClientError)
 
   await listenOn(server, options.port, options.host)
@@ -84,35 +92,14 @@ function serveRequest(
   // its reads; without a listener here an 'error' nobody reads would take the process down.
   req.on('error', () => undefined)
   res.on('error', () => undefined)
+  const noHost = missingHost(req)
+  if (noHost) return answerWithError(res, 400, noHost)
   try {
     const result = handler(req, res)
     if (result instanceof Promise) result.catch(fail)
   } catch (error) {
     fail(error)
   }
-}
-
-/**
- * A client sending garbage before a request exists (or too slowly): answer with the contract's
- * error shape and close, where Node's default would send a bare status line.
- */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  // As Node's default handler: never write into a response already on its way.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
-  if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
-  const [status, reason, detail] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout', 'the request took too long to arrive']
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'headers too large']
-        : error.code === 'HPE_INVALID_EOF_STATE'
-          ? // The client shut its side mid-request (mid-body): its request can never complete.
-            [400, 'Bad Request', 'the request ended before it was complete']
-          : [400, 'Bad Request', 'invalid HTTP']
-  const body = JSON.stringify({ error: `malformed request: ${detail}` })
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  )
 }
 
 /** Listens, or rejects with a readable message when the port is taken (never moves to another). */

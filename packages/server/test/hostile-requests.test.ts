@@ -91,6 +91,26 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     await expectHealthyAndClean()
   })
 
+  it("answers the contract's error where Node's server answered with no body or none at all: an Expect other than 100-continue, no Host, CONNECT", async () => {
+    const expectation = await rawRequest({
+      port: server.port,
+      head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Length': 5, Expect: '200-ok' }),
+      body: [Buffer.from('hello')],
+    })
+    expect([expectation.status, JSON.parse(expectation.body)]).toEqual([
+      417,
+      { error: 'malformed request: the only Expect header taken is 100-continue' },
+    ])
+    const noHost = await rawRequest({ port: server.port, head: `GET /api/v1/health HTTP/1.1\r\nX-API-Key: ${API_KEY}` })
+    expect([noHost.status, JSON.parse(noHost.body)]).toEqual([400, { error: 'malformed request: an HTTP/1.1 request needs a Host header' }])
+    // HTTP/1.0 has no Host header to require.
+    const oldClient = await rawRequest({ port: server.port, head: 'GET /api/v1/health HTTP/1.0' })
+    expect([oldClient.status, JSON.parse(oldClient.body)]).toEqual([200, { status: 'ok' }])
+    const tunnel = await rawRequest({ port: server.port, head: 'CONNECT 127.0.0.1:6379 HTTP/1.1\r\nHost: 127.0.0.1:6379' })
+    expect([tunnel.status, JSON.parse(tunnel.body)]).toEqual([405, { error: 'method not allowed: CONNECT 127.0.0.1:6379' }])
+    await expectHealthyAndClean()
+  })
+
   // The upload cases every runtime and storage passes (runtimes.test.ts runs them on Deno, Bun, workerd, S3).
   hostileUploadCases({
     server: () => server,

@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { ERROR_TEXTS } from '@mos/sdk/contract'
+
+/**
+ * The refusals Node's HTTP server would otherwise make itself, with a bare status line or none: each
+ * here answers with the contract's `{"error": …}` instead, so a client's bytes end in the contract's
+ * error whatever layer refuses them (node-listener.ts wires them).
+ */
+
+/** Writes a whole answer on a socket no response object owns (before a request exists, or for CONNECT), and ends it. */
+function endWithAnswer(socket: Socket, status: number, reason: string, error: string): void {
+  const body = JSON.stringify({ error })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
+}
+
+/**
+ * A client sending garbage before a request exists (or too slowly): answer with the contract's
+ * error shape and close, where Node's default would send a bare status line.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // As Node's default handler: never write into a response already on its way.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
+  const [status, reason, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'the request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'headers too large']
+        : error.code === 'HPE_INVALID_EOF_STATE'
+          ? // The client shut its side mid-request (mid-body): its request can never complete.
+            [400, 'Bad Request', 'the request ended before it was complete']
+          : [400, 'Bad Request', 'invalid HTTP']
+  endWithAnswer(socket, status, reason, ERROR_TEXTS.malformedBody(detail))
+}
+
+/**
+ * CONNECT (a proxy tunnel, which this service is not): 405. With no 'connect' listener Node destroys
+ * the socket, and the client got no answer at all.
+ */
+export function answerConnect(req: IncomingMessage, socket: Socket): void {
+  socket.on('error', () => undefined)
+  endWithAnswer(socket, 405, 'Method Not Allowed', ERROR_TEXTS.methodNotAllowed('CONNECT', req.url ?? ''))
+}
+
+/** Sends the contract's error on a response of the HTTP server (the listener closes the connection if the body is unread). */
+export function answerWithError(res: ServerResponse, status: number, error: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error }))
+}
+
+/** An `Expect` other than 100-continue: 417, where Node's default sends it with no body. */
+export function refuseExpectation(res: ServerResponse): void {
+  answerWithError(res, 417, ERROR_TEXTS.malformedBody('the only Expect header taken is 100-continue'))
+}
+
+/**
+ * An HTTP/1.1 request without Host (RFC 9112 §3.2 says 400), or undefined when it has one. Node's
+ * own check (requireHostHeader) answers with no body, so the listener turns it off and asks here.
+ */
+export function missingHost(req: IncomingMessage): string | undefined {
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+    return ERROR_TEXTS.malformedBody('an HTTP/1.1 request needs a Host header')
+  }
+  return undefined
+}
