@@ -32,8 +32,19 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
         : error.code === 'HPE_INVALID_EOF_STATE'
           ? // The client shut its side mid-request (mid-body): its request can never complete.
             [400, 'Bad Request', 'the request ended before it was complete']
-          : [400, 'Bad Request', 'invalid HTTP']
+          : [400, 'Bad Request', `invalid HTTP${parserReason(error)}`]
   endWithAnswer(socket, status, reason, ERROR_TEXTS.malformedBody(detail))
+}
+
+/**
+ * What Node's parser (llhttp) found wrong, as it words it ("Invalid character in chunk size",
+ * "Content-Length can't be present with Transfer-Encoding"): fixed texts about the bytes sent, which
+ * tell a client what to fix where "invalid HTTP" alone did not. Empty when there is none.
+ */
+function parserReason(error: NodeJS.ErrnoException & { reason?: unknown }): string {
+  const reason = typeof error.reason === 'string' ? error.reason.trim() : ''
+  if (!error.code?.startsWith('HPE_') || reason === '' || reason.length > 100) return ''
+  return ` (${reason})`
 }
 
 /**

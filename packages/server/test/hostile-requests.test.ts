@@ -88,6 +88,21 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     })
     expect(hugeHeaders.status).toBe(431)
     expect(JSON.parse(hugeHeaders.body)).toEqual({ error: 'malformed request: headers too large' })
+    // Framing errors say what is wrong with the framing, in the parser's words.
+    const framing: [Record<string, string>, string, string][] = [
+      [{ 'Transfer-Encoding': 'chunked' }, 'zz\r\nabc\r\n0\r\n\r\n', 'Invalid character in chunk size'],
+      [{ 'Transfer-Encoding': 'chunked' }, '3\r\nabcdef\r\n0\r\n\r\n', 'Expected LF after chunk data'],
+      [{ 'Transfer-Encoding': 'chunked', 'Content-Length': '5' }, '0\r\n\r\n', "Content-Length can't be present with Transfer-Encoding"],
+      [{ 'Content-Length': '-5' }, '', 'Invalid character in Content-Length'],
+    ]
+    for (const [headers, body, reason] of framing) {
+      const answer = await rawRequest({
+        port: server.port,
+        head: head('/api/v1/compress', { 'X-API-Key': API_KEY, 'Content-Type': 'multipart/form-data; boundary=B', ...headers }),
+        body: [Buffer.from(body)],
+      })
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([400, { error: `malformed request: invalid HTTP (${reason})` }])
+    }
     await expectHealthyAndClean()
   })
 
