@@ -29,7 +29,9 @@ const BUN_MAX_IDLE_SECONDS = 255
  *
  * Body limits are the service's (per route, per licence tier), so Bun's own 128 MB cap is lifted;
  * Bun's idle time-out follows the keep-alive setting (up to its 255 s maximum), above the longest
- * long poll (60 s) so a waiting client is not cut.
+ * long poll (60 s) so a waiting client is not cut. A stalled body gets the app's 408
+ * (uploads/request-body.ts), but neither server lets us close its connection then, nor answer a
+ * client that half-closed after its request (both drop the request on that FIN): docs/deployment.md.
  */
 export async function listenFetch(runtime: RuntimeName, handler: FetchHandler, options: FetchListenerOptions): Promise<FetchListener> {
   const { serve } = await import('srvx')
