@@ -2,6 +2,7 @@ import { type $Fetch, createFetch, type FetchResponse } from 'ofetch'
 import { API_KEY_HEADER, API_PREFIX, EXTENSION_HEADERS } from './contract/index.ts'
 import { ConnectionError, errorFromResponse, MosError, TimeoutError, UserAbortError } from './errors.ts'
 import { isRetryable, retryDelayMs, RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
+import { streamedBody } from './streamed-body.ts'
 import { sleep } from './wait.ts'
 
 /** Per-call options every client method accepts as its last argument. */
@@ -106,7 +107,6 @@ async function attempt<K extends ResponseKind>(
   if (signal?.aborted) throw new UserAbortError(undefined, { cause: signal.reason })
   const timeout = call.timeout ?? connection.timeout
   const limit = attemptSignal(signal, timeout)
-  let streaming = false
   try {
     let response: FetchResponse<unknown>
     try {
@@ -117,13 +117,17 @@ async function attempt<K extends ResponseKind>(
     if (response.status >= 400) {
       throw errorFromResponse(response.status, await readErrorBody(response._data), response.headers)
     }
-    if (request.responseType === 'stream') {
-      // The time limit covers the wait for the answer, not the caller's pace of reading; the
-      // caller's signal still cancels the body.
-      streaming = true
-      limit.stopTimer()
-    }
     request.onHeaders?.(response.headers)
+    if (request.responseType === 'stream') {
+      // The time limit covers the wait for the answer; the body is read at the caller's pace, and
+      // takes over the caller's signal and a limit on each wait for data (streamed-body.ts).
+      return streamedBody(bodyStream(response._data), {
+        signal,
+        idleTimeout: timeout,
+        abortFetch: limit.abort,
+        readError: (error) => noResponseError(error, undefined, false, timeout),
+      }) as ResponseOf<K>
+    }
     return responseValue(request.responseType, response._data)
   } catch (error) {
     if (error instanceof MosError) throw error
@@ -131,7 +135,7 @@ async function attempt<K extends ResponseKind>(
     throw noResponseError(error, signal, limit.timedOut(), timeout)
   } finally {
     limit.stopTimer()
-    if (!streaming) limit.detach()
+    limit.detach()
   }
 }
 
@@ -152,8 +156,10 @@ function attemptSignal(signal: AbortSignal | undefined, timeout: number) {
     signal: controller.signal,
     timedOut: () => timedOut,
     stopTimer: () => clearTimeout(timer),
-    /** Stops forwarding the caller's abort (kept while a stream is read, so the caller can still cancel it). */
+    /** Stops forwarding the caller's abort (a streamed body listens to it itself). */
     detach: () => signal?.removeEventListener('abort', forwardAbort),
+    /** Stops the fetch, e.g. the connection under a streamed body the caller gave up. */
+    abort: () => controller.abort(),
   }
 }
 
@@ -197,11 +203,15 @@ function withIdempotencyKey(request: TransportRequest<ResponseKind>, call: Reque
   }
 }
 
-/** The answer's body as the kind asked for (an empty body is empty bytes, an empty stream). */
+/** The answer's body as the kind asked for (an empty body is empty bytes). */
 function responseValue<K extends ResponseKind>(kind: K, data: unknown): ResponseOf<K> {
   if (kind === 'bytes') return new Uint8Array((data as ArrayBuffer | undefined) ?? new ArrayBuffer(0)) as ResponseOf<K>
-  if (kind === 'stream') return (data ?? new Response(new Uint8Array(0)).body) as ResponseOf<K>
   return data as ResponseOf<K>
+}
+
+/** A streamed answer's body (an empty body is an empty stream). */
+function bodyStream(data: unknown): ReadableStream<Uint8Array> {
+  return (data as ReadableStream<Uint8Array> | undefined) ?? new ReadableStream({ start: (controller) => controller.close() })
 }
 
 function noResponseError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, timeout: number): MosError {

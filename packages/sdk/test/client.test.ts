@@ -1,7 +1,8 @@
+import { getEventListeners } from 'node:events'
 import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { OPERATION_ENDPOINTS } from '../src/contract/index.ts'
-import { createClient, TaskFailedError, type TaskRecord } from '../src/index.ts'
+import { createClient, TaskFailedError, type TaskRecord, UserAbortError } from '../src/index.ts'
 import { API, BASE, completedTask, failedTask, KEY, mockServer, pendingTask, processingTask } from './support/fixtures.ts'
 
 const server = mockServer()
@@ -205,6 +206,20 @@ describe('reads', () => {
     expect(await client.download('t1')).toEqual(bytes)
     const stream = await client.downloadStream('t1')
     expect(new Uint8Array(await new Response(stream).arrayBuffer())).toEqual(bytes)
+  })
+
+  it("downloadStream lets go of the caller's signal once the body is read, cancelled or aborted", async () => {
+    server.use(http.get(`${API}/tasks/t1/download`, () => new HttpResponse(new Uint8Array(2000).fill(9))))
+    const controller = new AbortController()
+    const read = await client.downloadStream('t1', { signal: controller.signal })
+    expect(new Uint8Array(await new Response(read).arrayBuffer())).toEqual(new Uint8Array(2000).fill(9))
+    await (await client.downloadStream('t1', { signal: controller.signal })).cancel()
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+    // Until then the signal still cancels the body, as a UserAbortError.
+    const pending = (await client.downloadStream('t1', { signal: controller.signal })).getReader()
+    controller.abort()
+    await expect(pending.read()).rejects.toBeInstanceOf(UserAbortError)
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
   })
 
   it('health, capabilities, licenseInfo return the documents; metrics returns text', async () => {

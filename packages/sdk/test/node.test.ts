@@ -1,4 +1,5 @@
-import { createReadStream, existsSync, readFileSync } from 'node:fs'
+import { getEventListeners } from 'node:events'
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +7,7 @@ import { Readable } from 'node:stream'
 import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { ConflictError, createClient, fileFromPath, InvalidUploadError, MosError } from '../src/node.ts'
+import { ConflictError, createClient, fileFromPath, InvalidUploadError, MosError, TimeoutError, UserAbortError } from '../src/node.ts'
 import { API, BASE, KEY, mockServer } from './support/fixtures.ts'
 
 const server = mockServer()
@@ -94,6 +95,11 @@ describe.skipIf(!corpus.available)('@mos/sdk/node uploads', () => {
   })
 })
 
+/** Resolves once `ready()` holds, checking every 10 ms. */
+async function waitFor(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
 describe('downloadToFile', () => {
   it('streams the result to disk and leaves no partial file', async () => {
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 7) % 256)
@@ -109,6 +115,47 @@ describe('downloadToFile', () => {
   it('a folder that does not exist: the error, no partial file', async () => {
     server.use(http.get(`${API}/tasks/t1/download`, () => new HttpResponse(new Uint8Array(10))))
     await expect(client.downloadToFile('t1', join(dir, 'missing', 'out.glb'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
+  it('an abort while the body streams: UserAbortError, no partial file, no listener left on the signal', async () => {
+    // One chunk, then a body that never ends: the abort must come while the file is being written.
+    server.use(
+      http.get(
+        `${API}/tasks/t1/download`,
+        () => new HttpResponse(new ReadableStream({ start: (controller) => controller.enqueue(new Uint8Array(1000).fill(7)) })),
+      ),
+    )
+    const controller = new AbortController()
+    const target = join(dir, 'aborted.glb')
+    const download = client.downloadToFile('t1', target, { signal: controller.signal })
+    await waitFor(() => existsSync(`${target}.part`) && statSync(`${target}.part`).size > 0)
+    controller.abort()
+    await expect(download).rejects.toBeInstanceOf(UserAbortError)
+    expect(existsSync(target) || existsSync(`${target}.part`)).toBe(false)
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('a server that stops sending mid-body: TimeoutError after the per-attempt timeout, no partial file', async () => {
+    server.use(
+      http.get(
+        `${API}/tasks/t1/download`,
+        () => new HttpResponse(new ReadableStream({ start: (controller) => controller.enqueue(new Uint8Array(1000).fill(7)) })),
+      ),
+    )
+    const target = join(dir, 'stalled.glb')
+    const error = await client.downloadToFile('t1', target, { timeout: 300 }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(TimeoutError)
+    expect((error as Error).message).toBe('the answer stalled: no data for 300 ms')
+    expect(existsSync(target) || existsSync(`${target}.part`)).toBe(false)
+  })
+
+  it('a finished download leaves no listener on a long-lived signal (one per download would pile up)', async () => {
+    server.use(http.get(`${API}/tasks/t1/download`, () => new HttpResponse(new Uint8Array(5000).fill(3))))
+    const signal = new AbortController().signal
+    for (let i = 0; i < 3; i++) await client.downloadToFile('t1', join(dir, 'each.glb'), { signal })
+    expect(readFileSync(join(dir, 'each.glb'))).toEqual(Buffer.alloc(5000, 3))
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0)
+    await rm(join(dir, 'each.glb'))
   })
 
   it('an HTTP error creates no file', async () => {
