@@ -271,6 +271,21 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     for (const result of results.filter((r) => r.ok)) expect(countTriangles(await decode(result.output!))).toBe(12)
   })
 
+  it('twelve files at once (three batches waited on together): every result, and nothing on stderr but progress', async () => {
+    // Each file's wait and download listens to the run's one Ctrl-C signal at the same time: more than
+    // Node's default of ten listeners, which warned of a leak on stderr.
+    const dir = join(work, 'twelve')
+    await mkdir(dir)
+    const models = Array.from({ length: 12 }, (_, index) => join(dir, `m${index}.glb`))
+    await Promise.all(models.map((path) => copyFile(corpus.paths.box, path)))
+    const run = await mos(['compress', ...models, '--engine', 'meshopt'], env)
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('ok: '))).toHaveLength(12)
+    expect(
+      run.stderr.split('\n').filter((line) => line !== '' && !/: (pending|processing|completed|downloading) \d+%$/.test(line)),
+    ).toEqual([])
+  })
+
   it('an unsupported file fails with the contract text', async () => {
     const notes = join(work, 'notes.txt')
     await copyFile(MOS, notes)

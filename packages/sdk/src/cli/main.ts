@@ -1,4 +1,5 @@
 // `mos`: the command line on the SDK. See `mos --help` and docs/sdk.md.
+import { setMaxListeners } from 'node:events'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createClient } from '../node.ts'
@@ -83,6 +84,9 @@ async function runTasksCli(io: CliIO): Promise<number> {
 /** Runs the CLI on this process: argv, environment, Ctrl-C (exit 130) and the exit status. */
 export function runFromProcess(): void {
   const controller = new AbortController()
+  // Every request and wait of the run listens to this one signal, a batch's files all at once: its
+  // listeners grow with the files given, by design, past the ten after which Node warns of a leak.
+  setMaxListeners(0, controller.signal)
   process.once('SIGINT', () => controller.abort())
   runCli({ argv: process.argv.slice(2), env: process.env, stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
     (code) => {
