@@ -12,7 +12,7 @@ import { toFile, type Uploadable, type UploadResolver } from './upload.ts'
 
 /** Options of `createClient`. */
 export interface ClientOptions<V extends Variant = Variant> {
-  /** Where the service listens, e.g. `http://localhost:8080` (without `/api/v1`). */
+  /** Where the service listens, an http(s) URL such as `http://localhost:8080` (a trailing `/api/v1` is taken too). */
   baseURL: string
   /** Sent as `X-API-Key`; every endpoint but health needs it. */
   apiKey?: string

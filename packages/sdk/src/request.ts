@@ -1,5 +1,6 @@
 import { type $Fetch, createFetch, type FetchResponse } from 'ofetch'
 import { API_KEY_HEADER, API_PREFIX, EXTENSION_HEADERS } from './contract/index.ts'
+import { isServiceAddress, serviceAddressProblem, serviceRoot } from './base-url.ts'
 import { ConnectionError, errorFromResponse, MosError, TimeoutError, UserAbortError } from './errors.ts'
 import { isRetryable, retryDelayMs, RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
 import { streamedBody } from './streamed-body.ts'
@@ -57,11 +58,12 @@ export interface Transport {
  * `Retry-After`) are not ours, and its time-out stops at the headers.
  */
 export function createTransport(options: TransportOptions): Transport {
+  if (!isServiceAddress(options.baseURL)) throw new TypeError(`[mos] baseURL ${serviceAddressProblem(options.baseURL)}`)
   // Looked up per call, not captured, so a fetch patched later (msw, polyfills) is the one used.
   const fetchImpl: typeof globalThis.fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init)
   const connection: Connection = {
     $fetch: createFetch({ fetch: fetchImpl }),
-    baseURL: options.baseURL.replace(/\/+$/, '') + API_PREFIX,
+    baseURL: serviceRoot(options.baseURL) + API_PREFIX,
     apiKey: options.apiKey,
     timeout: options.timeout,
   }

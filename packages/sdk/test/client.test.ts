@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events'
 import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { OPERATION_ENDPOINTS } from '../src/contract/index.ts'
-import { createClient, TaskFailedError, type TaskRecord, UserAbortError } from '../src/index.ts'
+import { createClient, detectVariant, TaskFailedError, type TaskRecord, UserAbortError } from '../src/index.ts'
 import { API, BASE, completedTask, failedTask, KEY, mockServer, pendingTask, processingTask } from './support/fixtures.ts'
 
 const server = mockServer()
@@ -310,6 +310,24 @@ describe('waitForTask', () => {
     ]
     for (const result of results) expect(result).toEqual(completedTask())
     for (const record of seen) expect(record.files).toHaveLength(1)
+  })
+})
+
+describe('the service address', () => {
+  const refusal = (address: string) =>
+    new TypeError(`[mos] baseURL must be an http:// or https:// address such as http://localhost:8080, not "${address}"`)
+
+  it('one no request could use is refused when the client is made, not by every request as fetch\'s "unknown scheme"', async () => {
+    expect(() => createClient({ baseURL: 'localhost:8080' })).toThrow(refusal('localhost:8080'))
+    expect(() => createClient({ baseURL: 'ftp://mos.test' })).toThrow(refusal('ftp://mos.test'))
+    await expect(detectVariant('mos.test:8080')).rejects.toThrow(refusal('mos.test:8080'))
+  })
+
+  it('one copied with /api/v1 asks for the same paths as one without', async () => {
+    server.use(http.get(`${API}/tasks/t1`, () => HttpResponse.json(pendingTask())))
+    for (const baseURL of [`${BASE}/api/v1`, `${BASE}/api/v1/`, `${BASE}/`]) {
+      expect(await createClient({ baseURL, apiKey: KEY }).getTask('t1')).toEqual(pendingTask())
+    }
   })
 })
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { isServiceAddress, serviceAddressProblem } from '../base-url.ts'
 import {
   COMPRESS_PRESET_NAMES,
   type CompressOptions,
@@ -64,6 +65,19 @@ Options:
   --help, -h         this text
 
 Exit status: 0 when every file succeeded, 1 when a task or request failed, 2 on a usage error.`
+
+/**
+ * The service's address from `--base-url`, else MOS_BASE_URL, else the default; refused as a usage
+ * error, under the name it was given by, when it is no http(s) address (see `isServiceAddress`).
+ */
+export function baseURLOf(flag: string | undefined, env: Record<string, string | undefined>): string {
+  // An empty MOS_BASE_URL is one not set, as a shell's `MOS_BASE_URL= mos …` means.
+  const given = flag ?? (env.MOS_BASE_URL || undefined)
+  if (given === undefined) return CLI_DEFAULTS.baseURL
+  if (!isServiceAddress(given))
+    throw new UsageError(`${flag === undefined ? 'MOS_BASE_URL' : '--base-url'} ${serviceAddressProblem(given)}`)
+  return given
+}
 
 /** A usage error: printed with a hint, exit status 2. */
 export class UsageError extends Error {
@@ -249,7 +263,7 @@ function toCliArgs(command: TaskCommand, values: OptionValues, files: string[], 
   return {
     command,
     files,
-    baseURL: values['base-url'] ?? env.MOS_BASE_URL ?? CLI_DEFAULTS.baseURL,
+    baseURL: baseURLOf(values['base-url'], env),
     apiKey: values['api-key'] ?? env.MOS_API_KEY,
     outDir: values.out,
     force: values.force ?? false,

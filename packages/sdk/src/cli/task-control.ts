@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 import type { Client } from '../client.ts'
 import { TASK_LIST_MAX_LIMIT, TASK_STATUSES, TASK_TYPES, type TaskRecord } from '../contract/index.ts'
 import { MosError } from '../errors.ts'
-import { CLI_DEFAULTS, UsageError } from './args.ts'
+import { baseURLOf, UsageError } from './args.ts'
 import type { CliIO } from './main.ts'
 
 export const TASKS_USAGE = `Usage: mos tasks list [--status S] [--type T] [--batch ID] [--max N] [--json]
@@ -58,7 +58,7 @@ export function parseTasksArgs(argv: string[], env: Record<string, string | unde
   return {
     action,
     ids,
-    baseURL: values['base-url'] ?? env.MOS_BASE_URL ?? CLI_DEFAULTS.baseURL,
+    baseURL: baseURLOf(values['base-url'], env),
     apiKey: values['api-key'] ?? env.MOS_API_KEY,
     json: values.json ?? false,
     max: values.max === undefined ? TASK_LIST_MAX_LIMIT : Number(values.max),

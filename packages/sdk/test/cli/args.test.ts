@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseCliArgs, UsageError } from '../../src/cli/args.ts'
+import { parseTasksArgs } from '../../src/cli/task-control.ts'
 
 describe('parseCliArgs', () => {
   it('takes the address and key from flags, else from MOS_BASE_URL / MOS_API_KEY, else the default', () => {
@@ -15,6 +16,19 @@ describe('parseCliArgs', () => {
       apiKey: 'k',
     })
     expect(parseCliArgs(['repair', 'a.glb'], {})).toMatchObject({ baseURL: 'http://localhost:8080', apiKey: undefined })
+  })
+
+  it('refuses an address that is no http(s) URL as a usage error, under the name it came by (an empty MOS_BASE_URL is unset)', () => {
+    const problem = (address: string) => `must be an http:// or https:// address such as http://localhost:8080, not "${address}"`
+    expect(() => parseCliArgs(['compress', 'a.glb', '--base-url', 'localhost:8080'], {})).toThrow(
+      new UsageError(`--base-url ${problem('localhost:8080')}`),
+    )
+    expect(() => parseCliArgs(['compress', 'a.glb'], { MOS_BASE_URL: 'mos.internal' })).toThrow(
+      new UsageError(`MOS_BASE_URL ${problem('mos.internal')}`),
+    )
+    expect(() => parseTasksArgs(['list', '--base-url', 'ftp://mos'], {})).toThrow(new UsageError(`--base-url ${problem('ftp://mos')}`))
+    expect(parseCliArgs(['compress', 'a.glb'], { MOS_BASE_URL: '' }).baseURL).toBe('http://localhost:8080')
+    expect(parseTasksArgs(['list'], { MOS_BASE_URL: 'https://mos.example/api/v1' }).baseURL).toBe('https://mos.example/api/v1')
   })
 
   it('reads --help after a command as the help command, before asking for a FILE', () => {
