@@ -63,6 +63,7 @@ export function createTransport(options: TransportOptions): Transport {
   const fetchImpl: typeof globalThis.fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init)
   const connection: Connection = {
     $fetch: createFetch({ fetch: fetchImpl }),
+    address: serviceRoot(options.baseURL),
     baseURL: serviceRoot(options.baseURL) + API_PREFIX,
     apiKey: options.apiKey,
     timeout: options.timeout,
@@ -88,6 +89,8 @@ export function createTransport(options: TransportOptions): Transport {
 
 /** Where and how every attempt is sent. */
 interface Connection {
+  /** The service's address as the caller gave it, without `/api/v1`: what a connection error names. */
+  address: string
   $fetch: $Fetch
   /** The server's base URL with `/api/v1`. */
   baseURL: string
@@ -114,7 +117,7 @@ async function attempt<K extends ResponseKind>(
     try {
       response = await send(connection, request, call.headers, limit.signal)
     } catch (error) {
-      throw noResponseError(error, signal, limit.timedOut(), timeout)
+      throw noResponseError(error, connection.address, signal, limit.timedOut(), timeout)
     }
     if (response.status >= 400) {
       throw errorFromResponse(response.status, await readErrorBody(response._data), response.headers)
@@ -127,14 +130,14 @@ async function attempt<K extends ResponseKind>(
         signal,
         idleTimeout: timeout,
         abortFetch: limit.abort,
-        readError: (error) => noResponseError(error, undefined, false, timeout),
+        readError: (error) => noResponseError(error, connection.address, undefined, false, timeout),
       }) as ResponseOf<K>
     }
     return responseValue(request.responseType, response._data)
   } catch (error) {
     if (error instanceof MosError) throw error
     // Body read failures land here (the headers had arrived).
-    throw noResponseError(error, signal, limit.timedOut(), timeout)
+    throw noResponseError(error, connection.address, signal, limit.timedOut(), timeout)
   } finally {
     limit.stopTimer()
     limit.detach()
@@ -216,14 +219,25 @@ function bodyStream(data: unknown): ReadableStream<Uint8Array> {
   return (data as ReadableStream<Uint8Array> | undefined) ?? new ReadableStream({ start: (controller) => controller.close() })
 }
 
-function noResponseError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, timeout: number): MosError {
+/** System codes a user meets when a service is away, said in words (the code follows in brackets). */
+const CONNECTION_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+}
+
+function noResponseError(error: unknown, address: string, signal: AbortSignal | undefined, timedOut: boolean, timeout: number): MosError {
   if (error instanceof MosError) return error
   if (signal?.aborted) return new UserAbortError(undefined, { cause: error })
   if (timedOut) return new TimeoutError(`request timed out after ${timeout} ms`, { cause: error })
   const root = rootCause(error)
   const code = errorCode(error)
-  const detail = root instanceof Error ? root.message : String(root)
-  return new ConnectionError(`connection error: ${code ? `${code} ` : ''}${detail}`.trim(), { cause: error, code })
+  const detail = (code && CONNECTION_FAILURES[code]) ?? (root instanceof Error ? root.message : String(root))
+  return new ConnectionError(`connection to ${address} failed: ${detail}${code ? ` (${code})` : ''}`, { cause: error, code })
 }
 
 function rootCause(error: unknown): unknown {

@@ -80,11 +80,16 @@ describe('HTTP errors map to one class per status, carrying status, message, hea
 })
 
 describe('failures without an answer', () => {
-  it('a refused connection is a ConnectionError with its code', async () => {
-    const refused = createClient({ baseURL: `http://127.0.0.1:${await closedPort()}`, apiKey: KEY, maxRetries: 0 })
+  it('a refused connection is a ConnectionError with its code, naming the address and the failure in words', async () => {
+    const address = `http://127.0.0.1:${await closedPort()}`
+    const refused = createClient({ baseURL: `${address}/`, apiKey: KEY, maxRetries: 0 })
     const error = await refused.getTask('t1').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConnectionError)
-    expect(error).toMatchObject({ code: 'ECONNREFUSED', status: undefined })
+    expect(error).toMatchObject({
+      code: 'ECONNREFUSED',
+      status: undefined,
+      message: `connection to ${address} failed: connection refused (ECONNREFUSED)`,
+    })
     expect((error as ConnectionError).headers).toBeInstanceOf(Headers)
   })
 
