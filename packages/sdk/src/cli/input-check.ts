@@ -14,8 +14,22 @@ export const COMMAND_TASK_TYPES: Record<TaskCommand, TaskType> = {
 }
 
 /**
+ * A path's failures said in words, the code after them: the line they go on names the file already,
+ * where the system's message repeated it after the call that failed ('ENOENT: no such file or
+ * directory, stat 'a.glb''). Others keep the system's message.
+ */
+const PATH_FAILURES: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a folder on its path is a file',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'file name too long',
+}
+
+/**
  * Why an input cannot be sent, as far as the CLI can tell without the service: a path that is
- * missing, unreadable or not a file (the system's message), or an extension the operation does not
+ * missing, unreadable or not a file (in words, `PATH_FAILURES`), or an extension the operation does not
  * take (the service's own text, `unsupported format: txt`). Undefined when it may be sent. Judged
  * before anything is uploaded so that such a file fails alone: in a batch the service refuses the
  * whole request for one bad part, and a missing file would fail the batch's upload for every file.
@@ -23,10 +37,11 @@ export const COMMAND_TASK_TYPES: Record<TaskCommand, TaskType> = {
  */
 export async function inputProblem(command: TaskCommand, file: string): Promise<string | undefined> {
   try {
-    if (!(await stat(file)).isFile()) return `not a file: ${file}`
+    if (!(await stat(file)).isFile()) return 'not a file'
     await access(file, constants.R_OK)
   } catch (error) {
-    return (error as Error).message
+    const code = (error as NodeJS.ErrnoException).code
+    return code && PATH_FAILURES[code] ? `${PATH_FAILURES[code]} (${code})` : (error as Error).message
   }
   const extension = uploadExtensionOf(file)
   if (!UPLOAD_EXTENSIONS[COMMAND_TASK_TYPES[command]].includes(extension)) {

@@ -203,7 +203,9 @@ describe('compress of several files: each file gets its own outcome', () => {
     const [a, b, notes] = await inputs('judged', ['a.obj', 'b.obj', 'notes.txt'])
     const missing = join(dir, 'judged', 'nonexist.glb')
     const submits = serveAll((input) => input)
-    const run = await cli(['compress', missing, a!, notes!, b!, '--json'])
+    const folder = join(dir, 'judged')
+    const throughFile = join(notes!, 'x.glb')
+    const run = await cli(['compress', missing, a!, notes!, b!, folder, throughFile, '--json'])
     expect(run.code).toBe(1)
     expect(batchesOf(submits)).toEqual([['a.obj', 'b.obj']])
     const results = JSON.parse(run.stdout).results
@@ -212,9 +214,18 @@ describe('compress of several files: each file gets its own outcome', () => {
       [a, true],
       [notes, false],
       [b, true],
+      [folder, false],
+      [throughFile, false],
     ])
-    expect(results[0].error).toMatch(/^ENOENT: .*nonexist\.glb/)
-    expect(results[2].error).toBe(ERROR_TEXTS.unsupportedFormat('txt'))
+    // In words: each line names its file already (the system's text said it again after 'stat').
+    expect(results.map((r: { error?: string }) => r.error)).toEqual([
+      'no such file (ENOENT)',
+      undefined,
+      ERROR_TEXTS.unsupportedFormat('txt'),
+      undefined,
+      'not a file',
+      'a folder on its path is a file (ENOTDIR)',
+    ])
   })
 
   it('batches are split by the limit the license info gives: 6 files at 5 go as 3 and 3', async () => {
