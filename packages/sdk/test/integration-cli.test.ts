@@ -1,12 +1,17 @@
 import { spawn } from 'node:child_process'
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { existsSync, statSync } from 'node:fs'
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
+import { INTERRUPTED } from '../src/cli/run-tasks.ts'
 import { ERROR_TEXTS } from '../src/index.ts'
 import { countTriangles, extensionsUsed, gltfReader } from './support/decode.ts'
+import { completedTask } from './support/fixtures.ts'
 import { API_KEY, loadStartServer, startRealServer } from './support/real-server.ts'
 
 const MOS = resolve(dirname(fileURLToPath(import.meta.url)), '../bin/mos.mjs')
@@ -48,9 +53,51 @@ describe('mos without a server', () => {
     const help = await mos(['--help'])
     expect(help.code).toBe(0)
     expect(help.stdout).toContain('mos <command> FILE...')
+    expect(help.stdout).toContain('2 on a usage error, 130 after Ctrl-C.')
     const usage = await mos(['convert', 'a.glb'])
     expect(usage.code).toBe(2)
     expect(usage.stderr).toContain('convert needs --to FORMAT')
+  })
+})
+
+describe('mos interrupted by Ctrl-C', () => {
+  it('while a result downloads: exit status 130, the file failed as interrupted, no result and no .part left', async () => {
+    // A service whose result never finishes arriving: the Ctrl-C comes mid-download, once bytes are on disk.
+    const service = createServer((request, response) => {
+      response.setHeader('content-type', 'application/json')
+      if (request.method === 'POST') return void request.resume().on('end', () => response.end('{"task_id":"t1","status":"pending"}'))
+      if (request.url?.endsWith('/download')) {
+        response.setHeader('content-type', 'application/octet-stream')
+        return void response.write(new Uint8Array(4096).fill(1))
+      }
+      response.end(JSON.stringify(completedTask('t1')))
+    })
+    await new Promise<void>((done) => service.listen(0, '127.0.0.1', done))
+    const dir = await mkdtemp(join(tmpdir(), 'mos-cli-interrupt-'))
+    try {
+      const input = join(dir, 'box.glb')
+      await writeFile(input, new Uint8Array(100))
+      const base = `http://127.0.0.1:${(service.address() as AddressInfo).port}`
+      const child = spawn(process.execPath, [MOS, 'compress', input, '--json'], {
+        env: { ...process.env, MOS_BASE_URL: base, MOS_API_KEY: 'k' },
+      })
+      let stdout = ''
+      child.stdout.on('data', (chunk) => (stdout += chunk))
+      const closed = new Promise<number | null>((done) => child.on('close', done))
+      const partial = join(dir, 'box.draco.glb.part')
+      while (!existsSync(partial) || statSync(partial).size === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+      child.kill('SIGINT')
+      expect(await closed).toBe(130)
+      expect(JSON.parse(stdout)).toMatchObject({
+        ok: false,
+        results: [{ input, ok: false, task_id: 't1', error: INTERRUPTED }],
+      })
+      expect((await readdir(dir)).sort()).toEqual(['box.glb'])
+    } finally {
+      service.closeAllConnections()
+      service.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -64,7 +64,7 @@ Options:
   --timeout SEC      give up waiting for a task after SEC seconds
   --help, -h         this text
 
-Exit status: 0 when every file succeeded, 1 when a task or request failed, 2 on a usage error.`
+Exit status: 0 when every file succeeded, 1 when a task or request failed, 2 on a usage error, 130 after Ctrl-C.`
 
 /**
  * The service's address from `--base-url`, else MOS_BASE_URL, else the default; refused as a usage

@@ -1,5 +1,6 @@
 import { mkdir, stat } from 'node:fs/promises'
 import type { DiagnosisResult, SizeRuleReport, SubmitResponse } from '../contract/index.ts'
+import { UserAbortError } from '../errors.ts'
 import type { NodeClient } from '../node.ts'
 import type { CliArgs, TaskCommand } from './args.ts'
 import { batchTaskIds, canBatch, deploymentBatchLimit } from './batch-submit.ts'
@@ -7,6 +8,9 @@ import { outputPath, summaryLine } from './format.ts'
 import { inputProblem } from './input-check.ts'
 import { assertFreeTarget, knownOutputExtension, planOutputs, type OutputPlace } from './output-plan.ts'
 import type { ProgressDisplay, ProgressLine } from './progress.ts'
+
+/** A file's outcome when Ctrl-C stopped its run: its task, if one was made, goes on on the service. */
+export const INTERRUPTED = 'interrupted (Ctrl-C); a task already sent keeps running on the service'
 
 /** What `--json` prints per input file. */
 export interface FileResult {
@@ -224,7 +228,8 @@ async function runOne(run: TaskRun, file: string, index: number, line: ProgressL
     line.finish([summary, ...saidLines(result)].join('\n'), true)
     return result
   } catch (error) {
-    const message = (error as Error).message
+    // The run's signal is Ctrl-C's: the SDK's words for it ('request aborted by the caller') speak to a program.
+    const message = error instanceof UserAbortError ? INTERRUPTED : (error as Error).message
     line.finish(`${file}: ${message}`, false)
     return { input: file, ok: false, task_id: taskId, size_before: before, seconds: (Date.now() - started) / 1000, error: message }
   }
