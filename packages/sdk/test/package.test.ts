@@ -23,7 +23,7 @@ const TSC = join(repoRoot, 'node_modules/typescript/bin/tsc')
 let work: string
 let app: string
 let installed: string
-let packed: { name: string; files: { path: string }[] }
+let packed: { filename: string; files: { path: string }[] }
 let manifest: { dependencies: Record<string, string>; exports: unknown; bin: Record<string, string>; types: string; main: string }
 
 /** Packs a copy of the package (so the workspace's package.json is never swapped) and unpacks it into a fresh project. */
@@ -35,13 +35,7 @@ async function packIntoFreshProject() {
   packed = JSON.parse(stdout)[0]
   installed = join(app, 'node_modules/@mos/sdk')
   mkdirSync(installed, { recursive: true })
-  await run('tar', [
-    'xzf',
-    join(work, packed.name.replace('@', '').replace('/', '-') + '-0.1.0.tgz'),
-    '-C',
-    installed,
-    '--strip-components=1',
-  ])
+  await run('tar', ['xzf', join(work, packed.filename), '-C', installed, '--strip-components=1'])
   manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
   // Only the declared dependencies (and what a TypeScript user has anyway) are reachable.
   for (const name of [...Object.keys(manifest.dependencies), '@types/node']) {
