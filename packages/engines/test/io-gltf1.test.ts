@@ -311,6 +311,32 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect(worldCorners(doc)).toHaveLength(36)
   })
 
+  it("keeps a light on a node assimp renamed (id ROOT, beside assimp's own ROOT), and names one on a node of a scene assimp does not read", async () => {
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    json.extensions = { KHR_materials_common: { lights: { sun: { type: 'directional', name: 'Sun', directional: { color: [1, 1, 1] } } } } }
+    const lamp = (name: string) => ({ name, children: [], translation: [0, 2, 0], extensions: { KHR_materials_common: { light: 'sun' } } })
+    json.nodes.ROOT = lamp('Lamp')
+    json.nodes.elsewhere = lamp('Elsewhere')
+    json.scenes[json.scene].nodes.push('ROOT')
+    json.scenes.second = { nodes: ['elsewhere'] }
+    // Without `scene` (1.0 leaves it optional) the first scene is read, where assimp read out of bounds and aborted.
+    delete json.scene
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const lampNode = doc
+      .getRoot()
+      .listNodes()
+      .find((node) => node.getName() === 'Lamp')
+    expect(lampNode?.getExtension<Light>('KHR_lights_punctual')?.getName()).toBe('Sun')
+    expect(lampNode?.getTranslation()).toEqual([0, 2, 0])
+    expect(worldCorners(doc)).toHaveLength(36)
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        '[gltf 1.0] 1 light(s) not carried ("sun" on node "elsewhere"): the node is not in the file\'s default scene, the one scene assimp\'s glTF 1.0 importer reads',
+        '[gltf 1.0] 1 scene besides the default one not carried ("second"): assimp\'s glTF 1.0 importer, which Mos reads glTF 1.0 through, reads the default scene only',
+      ]),
+    )
+  })
+
   it("keeps a material's states assimp leaves out: both sides drawn, blending with its transparency, its emission (technique and KHR_materials_common alike)", async () => {
     const embedded = JSON.parse(await readFile(paths.embedded, 'utf8'))
     const plain = (await convert(new TextEncoder().encode(JSON.stringify(embedded)), 'gltf')).doc.getRoot().listMaterials()[0]!

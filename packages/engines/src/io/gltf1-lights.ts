@@ -1,6 +1,7 @@
 import type { Document, Node, vec3 } from '@gltf-transform/core'
 import { KHRLightsPunctual, type Light } from '@gltf-transform/extensions'
-import type { Entry } from './gltf1-scene.ts'
+import { type Entry, entries } from './gltf1-json.ts'
+import { OUTSIDE_SCENE } from './gltf1-nodes.ts'
 
 /** The parts of a glTF 1.0 JSON the lights are read from. */
 export interface Gltf1Lights {
@@ -26,14 +27,20 @@ export function restoreGltf1Lights(doc: Document, json: Gltf1Lights, nodes: Map<
     if (!made.has(id)) made.set(id, makeLight(doc, id, sources[id], skipped))
     return made.get(id)!
   }
-  for (const [id, node] of nodes) {
-    const extension = (json.nodes?.[id]?.extensions as Record<string, Entry> | undefined)?.KHR_materials_common
-    const lightId = extension?.light
+  const outside: string[] = []
+  for (const [id, source] of entries(json.nodes)) {
+    const lightId = ((source.extensions as Record<string, Entry> | undefined)?.KHR_materials_common as Entry | undefined)?.light
     if (typeof lightId !== 'string') continue
+    const node = nodes.get(id)
+    if (!node) {
+      outside.push(`"${lightId}" on node "${id}"`)
+      continue
+    }
     const light = lightOf(lightId)
     if (light) node.setExtension('KHR_lights_punctual', light)
   }
   const notes: string[] = []
+  if (outside.length > 0) notes.push(`${outside.length} light(s) not carried (${outside.join(', ')}): ${OUTSIDE_SCENE}`)
   if (skipped.ambient > 0) notes.push(`${skipped.ambient} ambient light(s) not carried: glTF 2.0 has no ambient light`)
   if (skipped.unknown > 0) notes.push(`${skipped.unknown} light(s) of no known type (ambient, directional, point, spot) not carried`)
   if (skipped.falloff.size > 0) {

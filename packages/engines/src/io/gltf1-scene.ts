@@ -1,6 +1,9 @@
 import type { Camera, Document, Material, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
-import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
-import { restoreGltf1Lights } from './gltf1-lights.ts'
+import { type Entry, entries, type Gltf1Data, readGltf1Accessor } from './gltf1-json.ts'
+import { type Gltf1Lights, restoreGltf1Lights } from './gltf1-lights.ts'
+import { type Gltf1Nodes, matchGltf1Nodes, OUTSIDE_SCENE } from './gltf1-nodes.ts'
+
+export { type Entry, entries }
 
 /**
  * What assimp's glTF 1.0 importer gets wrong or leaves out of the scene, put right from the file's
@@ -10,7 +13,8 @@ import { restoreGltf1Lights } from './gltf1-lights.ts'
  * - Node transforms: assimp composes a node's translation and rotation in the wrong order (R·T where
  *   glTF says T·R·S), which moved CesiumMilkTruck's wheels 0.26 units into the truck. Every node
  *   gets its transform back as the file gives it (matrix, or translation, rotation and scale).
- * - Node names: the author's `name` (glTF 2.0 has no ids), where assimp kept the id.
+ * - Node names: the author's `name` (glTF 2.0 has no ids), where assimp kept the id (nodes are
+ *   matched by walking both trees, gltf1-nodes.ts).
  * - Animations: assimp imports none; each 1.0 animation becomes a 2.0 animation (the same samplers,
  *   interpolation and keyframes on the same nodes).
  * - Cameras: assimp drops perspective ones and fails on orthographic ones; each is made on its nodes.
@@ -18,19 +22,13 @@ import { restoreGltf1Lights } from './gltf1-lights.ts'
  * - Material states: double sides, blending with its transparency, the emission colour.
  */
 
-/** A glTF 1.0 object (a node, an accessor…), read member by member. */
-export type Entry = Record<string, unknown>
-
 /** The parts of a glTF 1.0 JSON this module reads. */
-export interface Gltf1Scene {
+export interface Gltf1Scene extends Gltf1Nodes, Gltf1Lights, Gltf1Data {
   nodes?: Record<string, Entry>
   cameras?: Record<string, Entry>
   materials?: Record<string, Entry>
   techniques?: Record<string, Entry>
   animations?: Record<string, Entry>
-  accessors?: Record<string, Entry>
-  bufferViews?: Record<string, Entry>
-  extensions?: Record<string, unknown>
 }
 
 /** 1.0 paths and the 2.0 path each animates (the same three). */
@@ -43,7 +41,7 @@ const FLOAT = 5126
  * and for what of the lights glTF 2.0 cannot hold.
  */
 export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<string, Uint8Array>): string[] {
-  const nodes = byUniqueName(doc.getRoot().listNodes(), entries(json.nodes))
+  const nodes = matchGltf1Nodes(doc, json)
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
   restoreCameras(doc, json, nodes)
   const notes = restoreGltf1Lights(doc, json, nodes)
@@ -52,14 +50,11 @@ export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<
   return notes
 }
 
-/**
- * The document's property for each 1.0 id, where exactly one carries that name: assimp names nodes
- * and materials after their ids.
- */
-function byUniqueName<T extends Node | Material>(properties: T[], ids: [string, Entry][]): Map<string, T> {
-  const byName = new Map<string, T[]>()
+/** The document's material for each 1.0 id, where exactly one carries that name: assimp names materials after their ids. */
+function byUniqueName(properties: Material[], ids: [string, Entry][]): Map<string, Material> {
+  const byName = new Map<string, Material[]>()
   for (const property of properties) byName.set(property.getName(), [...(byName.get(property.getName()) ?? []), property])
-  const found = new Map<string, T>()
+  const found = new Map<string, Material>()
   for (const [id] of ids) {
     const named = byName.get(id)
     if (named?.length === 1) found.set(id, named[0]!)
@@ -208,9 +203,12 @@ function buildAnimation(
     const node = nodes.get(String(target.id))
     const path = String(target.path)
     if (!sampler || !node || !PATHS.has(path)) {
-      notes.push(
-        `animation "${id}": a channel on ${node ? `path "${path}"` : `node "${String(target.id)}"`} not carried (glTF 2.0 has no such target)`,
-      )
+      const why = !node
+        ? `node "${String(target.id)}" not carried (${OUTSIDE_SCENE})`
+        : !PATHS.has(path)
+          ? `path "${path}" not carried (glTF 2.0 has no such target)`
+          : `node "${node.getName()}" not carried (it names no sampler of the animation)`
+      notes.push(`animation "${id}": a channel on ${why}`)
       continue
     }
     const input = floats(json, String(parameters[String(sampler.input)]), buffers, 'SCALAR')
@@ -245,27 +243,7 @@ function buildAnimation(
 }
 
 /** A float accessor's values, packed (1.0 animation data is float); undefined for anything else. */
-function floats(json: Gltf1Scene, id: string, buffers: Map<string, Uint8Array>, type: string): Float32Array | undefined {
-  const accessor = json.accessors?.[id]
-  if (!accessor || accessor.componentType !== FLOAT || accessor.type !== type) return undefined
-  const view = json.bufferViews?.[String(accessor.bufferView)]
-  const bytes = view && buffers.get(String(view.buffer))
-  if (!bytes) return undefined
-  const components = TYPE_COMPONENTS[type]!
-  const element = COMPONENT_BYTES[FLOAT]! * components
-  const stride = Number(accessor.byteStride) || element
-  const start = bytes.byteOffset + Number(view.byteOffset ?? 0) + Number(accessor.byteOffset ?? 0)
-  const count = Number(accessor.count)
-  const data = new DataView(bytes.buffer)
-  const out = new Float32Array(count * components)
-  for (let i = 0; i < count; i++) {
-    for (let c = 0; c < components; c++) out[i * components + c] = data.getFloat32(start + i * stride + c * 4, true)
-  }
-  return out
-}
-
-/** The entries of a glTF 1.0 collection (an object keyed by id), skipping what is not an object. */
-export function entries(collection: Record<string, Entry> | undefined): [string, Entry][] {
-  if (typeof collection !== 'object' || collection === null) return []
-  return Object.entries(collection).filter((entry): entry is [string, Entry] => typeof entry[1] === 'object' && entry[1] !== null)
+function floats(json: Gltf1Data, id: string, buffers: Map<string, Uint8Array>, type: string): Float32Array | undefined {
+  const read = readGltf1Accessor(json, id, buffers)
+  return read && read.componentType === FLOAT && read.type === type ? new Float32Array(read.values) : undefined
 }

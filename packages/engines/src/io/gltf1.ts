@@ -3,7 +3,9 @@ import { errorMessage, ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { readWithAssimp } from './assimp-read.ts'
-import { type Entry, entries, type Gltf1Scene, restoreGltf1Scene } from './gltf1-scene.ts'
+import { type Entry, entries } from './gltf1-json.ts'
+import { defaultSceneId } from './gltf1-nodes.ts'
+import { type Gltf1Scene, restoreGltf1Scene } from './gltf1-scene.ts'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
 import { isGlb } from './gltf.ts'
 import { gltfJsonText } from './gltf-text.ts'
@@ -98,6 +100,10 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
   for (const [, image] of entries(json.images)) {
     if (typeof image.uri === 'string' && !image.uri.startsWith('data:') && !resolve(image.uri)) missingResource(image.uri)
   }
+  // 1.0 leaves `scene` optional, and assimp's importer reads out of bounds without one (its WASM
+  // aborts): it is given the scene Mos reads as the default, the first.
+  const sceneId = defaultSceneId(json)
+  if (sceneId !== undefined) json.scene = sceneId
   // Without its cameras (gltf1-scene.ts makes them): assimp fails on a whole file with an orthographic one.
   const text = new TextEncoder().encode(JSON.stringify(json, (key, value) => (key === 'cameras' || key === 'camera' ? undefined : value)))
   const total = [...buffers.values()].reduce((sum, file) => sum + file.byteLength, text.byteLength)
@@ -273,6 +279,14 @@ function notCarried(json: Gltf1Json, doc: Document): string[] {
   const skins = Object.keys(json.skins ?? {}).length - root.listSkins().length
   if (skins > 0)
     notes.push(`${count(skins, 'skin')} not carried: assimp's glTF 1.0 importer, which Mos reads glTF 1.0 through, does not import them`)
+  const scenes = entries(json.scenes)
+    .map(([id]) => id)
+    .filter((id) => id !== defaultSceneId(json))
+  if (scenes.length > 0) {
+    notes.push(
+      `${count(scenes.length, 'scene')} besides the default one not carried (${scenes.map((id) => `"${id}"`).join(', ')}): assimp's glTF 1.0 importer, which Mos reads glTF 1.0 through, reads the default scene only`,
+    )
+  }
   const cameras = Object.keys(json.cameras ?? {}).length - root.listCameras().length
   if (cameras > 0) notes.push(`${count(cameras, 'camera')} not carried: no node carries it, or its numbers describe no camera`)
   return notes
