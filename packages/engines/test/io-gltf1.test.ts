@@ -62,6 +62,180 @@ async function pixels(image: Uint8Array): Promise<Buffer> {
   return sharp(image).ensureAlpha().raw().toBuffer()
 }
 
+/** a · b, column-major 4×4 matrices (a point is x, y, z, 1: apply with {@link transformPoint}). */
+function multiply(a: ArrayLike<number>, b: ArrayLike<number>): number[] {
+  return Array.from({ length: 16 }, (_, i) => [0, 1, 2, 3].reduce((sum, k) => sum + a[k * 4 + (i % 4)]! * b[Math.floor(i / 4) * 4 + k]!, 0))
+}
+
+function transformPoint(m: ArrayLike<number>, [x, y, z]: number[]): number[] {
+  return [0, 1, 2].map((r) => m[r]! * x! + m[4 + r]! * y! + m[8 + r]! * z! + m[12 + r]!)
+}
+
+/** The quaternion of a turn of `angle` radians about Z. */
+const aboutZ = (angle: number): vec4 => [0, 0, Math.sin(angle / 2), Math.cos(angle / 2)]
+
+/**
+ * The embedded box of the assimp corpus skinned as collada2gltf wrote skins: a skeleton root and two
+ * joints found by `jointName`, JOINT and WEIGHT as float VEC4 (the lower half of the box 3/4 on the
+ * lower joint, the upper half 3/4 on the upper one), a bind shape matrix that doubles and moves the
+ * box, inverse bind matrices of the joints' bind pose, and an animation turning the upper joint
+ * (0, a quarter turn at 1 s, 0 at 2 s); the new data in a second, embedded buffer.
+ */
+function skinnedBox(json: Gltf1Test): Gltf1Test {
+  const out = structuredClone(json)
+  const meshNode = 'Geometry-mesh002Node'
+  const primitive = (out.meshes['Geometry-mesh002'] as { primitives: { attributes: Record<string, string> }[] }).primitives[0]!
+  const positions = gltf1Floats(out, primitive.attributes.POSITION!)
+  const count = positions.length / 3
+  const upper = Array.from({ length: count }, (_, v) => (positions[v * 3 + 1]! > 0 ? 0.75 : 0.25))
+  const data = [
+    ...Array.from({ length: count }, () => [0, 1, 0, 0]).flat(),
+    ...upper.flatMap((u) => [1 - u, u, 0, 0]),
+    ...[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.5, 0, 1],
+    ...[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
+    ...[0, 1, 2],
+    ...[...aboutZ(0), ...aboutZ(Math.PI / 2), ...aboutZ(0)],
+  ]
+  const bytes = Buffer.from(new Float32Array(data).buffer)
+  out.buffers.skinData = { byteLength: bytes.byteLength, uri: `data:application/octet-stream;base64,${bytes.toString('base64')}` }
+  const view = (name: string, offset: number, length: number) => {
+    out.bufferViews[name] = { buffer: 'skinData', byteOffset: offset * 4, byteLength: length * 4 }
+  }
+  view('jointView', 0, count * 8)
+  view('bindView', count * 8, 32)
+  view('keyView', count * 8 + 32, 15)
+  const accessor = (bufferView: string, byteOffset: number, n: number, type: string) => ({
+    bufferView,
+    byteOffset,
+    componentType: 5126,
+    count: n,
+    type,
+  })
+  Object.assign(out.accessors, {
+    jointAccessor: accessor('jointView', 0, count, 'VEC4'),
+    weightAccessor: accessor('jointView', count * 16, count, 'VEC4'),
+    bindAccessor: accessor('bindView', 0, 2, 'MAT4'),
+    timeAccessor: accessor('keyView', 0, 3, 'SCALAR'),
+    turnAccessor: accessor('keyView', 12, 3, 'VEC4'),
+  })
+  Object.assign(primitive.attributes, { JOINT: 'jointAccessor', WEIGHT: 'weightAccessor' })
+  out.skins = {
+    boxSkin: {
+      name: 'BoxSkin',
+      bindShapeMatrix: [2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0.25, 0, 0, 1],
+      inverseBindMatrices: 'bindAccessor',
+      jointNames: ['Lower', 'Upper'],
+    },
+  }
+  Object.assign(out.nodes[meshNode]!, { skin: 'boxSkin', skeletons: ['skeletonRoot'] })
+  Object.assign(out.nodes, {
+    skeletonRoot: { name: 'Skeleton', translation: [0, -0.5, 0], children: ['lowerJoint'] },
+    lowerJoint: { name: 'LowerBone', jointName: 'Lower', children: ['upperJoint'] },
+    upperJoint: { name: 'UpperBone', jointName: 'Upper', translation: [0, 0.5, 0], rotation: [0, 0, 0, 1], children: [] },
+  })
+  out.scenes[out.scene as string]!.nodes.push('skeletonRoot')
+  out.animations = {
+    turn: {
+      parameters: { TIME: 'timeAccessor', rotation: 'turnAccessor' },
+      samplers: { s: { input: 'TIME', output: 'rotation', interpolation: 'LINEAR' } },
+      channels: [{ sampler: 's', target: { id: 'upperJoint', path: 'rotation' } }],
+    },
+  }
+  return out
+}
+
+/** The parts of a glTF 1.0 JSON the skin tests read and change. */
+interface Gltf1Test {
+  nodes: Record<
+    string,
+    { matrix?: number[]; translation?: vec3; rotation?: vec4; scale?: vec3; children?: string[]; [key: string]: unknown }
+  >
+  scenes: Record<string, { nodes: string[] }>
+  scene?: string
+  meshes: Record<string, unknown>
+  accessors: Record<string, { bufferView: string; byteOffset: number; count: number; type: string; componentType: number }>
+  bufferViews: Record<string, { buffer: string; byteOffset: number; byteLength: number }>
+  buffers: Record<string, { uri: string; byteLength: number }>
+  skins?: Record<string, { bindShapeMatrix: number[]; inverseBindMatrices: string; jointNames: string[]; name?: string }>
+  animations?: Record<string, unknown>
+}
+
+/** A float accessor of a 1.0 file whose buffers are data URIs, packed. */
+function gltf1Floats(json: Gltf1Test, id: string): number[] {
+  const accessor = json.accessors[id]!
+  const view = json.bufferViews[accessor.bufferView]!
+  const bytes = Buffer.from(json.buffers[view.buffer]!.uri.split(',')[1]!, 'base64')
+  const components = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT4: 16 }[accessor.type]!
+  const start = view.byteOffset + accessor.byteOffset
+  return Array.from({ length: accessor.count * components }, (_, i) => bytes.readFloatLE(start + i * 4))
+}
+
+/**
+ * Where the skinned box's vertices are drawn with the upper joint turned to `rotation`, computed from
+ * the 1.0 file as a 1.0 viewer skins (joint · inverse bind · bind shape · position, weighted), sorted.
+ */
+function posedGltf1(json: Gltf1Test, rotation: vec4): string[] {
+  const posed = structuredClone(json)
+  posed.nodes.upperJoint!.rotation = rotation
+  const world = gltf1WorldMatrices(posed)
+  const skin = json.skins!.boxSkin!
+  const inverse = gltf1Floats(json, skin.inverseBindMatrices)
+  const ids = ['lowerJoint', 'upperJoint']
+  const primitive = (json.meshes['Geometry-mesh002'] as { primitives: { attributes: Record<string, string> }[] }).primitives[0]!
+  const positions = gltf1Floats(json, primitive.attributes.POSITION!)
+  const joints = gltf1Floats(json, primitive.attributes.JOINT!)
+  const weights = gltf1Floats(json, primitive.attributes.WEIGHT!)
+  const out: string[] = []
+  for (let v = 0; v < positions.length / 3; v++) {
+    const sum = [0, 0, 0]
+    for (let k = 0; k < 4; k++) {
+      const joint = ids[joints[v * 4 + k]!]!
+      const m = multiply(
+        multiply(world.get(joint)!, inverse.slice(joints[v * 4 + k]! * 16, joints[v * 4 + k]! * 16 + 16)),
+        skin.bindShapeMatrix,
+      )
+      transformPoint(m, positions.slice(v * 3, v * 3 + 3)).forEach((c, i) => {
+        sum[i]! += weights[v * 4 + k]! * c
+      })
+    }
+    out.push(sum.map((c) => (Math.round(c * 1e4) / 1e4 + 0).toFixed(4)).join(' '))
+  }
+  return out.sort()
+}
+
+/**
+ * Where a 2.0 document's skinned vertices are drawn with its one animation at key `key` (each
+ * channel's node set to that key's value), as a 2.0 viewer skins (joint · inverse bind · position), sorted.
+ */
+function posedGltf2(doc: Document, key: number): string[] {
+  for (const channel of doc.getRoot().listAnimations()[0]!.listChannels()) {
+    const output = channel.getSampler()!.getOutput()!
+    const node = channel.getTargetNode()!
+    if (channel.getTargetPath() === 'rotation') node.setRotation(output.getElement(key, [0, 0, 0, 0]) as vec4)
+    else if (channel.getTargetPath() === 'translation') node.setTranslation(output.getElement(key, [0, 0, 0]) as vec3)
+  }
+  const out: string[] = []
+  for (const node of doc.getRoot().listNodes()) {
+    const skin = node.getSkin()
+    if (!skin) continue
+    const inverse = skin.getInverseBindMatrices()!
+    const matrices = skin.listJoints().map((joint, j) => multiply(joint.getWorldMatrix(), inverse.getElement(j, new Array(16).fill(0))))
+    for (const primitive of node.getMesh()!.listPrimitives()) {
+      const position = primitive.getAttribute('POSITION')!
+      const joints = primitive.getAttribute('JOINTS_0')!
+      const weights = primitive.getAttribute('WEIGHTS_0')!
+      for (let v = 0; v < position.getCount(); v++) {
+        const p = position.getElement(v, [0, 0, 0])
+        const j = joints.getElement(v, [0, 0, 0, 0])
+        const w = weights.getElement(v, [0, 0, 0, 0])
+        const sum = [0, 1, 2].map((i) => [0, 1, 2, 3].reduce((s, k) => s + w[k]! * transformPoint(matrices[j[k]!]!, p)[i]!, 0))
+        out.push(sum.map((c) => (Math.round(c * 1e4) / 1e4 + 0).toFixed(4)).join(' '))
+      }
+    }
+  }
+  return out.sort()
+}
+
 /**
  * A binary glTF 1.0 (KHR_binary_glTF) of a .gltf, its one buffer and one PNG, as collada2gltf and
  * Cesium wrote them: a 20-byte header, the JSON padded to 4 bytes, then the body (the buffer, then
@@ -116,13 +290,8 @@ function gltf1Triangles(json: {
 }
 
 /** Each 1.0 node's world matrix by id, composed as glTF says: a matrix, or T·R·S, under its parents' (scene roots first). */
-function gltf1WorldMatrices(json: {
-  nodes: Record<string, { matrix?: number[]; translation?: vec3; rotation?: vec4; scale?: vec3; children?: string[] }>
-  scenes: Record<string, { nodes: string[] }>
-}): Map<string, number[]> {
+function gltf1WorldMatrices(json: Pick<Gltf1Test, 'nodes' | 'scenes'>): Map<string, number[]> {
   const world = new Map<string, number[]>()
-  const multiply = (a: number[], b: number[]) =>
-    Array.from({ length: 16 }, (_, i) => [0, 1, 2, 3].reduce((sum, k) => sum + a[k * 4 + (i % 4)]! * b[Math.floor(i / 4) * 4 + k]!, 0))
   const visit = (id: string, parent: number[]) => {
     const node = json.nodes[id]!
     const local = node.matrix ?? [
@@ -333,6 +502,50 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
       expect.arrayContaining([
         '[gltf 1.0] 1 light(s) not carried ("sun" on node "elsewhere"): the node is not in the file\'s default scene, the one scene assimp\'s glTF 1.0 importer reads',
         '[gltf 1.0] 1 scene besides the default one not carried ("second"): assimp\'s glTF 1.0 importer, which Mos reads glTF 1.0 through, reads the default scene only',
+      ]),
+    )
+  })
+
+  it('keeps a skin as a glTF 2.0 skin: its joints, the bind shape matrix folded into the inverse bind matrices, weights that sum to 1, each vertex posed where the 1.0 file poses it at rest and mid-animation', async () => {
+    const json = skinnedBox(JSON.parse(await readFile(paths.embedded, 'utf8')))
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const [skin, ...others] = doc.getRoot().listSkins()
+    expect(others).toEqual([])
+    expect(skin!.getName()).toBe('BoxSkin')
+    expect(skin!.listJoints().map((joint) => joint.getName())).toEqual(['LowerBone', 'UpperBone'])
+    expect(skin!.getSkeleton()?.getName()).toBe('Skeleton')
+    const skinned = doc
+      .getRoot()
+      .listNodes()
+      .filter((node) => node.getSkin())
+    expect(skinned.map((node) => node.getName())).toEqual(['Mesh'])
+    const primitive = skinned[0]!.getMesh()!.listPrimitives()[0]!
+    expect(primitive.getMaterial()?.getBaseColorTexture()).not.toBeNull()
+    const weights = primitive.getAttribute('WEIGHTS_0')!
+    for (let v = 0; v < weights.getCount(); v++) {
+      expect(weights.getElement(v, [0, 0, 0, 0]).reduce((sum, w) => sum + w, 0)).toBeCloseTo(1, 6)
+    }
+    // At rest the joints are at their bind pose: every vertex where the bind shape matrix puts it.
+    expect(posedGltf2(doc, 0)).toEqual(posedGltf1(json, aboutZ(0)))
+    expect(posedGltf2(doc, 1)).toEqual(posedGltf1(json, aboutZ(Math.PI / 2)))
+    expect(posedGltf2(doc, 1)).not.toEqual(posedGltf2(doc, 0))
+    expect(warnings.filter((w) => w.includes('skin'))).toEqual([])
+    const compressed = success(await run('compress', new TextEncoder().encode(JSON.stringify(json)), 'gltf', { engine: 'meshopt' }))
+    expect((await validateGlb(compressed.bytes!)).errors).toEqual([])
+    expect((await platform.io.readBinary(compressed.bytes!)).getRoot().listSkins()[0]!.listJoints()).toHaveLength(2)
+  })
+
+  it('names a skin it cannot keep, and why, drawing its mesh unskinned', async () => {
+    const json = skinnedBox(JSON.parse(await readFile(paths.embedded, 'utf8')))
+    json.skins!.boxSkin!.jointNames = ['Lower', 'Elbow']
+    json.skins!.spare = { ...json.skins!.boxSkin!, jointNames: ['Lower'] }
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    expect(doc.getRoot().listSkins()).toEqual([])
+    expect(worldCorners(doc)).toHaveLength(36)
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        '[gltf 1.0] skin "boxSkin" of node "Geometry-mesh002Node" not carried (its mesh is drawn unskinned): joint "Elbow" is no node of its skeletons',
+        '[gltf 1.0] 1 skin(s) no node uses not carried ("spare")',
       ]),
     )
   })

@@ -1,6 +1,7 @@
 import type { Camera, Document, Material, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
 import { type Entry, entries, type Gltf1Data, readGltf1Accessor } from './gltf1-json.ts'
 import { type Gltf1Lights, restoreGltf1Lights } from './gltf1-lights.ts'
+import { type Gltf1Skins, restoreGltf1Skins } from './gltf1-skins.ts'
 import { type Gltf1Nodes, matchGltf1Nodes, OUTSIDE_SCENE } from './gltf1-nodes.ts'
 
 export { type Entry, entries }
@@ -20,10 +21,11 @@ export { type Entry, entries }
  * - Cameras: assimp drops perspective ones and fails on orthographic ones; each is made on its nodes.
  * - Lights (KHR_materials_common's): assimp imports none; made as KHR_lights_punctual (gltf1-lights.ts).
  * - Material states: double sides, blending with its transparency, the emission colour.
+ * - Skins: assimp imports none; made as 2.0 skins on their nodes' meshes (gltf1-skins.ts).
  */
 
 /** The parts of a glTF 1.0 JSON this module reads. */
-export interface Gltf1Scene extends Gltf1Nodes, Gltf1Lights, Gltf1Data {
+export interface Gltf1Scene extends Gltf1Nodes, Gltf1Lights, Gltf1Skins {
   nodes?: Record<string, Entry>
   cameras?: Record<string, Entry>
   materials?: Record<string, Entry>
@@ -45,7 +47,9 @@ export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
   restoreCameras(doc, json, nodes)
   const notes = restoreGltf1Lights(doc, json, nodes)
-  restoreMaterials(json, byUniqueName(doc.getRoot().listMaterials(), entries(json.materials)))
+  const materials = byUniqueName(doc.getRoot().listMaterials(), entries(json.materials))
+  restoreMaterials(json, materials)
+  notes.push(...restoreGltf1Skins(doc, json, nodes, materials, buffers))
   for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)
   return notes
 }

@@ -30,7 +30,6 @@ interface Gltf1Json extends Gltf1Scene {
   buffers?: Record<string, Entry>
   images?: Record<string, Entry>
   shaders?: Record<string, Entry>
-  skins?: Record<string, Entry>
   extensionsUsed?: unknown
 }
 
@@ -82,8 +81,8 @@ export interface Gltf1ReadOptions {
  * Reads a glTF 1.0 file, JSON (.gltf) or binary (KHR_binary_glTF), into a Document. Its buffers and
  * images come embedded, from the binary body, or from `options.resolve` (a zip's entries); one that
  * is nowhere is refused, as for glTF 2.0. Node transforms, names and animations are restored from
- * the JSON (gltf1-scene.ts), and cameras made there; what glTF 2.0 or assimp's importer does not carry (techniques
- * and their shaders, skins) is said in the document's log, which the task's warnings take.
+ * the JSON (gltf1-scene.ts), and cameras and skins made there; what glTF 2.0 or assimp's importer does not carry (techniques
+ * and their shaders) is said in the document's log, which the task's warnings take.
  *
  * ```ts
  * const doc = await readGltf1(platform, bytes, { resolve })
@@ -276,9 +275,6 @@ function notCarried(json: Gltf1Json, doc: Document): string[] {
   const animations = Object.keys(json.animations ?? {}).length - root.listAnimations().length
   if (animations > 0)
     notes.push(`${count(animations, 'animation')} not carried: no channel of theirs targets a node and path glTF 2.0 animates`)
-  const skins = Object.keys(json.skins ?? {}).length - root.listSkins().length
-  if (skins > 0)
-    notes.push(`${count(skins, 'skin')} not carried: assimp's glTF 1.0 importer, which Mos reads glTF 1.0 through, does not import them`)
   const scenes = entries(json.scenes)
     .map(([id]) => id)
     .filter((id) => id !== defaultSceneId(json))
