@@ -578,6 +578,31 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     ])
   })
 
+  it("keeps the diffuse texture's sampler and the extras of nodes and materials, and names a texture on a parameter assimp does not read", async () => {
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    // Clamped one way, mirrored the other, nearest filtering: assimp wrote REPEAT and no filter.
+    Object.assign(json.samplers.sampler_0, { wrapS: 33071, wrapT: 33648, magFilter: 9728, minFilter: 9728 })
+    json.nodes['Geometry-mesh002Node'].extras = { part: 'lid', id: 7 }
+    const material = json.materials['Effect-Texture']
+    material.extras = { finish: 'matte' }
+    material.values.emission = 'texture_Image0001'
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const [converted] = doc.getRoot().listMaterials()
+    const info = converted!.getBaseColorTextureInfo()!
+    expect([info.getWrapS(), info.getWrapT(), info.getMagFilter(), info.getMinFilter()]).toEqual([33071, 33648, 9728, 9728])
+    expect(converted!.getExtras()).toEqual({ finish: 'matte' })
+    expect(
+      doc
+        .getRoot()
+        .listNodes()
+        .find((node) => node.getName() === 'Mesh')
+        ?.getExtras(),
+    ).toEqual({ part: 'lid', id: 7 })
+    expect(warnings).toContain(
+      '[gltf 1.0] material "Effect-Texture": its emission texture not carried (assimp\'s glTF 1.0 importer reads the diffuse texture only)',
+    )
+  })
+
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {
     const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
     const report = JSON.parse(new TextDecoder().decode(result.bytes!))

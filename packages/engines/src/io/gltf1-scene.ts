@@ -2,6 +2,7 @@ import type { Camera, Document, Material, mat4, Node, vec3, vec4 } from '@gltf-t
 import { type Entry, entries, type Gltf1Data, readGltf1Accessor } from './gltf1-json.ts'
 import { type Gltf1Lights, restoreGltf1Lights } from './gltf1-lights.ts'
 import { type Gltf1Skins, restoreGltf1Skins } from './gltf1-skins.ts'
+import { type Gltf1Textures, restoreGltf1Textures } from './gltf1-textures.ts'
 import { type Gltf1Nodes, matchGltf1Nodes, OUTSIDE_SCENE } from './gltf1-nodes.ts'
 
 export { type Entry, entries }
@@ -20,12 +21,14 @@ export { type Entry, entries }
  *   interpolation and keyframes on the same nodes).
  * - Cameras: assimp drops perspective ones and fails on orthographic ones; each is made on its nodes.
  * - Lights (KHR_materials_common's): assimp imports none; made as KHR_lights_punctual (gltf1-lights.ts).
- * - Material states: double sides, blending with its transparency, the emission colour.
+ * - Material states: double sides, blending with its transparency, the emission colour, the
+ *   diffuse texture's sampler (gltf1-textures.ts).
+ * - `extras` of nodes and materials.
  * - Skins: assimp imports none; made as 2.0 skins on their nodes' meshes (gltf1-skins.ts).
  */
 
 /** The parts of a glTF 1.0 JSON this module reads. */
-export interface Gltf1Scene extends Gltf1Nodes, Gltf1Lights, Gltf1Skins {
+export interface Gltf1Scene extends Gltf1Nodes, Gltf1Lights, Gltf1Skins, Gltf1Textures {
   nodes?: Record<string, Entry>
   cameras?: Record<string, Entry>
   materials?: Record<string, Entry>
@@ -48,7 +51,7 @@ export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<
   restoreCameras(doc, json, nodes)
   const notes = restoreGltf1Lights(doc, json, nodes)
   const materials = byUniqueName(doc.getRoot().listMaterials(), entries(json.materials))
-  restoreMaterials(json, materials)
+  notes.push(...restoreMaterials(json, materials))
   notes.push(...restoreGltf1Skins(doc, json, nodes, materials, buffers))
   for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)
   return notes
@@ -74,6 +77,13 @@ function restoreNode(node: Node, source: Entry): void {
     node.setScale(isNumbers(source.scale, 3) ? (source.scale as vec3) : [1, 1, 1])
   }
   if (typeof source.name === 'string' && source.name !== '') node.setName(source.name)
+  setExtras(node, source)
+}
+
+/** An object's `extras` (application data, the same in 2.0), which assimp drops. */
+function setExtras(property: Node | Material, source: Entry): void {
+  const extras = source.extras
+  if (typeof extras === 'object' && extras !== null && !Array.isArray(extras)) property.setExtras(extras as Record<string, unknown>)
 }
 
 /**
@@ -134,9 +144,11 @@ const BLEND = 3042
  * What assimp's glTF 1.0 importer reads of a material's colour but not of its states: whether both
  * sides are drawn (no CULL_FACE in its technique's states, or KHR_materials_common's `doubleSided`),
  * blending (BLEND in the states, or `transparent`) with the `transparency` value as the base colour's
- * alpha, and the emission colour. assimp names each material after its 1.0 id.
+ * alpha, and the emission colour; and its textures' samplers (gltf1-textures.ts). assimp names
+ * each material after its 1.0 id. Returns a note for each texture that is not carried.
  */
-function restoreMaterials(json: Gltf1Scene, materials: Map<string, Material>): void {
+function restoreMaterials(json: Gltf1Scene, materials: Map<string, Material>): string[] {
+  const notes: string[] = []
   for (const [id, material] of materials) {
     const source = json.materials![id]!
     const common = ((source.extensions ?? {}) as Record<string, Entry>).KHR_materials_common
@@ -162,7 +174,10 @@ function restoreMaterials(json: Gltf1Scene, materials: Map<string, Material>): v
     ) {
       material.setEmissiveFactor(emission.slice(0, 3) as vec3)
     }
+    notes.push(...restoreGltf1Textures(json, id, material, values))
+    setExtras(material, source)
   }
+  return notes
 }
 
 /** A technique's parameter values, where its materials give none. */
