@@ -480,7 +480,7 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect(worldCorners(doc)).toHaveLength(36)
   })
 
-  it("keeps a light on a node assimp renamed (id ROOT, beside assimp's own ROOT), and names one on a node of a scene assimp does not read", async () => {
+  it("keeps a light on a node assimp renamed (id ROOT, beside assimp's own ROOT), names one on a node of a scene assimp does not read, and reads a file assimp fails on (no scene, a mesh named twice)", async () => {
     const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
     json.extensions = { KHR_materials_common: { lights: { sun: { type: 'directional', name: 'Sun', directional: { color: [1, 1, 1] } } } } }
     const lamp = (name: string) => ({ name, children: [], translation: [0, 2, 0], extensions: { KHR_materials_common: { light: 'sun' } } })
@@ -490,6 +490,8 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     json.scenes.second = { nodes: ['elsewhere'] }
     // Without `scene` (1.0 leaves it optional) the first scene is read, where assimp read out of bounds and aborted.
     delete json.scene
+    // A node naming its mesh twice, where assimp dropped every mesh of the file.
+    json.nodes['Geometry-mesh002Node'].meshes.push('Geometry-mesh002')
     const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
     const lampNode = doc
       .getRoot()

@@ -103,6 +103,8 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
   // aborts): it is given the scene Mos reads as the default, the first.
   const sceneId = defaultSceneId(json)
   if (sceneId !== undefined) json.scene = sceneId
+  // A node naming the same mesh twice has assimp drop every mesh of the file; it draws it once.
+  for (const [, node] of entries(json.nodes)) if (Array.isArray(node.meshes)) node.meshes = [...new Set(node.meshes)]
   // Without its cameras (gltf1-scene.ts makes them): assimp fails on a whole file with an orthographic one.
   const text = new TextEncoder().encode(JSON.stringify(json, (key, value) => (key === 'cameras' || key === 'camera' ? undefined : value)))
   const total = [...buffers.values()].reduce((sum, file) => sum + file.byteLength, text.byteLength)
