@@ -605,6 +605,48 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     )
   })
 
+  it('keeps vertex colours (COLOR), which assimp drops, on the same corners, and names a mesh whose colours it cannot make', async () => {
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    const primitive = json.meshes['Geometry-mesh002'].primitives[0]
+    const positions = gltf1Floats(json, primitive.attributes.POSITION)
+    // Each corner's colour from its position: red rises with x, green with y, blue with z.
+    const colors = positions.flatMap((p, i) => (i % 3 === 2 ? [p + 0.5, 1] : [p + 0.5]))
+    const bytes = Buffer.from(new Float32Array(colors).buffer)
+    json.buffers.colors = { byteLength: bytes.byteLength, uri: `data:application/octet-stream;base64,${bytes.toString('base64')}` }
+    json.bufferViews.colorView = { buffer: 'colors', byteOffset: 0, byteLength: bytes.byteLength }
+    json.accessors.colorAccessor = {
+      bufferView: 'colorView',
+      byteOffset: 0,
+      componentType: 5126,
+      count: positions.length / 3,
+      type: 'VEC4',
+    }
+    primitive.attributes.COLOR = 'colorAccessor'
+    const plain = worldCorners((await convert(new Uint8Array(await readFile(paths.embedded)), 'gltf')).doc)
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    expect(worldCorners(doc)).toEqual(plain)
+    const [converted, ...others] = doc
+      .getRoot()
+      .listMeshes()
+      .flatMap((mesh) => mesh.listPrimitives())
+    expect(others).toEqual([])
+    expect(converted!.getMaterial()?.getBaseColorTexture()).not.toBeNull()
+    const position = converted!.getAttribute('POSITION')!
+    const color = converted!.getAttribute('COLOR_0')!
+    expect(color.getCount()).toBe(position.getCount())
+    for (let v = 0; v < position.getCount(); v++) {
+      const [x, y, z] = position.getElement(v, [0, 0, 0])
+      expect(color.getElement(v, [0, 0, 0, 0])).toEqual([x! + 0.5, y! + 0.5, z! + 0.5, 1])
+    }
+    expect(warnings.filter((w) => w.includes('vertex colours'))).toEqual([])
+    json.accessors.colorAccessor.count = 18
+    const short = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    expect(short.warnings).toContain(
+      '[gltf 1.0] the vertex colours of node "Geometry-mesh002Node" not carried: a primitive of mesh "Geometry-mesh002" has attributes of unequal counts',
+    )
+    expect(worldCorners(short.doc)).toEqual(plain)
+  })
+
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {
     const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
     const report = JSON.parse(new TextDecoder().decode(result.bytes!))

@@ -1,6 +1,7 @@
 import type { Camera, Document, Material, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
 import { type Entry, entries, type Gltf1Data, readGltf1Accessor } from './gltf1-json.ts'
 import { type Gltf1Lights, restoreGltf1Lights } from './gltf1-lights.ts'
+import { restoreGltf1Colors } from './gltf1-colors.ts'
 import { type Gltf1Skins, restoreGltf1Skins } from './gltf1-skins.ts'
 import { type Gltf1Textures, restoreGltf1Textures } from './gltf1-textures.ts'
 import { type Gltf1Nodes, matchGltf1Nodes, OUTSIDE_SCENE } from './gltf1-nodes.ts'
@@ -25,6 +26,7 @@ export { type Entry, entries }
  *   diffuse texture's sampler (gltf1-textures.ts).
  * - `extras` of nodes and materials.
  * - Skins: assimp imports none; made as 2.0 skins on their nodes' meshes (gltf1-skins.ts).
+ * - Vertex colours: assimp drops them; their meshes are made from the file (gltf1-colors.ts).
  */
 
 /** The parts of a glTF 1.0 JSON this module reads. */
@@ -53,6 +55,7 @@ export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<
   const materials = byUniqueName(doc.getRoot().listMaterials(), entries(json.materials))
   notes.push(...restoreMaterials(json, materials))
   notes.push(...restoreGltf1Skins(doc, json, nodes, materials, buffers))
+  notes.push(...restoreGltf1Colors(doc, json, nodes, materials, buffers))
   for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)
   return notes
 }

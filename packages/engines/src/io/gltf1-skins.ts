@@ -1,7 +1,7 @@
-import type { Document, Material, Mesh, Node, Skin } from '@gltf-transform/core'
-import { type Entry, entries, type Gltf1Data, readGltf1Accessor } from './gltf1-json.ts'
+import type { Document, Material, Node, Skin } from '@gltf-transform/core'
+import { type Entry, entries, readGltf1Accessor } from './gltf1-json.ts'
 import { OUTSIDE_SCENE } from './gltf1-nodes.ts'
-import { type SkinnedPrimitive, skinnedPrimitive } from './gltf1-skin-primitive.ts'
+import { buildGltf1Mesh, type Gltf1Meshes } from './gltf1-primitive.ts'
 
 /**
  * glTF 1.0 skins, which assimp's importer leaves out (it reads no JOINT or WEIGHT attribute), made
@@ -12,14 +12,13 @@ import { type SkinnedPrimitive, skinnedPrimitive } from './gltf1-skin-primitive.
  * with the node's own transform ignored, which is the same where the 2.0 inverse bind matrix is the
  * 1.0 one times the bind shape matrix (so the vertices stay as the file gives them).
  *
- * The skinned node's mesh is built again from the file's accessors (gltf1-skin-primitive.ts): the
+ * The skinned node's mesh is built again from the file's accessors (gltf1-primitive.ts): the
  * mesh assimp made has no joints or weights, and its vertices no longer line up with the file's.
  */
 
 /** The parts of a glTF 1.0 JSON the skins are read from. */
-export interface Gltf1Skins extends Gltf1Data {
+export interface Gltf1Skins extends Gltf1Meshes {
   nodes?: Record<string, Entry>
-  meshes?: Record<string, Entry>
   skins?: Record<string, Entry>
 }
 
@@ -46,7 +45,10 @@ export function restoreGltf1Skins(
     const key = JSON.stringify([skinId, source.skeletons])
     if (!made.has(key)) made.set(key, makeSkin(doc, json, skinId, source.skeletons, nodes, buffers))
     const skin = made.get(key)!
-    const mesh = !node || typeof skin === 'string' ? undefined : skinnedMesh(doc, json, source.meshes, skin, materials, buffers, dropped)
+    const mesh =
+      !node || typeof skin === 'string'
+        ? undefined
+        : buildGltf1Mesh(doc, json, source.meshes, materials, buffers, dropped, skin.listJoints().length)
     if (!node || typeof skin === 'string' || !mesh || typeof mesh === 'string') {
       const why = !node ? OUTSIDE_SCENE : typeof skin === 'string' ? skin : mesh
       notes.push(`skin "${skinId}" of node "${id}" not carried${node ? ' (its mesh is drawn unskinned)' : ''}: ${why}`)
@@ -129,36 +131,6 @@ function jointNodes(json: Gltf1Skins, roots: string[]): Map<string, string> {
   }
   for (const root of roots) visit(root)
   return joints
-}
-
-/** The skinned node's meshes as one 2.0 mesh, a primitive per 1.0 primitive; a text saying why where it cannot be made. */
-function skinnedMesh(
-  doc: Document,
-  json: Gltf1Skins,
-  meshIds: unknown,
-  skin: Skin,
-  materials: Map<string, Material>,
-  buffers: Map<string, Uint8Array>,
-  dropped: Set<string>,
-): Mesh | string {
-  const ids = Array.isArray(meshIds) ? meshIds.filter((id): id is string => typeof id === 'string') : []
-  const built: SkinnedPrimitive[] = []
-  for (const id of ids) {
-    const primitives = json.meshes?.[id]?.primitives
-    for (const source of Array.isArray(primitives) ? (primitives as Entry[]) : []) {
-      const made = skinnedPrimitive(doc, json, source, skin.listJoints().length, buffers)
-      if (typeof made === 'string') return `a primitive of mesh "${id}" ${made}`
-      made.primitive.setMaterial(materials.get(String(source.material)) ?? null)
-      for (const semantic of made.dropped) dropped.add(semantic)
-      built.push(made)
-    }
-  }
-  if (built.length === 0) return 'the node draws no mesh'
-  const [first] = ids
-  const name = json.meshes?.[first ?? '']?.name
-  const mesh = doc.createMesh(typeof name === 'string' ? name : ids.join(' '))
-  for (const { primitive } of built) mesh.addPrimitive(primitive)
-  return mesh
 }
 
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
