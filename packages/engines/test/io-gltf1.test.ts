@@ -580,7 +580,7 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     ])
   })
 
-  it("keeps the diffuse texture's sampler and the extras of nodes and materials, and names a texture on a parameter assimp does not read", async () => {
+  it("keeps the diffuse texture's sampler and the extras of nodes and materials, and names a texture on a parameter assimp does not read and an extension Mos does not read", async () => {
     const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
     // Clamped one way, mirrored the other, nearest filtering: assimp wrote REPEAT and no filter.
     Object.assign(json.samplers.sampler_0, { wrapS: 33071, wrapT: 33648, magFilter: 9728, minFilter: 9728 })
@@ -603,6 +603,14 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect(warnings).toContain(
       '[gltf 1.0] material "Effect-Texture": its emission texture not carried (assimp\'s glTF 1.0 importer reads the diffuse texture only)',
     )
+    // An extension Mos does not read (Cesium's RTC centre, used by 3D Tiles' b3dm) is named, not passed over.
+    json.extensionsUsed = ['CESIUM_RTC']
+    json.extensions = { CESIUM_RTC: { center: [6378137, 0, 0] } }
+    const rtc = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    expect(rtc.warnings).toContain(
+      '[gltf 1.0] extension(s) "CESIUM_RTC" not read: what they add (an RTC centre, quantized vertices, technique data…) is not carried, and the model is read as if they were absent',
+    )
+    expect(warnings.filter((w) => w.includes('extension'))).toEqual([])
   })
 
   it('keeps vertex colours (COLOR), which assimp drops, on the same corners, and names a mesh whose colours it cannot make', async () => {

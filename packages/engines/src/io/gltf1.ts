@@ -264,10 +264,21 @@ function offset(value: unknown, what: string): number {
   return n
 }
 
+/** The 1.0 extensions Mos reads: the binary container (unpacked before) and the common materials and lights. */
+const READ_EXTENSIONS = new Set(['KHR_binary_glTF', 'KHR_materials_common'])
+
 /** What the file holds that the document read through assimp does not, one note each. */
 function notCarried(json: Gltf1Json, doc: Document): string[] {
   const root = doc.getRoot()
   const notes: string[] = []
+  const unread = (Array.isArray(json.extensionsUsed) ? json.extensionsUsed : []).filter(
+    (name): name is string => typeof name === 'string' && !READ_EXTENSIONS.has(name),
+  )
+  if (unread.length > 0) {
+    notes.push(
+      `extension(s) ${unread.map((name) => `"${name}"`).join(', ')} not read: what they add (an RTC centre, quantized vertices, technique data…) is not carried, and the model is read as if they were absent`,
+    )
+  }
   const techniques = Object.keys(json.techniques ?? {}).length
   if (techniques > 0) {
     notes.push(
