@@ -550,6 +550,17 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
         '[gltf 1.0] 1 skin(s) no node uses not carried ("spare")',
       ]),
     )
+    // Joints found, but a mesh with no joints or weights to skin: no skin is left behind either.
+    const unweighted = skinnedBox(JSON.parse(await readFile(paths.embedded, 'utf8')))
+    const { attributes } = (unweighted.meshes['Geometry-mesh002'] as { primitives: { attributes: Record<string, string> }[] })
+      .primitives[0]!
+    delete attributes.JOINT
+    delete attributes.WEIGHT
+    const plain = await convert(new TextEncoder().encode(JSON.stringify(unweighted)), 'gltf')
+    expect(plain.doc.getRoot().listSkins()).toEqual([])
+    expect(plain.warnings).toContain(
+      '[gltf 1.0] skin "boxSkin" of node "Geometry-mesh002Node" not carried (its mesh is drawn unskinned): a primitive of mesh "Geometry-mesh002" has no JOINT and WEIGHT attributes',
+    )
   })
 
   it("keeps a material's states assimp leaves out: both sides drawn, blending with its transparency, its emission (technique and KHR_materials_common alike)", async () => {

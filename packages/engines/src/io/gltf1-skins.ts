@@ -42,22 +42,29 @@ export function restoreGltf1Skins(
     if (typeof skinId !== 'string') continue
     used.add(skinId)
     const node = nodes.get(id)
+    if (!node) {
+      notes.push(`skin "${skinId}" of node "${id}" not carried: ${OUTSIDE_SCENE}`)
+      continue
+    }
     const key = JSON.stringify([skinId, source.skeletons])
     if (!made.has(key)) made.set(key, makeSkin(doc, json, skinId, source.skeletons, nodes, buffers))
     const skin = made.get(key)!
     const mesh =
-      !node || typeof skin === 'string'
-        ? undefined
-        : buildGltf1Mesh(doc, json, source.meshes, materials, buffers, dropped, skin.listJoints().length)
-    if (!node || typeof skin === 'string' || !mesh || typeof mesh === 'string') {
-      const why = !node ? OUTSIDE_SCENE : typeof skin === 'string' ? skin : mesh
-      notes.push(`skin "${skinId}" of node "${id}" not carried${node ? ' (its mesh is drawn unskinned)' : ''}: ${why}`)
+      typeof skin === 'string' ? skin : buildGltf1Mesh(doc, json, source.meshes, materials, buffers, dropped, skin.listJoints().length)
+    if (typeof skin === 'string' || typeof mesh === 'string') {
+      notes.push(`skin "${skinId}" of node "${id}" not carried (its mesh is drawn unskinned): ${typeof skin === 'string' ? skin : mesh}`)
       continue
     }
     const old = node.getMesh()
     node.setMesh(mesh).setSkin(skin)
     // assimp's mesh, where no other node draws it.
     if (old && !old.listParents().some((parent) => parent.propertyType === 'Node')) old.dispose()
+  }
+  // A skin made for nodes whose meshes could not be skinned: nothing draws with it.
+  for (const skin of made.values()) {
+    if (typeof skin === 'string' || skin.listParents().some((parent) => parent.propertyType === 'Node')) continue
+    skin.getInverseBindMatrices()?.dispose()
+    skin.dispose()
   }
   if (dropped.size > 0) {
     notes.push(`attribute(s) ${[...dropped].join(', ')} of skinned meshes not carried: glTF 2.0 has no such vertex attribute`)
