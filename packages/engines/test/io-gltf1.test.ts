@@ -666,6 +666,21 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect(worldCorners(short.doc)).toEqual(plain)
   })
 
+  it('keeps a KHR_materials_common CONSTANT material unlit, in its emission colour, where assimp made it lit and white', async () => {
+    const common = JSON.parse(await readFile(join(paths.common, 'BoxTextured.gltf'), 'utf8'))
+    const extension = (Object.values(common.materials)[0] as { extensions: { KHR_materials_common: Record<string, unknown> } }).extensions
+      .KHR_materials_common
+    Object.assign(extension, { technique: 'CONSTANT', values: { emission: [0.2, 0.4, 0.6, 1] } })
+    const files = unzipSync(await zipOf(paths.common))
+    files['BoxTextured.gltf'] = new TextEncoder().encode(JSON.stringify(common))
+    const { doc } = await convert(zipSync(files), 'zip')
+    const [material] = doc.getRoot().listMaterials()
+    expect(material!.getExtension('KHR_materials_unlit')).not.toBeNull()
+    expect(material!.getBaseColorFactor().map((v) => v.toFixed(5))).toEqual(['0.20000', '0.40000', '0.60000', '1.00000'])
+    expect([material!.getEmissiveFactor(), material!.getBaseColorTexture()]).toEqual([[0, 0, 0], null])
+    expect(worldCorners(doc)).toHaveLength(36)
+  })
+
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {
     const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
     const report = JSON.parse(new TextDecoder().decode(result.bytes!))

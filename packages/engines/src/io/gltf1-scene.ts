@@ -1,6 +1,7 @@
 import type { Camera, Document, Material, mat4, Node, vec3, vec4 } from '@gltf-transform/core'
 import { type Entry, entries, type Gltf1Data, readGltf1Accessor } from './gltf1-json.ts'
 import { type Gltf1Lights, restoreGltf1Lights } from './gltf1-lights.ts'
+import { KHRMaterialsUnlit } from '@gltf-transform/extensions'
 import { restoreGltf1Colors } from './gltf1-colors.ts'
 import { type Gltf1Skins, restoreGltf1Skins } from './gltf1-skins.ts'
 import { type Gltf1Textures, restoreGltf1Textures } from './gltf1-textures.ts'
@@ -22,7 +23,8 @@ export { type Entry, entries }
  *   interpolation and keyframes on the same nodes).
  * - Cameras: assimp drops perspective ones and fails on orthographic ones; each is made on its nodes.
  * - Lights (KHR_materials_common's): assimp imports none; made as KHR_lights_punctual (gltf1-lights.ts).
- * - Material states: double sides, blending with its transparency, the emission colour, the
+ * - Material states: double sides, blending with its transparency, the emission colour (the
+ *   colour of an unlit KHR_materials_common CONSTANT material), the
  *   diffuse texture's sampler (gltf1-textures.ts).
  * - `extras` of nodes and materials.
  * - Skins: assimp imports none; made as 2.0 skins on their nodes' meshes (gltf1-skins.ts).
@@ -53,7 +55,7 @@ export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<
   restoreCameras(doc, json, nodes)
   const notes = restoreGltf1Lights(doc, json, nodes)
   const materials = byUniqueName(doc.getRoot().listMaterials(), entries(json.materials))
-  notes.push(...restoreMaterials(json, materials))
+  notes.push(...restoreMaterials(doc, json, materials))
   notes.push(...restoreGltf1Skins(doc, json, nodes, materials, buffers))
   notes.push(...restoreGltf1Colors(doc, json, nodes, materials, buffers))
   for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)
@@ -150,7 +152,7 @@ const BLEND = 3042
  * alpha, and the emission colour; and its textures' samplers (gltf1-textures.ts). assimp names
  * each material after its 1.0 id. Returns a note for each texture that is not carried.
  */
-function restoreMaterials(json: Gltf1Scene, materials: Map<string, Material>): string[] {
+function restoreMaterials(doc: Document, json: Gltf1Scene, materials: Map<string, Material>): string[] {
   const notes: string[] = []
   for (const [id, material] of materials) {
     const source = json.materials![id]!
@@ -177,10 +179,26 @@ function restoreMaterials(json: Gltf1Scene, materials: Map<string, Material>): s
     ) {
       material.setEmissiveFactor(emission.slice(0, 3) as vec3)
     }
+    if (common?.technique === 'CONSTANT') makeUnlit(doc, material)
     notes.push(...restoreGltf1Textures(json, id, material, values))
     setExtras(material, source)
   }
   return notes
+}
+
+/**
+ * KHR_materials_common's CONSTANT technique draws unlit, in its emission colour (plus the scene's
+ * ambient light, which 2.0 has none of): as KHR_materials_unlit, whose colour is the base colour.
+ * assimp read it as a lit material, shaded by the lights, of base colour white.
+ */
+function makeUnlit(doc: Document, material: Material): void {
+  const [r, g, b] = material.getEmissiveFactor()
+  material
+    .setBaseColorFactor([r, g, b, material.getBaseColorFactor()[3]])
+    .setEmissiveFactor([0, 0, 0])
+    // CONSTANT takes no diffuse: a 1.0 viewer did not draw one.
+    .setBaseColorTexture(null)
+    .setExtension('KHR_materials_unlit', doc.createExtension(KHRMaterialsUnlit).createUnlit())
 }
 
 /** A technique's parameter values, where its materials give none. */
