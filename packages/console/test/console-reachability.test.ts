@@ -89,8 +89,13 @@ describe.skipIf(!runnable)('the console while the service cannot be reached', ()
   )
 
   it(
-    'catches up with a task the service no longer has when it returns: the card says so, not its last progress',
+    'catches up with tasks the service no longer has when it returns: the cards say so, not their last state',
     async () => {
+      // The first test's task, completed: its card offers the download.
+      const completedId = await taskIdOf(page.getByTestId('task-card').first())
+      const completed = page.getByTestId('task-card').filter({ hasText: completedId })
+      expect(await completed.getAttribute('data-status')).toBe('completed')
+      expect(await completed.getByTestId('download').count()).toBe(1)
       await page.locator('#files').setInputFiles(corpus.paths.ogre)
       const card = await start(page)
       await expect.poll(() => card.getAttribute('data-status'), { timeout: 60_000 }).toMatch(/^(pending|processing)$/)
@@ -99,10 +104,14 @@ describe.skipIf(!runnable)('the console while the service cannot be reached', ()
       mos!.child.kill('SIGKILL')
       await mos!.exited
       await page.getByTestId('unreachable').waitFor({ timeout: 30_000 })
-      // The task's record gone while the service was away (an operator's clean-up, a data folder restored from before it).
-      const records = (await readdir(join(dir!, 'records'), { recursive: true })).filter((path) => path.split('/').pop()!.startsWith(id))
-      expect(records).toHaveLength(1)
-      await rm(join(dir!, 'records', records[0]!))
+      // The tasks' records gone while the service was away (an operator's clean-up, a data folder restored from before them):
+      // no task-removed event will ever tell the page, which was not listening.
+      const records = await readdir(join(dir!, 'records'), { recursive: true })
+      for (const taskId of [id, completedId]) {
+        const record = records.filter((path) => path.split('/').pop()!.startsWith(taskId))
+        expect(record).toHaveLength(1)
+        await rm(join(dir!, 'records', record[0]!))
+      }
       mos = await startMos('console-down-lost', { ...env, SERVICE__SERVER__PORT: String(port) })
       // The page read the task again once the service answered, and its 404 ended the card, where it kept its last state for ever.
       await expect.poll(() => card.getAttribute('data-status'), { timeout: 30_000 }).toBe('removed')
@@ -111,6 +120,12 @@ describe.skipIf(!runnable)('the console while the service cannot be reached', ()
       )
       expect(await card.locator('.spinner').count()).toBe(0)
       expect(await card.getByTestId('task-progress').count()).toBe(0)
+      // So did the completed one, read again when the stream opened: its download link, now a 404, is gone.
+      await expect.poll(() => completed.getAttribute('data-status'), { timeout: 30_000 }).toBe('removed')
+      expect(await completed.getByTestId('task-status').textContent()).toBe(
+        'No longer on the service (deleted, or lost with its data); last known: completed 100%',
+      )
+      expect(await completed.getByTestId('download').count()).toBe(0)
     },
     SLOW,
   )

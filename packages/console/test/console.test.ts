@@ -509,6 +509,37 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     SLOW,
   )
 
+  it(
+    'a completed task deleted in Admin: its Work card says the task is gone and offers neither the download nor the views',
+    async () => {
+      const cards = page.getByTestId('task-card')
+      await page.getByRole('link', { name: 'Work' }).click()
+      const stl = cards.filter({ has: page.getByRole('link', { name: 'Download BoxTextured.stl' }) })
+      await expect.poll(() => stl.count()).toBe(1)
+      const id = await taskIdOf(stl)
+      const card = cards.filter({ hasText: id })
+      expect(await card.getByTestId('output-view').count()).toBe(1)
+      await page.getByRole('link', { name: 'Admin' }).click()
+      await page.getByLabel('Type').selectOption('convert')
+      await page.getByRole('button', { name: 'Filter' }).click()
+      await page.getByTestId('task-table').getByRole('button', { name: id }).click()
+      await page.getByTestId('task-record').getByRole('button', { name: 'Delete' }).click()
+      await page.getByText(`Task ${id}: deleted.`).waitFor()
+      await page.getByRole('link', { name: 'Work' }).click()
+      // The stream's task-removed reached the hidden Work page: where its link answered 404, the card says why there is none.
+      await expect.poll(() => card.getAttribute('data-status')).toBe('removed')
+      expect(await card.getByTestId('task-status').textContent()).toBe(
+        'No longer on the service (deleted, or lost with its data); last known: completed 100%',
+      )
+      expect(await card.getByTestId('download').count()).toBe(0)
+      expect(await card.getByTestId('output-view').count()).toBe(0)
+      expect(await card.getByTestId('task-progress').count()).toBe(0)
+      // What the record said stays: the sizes the task came to.
+      expect(await card.getByTestId('sizes').textContent()).toMatch(/→/)
+    },
+    SLOW,
+  )
+
   it('fits a phone-sized screen (375×667): no sideways scrolling, the controls reachable', async () => {
     await page.setViewportSize({ width: 375, height: 667 })
     for (const name of ['Admin', 'Work']) {

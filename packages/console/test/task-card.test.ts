@@ -32,5 +32,9 @@ describe("a task card's status line", () => {
     const item = { uploaded: 1, task: task('processing', { progress: 42 }), removed: true }
     expect(statusLine(item)).toBe('No longer on the service (deleted, or lost with its data); last known: processing 42%')
     expect(progressBarOf(item)).toEqual({ kind: 'none' })
+    // A completed one too: a full bar would say its result is there to download.
+    const completed = { uploaded: 1, task: task('completed', { progress: 100 }), removed: true }
+    expect(statusLine(completed)).toBe('No longer on the service (deleted, or lost with its data); last known: completed 100%')
+    expect(progressBarOf(completed)).toEqual({ kind: 'none' })
   })
 })

@@ -19,7 +19,10 @@ export interface WorkItem {
   uploaded: number
   uploadError?: string
   task?: TaskRecord
-  /** The service no longer has the task (deleted, or lost with its data): its last record is all the page knows. */
+  /**
+   * The service no longer has the task (deleted, or lost with its data): its last record is all the page knows,
+   * and its output, if it had one, is gone with it.
+   */
   removed?: boolean
 }
 
@@ -63,7 +66,8 @@ export function statusLine(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'ta
 export type ProgressBar = { kind: 'share'; percent: number } | { kind: 'moving' } | { kind: 'none' }
 
 export function progressBarOf(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'task' | 'removed'>): ProgressBar {
-  if (item.uploadError || item.task?.status === 'failed' || (item.removed && !hasEnded(item.task))) return { kind: 'none' }
+  // A task gone from the service is neither busy nor done, whatever it was: a full bar would say its result is there.
+  if (item.uploadError || item.task?.status === 'failed' || item.removed) return { kind: 'none' }
   if (!item.task) return { kind: 'share', percent: Math.round(item.uploaded * 100) }
   if (item.task.status === 'completed') return { kind: 'share', percent: 100 }
   if (item.task.status === 'processing') return { kind: 'share', percent: item.task.progress ?? 0 }
@@ -74,10 +78,12 @@ export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable
   const [showCompare, setShowCompare] = useState(true)
   const task = item.task
   const bar = progressBarOf(item)
-  const lost = Boolean(item.removed) && !hasEnded(task)
-  const failed = Boolean(item.uploadError) || task?.status === 'failed' || lost
+  const gone = Boolean(item.removed)
+  const failed = Boolean(item.uploadError) || task?.status === 'failed' || gone
   const done = task?.status === 'completed'
   const running = !failed && !done
+  // What the record said stays readable once the task is gone; what needs its output (the download, the views) goes with it.
+  const outputThere = done && !gone
   const outputExtension = extensionOf(task?.output?.filename ?? '')
   const inputExtension = extensionOf(item.file.name)
   // A zip is a model with its companion files (model-package.ts).
@@ -92,7 +98,7 @@ export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable
       class={`card task ${failed ? 'task-failed' : ''}`}
       aria-labelledby={labelId}
       data-testid="task-card"
-      data-status={lost ? 'removed' : (task?.status ?? 'uploading')}
+      data-status={gone ? 'removed' : (task?.status ?? 'uploading')}
       data-known={running && !reachable ? 'last' : undefined}
     >
       <header class="task-head">
@@ -126,12 +132,14 @@ export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable
             {task.output ? (
               <>
                 <span data-testid="sizes">{sizeLine(input, task.output.size_bytes, task.output.savings_percent)}</span>{' '}
-                <a class="button" href={downloadPath(task.task_id)} download={task.output.filename} data-testid="download">
-                  Download {task.output.filename}
-                </a>
+                {outputThere ? (
+                  <a class="button" href={downloadPath(task.task_id)} download={task.output.filename} data-testid="download">
+                    Download {task.output.filename}
+                  </a>
+                ) : null}
               </>
             ) : null}
-            {isModelPair ? (
+            {isModelPair && outputThere ? (
               <button type="button" class="secondary" aria-expanded={showCompare} onClick={() => setShowCompare(!showCompare)}>
                 {showCompare ? 'Hide the 3D views' : 'Show the 3D views'}
               </button>
@@ -141,8 +149,8 @@ export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable
           <RecordLines title="Input warnings" lines={task.warnings} />
           <RecordLines title="Notes" lines={task.notes} />
           {task.result ? <DiagnoseReport result={task.result} /> : null}
-          {isModelPair && showCompare ? <CompareView file={item.file} pack={item.pack} task={task} /> : null}
-          {isImagePair ? <CompareImages file={item.file} task={task} /> : null}
+          {isModelPair && showCompare && outputThere ? <CompareView file={item.file} pack={item.pack} task={task} /> : null}
+          {isImagePair && outputThere ? <CompareImages file={item.file} task={task} /> : null}
         </>
       ) : null}
     </article>

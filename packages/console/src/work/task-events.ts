@@ -35,6 +35,12 @@ export class TaskEvents {
   private readonly listeners = new Set<Listener>()
   private readonly removedListeners = new Set<RemovedListener>()
   private readonly watched = new Set<string>()
+  /**
+   * Tasks the page watched that have ended: not read on a timer (they will not change), but read again each
+   * time the stream opens, since a deletion while it was down (in Admin, through the API, by the retention
+   * sweep, on any process, or their data lost with a restart) sends no event the page could still hear.
+   */
+  private readonly ended = new Set<string>()
   /** The newest record delivered per task this page watched, its end included (a late read must not undo it). */
   private readonly shown = new ShownRecords()
   private readonly reachabilityListeners = new Set<ReachabilityListener>()
@@ -74,8 +80,8 @@ export class TaskEvents {
     this.source.addEventListener('open', () => {
       this.connected = true
       this.setReachable(true)
-      // Whatever changed while the stream was down: read the open tasks once.
-      for (const id of this.watched) void this.read(id)
+      // Whatever changed while the stream was down: read the open tasks once, and the ended ones (removed meanwhile?).
+      for (const id of [...this.watched, ...this.ended]) void this.read(id)
     })
     this.source.addEventListener('error', () => {
       this.connected = false
@@ -148,12 +154,13 @@ export class TaskEvents {
   private deliver(record: TaskRecord): void {
     const id = record.task_id
     if (!this.shown.accept(record, this.watched.has(id))) return
-    if (record.status === 'completed' || record.status === 'failed') this.watched.delete(id)
+    if ((record.status === 'completed' || record.status === 'failed') && this.watched.delete(id)) this.ended.add(id)
     for (const listener of this.listeners) listener(record)
   }
 
   private removed(taskId: string): void {
     this.watched.delete(taskId)
+    this.ended.delete(taskId)
     this.shown.forget(taskId)
     for (const listener of this.removedListeners) listener(taskId)
   }
