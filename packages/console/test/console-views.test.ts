@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { CompletedTask } from '@mos/sdk/contract'
-import type { Browser, Locator, Page } from 'playwright-core'
+import type { Browser, Locator, Page, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
@@ -287,10 +287,62 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       } finally {
         await page.unroute(downloads)
       }
+      // The decoder's worker that met it is still the page's: the next Draco result decodes and draws.
+      const next = await runTask(page, 'compress', corpus.paths.box, { engine: 'draco' })
+      expect(await trianglesOf(next)).toEqual(['12', '12'])
+      await expectDrawn(next, 'output-view')
       // What the decoder's worker logged of the fault made here is expected; the page said it in words.
       pageProblems.splice(before)
     },
     SLOW,
+  )
+
+  it(
+    'loads the Draco decoder again after it failed: a file of it refused while the service restarted, a wasm cut short that kills its worker',
+    async () => {
+      const before = pageProblems.length
+      // The decoder is loaded once per page (every view shares it): each case starts from a page that has not loaded it.
+      const failingOnce = async (asset: string, answer: (route: Route) => Promise<void>, said: RegExp) => {
+        await page.reload()
+        await page.getByTestId('who').waitFor()
+        let failed = false
+        await page.route(asset, (route) => {
+          if (failed) return route.continue()
+          failed = true
+          return answer(route)
+        })
+        try {
+          const card = await runTask(page, 'compress', corpus.paths.box, { engine: 'draco' })
+          await expect
+            .poll(() => card.getByTestId('output-view').locator('xpath=..').locator('p.error').textContent(), { timeout: 60_000 })
+            .toMatch(said)
+          expect(failed).toBe(true)
+          // The next model loads the decoder again, where three kept the failed attempt: it failed, or hung, every Draco view after.
+          const next = await runTask(page, 'compress', corpus.paths.box, { engine: 'draco' })
+          expect(await trianglesOf(next)).toEqual(['12', '12'])
+          await expectDrawn(next, 'output-view')
+        } finally {
+          await page.unroute(asset)
+        }
+      }
+      await failingOnce(
+        '**/console/assets/draco_wasm_wrapper-*.js',
+        (route) => route.fulfill({ status: 503, body: 'restarting' }),
+        /^This model cannot be shown: the Draco decoder could not be loaded: the service answered 503 Service Unavailable$/,
+      )
+      // A wasm cut short: the worker's module fails to start, which three's worker leaves unhandled (the view loaded for ever).
+      await failingOnce(
+        '**/console/assets/draco_decoder-*.wasm',
+        async (route) => {
+          const response = await route.fetch()
+          await route.fulfill({ response, body: (await response.body()).subarray(0, 1000) })
+        },
+        /^This model cannot be shown: the Draco decoder's worker failed: Aborted\(CompileError: WebAssembly\.instantiate\(\): \S/,
+      )
+      // What the browser and the worker logged of the faults made here (the 503, emscripten's abort) is expected.
+      pageProblems.splice(before)
+    },
+    SLOW * 2,
   )
 
   it(
