@@ -6,22 +6,25 @@ import {
   PerspectiveCamera,
   Scene,
   Vector3,
-  WebGLRenderer,
+  type Material,
   type Object3D,
+  type Texture,
+  type WebGLRenderer,
 } from 'three'
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
-import { VIEW_BACKGROUND } from './background.ts'
+import { drawView, sharedRenderer } from './shared-renderer.ts'
 
 interface Side {
-  renderer: WebGLRenderer
+  canvas: HTMLCanvasElement
   scene: Scene
   controls: OrbitControls
   model?: Object3D
 }
 
 /**
- * Two WebGL views of one camera: the input and the output side by side. Each canvas has its own
- * orbit controls, but both drive the same camera and target, so a drag in either moves both.
+ * Two 3D views of one camera: the input and the output side by side. Each canvas has its own
+ * orbit controls, but both drive the same camera and target, so a drag in either moves both. Both
+ * are drawn by the page's one WebGL renderer (shared-renderer.ts) into their 2D canvases.
  */
 export class TwinView {
   readonly camera = new PerspectiveCamera(45, 1, 0.01, 1000)
@@ -33,10 +36,6 @@ export class TwinView {
   constructor(canvases: [HTMLCanvasElement, HTMLCanvasElement]) {
     this.camera.position.set(2, 1.5, 3)
     this.sides = canvases.map((canvas) => {
-      // preserveDrawingBuffer: a screenshot (or the browser tests) reads what was drawn, not a cleared buffer.
-      const renderer = new WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true })
-      renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2))
-      renderer.setClearColor(VIEW_BACKGROUND)
       const scene = new Scene()
       scene.add(new HemisphereLight(0xffffff, 0x444455, 1.2), new AmbientLight(0xffffff, 0.4))
       const sun = new DirectionalLight(0xffffff, 1.5)
@@ -46,16 +45,16 @@ export class TwinView {
       // The keyboard moves the views too: arrow keys pan once a view has the focus (the canvas is focusable).
       controls.listenToKeyEvents(canvas)
       controls.addEventListener('change', () => this.sync(controls))
-      return { renderer, scene, controls }
+      return { canvas, scene, controls }
     })
     this.resize = new ResizeObserver(() => this.fit())
     for (const canvas of canvases) this.resize.observe(canvas)
     this.fit()
   }
 
-  /** The renderer of one side, for loaders that must know the GPU (KTX2). */
-  renderer(side: 0 | 1): WebGLRenderer {
-    return this.sides[side]!.renderer
+  /** The renderer that draws the views, for loaders that must know the GPU (KTX2). */
+  renderer(): WebGLRenderer {
+    return sharedRenderer()
   }
 
   /** Puts a model on one side; the camera frames the larger of the two. */
@@ -92,11 +91,12 @@ export class TwinView {
   }
 
   private fit(): void {
-    for (const side of this.sides) {
-      const canvas = side.renderer.domElement
+    const ratio = Math.min(window.devicePixelRatio, 2)
+    for (const { canvas } of this.sides) {
       const width = canvas.clientWidth || 300
       const height = canvas.clientHeight || 200
-      side.renderer.setSize(width, height, false)
+      canvas.width = Math.round(width * ratio)
+      canvas.height = Math.round(height * ratio)
       this.camera.aspect = width / height
     }
     this.camera.updateProjectionMatrix()
@@ -108,7 +108,7 @@ export class TwinView {
     if (this.frame || this.disposed) return
     this.frame = requestAnimationFrame(() => {
       this.frame = 0
-      for (const side of this.sides) side.renderer.render(side.scene, this.camera)
+      for (const side of this.sides) drawView(side.canvas, side.scene, this.camera)
     })
   }
 
@@ -118,7 +118,22 @@ export class TwinView {
     this.resize.disconnect()
     for (const side of this.sides) {
       side.controls.dispose()
-      side.renderer.dispose()
+      if (side.model) releaseGpu(side.model)
     }
   }
+}
+
+/**
+ * Frees what a model holds on the GPU: in the page's one WebGL context it stays there after the view
+ * goes, where the view's own context took it along when it was dropped.
+ */
+function releaseGpu(model: Object3D): void {
+  model.traverse((node) => {
+    const { geometry, material } = node as { geometry?: { dispose(): void }; material?: Material | Material[] }
+    geometry?.dispose()
+    for (const each of Array.isArray(material) ? material : material ? [material] : []) {
+      for (const value of Object.values(each)) if ((value as Texture | null)?.isTexture) (value as Texture).dispose()
+      each.dispose()
+    }
+  })
 }

@@ -92,7 +92,7 @@ export function CompareView({ file, pack, task }: { file: File; pack?: ModelPack
     let alive = true
     const load = async (side: 0 | 1, source: () => Promise<Blob | ModelPackage>, filename: string, done: (state: SideState) => void) => {
       try {
-        const { model, loading } = await openModel(await source(), filename, view.renderer(side), urls, () => view.render())
+        const { model, loading } = await openModel(await source(), filename, view.renderer(), urls, () => view.render())
         if (!alive) return
         view.show(side, model)
         // Counted once everything the model names has arrived (textures read 0×0 before), and drawn again then.
