@@ -18,6 +18,7 @@ const corpus = corpusFiles({
   cubesBin: shared('gltf', 'many-cubes.bin'),
   spider: assimp('OBJ', 'spider.obj'),
   spiderMtl: assimp('OBJ', 'spider.mtl'),
+  spiderFbx: assimp('FBX', 'spider.fbx'),
 })
 /** The images spider.mtl names, beside it in the corpus. */
 const SPIDER_TEXTURES = ['SpiderTex.jpg', 'drkwood2.jpg', 'engineflare1.jpg', 'wal67ar_small.jpg', 'wal69ar_small.jpg'].map((name) =>
@@ -185,6 +186,25 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       await expectDrawn(card, 'output-view')
       // The logo's white drawn with no drag: the view redrew when the texture arrived (a black cube before).
       await expect.poll(() => litShare(card.getByTestId('output-view')), { timeout: 30_000 }).toBeGreaterThan(0.03)
+    },
+    SLOW,
+  )
+
+  it(
+    'names the images a lone FBX asks for that were not dropped with it, and counts them apart from the textures drawn',
+    async () => {
+      const before = pageProblems.length
+      const card = await runTask(page, 'convert', corpus.paths.spiderFbx, { target_format: 'glb' })
+      expect(await trianglesOf(card)).toEqual(['1,368', '1,368'])
+      const input = card.getByTestId('input-view').locator('xpath=..')
+      // The FBX names its images beside it; opened from the dropped file alone, three asks for blob:<origin>/SpiderTex.jpg…
+      const missing = await input.locator('p.error').textContent()
+      expect(missing).toMatch(/^4 files the model names could not be loaded: /)
+      for (const name of ['SpiderTex.jpg', 'drkwood2.jpg', 'engineflare1.jpg', 'wal67ar_small.jpg']) expect(missing).toContain(name)
+      // …and those four are no textures of 0×0 pixels.
+      expect(await input.getByTestId('textures').textContent()).toBe('4 not loaded')
+      // The browser logged the four files it could not find; the page said it in words.
+      pageProblems.splice(before)
     },
     SLOW,
   )

@@ -5,8 +5,13 @@ export interface ModelStats {
   triangles: number
   vertices: number
   meshes: number
-  /** Distinct textures, each `width×height`. */
+  /** Distinct textures whose image arrived, each `width×height`. */
   textures: { name: string; width: number; height: number }[]
+  /**
+   * Textures the model declares whose image never arrived (a file it names that was not dropped with it):
+   * counted apart, where they were listed as `0×0` beside the real sizes.
+   */
+  texturesNotLoaded: number
 }
 
 function texturesOf(material: Material): Texture[] {
@@ -19,7 +24,7 @@ function texturesOf(material: Material): Texture[] {
 
 /** Counts triangles, vertices, meshes and textures of a loaded scene. */
 export function modelStats(root: Object3D): ModelStats {
-  const stats: ModelStats = { triangles: 0, vertices: 0, meshes: 0, textures: [] }
+  const stats: ModelStats = { triangles: 0, vertices: 0, meshes: 0, textures: [], texturesNotLoaded: 0 }
   const seen = new Set<Texture>()
   root.traverse((node) => {
     if (!(node instanceof Mesh) && !(node instanceof Points)) return
@@ -35,7 +40,8 @@ export function modelStats(root: Object3D): ModelStats {
         if (seen.has(texture)) continue
         seen.add(texture)
         const image = texture.image as { width?: number; height?: number } | undefined
-        stats.textures.push({ name: texture.name || `texture ${seen.size}`, width: image?.width ?? 0, height: image?.height ?? 0 })
+        if (!image?.width || !image.height) stats.texturesNotLoaded += 1
+        else stats.textures.push({ name: texture.name || `texture ${seen.size}`, width: image.width, height: image.height })
       }
     }
   })

@@ -15,11 +15,34 @@ type SideState =
   /** `failed`: files the model names that could not be loaded (a texture missing from the package). */
   | { state: 'ready'; stats: ModelStats; failed: string[] }
 
-/** The files a model named that could not be loaded, by name where the name is readable (not an object URL). */
+/**
+ * The name of a file a model named, from the URL its loader asked for: its last path segment. A model
+ * opened from an object URL asks for `blob:<origin>/SpiderTex.jpg`, which names the file; the page's own
+ * object URLs (`blob:<origin>/<uuid>`, a package's files) name nothing.
+ */
+export function fileNameOf(url: string): string | undefined {
+  const segment = url.split(/[?#]/)[0]!.split('/').pop() ?? ''
+  if (!segment || (url.startsWith('blob:') && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(segment)))
+    return undefined
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/** The files a model named that could not be loaded, by name where the URL gives one. */
 function failedLine(failed: string[]): string {
-  const named = failed.filter((url) => !url.startsWith('blob:'))
+  const named = failed.map(fileNameOf).filter((name) => name !== undefined)
   const what = failed.length === 1 ? '1 file the model names' : `${failed.length} files the model names`
   return `${what} could not be loaded${named.length > 0 ? `: ${named.join(', ')}` : ''}`
+}
+
+/** The sizes of the textures that arrived, and how many did not (the line above names their files). */
+function texturesLine(stats: ModelStats): string {
+  const sizes = stats.textures.map((texture) => `${texture.width}×${texture.height}`)
+  if (stats.texturesNotLoaded > 0) sizes.push(`${stats.texturesNotLoaded} not loaded`)
+  return sizes.length === 0 ? 'none' : sizes.join(', ')
 }
 
 function Stats({ side, bytes }: { side: SideState; bytes: number | undefined }) {
@@ -42,7 +65,7 @@ function Stats({ side, bytes }: { side: SideState; bytes: number | undefined }) 
         <dt>Meshes</dt>
         <dd>{stats.meshes}</dd>
         <dt>Textures</dt>
-        <dd>{stats.textures.length === 0 ? 'none' : stats.textures.map((texture) => `${texture.width}×${texture.height}`).join(', ')}</dd>
+        <dd data-testid="textures">{texturesLine(stats)}</dd>
       </dl>
     </>
   )
