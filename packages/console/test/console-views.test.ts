@@ -118,6 +118,15 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       await expect.poll(() => refused.getByTestId('task-status').textContent()).toMatch(/^Upload refused: unsupported format/)
       expect(await refused.getByTestId('task-progress').count()).toBe(0)
       expect(await refused.locator('.spinner').count()).toBe(0)
+
+      // An empty file: the service's refusal names the form's field ("missing required field: file"), as if none was
+      // chosen; the page says what is wrong with the file itself as soon as it is chosen.
+      await page.locator('#files').setInputFiles({ name: 'empty.glb', mimeType: 'model/gltf-binary', buffer: Buffer.alloc(0) })
+      await expect
+        .poll(() => page.locator('form[aria-label="New task"]').getByRole('alert').textContent())
+        .toBe('empty.glb: the file is empty (0 bytes), which the service refuses')
+      const empty = await start(page)
+      await expect.poll(() => empty.getByTestId('task-status').textContent()).toBe('Upload refused: missing required field: file')
     },
     SLOW,
   )

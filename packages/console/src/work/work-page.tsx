@@ -3,6 +3,7 @@ import { upload } from '../api.ts'
 import type { ConsoleConfig, TaskRecord } from '../types.ts'
 import { extensionOf } from '../viewer/load-model.ts'
 import { COMPANION_EXTENSIONS, type ModelPackage, packageFromFiles, zipOf } from '../viewer/model-package.ts'
+import { chosenProblems } from './chosen-problems.ts'
 import { type FieldValues, formEntries } from './form-values.ts'
 import { OptionFields } from './option-fields.tsx'
 import { TaskCard, type WorkItem } from './task-card.tsx'
@@ -84,10 +85,13 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
     const dropped = [...list]
     const pack = packageFromFiles(dropped)
     const chosen: Chosen[] = pack ? [{ file: await zipOf(pack), pack }] : dropped.map((file) => ({ file }))
-    const refused = chosen.map(({ file }) => file).filter((file) => operation && !operation.input_formats.includes(extensionOf(file.name)))
     setProblem(
-      refused.length > 0 && operation
-        ? `${refused.map((file) => file.name).join(', ')}: ${operation.type} takes ${operation.input_formats.join(', ')} files`
+      operation
+        ? chosenProblems(
+            chosen.map(({ file }) => file),
+            operation,
+            extensionOf,
+          )
         : '',
     )
     setFiles(chosen)
