@@ -45,6 +45,8 @@ describe.skipIf(!runnable)('the console in chromium', () => {
   let page: Page
   let streams: ReturnType<typeof followEventStreams>
   const pageProblems: string[] = []
+  /** The browser's 404s (the page's own requests, its favicon too, which no request event shows). */
+  const notFound: string[] = []
   const taskIds: string[] = []
 
   beforeAll(async () => {
@@ -67,6 +69,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       if (message.type() === 'error' && !/401|Unauthorized|status of 4\d\d/.test(message.text())) pageProblems.push(message.text())
       // A WebGL context the browser dropped to make room for another: a view gone black.
       if (message.text().includes('WebGL contexts')) pageProblems.push(message.text())
+      if (/status of 404/.test(message.text())) notFound.push(message.text())
     })
     page.on('pageerror', (error) => pageProblems.push(error.message))
     // Everything the page loads comes from the service itself (or is a blob/data URL it made): no CDN.
@@ -103,6 +106,13 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     expect(cookies[0]!.httpOnly).toBe(true)
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))
     expect(stored).not.toContain(API_KEY)
+    // Nothing the page loaded was missing: its icon is the build's, where the browser asked for /favicon.ico.
+    expect(notFound).toEqual([])
+    expect(
+      await page.evaluate(async () =>
+        (await fetch(document.querySelector<HTMLLinkElement>('link[rel=icon]')!.href)).headers.get('content-type'),
+      ),
+    ).toBe('image/svg+xml')
     // Only what variant A implements, from /config.
     // The form comes with /config, read once the session is known.
     await expect
