@@ -127,6 +127,21 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
         .toBe('empty.glb: the file is empty (0 bytes), which the service refuses')
       const empty = await start(page)
       await expect.poll(() => empty.getByTestId('task-status').textContent()).toBe('Upload refused: missing required field: file')
+
+      // A batch holding it is refused whole: the sound model's card says why it was refused with it, not only the other file's fault.
+      await page.locator('#files').setInputFiles([
+        { name: 'BoxTextured.glb', mimeType: 'model/gltf-binary', buffer: await readFile(corpus.paths.box) },
+        { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') },
+      ])
+      await page.getByLabel(/Send as one batch/).check()
+      await page.getByLabel('engine').selectOption('meshopt')
+      await start(page, 2)
+      const [txt, box] = [page.getByTestId('task-card').nth(1), page.getByTestId('task-card').first()]
+      for (const card of [box, txt])
+        await expect
+          .poll(() => card.getByTestId('task-status').textContent())
+          .toBe('Upload refused: unsupported format: txt (the whole batch of 2 files was refused)')
+      expect(await box.locator('h3').textContent()).toBe('BoxTextured.glb')
     },
     SLOW,
   )

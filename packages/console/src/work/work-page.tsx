@@ -136,7 +136,9 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       )
       for (const sub of answer.tasks) events.watch(sub.task_id)
     } catch (error) {
-      const message = (error as Error).message
+      // The service takes a batch whole or not at all: each card says so, where a sound model's card read as if it
+      // were refused for another file's fault ("unsupported format: txt" under BoxTextured.glb).
+      const message = `${(error as Error).message} (the whole batch of ${batchItems.length} files was refused)`
       setItems((current) =>
         current.map((item) => (batchItems.some((sent) => sent.key === item.key) ? { ...item, uploadError: message } : item)),
       )
