@@ -42,6 +42,12 @@ export function App() {
     return () => removeEventListener('popstate', onPop)
   }, [])
 
+  // The tab and the history say which page is shown (a screen reader announces the title on a page change), where
+  // both pages and the sign-in read "Mos console".
+  useEffect(() => {
+    document.title = !session ? 'Sign in · Mos console' : page === 'admin' ? 'Admin · Mos console' : 'Work · Mos console'
+  }, [session, page])
+
   useEffect(() => {
     if (!session) return
     setConfig(null)
