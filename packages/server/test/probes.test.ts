@@ -1,12 +1,14 @@
 import { createServer, connect, type Server, type Socket } from 'node:net'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { until } from '../../../test/support/poll.ts'
+import { ownRedisAvailable, startOwnRedis, type OwnRedis } from '../../../test/support/own-redis.ts'
+import { sleep, until } from '../../../test/support/poll.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { API_KEY, inProcessApp, tempDir, testEnv } from './support/harness.ts'
 import { sharedRedisEnv, startApiAndWorker, stopMosGroup, type MosProcess } from './support/processes.ts'
 
 const hasRedis = await redisAvailable()
+const hasRedisServer = await ownRedisAvailable()
 
 interface ReadyBody {
   status: string
@@ -194,4 +196,82 @@ describe.skipIf(!hasRedis)('probes of API and worker processes when Redis goes a
     // A right key is never throttled.
     expect((await metrics(API_KEY)).status).toBe(200)
   })
+})
+
+/**
+ * A Redis of the test's own stopped for 30 s under an API and a worker process: long enough for
+ * ioredis's own reconnection backoff to grow to 1.7 s. /readyz must say all along why Redis is away,
+ * for records and queue alike, and turn ready as soon as Redis answers again. Before, the queue
+ * check said only 'no answer in 2000 ms' (its PING waited in the offline queue of a connection that
+ * never gives up), the storage check said so too once the backoff had grown, and the processes
+ * noticed Redis back up to 2 s late.
+ */
+describe.skipIf(!hasRedisServer)('/readyz through a long Redis outage', () => {
+  const prefix = uniquePrefix('outage-probes')
+  let redis: OwnRedis
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let api: MosProcess
+  let worker: MosProcess
+
+  beforeAll(async () => {
+    redis = await startOwnRedis()
+    dir = await tempDir()
+    ;[api, worker] = await startApiAndWorker({
+      ...sharedRedisEnv({ redisUrl: redis.url, prefix, dataDir: dir.path, apiKeys: API_KEY }),
+      SERVICE__LOG__LEVEL: 'error',
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    await stopMosGroup([api, worker])
+    await redis?.close()
+    await dir?.remove()
+  }, 60_000)
+
+  it('says which Redis is away and why while it is, and is ready within a second of its return', async () => {
+    const port = new URL(redis.url).port
+    const away = (cause: string) => `Redis at redis://127.0.0.1:${port} unreachable: ${cause} (reconnecting)`
+    // A Redis shut down cleanly closes the sockets without an error; the first failed reconnect gives the cause.
+    const outageWords = [away('the connection closed'), away(`connect ECONNREFUSED 127.0.0.1:${port}`)]
+    for (const process_ of [api, worker]) expect((await readyz(process_)).status).toBe(200)
+
+    await redis.stop()
+    const seen = new Set<string>()
+    const outageEnds = Date.now() + 30_000
+    while (Date.now() < outageEnds) {
+      for (const process_ of [api, worker]) {
+        const { status, body } = await readyz(process_)
+        expect(status, JSON.stringify(body)).toBe(503)
+        expect(body.failed.sort()).toEqual(['queue', 'storage'])
+        for (const check of ['queue', 'storage']) seen.add(String(body.checks[check]!.error))
+      }
+      await sleep(1000)
+    }
+    expect([...seen].filter((words) => !outageWords.includes(words))).toEqual([])
+    for (const process_ of [api, worker]) {
+      const { body } = await readyz(process_)
+      expect([body.checks.storage!.error, body.checks.queue!.error]).toEqual([outageWords[1], outageWords[1]])
+    }
+
+    await redis.start()
+    const back = Date.now()
+    for (const process_ of [api, worker]) {
+      const answers: string[] = []
+      const { status, body } = await until(
+        async () => {
+          const answer = await readyz(process_)
+          answers.push(...['queue', 'storage'].map((check) => String(answer.body.checks[check]!.error ?? 'ok')))
+          return answer
+        },
+        (r) => r.status === 200,
+        10_000,
+        50,
+      )
+      expect(status, JSON.stringify(body)).toBe(200)
+      // Until it reconnects, the process says what it knows: Redis refused its last attempt.
+      expect(answers.filter((words) => words !== 'ok' && words !== outageWords[1])).toEqual([])
+    }
+    // Reconnection attempts are at most 500 ms apart; ioredis's own backoff had grown to 1.7 s.
+    expect(Date.now() - back).toBeLessThan(1500)
+  }, 120_000)
 })

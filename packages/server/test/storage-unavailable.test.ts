@@ -74,8 +74,9 @@ describe.skipIf(!hasRedisServer)('a Redis away under a running service', () => {
     expect(response.status).toBe(503)
     const readiness = (await response.json()) as { failed: string[]; checks: Record<string, { error?: string }> }
     expect(readiness.failed).toContain('storage')
+    // Said from the connection's state: it is between attempts to reconnect.
     expect(readiness.checks.storage?.error).toBe(
-      `Redis at redis://127.0.0.1:${port()} unreachable: connect ECONNREFUSED 127.0.0.1:${port()}`,
+      `Redis at redis://127.0.0.1:${port()} unreachable: connect ECONNREFUSED 127.0.0.1:${port()} (reconnecting)`,
     )
   })
 })

@@ -9,6 +9,11 @@ import type { TaskHandler, TaskQueue } from './task-queue.ts'
 export interface BullQueueOptions {
   /** The process's BullMQ connection (`maxRetriesPerRequest: null`); the worker duplicates it for its blocking reads. */
   connection: Redis
+  /**
+   * One round trip on `connection` for readiness that says why Redis is away (`RedisConnections.ping`);
+   * by default a plain PING, which on this connection (it never gives up on a command) waits for Redis.
+   */
+  ping?: () => Promise<void>
   /** BullMQ key prefix (several deployments can share one Redis). */
   prefix: string
   /** Job lock: renewed every half of it while a task runs; a dead worker's task is free again after it. */
@@ -75,8 +80,8 @@ export function createBullQueue(options: BullQueueOptions): TaskQueue & { ready(
       await queue.add('run', { taskId, ...meta }, { jobId: taskId })
     },
     async ping() {
-      // A cheap round trip through the queue's own connection (readiness).
-      await queue.getJobCounts('wait')
+      // A round trip on the queue's own connection, which BullMQ's queue and worker use.
+      await (options.ping ? options.ping() : connection.ping())
     },
     /** Cluster-wide, from Redis, at most COUNTS_REFRESH_MS old. */
     get waiting() {

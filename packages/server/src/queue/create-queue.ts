@@ -46,8 +46,10 @@ export function checkDeployment(config: Config): void {
 export function createTaskQueue(config: Config, handler: TaskHandler, redis: RedisConnections, logger: Logger): TaskQueue {
   const concurrency = config.engines.threads
   if (config.queue.driver === 'local') return createLocalQueue({ concurrency, handler, logger })
+  const connection = redis.queue(queueRedisUrl(config))
   return createBullQueue({
-    connection: redis.queue(queueRedisUrl(config)),
+    connection,
+    ping: () => redis.ping(connection),
     prefix: config.queue.prefix,
     lockMs: config.queue.lockSeconds * 1000,
     stalledCheckMs: config.queue.stalledCheckSeconds * 1000,

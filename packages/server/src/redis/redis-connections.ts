@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import { loadIORedis } from '../lazy-modules.ts'
-import { describeUnreachable } from './redis-unreachable.ts'
+import { type ConnectionWatch, describeUnreachable, watchConnection } from './redis-unreachable.ts'
 
 export interface RedisConnectionsOptions {
   /** Name every connection gives itself (`CLIENT SETNAME`), so `CLIENT LIST` shows whose it is. */
@@ -8,6 +8,8 @@ export interface RedisConnectionsOptions {
   /** Commands fail after this many reconnection attempts instead of waiting for Redis forever. */
   maxRetriesPerRequest?: number
   connectTimeoutMs?: number
+  /** The longest wait between two reconnection attempts while Redis is away. */
+  reconnectMaxMs?: number
 }
 
 /**
@@ -15,7 +17,7 @@ export interface RedisConnectionsOptions {
  * limit, lock and trial counter once, and the rate limit gave up connecting after 2 s so requests
  * fall back to its in-process count quickly while Redis is away.
  */
-export const REDIS_CONNECTIONS_DEFAULTS = { maxRetriesPerRequest: 2, connectTimeoutMs: 2_000 } as const
+export const REDIS_CONNECTIONS_DEFAULTS = { maxRetriesPerRequest: 2, connectTimeoutMs: 2_000, reconnectMaxMs: 500 } as const
 
 /**
  * The Redis connections of a process, one set for every component: records, rate limit, sweep lock
@@ -33,35 +35,59 @@ export interface RedisConnections {
    * Opened only by a process that waits on something, so most processes never hold one.
    */
   subscriber(url: string): Redis
+  /**
+   * One round trip to Redis on `client`, one of these connections (readiness). While the connection
+   * is between reconnection attempts it answers at once with why (`Redis at … unreachable: connect
+   * ECONNREFUSED … (reconnecting)`), where a PING would wait in ioredis's offline queue: forever on
+   * BullMQ's connection, several attempts on the commands one.
+   */
+  ping(client: Redis): Promise<void>
   /** Quits every connection opened so far. */
   close(): Promise<void>
 }
 
+type ConnectionKind = 'commands' | 'queue' | 'subscriber'
+
+/** A new ioredis client of `kind` to `url`, with the settings each kind needs. */
+function openClient(kind: ConnectionKind, url: string, options: Required<RedisConnectionsOptions>): Redis {
+  const { maxRetriesPerRequest, connectTimeoutMs, reconnectMaxMs } = options
+  const client = new (loadIORedis().Redis)(url, {
+    connectionName: `${options.name}:${kind}`,
+    connectTimeout: connectTimeoutMs,
+    // ioredis waits 50 ms more before each attempt, up to 2 s: after an outage of a minute the
+    // process noticed Redis back up to 2 s late, and a probe in that gap saw no answer. An attempt
+    // at a Redis that is away is one refused connect, so a short ceiling costs next to nothing.
+    // BullMQ's blocking connection is a duplicate of the queue one and keeps this too.
+    retryStrategy: (attempt: number) => Math.min(attempt * 50, reconnectMaxMs),
+    // Neither may give up: BullMQ must never lose a command, and a subscriber that stopped
+    // reconnecting would silently stop waking waiters (ioredis subscribes again on reconnect).
+    ...(kind !== 'commands'
+      ? { maxRetriesPerRequest: null }
+      : // Connects on the first command, so a process that never needs Redis never dials it.
+        { maxRetriesPerRequest, lazyConnect: true }),
+  })
+  // Failures surface through the commands that fail (and BullMQ's own error events); an
+  // unhandled 'error' event would end the process.
+  client.on('error', () => undefined)
+  return client
+}
+
 /** Creates the (still empty) set of Redis connections; each opens on first use. */
 export function createRedisConnections(options: RedisConnectionsOptions): RedisConnections {
-  const { maxRetriesPerRequest, connectTimeoutMs } = { ...REDIS_CONNECTIONS_DEFAULTS, ...options }
+  const settings = { ...REDIS_CONNECTIONS_DEFAULTS, ...options }
   const open = new Map<string, Redis>()
+  const watches = new Map<Redis, ConnectionWatch>()
   let closed = false
 
-  const connection = (kind: 'commands' | 'queue' | 'subscriber', url: string) => {
+  const connection = (kind: ConnectionKind, url: string) => {
     if (closed) throw new Error('[mos] [redis] connections are closed')
     const id = `${kind} ${url}`
     let client = open.get(id)
     if (!client) {
-      client = new (loadIORedis().Redis)(url, {
-        connectionName: `${options.name}:${kind}`,
-        connectTimeout: connectTimeoutMs,
-        // Neither may give up: BullMQ must never lose a command, and a subscriber that stopped
-        // reconnecting would silently stop waking waiters (ioredis subscribes again on reconnect).
-        ...(kind !== 'commands'
-          ? { maxRetriesPerRequest: null }
-          : // Connects on the first command, so a process that never needs Redis never dials it.
-            { maxRetriesPerRequest, lazyConnect: true }),
-      })
-      // Failures surface through the commands that fail (and BullMQ's own error events); an
-      // unhandled 'error' event would end the process.
-      client.on('error', () => undefined)
-      if (kind === 'commands') describeUnreachable(client, url)
+      client = openClient(kind, url, settings)
+      const watch = watchConnection(client, url)
+      if (kind === 'commands') describeUnreachable(client, url, watch)
+      watches.set(client, watch)
       open.set(id, client)
     }
     return client
@@ -71,6 +97,11 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
     commands: (url) => connection('commands', url),
     queue: (url) => connection('queue', url),
     subscriber: (url) => connection('subscriber', url),
+    async ping(client) {
+      const away = watches.get(client)?.unreachable()
+      if (away) throw away
+      await client.ping()
+    },
     async close() {
       if (closed) return
       closed = true
@@ -85,6 +116,7 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
         ),
       )
       open.clear()
+      watches.clear()
     },
   }
 }

@@ -20,6 +20,44 @@ export class RedisUnreachableError extends Error {
   }
 }
 
+/** What one connection knows of its Redis, from its own events. */
+export interface ConnectionWatch {
+  /** The socket's last error since the connection was last ready (`connect ECONNREFUSED …`), if any. */
+  lastError(): unknown
+  /**
+   * Why the connection is not up now (closed, or between attempts to reconnect); undefined when it is
+   * up, or still on its first connect and no attempt has failed.
+   */
+  unreachable(): RedisUnreachableError | undefined
+}
+
+/** States in which ioredis holds commands back (its offline queue) until a connect succeeds. */
+const DOWN = new Set(['connecting', 'connect', 'reconnecting', 'close', 'end'])
+
+/** Follows `client`'s errors and readiness, so what it knows can be said without sending a command. */
+export function watchConnection(client: Redis, url: string): ConnectionWatch {
+  let lastError: unknown
+  let wasReady = false
+  client.on('error', (error) => {
+    lastError = error
+  })
+  client.on('ready', () => {
+    lastError = undefined
+    wasReady = true
+  })
+  return {
+    lastError: () => lastError,
+    unreachable() {
+      if (!DOWN.has(client.status)) return undefined
+      if (client.status === 'end') return new RedisUnreachableError(url, 'the connection is closed')
+      // A first connect that has not failed yet may well succeed: a command waits for it.
+      if (!wasReady && lastError === undefined) return undefined
+      // A Redis that shut down cleanly closes the socket with no error: until an attempt fails, that is all we know.
+      return new RedisUnreachableError(url, `${lastError === undefined ? 'the connection closed' : errorText(lastError)} (reconnecting)`)
+    },
+  }
+}
+
 type FlushQueue = (error: Error, options?: unknown) => void
 
 /**
@@ -31,18 +69,12 @@ type FlushQueue = (error: Error, options?: unknown) => void
  * ioredis hands every queued command its error in one place, `flushQueue` (private in its typings,
  * stable across v4 and v5), so that is where the words are replaced.
  */
-export function describeUnreachable(client: Redis, url: string): void {
-  let lastError: unknown
-  client.on('error', (error) => {
-    lastError = error
-  })
-  client.on('ready', () => {
-    lastError = undefined
-  })
+export function describeUnreachable(client: Redis, url: string, watch: ConnectionWatch): void {
   const target = client as unknown as { flushQueue: FlushQueue }
   const flushQueue = target.flushQueue.bind(client)
   target.flushQueue = (error, options) => {
     if (error.name !== 'MaxRetriesPerRequestError') return flushQueue(error, options)
+    const lastError = watch.lastError()
     const reason = lastError === undefined ? 'the connection closed and reconnecting failed' : errorText(lastError)
     flushQueue(new RedisUnreachableError(url, reason, { cause: error }), options)
   }

@@ -26,9 +26,6 @@ export interface Readiness {
 /** Paths of the probes; outside the contract's prefix, like an orchestrator expects them. */
 export const PROBE_PATHS = ['/livez', '/readyz'] as const
 
-// A key nobody writes: asking whether it exists is a round trip to the storage, and nothing more.
-const PROBE_KEY = 'readyz-probe'
-
 async function timed(timeoutMs: number, work: () => Promise<Record<string, unknown> | undefined>): Promise<ProbeCheck> {
   const start = performance.now()
   try {
@@ -64,8 +61,7 @@ export async function readiness(ctx: ServiceContext): Promise<Readiness> {
       [
         'storage',
         timed(timeoutMs, async () => {
-          await ctx.storage.stores.records.hasItem(PROBE_KEY)
-          await ctx.storage.files.size(PROBE_KEY)
+          await ctx.storage.stores.ping()
           return { records: config.storage.driver, files: filesDriverOf(config.storage) }
         }),
       ] as const,

@@ -18,6 +18,11 @@ export interface Stores {
   files: FileStore
   /** Whether other processes can see these stores (`memory` is this process only). */
   shared: boolean
+  /**
+   * One round trip to the records' store and the files' store (readiness). Records in Redis are
+   * asked on their connection's state first, so a Redis away is said at once, with why.
+   */
+  ping(): Promise<void>
   /** Releases what the stores hold (the Redis connections too when the stores opened them). */
   close(): Promise<void>
 }
@@ -80,6 +85,9 @@ function createFileStore(config: StorageConfig, clients: { s3: () => S3Client })
   }
 }
 
+// A key nobody writes: asking whether it exists is a round trip to the storage, and nothing more.
+const PROBE_KEY = 'readyz-probe'
+
 /** Builds the record storage and the file store the configuration names, on one S3 client and the process's Redis. */
 export function createStores(config: StorageConfig, clients: StoreClients = {}): Stores {
   const ownRedis = clients.redis ? undefined : createRedisConnections({ name: `mos:${config.redis.prefix}` })
@@ -88,10 +96,18 @@ export function createStores(config: StorageConfig, clients: StoreClients = {}):
   const shared = { redis, s3: () => (s3 ??= createS3ClientFor(config)) }
   const records = createRecordStorage(config, shared)
   const files = createFileStore(config, shared)
+  const pingRecords = async () => {
+    if (config.driver === 'redis') await redis.ping(redis.commands(config.redis.url))
+    else await records.hasItem(PROBE_KEY)
+  }
   return {
     records,
     files,
     shared: config.driver !== 'memory' && filesDriverOf(config) !== 'memory',
+    async ping() {
+      await pingRecords()
+      await files.size(PROBE_KEY)
+    },
     async close() {
       await records.dispose().catch(() => undefined)
       await ownRedis?.close()
