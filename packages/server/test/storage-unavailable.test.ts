@@ -1,10 +1,14 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { ownRedisAvailable, startOwnRedis, type OwnRedis } from '../../../test/support/own-redis.ts'
 import { uniquePrefix } from '../../../test/support/redis.ts'
-import { API_KEY, fetchMos, tempDir } from './support/harness.ts'
+import { API_KEY, fetchMos, form, tempDir } from './support/harness.ts'
 import { type MosProcess, startMos, stopMos } from './support/processes.ts'
 
 const hasRedisServer = await ownRedisAvailable()
+const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 
 /** The JSON lines a process printed, parsed. */
 function logLines(process_: MosProcess): Record<string, unknown>[] {
@@ -79,4 +83,38 @@ describe.skipIf(!hasRedisServer)('a Redis away under a running service', () => {
       `Redis at redis://127.0.0.1:${port()} unreachable: connect ECONNREFUSED 127.0.0.1:${port()} (reconnecting)`,
     )
   })
+})
+
+/**
+ * A files folder the file system refuses (here a file where the folder should be; read-only, another
+ * user's or failing disks do the same): the client gets the storage text, the log the system's words.
+ * Before, the 500 carried them: 'internal error: ENOTDIR: not a directory, mkdir '/var/lib/mos/files/tasks/…''.
+ */
+describe.skipIf(!available)('a files folder the file system refuses', () => {
+  it('answers an upload 500 storage failed, naming no path, and logs the system call that failed', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir.path, 'files'), 'not a folder')
+    const mos = await startMos('fs-refused', {
+      SERVICE__AUTH__API_KEYS: API_KEY,
+      SERVICE__SERVER__HOST: '127.0.0.1',
+      SERVICE__SERVER__PORT: '0',
+      SERVICE__STORAGE__FS__BASE: dir.path,
+      SERVICE__ENGINES__PRESTART: 'false',
+      SERVICE__ENGINES__THREADS: '1',
+      SERVICE__LOG__FORMAT: 'json',
+    })
+    try {
+      const response = await fetchMos(mos, '/api/v1/compress', { method: 'POST', body: await form({ engine: 'draco' }, [paths.box]) })
+      const body = await response.text()
+      expect(response.status, body).toBe(500)
+      expect(JSON.parse(body)).toEqual({ error: 'internal error: storage failed; the service log has the cause' })
+      const line = logLines(mos).find((entry) => entry.msg === 'request' && entry.path === '/api/v1/compress')
+      expect(String(line?.error)).toMatch(
+        /^internal error: storage failed; the service log has the cause: \[mos\] \[fs\] write tasks\/[0-9a-f-]+\/input: E[A-Z]+: [^,]+, mkdir '\//,
+      )
+    } finally {
+      await stopMos(mos)
+      await dir.remove()
+    }
+  }, 60_000)
 })

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web'
 import { randomUUID } from 'node:crypto'
 import { FileNotFoundError, type FileStore } from './file-store.ts'
+import { asFsStoreError } from './fs-store-error.ts'
 
 /**
  * Bytes a file is read and written in at a time. Node's default of 64 KiB made a 7.8 MB download take
@@ -29,7 +30,14 @@ export function createFsFileStore(base: string): FileStore {
 
   return {
     // Async, so a key escaping the base folder rejects rather than throws.
-    write: async (key, source) => writeAtomically(pathOf(key), source),
+    async write(key, source) {
+      const path = pathOf(key)
+      try {
+        return await writeAtomically(path, source)
+      } catch (error) {
+        throw asFsStoreError('write', key, error)
+      }
+    },
     async read(key) {
       if ((await this.size(key)) === undefined) throw missing(key)
       // Cancelling the web stream destroys the file stream, which closes its descriptor.
@@ -41,7 +49,7 @@ export function createFsFileStore(base: string): FileStore {
         return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw missing(key)
-        throw error
+        throw asFsStoreError('read', key, error)
       }
     },
     async size(key) {
@@ -52,7 +60,10 @@ export function createFsFileStore(base: string): FileStore {
       }
     },
     async remove(key) {
-      await rm(pathOf(key), { force: true, recursive: true })
+      const path = pathOf(key)
+      await rm(path, { force: true, recursive: true }).catch((error: unknown) => {
+        throw asFsStoreError('remove', key, error)
+      })
     },
     async *list(prefix) {
       // Walk the folder the prefix names (or the root); keys use '/' whatever the platform.
