@@ -41,6 +41,11 @@ export interface JobSuccess {
 export interface JobFailure {
   ok: false
   message: string
+  /**
+   * Set when the job failed writing its result to `outputPath` (the service's file store), not on
+   * its input: the system's code and words, for the service to say as its store failing.
+   */
+  outputWriteError?: { code: string; message: string }
 }
 
 /** Message a worker posts on the job's progress port. */

@@ -12,7 +12,7 @@ import { readModel } from './io/index.ts'
 import type { ReadOptions } from './io/limits.ts'
 import { explainedReadFailure } from './ops/diagnose-file.ts'
 import { loadGltfValidator } from './ops/gltf-validation.ts'
-import type { FinalMessage, JobResult, LogMessage, WorkerJob } from './jobs.ts'
+import type { FinalMessage, JobFailure, JobResult, LogMessage, WorkerJob } from './jobs.ts'
 import { parseOperationOptions } from './operations/index.ts'
 import { JOB_LIMITS, type OperationContext } from './operations/operation.ts'
 import { enforceOutputSize, outputSizeRule } from './operations/output-size.ts'
@@ -46,8 +46,12 @@ async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
     const { bytes, extension } = stepped
     const details = logger.warnings.length > 0 ? { ...stepped.details, warnings: logger.warnings } : stepped.details
     if (job.outputPath) {
-      await writeFile(job.outputPath, bytes)
-      result = { ok: true, size: bytes.byteLength, extension, ...(details ? { details } : {}) }
+      result = (await writeOutput(job.outputPath, bytes)) ?? {
+        ok: true,
+        size: bytes.byteLength,
+        extension,
+        ...(details ? { details } : {}),
+      }
     } else {
       result = { ok: true, bytes, size: bytes.byteLength, extension, ...(details ? { details } : {}) }
     }
@@ -62,6 +66,17 @@ async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
   if (retiring && job.port) return retire(job.port, result, retiring)
   job.port?.close()
   return result.ok && result.bytes ? movedWithBytes({ ...result, bytes: result.bytes }) : result
+}
+
+/** Writes the result where the caller's file store keeps it; a refusal of the system is said as the write's, not the input's. */
+async function writeOutput(path: string, bytes: Uint8Array): Promise<JobFailure | undefined> {
+  try {
+    await writeFile(path, bytes)
+    return undefined
+  } catch (error) {
+    const { code = 'EIO', message } = error as NodeJS.ErrnoException
+    return { ok: false, message: failureMessage(error), outputWriteError: { code, message } }
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { workBudgetMs, type EngineJob, type EnginePool, type JobName, type JobResult, type WorkBudget } from '@mos/engines'
 import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
 import { isDiskFull } from '../storage/disk-full.ts'
+import { FsStoreError } from '../storage/fs-store-error.ts'
 import { FileNotFoundError, type FileStore } from '../storage/file-store.ts'
 import type { TaskStore } from '../storage/task-store.ts'
 import type { ProgressWriter } from './progress-writer.ts'
@@ -51,6 +52,8 @@ export async function runTaskJob(context: TaskJobContext, run: TaskJobRun): Prom
     // Another worker may have finished this task while we ran (at-least-once): never record twice.
     if (await storeCall(context, run.task, 'reading its record', () => finishedElsewhere(context.tasks, run.task.task_id))) return undefined
     if (runSignal.timedOut()) return { kind: 'timed-out', timeoutMs: context.timeoutMs ?? 0 }
+    // The thread wrote the result into the file store itself: a refusal there is the store's, not the input's.
+    if (!result.ok && result.outputWriteError) throw outputWriteFailure(outputKey, result.outputWriteError)
     // A result the thread had half written (disk full) would hold the space the record needs.
     if (!result.ok) await discardOutput(files, outputKey)
     // A full disk is the task's answer (it fails saying so); a store away is waited for.
@@ -107,6 +110,11 @@ function storeCall<T>(
     onRetry: (error, waitMs) => context.log?.storeRetry(task, step, (error as Error).message, waitMs),
   }
   return retryStoreCall(operation, policy, isFinal)
+}
+
+/** The store's error for a result the engine thread could not write where the file store keeps it. */
+function outputWriteFailure(outputKey: string, { code, message }: { code: string; message: string }): FsStoreError {
+  return new FsStoreError('write', outputKey, { cause: Object.assign(new Error(message), { code }) })
 }
 
 /** A cancelled run keeps no half-written result. */
