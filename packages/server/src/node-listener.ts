@@ -55,8 +55,15 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   // response in flight as the connection's last and ends the socket once it is sent.
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
 
-  server.on('request', (req, res) => serveRequest(handler, options, req, res, false))
-  server.on('checkContinue', (req, res) => serveRequest(handler, options, req, res, true))
+  // Handlers still running: closing waits for those it cut to end their own way (below).
+  const running = new Set<Promise<unknown>>()
+  const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    const done = serveRequest(handler, options, req, res, expectsContinue)
+    running.add(done)
+    void done.finally(() => running.delete(done))
+  }
+  server.on('request', (req, res) => serve(req, res, false))
+  server.on('checkContinue', (req, res) => serve(req, res, true))
   server.on('checkExpectation', (req, res) => {
     closeAfterEarlyAnswer(req, res)
     req.on('error', () => undefined)
@@ -70,18 +77,21 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   return {
     server,
     port: typeof address === 'object' && address ? address.port : options.port,
-    close: () => closeServer(server),
+    close: () => closeServer(server, running),
   }
 }
 
-/** Hands one request to the handler, with 100-continue and the lingering close set up around it. */
-function serveRequest(
+/**
+ * Hands one request to the handler, with 100-continue and the lingering close set up around it;
+ * settles once the handler has (never rejects).
+ */
+async function serveRequest(
   handler: NodeHandler,
   options: NodeListenerOptions,
   req: IncomingMessage,
   res: ServerResponse,
   expectsContinue: boolean,
-): void {
+): Promise<void> {
   const fail = (error: unknown) => {
     options.onHandlerError?.(error)
     failResponse(res)
@@ -95,8 +105,7 @@ function serveRequest(
   const noHost = missingHost(req)
   if (noHost) return answerWithError(res, 400, noHost)
   try {
-    const result = handler(req, res)
-    if (result instanceof Promise) result.catch(fail)
+    await handler(req, res)
   } catch (error) {
     fail(error)
   }
@@ -121,14 +130,23 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
 
 /**
  * Idle keep-alive connections close at once; a request still in flight gets a short grace
- * (the drain of tasks happens after, in the context), then its connection is cut.
+ * (the drain of tasks happens after, in the context), then its connection is cut. Resolves once the
+ * handlers of the cut requests have ended too (at most another grace): an upload cut there removes
+ * what it had stored and writes its log line, which it did not when the process went on to close
+ * its stores and exit under it (an empty task folder left, no line for the request).
  */
-function closeServer(server: Server): Promise<void> {
-  return new Promise<void>((resolve) => {
+async function closeServer(server: Server, running: Set<Promise<unknown>>): Promise<void> {
+  await new Promise<void>((resolve) => {
     server.close(() => resolve())
     server.closeIdleConnections()
     setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref()
   })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CLOSE_GRACE_MS)
+  })
+  await Promise.race([Promise.allSettled(running), grace])
+  clearTimeout(timer)
 }
 
 function failResponse(res: ServerResponse): void {

@@ -92,3 +92,68 @@ describe('single node: an API process killed with SIGKILL mid-upload (fs storage
     expect(await tree(join(files, 'tasks'))).toEqual([])
   })
 })
+
+/**
+ * SIGTERM while an upload streams in: the upload gets the listener's grace, then its connection is
+ * cut (the client sees the connection end, not an answer) and no task is made. The process waited
+ * for nothing once the connection was cut: it closed its stores and exited while the upload's
+ * handler was still ending, so its task folder stayed behind (empty) and the request had no log line.
+ */
+describe('single node: SIGTERM mid-upload (fs storage)', () => {
+  it('cuts the upload, removes all it stored, logs the request, and exits 0', async () => {
+    const dir = await tempDir()
+    const base = join(dir.path, 'data')
+    const server = await startMos('all-term', {
+      SERVICE__AUTH__API_KEYS: API_KEY,
+      SERVICE__SERVER__HOST: '127.0.0.1',
+      SERVICE__SERVER__PORT: '0',
+      SERVICE__STORAGE__FS__BASE: base,
+      SERVICE__ENGINES__THREADS: '1',
+      // No thread to stop: the process is done closing the moment the cut connection is.
+      SERVICE__ENGINES__PRESTART: 'false',
+      SERVICE__LOG__FORMAT: 'json',
+    })
+    try {
+      const boundary = 'mos-term-boundary'
+      const head = new TextEncoder().encode(
+        `--${boundary}\r\nContent-Disposition: form-data; name="engine"\r\n\r\ndraco\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.obj"\r\n\r\n`,
+      )
+      let pulls = 0
+      // A slow client: 64 KB every 50 ms, for longer than the process's grace.
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (pulls++ === 0) return controller.enqueue(head)
+          await sleep(50)
+          controller.enqueue(new TextEncoder().encode('v 0 0 0\n'.repeat(8192)))
+        },
+      })
+      const upload = fetch(`${server.url}/api/v1/compress`, {
+        method: 'POST',
+        headers: { 'X-API-Key': API_KEY, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+        duplex: 'half',
+      } as RequestInit).catch((error: Error) => error)
+      const files = join(base, 'files')
+      const deadline = Date.now() + 30_000
+      while (!(await tree(files)).some((path) => path.endsWith('.part'))) {
+        if (Date.now() > deadline) throw new Error(`upload never reached the disk: ${(await tree(files)).join(', ')}`)
+        await sleep(50)
+      }
+      server.child.kill('SIGTERM')
+      expect(await server.exited).toBe(0)
+      expect(await upload).toBeInstanceOf(Error)
+      expect(await tree(join(base, 'records'))).toEqual([])
+      expect(await tree(files)).toEqual(['tasks'])
+      const line = server
+        .output()
+        .split('\n')
+        .filter((text) => text.startsWith('{'))
+        .map((text) => JSON.parse(text) as Record<string, unknown>)
+        .find((entry) => entry.msg === 'request' && entry.path === '/api/v1/compress')
+      expect(line).toMatchObject({ method: 'POST', status: 400 })
+    } finally {
+      await stopMos(server, 5000)
+      await dir.remove()
+    }
+  }, 60_000)
+})
