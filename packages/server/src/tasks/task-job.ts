@@ -2,6 +2,7 @@ import { workBudgetMs, type EngineJob, type EnginePool, type JobName, type JobRe
 import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
 import { isDiskFull } from '../storage/disk-full.ts'
 import { FsStoreError } from '../storage/fs-store-error.ts'
+import { storageFailureOf } from '../storage/storage-unavailable.ts'
 import { FileNotFoundError, type FileStore } from '../storage/file-store.ts'
 import type { TaskStore } from '../storage/task-store.ts'
 import type { ProgressWriter } from './progress-writer.ts'
@@ -109,7 +110,10 @@ function storeCall<T>(
     ...context.storeRetry,
     onRetry: (error, waitMs) => context.log?.storeRetry(task, step, (error as Error).message, waitMs),
   }
-  return retryStoreCall(operation, policy, isFinal)
+  // A store that refused the call (S3's 403, a read-only folder) refuses it again: only a store
+  // away is waited for. A refusal was retried for the five minutes, the task \`processing\` meanwhile.
+  const refused = (error: unknown) => storageFailureOf(error) === 'failed' || (isFinal?.(error) ?? false)
+  return retryStoreCall(operation, policy, refused)
 }
 
 /** The store's error for a result the engine thread could not write where the file store keeps it. */
