@@ -18,7 +18,10 @@ export interface ClientOptions<V extends Variant = Variant> {
   apiKey?: string
   /** The deployment's variant; it types the variant-dependent documents. See `detectVariant`. */
   variant?: V
-  /** Per-attempt time limit in ms (0: none). */
+  /**
+   * Per-attempt time limit in ms (0: none): the longest an attempt may make no progress. On Node,
+   * Deno and Bun each chunk of an upload restarts it; in browsers it bounds the whole attempt.
+   */
   timeout?: number
   /** Retries after the first attempt (see `isRetryable` for which failures qualify). */
   maxRetries?: number

@@ -3,6 +3,7 @@ import { API_KEY_HEADER, API_PREFIX, EXTENSION_HEADERS } from './contract/index.
 import { isServiceAddress, serviceAddressProblem, serviceRoot } from './base-url.ts'
 import { ConnectionError, errorFromResponse, MosError, TimeoutError, UserAbortError } from './errors.ts'
 import { isRetryable, retryDelayMs, RETRY_DEFAULTS, type RetryPolicy } from './retry.ts'
+import { multipartBody, runtimeStreamsRequestBodies } from './multipart-body.ts'
 import { streamedBody } from './streamed-body.ts'
 import { sleep } from './wait.ts'
 
@@ -10,7 +11,10 @@ import { sleep } from './wait.ts'
 export interface RequestOptions {
   /** Cancels the call (and its retries); the call then rejects with `UserAbortError`. */
   signal?: AbortSignal
-  /** Per-attempt time limit in ms; overrides the client's. 0 disables it. */
+  /**
+   * Longest time in ms an attempt may make no progress (connecting, sending the upload, waiting for
+   * the answer, reading it); overrides the client's. 0 disables it.
+   */
   timeout?: number
   /** Retries after the first attempt; overrides the client's. */
   maxRetries?: number
@@ -67,6 +71,7 @@ export function createTransport(options: TransportOptions): Transport {
     baseURL: serviceRoot(options.baseURL) + API_PREFIX,
     apiKey: options.apiKey,
     timeout: options.timeout,
+    streamUploads: runtimeStreamsRequestBodies(),
   }
   const policy = options.retryPolicy ?? RETRY_DEFAULTS
 
@@ -95,8 +100,10 @@ interface Connection {
   /** The server's base URL with `/api/v1`. */
   baseURL: string
   apiKey: string | undefined
-  /** The client's per-attempt time limit in ms (0: none). */
+  /** The client's per-attempt time limit in ms (0: none): the longest time without progress. */
   timeout: number
+  /** Whether uploads go as a stream the SDK feeds (Node, Deno, Bun), so their progress resets the time limit. */
+  streamUploads: boolean
 }
 
 /** How ofetch reads each kind of answer. */
@@ -115,7 +122,7 @@ async function attempt<K extends ResponseKind>(
   try {
     let response: FetchResponse<unknown>
     try {
-      response = await send(connection, request, call.headers, limit.signal)
+      response = await send(connection, request, call.headers, limit)
     } catch (error) {
       throw noResponseError(error, connection.address, signal, limit.timedOut(), timeout)
     }
@@ -144,23 +151,35 @@ async function attempt<K extends ResponseKind>(
   }
 }
 
-/** The caller's signal and the attempt's time limit, joined into the one signal the fetch gets. */
+/**
+ * The caller's signal and the attempt's time limit, joined into the one signal the fetch gets. The
+ * limit is an idle clock, as the service's own bound on a request body is: `progress` (each chunk
+ * of an upload handed to the runtime) starts it again, so an upload that moves is never cut.
+ */
 function attemptSignal(signal: AbortSignal | undefined, timeout: number) {
   const controller = new AbortController()
   const forwardAbort = () => controller.abort(signal?.reason)
   signal?.addEventListener('abort', forwardAbort, { once: true })
   let timedOut = false
-  const timer =
-    timeout > 0
-      ? setTimeout(() => {
-          timedOut = true
-          controller.abort()
-        }, timeout)
-      : undefined
+  let stopped = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const startTimer = () => {
+    clearTimeout(timer)
+    if (timeout <= 0 || stopped) return
+    timer = setTimeout(() => {
+      timedOut = true
+      controller.abort()
+    }, timeout)
+  }
+  startTimer()
   return {
     signal: controller.signal,
     timedOut: () => timedOut,
-    stopTimer: () => clearTimeout(timer),
+    progress: startTimer,
+    stopTimer: () => {
+      stopped = true
+      clearTimeout(timer)
+    },
     /** Stops forwarding the caller's abort (a streamed body listens to it itself). */
     detach: () => signal?.removeEventListener('abort', forwardAbort),
     /** Stops the fetch, e.g. the connection under a streamed body the caller gave up. */
@@ -173,19 +192,28 @@ function send(
   connection: Connection,
   request: TransportRequest<ResponseKind>,
   extraHeaders: Record<string, string> | undefined,
-  signal: AbortSignal,
+  limit: Pick<ReturnType<typeof attemptSignal>, 'signal' | 'progress'>,
 ): Promise<FetchResponse<unknown>> {
   const headers: Record<string, string> = {
     accept: request.responseType === 'json' ? 'application/json' : '*/*',
     ...extraHeaders,
     ...(connection.apiKey ? { [API_KEY_HEADER]: connection.apiKey } : {}),
   }
+  let body = request.body as BodyInit | Record<string, unknown> | undefined
+  if (request.body instanceof FormData && connection.streamUploads) {
+    // Sent as a stream of known length (ofetch adds `duplex: 'half'`), each chunk restarting the
+    // time limit; a browser sends the FormData itself, timed as a whole (docs/sdk.md).
+    const form = multipartBody(request.body)
+    headers['content-type'] = form.contentType
+    headers['content-length'] = String(form.length)
+    body = form.open(limit.progress)
+  }
   return connection.$fetch.raw(request.path, {
     baseURL: connection.baseURL,
     method: request.method,
-    body: request.body as BodyInit | Record<string, unknown> | undefined,
+    body,
     headers,
-    signal,
+    signal: limit.signal,
     responseType: OFETCH_RESPONSE_TYPES[request.responseType],
     retry: false,
     ignoreResponseError: true,
@@ -233,7 +261,7 @@ const CONNECTION_FAILURES: Record<string, string> = {
 function noResponseError(error: unknown, address: string, signal: AbortSignal | undefined, timedOut: boolean, timeout: number): MosError {
   if (error instanceof MosError) return error
   if (signal?.aborted) return new UserAbortError(undefined, { cause: error })
-  if (timedOut) return new TimeoutError(`request timed out after ${timeout} ms`, { cause: error })
+  if (timedOut) return new TimeoutError(`request timed out: no progress for ${timeout} ms`, { cause: error })
   const root = rootCause(error)
   const code = errorCode(error)
   const detail = (code && CONNECTION_FAILURES[code]) ?? (root instanceof Error ? root.message : String(root))
