@@ -13,6 +13,7 @@ import { ERROR_TEXTS } from '../src/index.ts'
 import { countTriangles, extensionsUsed, gltfReader } from './support/decode.ts'
 import { completedTask } from './support/fixtures.ts'
 import { API_KEY, loadStartServer, startRealServer } from './support/real-server.ts'
+import { startThrottlingProxy } from './support/throttling-proxy.ts'
 
 const MOS = resolve(dirname(fileURLToPath(import.meta.url)), '../bin/mos.mjs')
 
@@ -184,6 +185,25 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     expect(after).toBeLessThan(before)
     expect(after / before).toBeGreaterThan(0.45)
     expect(after / before).toBeLessThan(0.55)
+  })
+
+  it('--request-timeout bounds a request without progress: a stalled upload fails its file in words, after the documented attempts', async () => {
+    // 16 MB: more than the kernel holds of a request on loopback, so the upload itself stalls.
+    const input = join(work, 'stalled.glb')
+    await writeFile(input, new Uint8Array(16_000_000))
+    const proxy = await startThrottlingProxy(running.url, { bytesPerSecond: 16_000_000, stallAfterBytes: 1_000_000 })
+    try {
+      const started = Date.now()
+      const run = await mos(['compress', input, '--json', '--request-timeout', '1'], { ...env, MOS_BASE_URL: proxy.url })
+      expect(run.code, run.stderr).toBe(1)
+      const { results } = JSON.parse(run.stdout) as { results: { input: string; ok: boolean; error: string }[] }
+      expect(results).toEqual([expect.objectContaining({ input, ok: false, error: 'request timed out: no progress for 1000 ms' })])
+      // The first attempt and the SDK's two retries, each cut after about a second (the default 120 s would hang here).
+      expect(proxy.requests).toBe(3)
+      expect(Date.now() - started).toBeLessThan(15_000)
+    } finally {
+      await proxy.close()
+    }
   })
 
   it('a wrong key fails each file with the server text and exits 1', async () => {

@@ -62,6 +62,9 @@ Options:
   --quality, -q N    textures / ktx2 quality
   --uastc            ktx2: UASTC instead of ETC1S
   --timeout SEC      give up waiting for a task after SEC seconds
+  --request-timeout SEC
+                     fail a request that makes no progress for SEC seconds, its upload included
+                     (env MOS_REQUEST_TIMEOUT, default 120; 0: never)
   --help, -h         this text
 
 Exit status: 0 when every file succeeded, 1 when a task or request failed, 2 on a usage error, 130 after Ctrl-C.`
@@ -77,6 +80,21 @@ export function baseURLOf(flag: string | undefined, env: Record<string, string |
   if (!isServiceAddress(given))
     throw new UsageError(`${flag === undefined ? 'MOS_BASE_URL' : '--base-url'} ${serviceAddressProblem(given)}`)
   return given
+}
+
+/**
+ * The SDK's per-attempt time limit in ms from `--request-timeout`, else MOS_REQUEST_TIMEOUT (an empty
+ * one is unset), in whole seconds; undefined leaves the client's default. Refused as a usage error
+ * under the name it came by.
+ */
+export function requestTimeoutOf(flag: string | undefined, env: Record<string, string | undefined>): number | undefined {
+  const given = flag ?? (env.MOS_REQUEST_TIMEOUT || undefined)
+  if (given === undefined) return undefined
+  if (!/^\d+$/.test(given))
+    throw new UsageError(
+      `${flag === undefined ? 'MOS_REQUEST_TIMEOUT' : '--request-timeout'} takes whole seconds (0: never), not "${given}"`,
+    )
+  return Number(given) * 1000
 }
 
 /** A usage error: printed with a hint, exit status 2. */
@@ -107,6 +125,8 @@ export interface CliArgs {
   quality?: number
   uastc: boolean
   timeoutMs?: number
+  /** The SDK client's `timeout`: longest time a request may make no progress, in ms (undefined: its default). */
+  requestTimeoutMs?: number
   /** Arguments after `serve`, passed to the server untouched. */
   rest: string[]
 }
@@ -187,6 +207,7 @@ const TASK_OPTIONS = {
   instance: { type: 'boolean' },
   'callback-url': { type: 'string' },
   timeout: { type: 'string' },
+  'request-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -279,6 +300,7 @@ function toCliArgs(command: TaskCommand, values: OptionValues, files: string[], 
     quality: integer('quality', values.quality),
     uastc: values.uastc ?? false,
     timeoutMs: values.timeout === undefined ? undefined : (integer('timeout', values.timeout) ?? 0) * 1000,
+    requestTimeoutMs: requestTimeoutOf(values['request-timeout'], env),
     rest: [],
   }
 }

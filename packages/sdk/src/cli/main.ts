@@ -44,7 +44,7 @@ export async function runCli(io: CliIO): Promise<number> {
     }
     return serve(location, args.rest, io.env as NodeJS.ProcessEnv)
   }
-  const client = createClient({ baseURL: args.baseURL, apiKey: args.apiKey })
+  const client = createClient({ baseURL: args.baseURL, apiKey: args.apiKey, timeout: args.requestTimeoutMs })
   const display = args.json
     ? createSilentProgress()
     : io.stdout.isTTY
@@ -78,7 +78,7 @@ async function runTasksCli(io: CliIO): Promise<number> {
     io.stderr.write(`mos: ${error.message}\nRun \`mos tasks --help\` for usage.\n`)
     return 2
   }
-  return runTasksCommand(createClient({ baseURL: args.baseURL, apiKey: args.apiKey }), args, io)
+  return runTasksCommand(createClient({ baseURL: args.baseURL, apiKey: args.apiKey, timeout: args.requestTimeoutMs }), args, io)
 }
 
 /** Runs the CLI on this process: argv, environment, Ctrl-C (exit 130) and the exit status. */

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 import type { Client } from '../client.ts'
 import { TASK_LIST_MAX_LIMIT, TASK_STATUSES, TASK_TYPES, type TaskRecord } from '../contract/index.ts'
 import { MosError } from '../errors.ts'
-import { baseURLOf, UsageError } from './args.ts'
+import { baseURLOf, requestTimeoutOf, UsageError } from './args.ts'
 import type { CliIO } from './main.ts'
 
 export const TASKS_USAGE = `Usage: mos tasks list [--status S] [--type T] [--batch ID] [--max N] [--json]
@@ -13,7 +13,8 @@ export const TASKS_USAGE = `Usage: mos tasks list [--status S] [--type T] [--bat
   list     the key's tasks, newest first (--max: at most N, default ${TASK_LIST_MAX_LIMIT}; 0 for all)
   cancel   stop pending or processing tasks (they end failed with the error "cancelled")
   delete   remove tasks: record and files (a running task is cancelled first)
-Also: --base-url URL (env MOS_BASE_URL), --api-key KEY (env MOS_API_KEY).`
+Also: --base-url URL (env MOS_BASE_URL), --api-key KEY (env MOS_API_KEY),
+      --request-timeout SEC (env MOS_REQUEST_TIMEOUT: fail a request without progress for SEC s; default 120, 0: never).`
 
 /** What a `mos tasks` command line asks for. */
 export interface TasksArgs {
@@ -21,6 +22,8 @@ export interface TasksArgs {
   ids: string[]
   baseURL: string
   apiKey: string | undefined
+  /** The SDK client's `timeout` in ms (undefined: its default). */
+  requestTimeoutMs?: number
   json: boolean
   max: number
   status?: (typeof TASK_STATUSES)[number]
@@ -41,6 +44,7 @@ export function parseTasksArgs(argv: string[], env: Record<string, string | unde
       type: { type: 'string' },
       batch: { type: 'string' },
       max: { type: 'string' },
+      'request-timeout': { type: 'string' },
     },
   })
   const [action, ...ids] = positionals
@@ -60,6 +64,7 @@ export function parseTasksArgs(argv: string[], env: Record<string, string | unde
     ids,
     baseURL: baseURLOf(values['base-url'], env),
     apiKey: values['api-key'] ?? env.MOS_API_KEY,
+    requestTimeoutMs: requestTimeoutOf(values['request-timeout'], env),
     json: values.json ?? false,
     max: values.max === undefined ? TASK_LIST_MAX_LIMIT : Number(values.max),
     ...(status ? { status } : {}),

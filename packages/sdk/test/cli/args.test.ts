@@ -68,6 +68,20 @@ describe('parseCliArgs', () => {
     expect(() => parseCliArgs(['compress', 'a.glb', '--preset', 'tiny'], {})).toThrow(UsageError)
   })
 
+  it('takes the request time limit in seconds from --request-timeout, else MOS_REQUEST_TIMEOUT, else leaves the default', () => {
+    expect(parseCliArgs(['compress', 'a.glb', '--request-timeout', '600'], { MOS_REQUEST_TIMEOUT: '5' }).requestTimeoutMs).toBe(600_000)
+    expect(parseCliArgs(['compress', 'a.glb'], { MOS_REQUEST_TIMEOUT: '5' }).requestTimeoutMs).toBe(5000)
+    expect(parseCliArgs(['compress', 'a.glb', '--request-timeout', '0'], {}).requestTimeoutMs).toBe(0)
+    expect(parseCliArgs(['compress', 'a.glb'], { MOS_REQUEST_TIMEOUT: '' }).requestTimeoutMs).toBeUndefined()
+    expect(parseTasksArgs(['list', '--request-timeout', '30'], {}).requestTimeoutMs).toBe(30_000)
+    expect(() => parseCliArgs(['compress', 'a.glb', '--request-timeout', '2m'], {})).toThrow(
+      new UsageError('--request-timeout takes whole seconds (0: never), not "2m"'),
+    )
+    expect(() => parseCliArgs(['compress', 'a.glb'], { MOS_REQUEST_TIMEOUT: '-1' })).toThrow(
+      new UsageError('MOS_REQUEST_TIMEOUT takes whole seconds (0: never), not "-1"'),
+    )
+  })
+
   it('parses the operation options', () => {
     expect(
       parseCliArgs(
