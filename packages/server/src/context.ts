@@ -29,6 +29,8 @@ export interface ServiceContext {
   startedAt: number
   /** What this process does (SERVICE__SERVER__ROLE). */
   role: Role
+  /** Set once the process began to stop (SIGTERM, `close()`): GET /readyz answers 503 `stopping` from then on. */
+  stopping: boolean
   storage: ServiceStorage
   processing: ServiceProcessing
   access: ServiceAccess
@@ -68,6 +70,7 @@ export function createServiceContext(config: Config, options: ServiceContextOpti
     variant: config.server.variant,
     version: SERVICE_VERSION,
     startedAt: Date.now(),
+    stopping: false,
     role: config.server.role,
     storage,
     processing,

@@ -135,13 +135,30 @@ function announceStart(logger: Logger, config: Config, port: number, credentials
   }
 }
 
-/** SIGTERM and SIGINT finish the running tasks, then stop (once, whichever comes first). */
+/** Exit codes of a process ended by a signal (128 + its number), as a shell reports them. */
+const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 }
+
+/**
+ * SIGTERM and SIGINT drain: requests in flight finish within SERVICE__SERVER__SHUTDOWN_GRACE_MS, then
+ * the running tasks finish, then the process exits 0. A second one during the drain stops at once
+ * (a Ctrl-C pressed again, an operator who will not wait): what was in flight is cut, as by a kill,
+ * and running tasks are taken up again (the next start, or another worker once their lock expires).
+ */
 function stopOnSignals(server: RunningServer, logger: Logger): void {
   let stopping = false
   const stop = async (signal: string) => {
-    if (stopping) return
+    if (stopping) {
+      logger.warn(
+        { signal },
+        `${signal} again: stopping now; requests in flight are cut, running tasks start again later (the next start, or another worker)`,
+      )
+      process.exit(SIGNAL_EXIT_CODES[signal] ?? 1)
+    }
     stopping = true
-    logger.info({ signal }, `${signal}: finishing running tasks, then stopping`)
+    logger.info(
+      { signal },
+      `${signal}: finishing requests in flight (${server.context.config.server.shutdownGraceMs} ms at most) and running tasks, then stopping (${signal} again: stop now)`,
+    )
     await server.close({ drain: true })
     logger.info('stopped')
     process.exit(0)

@@ -14,16 +14,30 @@ export interface NodeListenerOptions {
    * connection: a close from our side races a request the balancer is sending on it (a 502 there).
    */
   keepAliveTimeoutMs: number
+  /** How long `close()` lets requests in flight finish before it cuts them (SERVICE__SERVER__SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number
   /** Told of a handler that threw past h3's own error handling (a bug): logged by the caller. */
   onHandlerError?: (error: unknown) => void
 }
 
-const CLOSE_GRACE_MS = 2_000
+/** How long closing waits for the handlers of the requests it cut to remove what they stored. */
+const CUT_HANDLERS_END_MS = 2_000
+/**
+ * How often a drain closes the connections that turned idle: one whose answer was already under
+ * way when it began went out without `Connection: close`, so Node keeps that connection open for
+ * its next request, and `server.close()` would wait for its keep-alive time-out (65 s).
+ */
+const DRAIN_IDLE_SWEEP_MS = 100
+
+/** What closing did: how many requests were still in flight when the grace was over, and were cut. */
+export interface ListenerClosed {
+  cut: number
+}
 
 export interface NodeListener {
   server: Server
   port: number
-  close(): Promise<void>
+  close(): Promise<ListenerClosed>
 }
 
 /**
@@ -57,7 +71,9 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
 
   // Handlers still running: closing waits for those it cut to end their own way (below).
   const running = new Set<Promise<unknown>>()
+  const drain = { started: false }
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    closeAfterAnswerWhileDraining(res, drain)
     const done = serveRequest(handler, options, req, res, expectsContinue)
     running.add(done)
     void done.finally(() => running.delete(done))
@@ -77,7 +93,10 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   return {
     server,
     port: typeof address === 'object' && address ? address.port : options.port,
-    close: () => closeServer(server, running),
+    close: () => {
+      drain.started = true
+      return closeServer(server, running, options.shutdownGraceMs)
+    },
   }
 }
 
@@ -129,24 +148,49 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
 }
 
 /**
- * Idle keep-alive connections close at once; a request still in flight gets a short grace
- * (the drain of tasks happens after, in the context), then its connection is cut. Resolves once the
- * handlers of the cut requests have ended too (at most another grace): an upload cut there removes
- * what it had stored and writes its log line, which it did not when the process went on to close
- * its stores and exit under it (an empty task folder left, no line for the request).
+ * Drains, as a balancer or an orchestrator expects of a process told to stop: no new connection is
+ * accepted, idle keep-alive connections close at once, and requests in flight get `graceMs` to
+ * finish and get their answer (with `Connection: close`, see closeAfterAnswerWhileDraining). Their
+ * connections are cut after it; the drain of tasks happens after, in the context. Resolves once the
+ * handlers of the cut requests have ended too (at most CUT_HANDLERS_END_MS): an upload cut there
+ * removes what it had stored and writes its log line, which it did not when the process went on to
+ * close its stores and exit under it (an empty task folder left, no line for the request).
  */
-async function closeServer(server: Server, running: Set<Promise<unknown>>): Promise<void> {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve())
-    server.closeIdleConnections()
-    setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref()
-  })
+async function closeServer(server: Server, running: Set<Promise<unknown>>, graceMs: number): Promise<ListenerClosed> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  server.closeIdleConnections()
+  const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_IDLE_SWEEP_MS)
+  const drained = await within(closed, graceMs)
+  clearInterval(sweep)
+  if (drained) return { cut: 0 }
+  const cut = running.size
+  server.closeAllConnections()
+  await closed
+  await within(Promise.allSettled(running), CUT_HANDLERS_END_MS)
+  return { cut }
+}
+
+/** Waits for `work` at most `ms`; true when it settled in time. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined
-  const grace = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, CLOSE_GRACE_MS)
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
   })
-  await Promise.race([Promise.allSettled(running), grace])
+  const settled = await Promise.race([work.then(() => true as const), late])
   clearTimeout(timer)
+  return settled
+}
+
+/**
+ * An answer written once the drain began says `Connection: close`, and Node ends its connection
+ * once it is sent: the client does not send its next request on a connection about to go away.
+ */
+function closeAfterAnswerWhileDraining(res: ServerResponse, drain: { started: boolean }): void {
+  const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse
+  res.writeHead = ((...args: unknown[]) => {
+    if (drain.started) res.shouldKeepAlive = false
+    return writeHead.apply(res, args)
+  }) as ServerResponse['writeHead']
 }
 
 function failResponse(res: ServerResponse): void {

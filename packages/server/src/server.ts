@@ -10,6 +10,7 @@ import { currentRuntime } from './runtime.ts'
 import { createWorkerApp } from './worker-app.ts'
 import { withTimeout } from './with-timeout.ts'
 import { errorText } from './error-text.ts'
+import type { ListenerClosed } from './node-listener.ts'
 
 export interface StartServerOptions {
   /** SERVICE__* variables; defaults to process.env. */
@@ -62,6 +63,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       port: config.server.port,
       host: config.server.host,
       keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
+      shutdownGraceMs: config.server.shutdownGraceMs,
       onHandlerError: (error) =>
         context.observability.logger.error({ error: errorText(error), stack: (error as Error)?.stack }, 'request handler failed'),
     })
@@ -75,9 +77,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     port,
     context,
     async close(closeOptions) {
+      // From now on /readyz says so, on the connections still open, while requests in flight finish.
+      context.stopping = true
       // First: long polls and event streams answer now, before the listener cuts their connections.
       await context.storage.taskEvents.close()
-      await listener.close()
+      logDrained(context, await listener.close())
       await context.close(closeOptions)
     },
   }
@@ -85,10 +89,30 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
 interface Listener {
   port: number
-  close(): Promise<void>
+  /** Resolves with what was cut where the listener knows it (Node); Deno and Bun wait for requests in flight. */
+  close(): Promise<ListenerClosed | undefined>
 }
 
-type ListenOptions = { port: number; host: string; keepAliveTimeoutMs: number; onHandlerError: (error: unknown) => void }
+type ListenOptions = {
+  port: number
+  host: string
+  keepAliveTimeoutMs: number
+  shutdownGraceMs: number
+  onHandlerError: (error: unknown) => void
+}
+
+/** Says how the requests in flight ended: all answered, or how many the grace cut. */
+function logDrained(context: ServiceContext, closed: ListenerClosed | undefined): void {
+  if (!closed) return
+  const { logger } = context.observability
+  const graceMs = context.config.server.shutdownGraceMs
+  if (closed.cut === 0) logger.info({ cut: 0 }, 'requests in flight finished')
+  else
+    logger.warn(
+      { cut: closed.cut, graceMs },
+      `shutdown grace of ${graceMs} ms over: ${closed.cut} request${closed.cut === 1 ? '' : 's'} still in flight cut (SERVICE__SERVER__SHUTDOWN_GRACE_MS)`,
+    )
+}
 
 /**
  * Serves the app with the runtime's own server. On Node, `node:http` with the hardening of
@@ -103,7 +127,14 @@ async function listen(app: H3, options: ListenOptions): Promise<Listener> {
     return listenNode(toNodeHandler(app), options)
   }
   const { listenFetch } = await import('./fetch-listener.ts')
-  return listenFetch(runtime, (request) => app.fetch(request), options)
+  const listener = await listenFetch(runtime, (request) => app.fetch(request), options)
+  return {
+    port: listener.port,
+    close: async () => {
+      await listener.close()
+      return undefined
+    },
+  }
 }
 
 /** Closes a context whose start failed. Closing may itself wait on the connection that failed: give it a moment, not forever. */

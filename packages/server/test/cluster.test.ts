@@ -246,7 +246,7 @@ describe.skipIf(!available || !hasRedis)('cluster: 2 API + 2 worker processes on
     worker.child.kill('SIGTERM')
     expect(await worker.exited).toBe(0)
     const state = await stored(id)
-    expect(worker.output()).toContain('SIGTERM: finishing running tasks')
+    expect(worker.output()).toContain('SIGTERM: finishing requests in flight')
     expect(state?.status).toBe('completed')
     expect(state?.job.attempts).toBe(1)
   }, 120_000)

@@ -94,8 +94,9 @@ describe('single node: an API process killed with SIGKILL mid-upload (fs storage
 })
 
 /**
- * SIGTERM while an upload streams in: the upload gets the listener's grace, then its connection is
- * cut (the client sees the connection end, not an answer) and no task is made. The process waited
+ * SIGTERM while an upload streams in, slower than the shutdown grace: the upload gets the grace,
+ * then its connection is cut (the client sees the connection end, not an answer), no task is made
+ * and the log says one request was cut (an upload within the grace: shutdown-drain.test.ts). The process waited
  * for nothing once the connection was cut: it closed its stores and exited while the upload's
  * handler was still ending, so its task folder stayed behind (empty) and the request had no log line.
  */
@@ -107,6 +108,7 @@ describe('single node: SIGTERM mid-upload (fs storage)', () => {
       SERVICE__AUTH__API_KEYS: API_KEY,
       SERVICE__SERVER__HOST: '127.0.0.1',
       SERVICE__SERVER__PORT: '0',
+      SERVICE__SERVER__SHUTDOWN_GRACE_MS: '1500',
       SERVICE__STORAGE__FS__BASE: base,
       SERVICE__ENGINES__THREADS: '1',
       // No thread to stop: the process is done closing the moment the cut connection is.
@@ -144,13 +146,20 @@ describe('single node: SIGTERM mid-upload (fs storage)', () => {
       expect(await upload).toBeInstanceOf(Error)
       expect(await tree(join(base, 'records'))).toEqual([])
       expect(await tree(files)).toEqual(['tasks'])
-      const line = server
+      const lines = server
         .output()
         .split('\n')
         .filter((text) => text.startsWith('{'))
         .map((text) => JSON.parse(text) as Record<string, unknown>)
-        .find((entry) => entry.msg === 'request' && entry.path === '/api/v1/compress')
-      expect(line).toMatchObject({ method: 'POST', status: 400 })
+      expect(lines.find((entry) => entry.msg === 'request' && entry.path === '/api/v1/compress')).toMatchObject({
+        method: 'POST',
+        status: 400,
+      })
+      expect(lines.find((entry) => entry.cut !== undefined)).toMatchObject({
+        cut: 1,
+        graceMs: 1500,
+        msg: 'shutdown grace of 1500 ms over: 1 request still in flight cut (SERVICE__SERVER__SHUTDOWN_GRACE_MS)',
+      })
     } finally {
       await stopMos(server, 5000)
       await dir.remove()

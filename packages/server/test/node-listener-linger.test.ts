@@ -27,7 +27,12 @@ function refusingApp(): H3 {
 
 let listener: NodeListener
 beforeAll(async () => {
-  listener = await listenNode(toNodeHandler(refusingApp()), { port: 0, host: '127.0.0.1', keepAliveTimeoutMs: 65_000 })
+  listener = await listenNode(toNodeHandler(refusingApp()), {
+    port: 0,
+    host: '127.0.0.1',
+    keepAliveTimeoutMs: 65_000,
+    shutdownGraceMs: 2_000,
+  })
 })
 afterAll(() => listener?.close())
 

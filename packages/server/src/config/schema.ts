@@ -29,6 +29,12 @@ export const CONFIG_SCHEMA = {
       max: 3_600_000,
       doc: 'How long an idle keep-alive connection stays open, in ms. Keep it above the idle time-out of the load balancer in front (60 s on AWS ALB and nginx), so the balancer closes idle connections, never the service under a request in flight. Headers must arrive within this plus 1 s. On Bun, its idle time-out (at most 255 s); not used on Deno.',
     }),
+    shutdownGraceMs: setting.integer({
+      default: 30_000,
+      min: 0,
+      max: 3_600_000,
+      doc: "On SIGTERM or SIGINT, how long requests in flight (an upload streaming in, a download) get to finish, in ms: each gets its answer with `Connection: close`, idle keep-alive connections close at once, no new connection is accepted and GET /readyz answers 503 `stopping` on the connections still open. What is still in flight after it is cut. Running tasks are waited for after this, as long as they take. Node only (on Deno and Bun, the runtime's own graceful stop waits for requests in flight with no bound).",
+    }),
     bodyIdleTimeoutMs: setting.integer({
       default: 60_000,
       min: 1_000,

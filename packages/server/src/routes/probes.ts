@@ -17,7 +17,7 @@ export interface ProbeCheck {
 }
 
 export interface Readiness {
-  status: 'ready' | 'not ready'
+  status: 'ready' | 'not ready' | 'stopping'
   /** Names of the checks that failed. */
   failed: string[]
   checks: Record<string, ProbeCheck>
@@ -48,11 +48,28 @@ async function statfsOfNearest(path: string): Promise<StatsFs> {
 }
 
 /**
- * What GET /readyz checks, all at once, each with its own time-out: records and files answer, the
+ * A process told to stop is not ready whatever its checks say: a balancer still probing it on an open
+ * connection takes it out, while its requests in flight and running tasks finish.
+ */
+const STOPPING: Readiness = {
+  status: 'stopping',
+  failed: ['stopping'],
+  checks: {
+    stopping: {
+      ok: false,
+      ms: 0,
+      error: 'the process is stopping: it takes no new connection, and finishes its requests in flight and running tasks',
+    },
+  },
+}
+
+/**
+ * What GET /readyz checks (none once the process is stopping), all at once, each with its own time-out: records and files answer, the
  * queue's Redis answers (a local queue lives in this process), the engine pool is up (roles that run
  * tasks), and the disk of the fs data folder has room (when records or files are on fs).
  */
 export async function readiness(ctx: ServiceContext): Promise<Readiness> {
+  if (ctx.stopping) return STOPPING
   const { config } = ctx
   const timeoutMs = config.health.checkTimeoutMs
   const usesFs = config.storage.driver === 'fs' || filesDriverOf(config.storage) === 'fs'
@@ -105,14 +122,15 @@ export async function readiness(ctx: ServiceContext): Promise<Readiness> {
 
 /**
  * Adds GET /livez (the process answers: nothing else is checked, so a slow Redis never gets a
- * healthy process restarted) and GET /readyz (200 when every check passes, else 503 naming the
- * failed checks) to an app; both open, outside the contract's prefix.
+ * healthy process restarted, nor a stopping one killed before its drain is done) and GET /readyz
+ * (200 when every check passes, else 503 naming the failed checks, or `stopping`) to an app; both open, outside the contract's prefix.
  */
 export function mountProbes(app: H3, ctx: ServiceContext): void {
   app.get('/livez', () => ({ status: 'alive', uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000) }))
   app.get('/readyz', async (event) => {
     const result = await readiness(ctx)
-    if (result.failed.length > 0)
+    if (result.status === 'stopping') requestFacts(event).error = 'not ready: stopping'
+    else if (result.failed.length > 0)
       requestFacts(event).error = `not ready: ${result.failed.map((name) => `${name} (${result.checks[name]?.error})`).join(', ')}`
     return Response.json(result, { status: result.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } })
   })

@@ -90,7 +90,8 @@ function isComplete(text: string): boolean {
   return false
 }
 
-function parseAnswer(text: string): Omit<RawAnswer, 'writtenBeforeAnswer'> {
+/** Status, headers and body of an answer read off a raw socket (`100 Continue` skipped). */
+export function parseAnswer(text: string): Omit<RawAnswer, 'writtenBeforeAnswer'> {
   const continued = /^HTTP\/1\.1 100/.test(text)
   const final = text.replace(/^HTTP\/1\.1 100[^\r]*\r\n\r\n/, '')
   const split = final.indexOf('\r\n\r\n')
