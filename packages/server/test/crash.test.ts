@@ -1,17 +1,11 @@
 import { existsSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sleep } from '../../../test/support/poll.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
-import { API_KEY, tempDir } from './support/harness.ts'
+import { API_KEY, partFileOnDisk, tempDir, tree } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
-
-/** Files and folders under `folder`, relative, recursively. */
-async function tree(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { recursive: true }).catch(() => [] as string[])
-  return entries.map(String).sort()
-}
 
 describe('single node: an API process killed with SIGKILL mid-upload (fs storage)', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>
@@ -65,11 +59,7 @@ describe('single node: an API process killed with SIGKILL mid-upload (fs storage
 
     // Wait until the half is on disk as an unfinished part file, then kill the process.
     const files = join(base, 'files')
-    const deadline = Date.now() + 30_000
-    while (!(await tree(files)).some((path) => path.endsWith('.part'))) {
-      if (Date.now() > deadline) throw new Error(`upload never reached the disk: ${(await tree(files)).join(', ')}`)
-      await sleep(50)
-    }
+    await partFileOnDisk(files)
     await sleep(300)
     server.child.kill('SIGKILL')
     expect(await server.exited).toBe('SIGKILL')
@@ -136,11 +126,7 @@ describe('single node: SIGTERM mid-upload (fs storage)', () => {
         duplex: 'half',
       } as RequestInit).catch((error: Error) => error)
       const files = join(base, 'files')
-      const deadline = Date.now() + 30_000
-      while (!(await tree(files)).some((path) => path.endsWith('.part'))) {
-        if (Date.now() > deadline) throw new Error(`upload never reached the disk: ${(await tree(files)).join(', ')}`)
-        await sleep(50)
-      }
+      await partFileOnDisk(files)
       server.child.kill('SIGTERM')
       expect(await server.exited).toBe(0)
       expect(await upload).toBeInstanceOf(Error)

@@ -1,10 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { sleep, until } from '../../../test/support/poll.ts'
-import { API_KEY, tempDir } from './support/harness.ts'
+import { API_KEY, partFileOnDisk, tempDir, tree } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 import { parseAnswer, rawRequest } from './support/raw-http.ts'
 
@@ -15,12 +15,6 @@ import { parseAnswer, rawRequest } from './support/raw-http.ts'
  * flight. The bound of the grace: crash.test.ts, "SIGTERM mid-upload".
  */
 const { available, paths } = corpusFiles({ suzanne: shared('obj', 'suzanne.obj') })
-
-/** Files and folders under `folder`, relative, recursively. */
-async function tree(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { recursive: true }).catch(() => [] as string[])
-  return entries.map(String).sort()
-}
 
 /** A single-node process on fs storage, logging JSON, whose requests in flight get `graceMs` once told to stop. */
 async function startDraining(name: string, base: string, graceMs: number): Promise<MosProcess> {
@@ -105,12 +99,7 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
         timeoutMs: 20_000,
       })
       const files = join(base, 'files')
-      await until(
-        () => tree(files),
-        (entries) => entries.some((path) => path.endsWith('.part')),
-        10_000,
-        20,
-      )
+      await partFileOnDisk(files)
       server.child.kill('SIGTERM')
 
       const answer = await upload

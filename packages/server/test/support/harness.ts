@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { afterAll, beforeAll } from 'vitest'
 import { localServiceEnv } from '../../../../test/support/service-env.ts'
 import { tmpdir } from 'node:os'
@@ -9,6 +9,24 @@ import { until } from '../../../../test/support/poll.ts'
 
 export const API_KEY = 'test-key-0123456789'
 export const VARIANTS: Variant[] = ['A', 'B']
+
+/** Files and folders under `folder`, relative, recursively, sorted; none when it does not exist. */
+export async function tree(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true }).catch(() => [] as string[])
+  return entries.map(String).sort()
+}
+
+/** Waits until an upload is on disk under `files` as an unfinished part file. */
+export async function partFileOnDisk(files: string): Promise<void> {
+  await until(
+    () => tree(files),
+    (entries) => entries.some((path) => path.endsWith('.part')),
+    30_000,
+    50,
+  ).catch(async () => {
+    throw new Error(`upload never reached the disk: ${(await tree(files)).join(', ')}`)
+  })
+}
 
 /** A fresh data folder per test file. */
 export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
