@@ -62,6 +62,13 @@ async function pixels(image: Uint8Array): Promise<Buffer> {
   return sharp(image).ensureAlpha().raw().toBuffer()
 }
 
+/** A 4×2 orange PNG, an image the 1.0 files hold none of. */
+async function glowPng(): Promise<Buffer> {
+  return sharp({ create: { width: 4, height: 2, channels: 3, background: { r: 255, g: 96, b: 0 } } })
+    .png()
+    .toBuffer()
+}
+
 /** a · b, column-major 4×4 matrices (a point is x, y, z, 1: apply with {@link transformPoint}). */
 function multiply(a: ArrayLike<number>, b: ArrayLike<number>): number[] {
   return Array.from({ length: 16 }, (_, i) => [0, 1, 2, 3].reduce((sum, k) => sum + a[k * 4 + (i % 4)]! * b[Math.floor(i / 4) * 4 + k]!, 0))
@@ -598,7 +605,7 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     json.nodes['Geometry-mesh002Node'].extras = { part: 'lid', id: 7 }
     const material = json.materials['Effect-Texture']
     material.extras = { finish: 'matte' }
-    material.values.emission = 'texture_Image0001'
+    material.values.ambient = 'texture_Image0001'
     const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
     const [converted] = doc.getRoot().listMaterials()
     const info = converted!.getBaseColorTextureInfo()!
@@ -612,7 +619,7 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
         ?.getExtras(),
     ).toEqual({ part: 'lid', id: 7 })
     expect(warnings).toContain(
-      '[gltf 1.0] material "Effect-Texture": its emission texture not carried (assimp\'s glTF 1.0 importer reads the diffuse texture only)',
+      '[gltf 1.0] material "Effect-Texture": its ambient texture not carried (glTF 2.0 has no ambient term; an occlusion map is another thing)',
     )
     // An extension Mos does not read (Cesium's RTC centre, used by 3D Tiles' b3dm) is named, not passed over.
     json.extensionsUsed = ['CESIUM_RTC']
@@ -679,6 +686,70 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect(material!.getBaseColorFactor().map((v) => v.toFixed(5))).toEqual(['0.20000', '0.40000', '0.60000', '1.00000'])
     expect([material!.getEmissiveFactor(), material!.getBaseColorTexture()]).toEqual([[0, 0, 0], null])
     expect(worldCorners(doc)).toHaveLength(36)
+  })
+
+  it('keeps an emission texture as the emissive texture with its sampler, and names the specular and ambient textures glTF 2.0 cannot hold (technique values)', async () => {
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    const glow = await glowPng()
+    json.images.glow = { name: 'Glow', uri: `data:image/png;base64,${glow.toString('base64')}` }
+    json.samplers.clamped = { wrapS: 33071, wrapT: 33648, magFilter: 9728, minFilter: 9728 }
+    json.textures.glowTexture = { ...json.textures.texture_Image0001, sampler: 'clamped', source: 'glow' }
+    Object.assign(json.materials['Effect-Texture'].values, {
+      emission: 'glowTexture',
+      specular: 'texture_Image0001',
+      ambient: 'texture_Image0001',
+    })
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const [material, ...others] = doc.getRoot().listMaterials()
+    expect(others).toEqual([])
+    expect(material!.getEmissiveFactor()).toEqual([1, 1, 1])
+    expect(await pixels(material!.getEmissiveTexture()!.getImage()!)).toEqual(await pixels(glow))
+    const info = material!.getEmissiveTextureInfo()!
+    expect([info.getWrapS(), info.getWrapT(), info.getMagFilter(), info.getMinFilter(), info.getTexCoord()]).toEqual([
+      33071, 33648, 9728, 9728, 0,
+    ])
+    expect(await pixels(material!.getBaseColorTexture()!.getImage()!)).toEqual(
+      await pixels(new Uint8Array(await readFile(join(paths.box, 'CesiumLogoFlat.png')))),
+    )
+    expect(warnings.filter((w) => w.includes('texture not carried'))).toEqual([
+      '[gltf 1.0] material "Effect-Texture": its specular texture not carried (a Blinn-Phong highlight colour, which KHR_materials_specular\'s reflectance at normal incidence does not reproduce)',
+      '[gltf 1.0] material "Effect-Texture": its ambient texture not carried (glTF 2.0 has no ambient term; an occlusion map is another thing)',
+    ])
+    // A technique whose one texture coordinate attribute is TEXCOORD_1: its shader reads every texture from set 1.
+    const primitive = json.meshes['Geometry-mesh002'].primitives[0]
+    primitive.attributes.TEXCOORD_1 = primitive.attributes.TEXCOORD_0
+    json.techniques.technique0.parameters.texcoord0.semantic = 'TEXCOORD_1'
+    const second = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const [onSet1] = second.doc.getRoot().listMaterials()
+    expect([onSet1!.getBaseColorTextureInfo()!.getTexCoord(), onSet1!.getEmissiveTextureInfo()!.getTexCoord()]).toEqual([1, 1])
+    const [drawn] = second.doc.getRoot().listMeshes()[0]!.listPrimitives()
+    expect(drawn!.getAttribute('TEXCOORD_1')).not.toBeNull()
+  })
+
+  it("keeps a KHR_materials_common emission texture from the zip's files: emissive on a PHONG material, the unlit colour of a CONSTANT one; names a shininess texture", async () => {
+    const common = JSON.parse(await readFile(join(paths.common, 'BoxTextured.gltf'), 'utf8'))
+    const extension = (Object.values(common.materials)[0] as { extensions: { KHR_materials_common: Record<string, unknown> } }).extensions
+      .KHR_materials_common
+    common.images.glow = { name: 'Glow', uri: 'glow.png' }
+    common.textures.glowTexture = { ...common.textures.texture_Image0001, source: 'glow' }
+    Object.assign(extension.values as object, { emission: 'glowTexture', shininess: 'texture_Image0001' })
+    const glow = await glowPng()
+    const files = unzipSync(await zipOf(paths.common))
+    files['glow.png'] = new Uint8Array(glow)
+    files['BoxTextured.gltf'] = new TextEncoder().encode(JSON.stringify(common))
+    const phong = await convert(zipSync(files), 'zip')
+    const [lit] = phong.doc.getRoot().listMaterials()
+    expect(lit!.getEmissiveFactor()).toEqual([1, 1, 1])
+    expect(await pixels(lit!.getEmissiveTexture()!.getImage()!)).toEqual(await pixels(glow))
+    expect(phong.warnings.filter((w) => w.includes('texture not carried'))).toEqual([
+      '[gltf 1.0] material "Effect-Texture": its shininess texture not carried (glTF 2.0 materials have no such input)',
+    ])
+    Object.assign(extension, { technique: 'CONSTANT', values: { emission: 'glowTexture' } })
+    files['BoxTextured.gltf'] = new TextEncoder().encode(JSON.stringify(common))
+    const [unlit] = (await convert(zipSync(files), 'zip')).doc.getRoot().listMaterials()
+    expect(unlit!.getExtension('KHR_materials_unlit')).not.toBeNull()
+    expect([unlit!.getBaseColorFactor(), unlit!.getEmissiveFactor(), unlit!.getEmissiveTexture()]).toEqual([[1, 1, 1, 1], [0, 0, 0], null])
+    expect(await pixels(unlit!.getBaseColorTexture()!.getImage()!)).toEqual(await pixels(glow))
   })
 
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {

@@ -59,3 +59,16 @@ export function readGltf1Accessor(json: Gltf1Data, id: unknown, buffers: Map<str
   }
   return { values, type, componentType, count }
 }
+
+/** The bytes of a data URI, base64 or percent-encoded. */
+export function decodeDataUri(uri: string): Uint8Array {
+  const comma = uri.indexOf(',')
+  const data = uri.slice(comma + 1)
+  if (/;base64$/i.test(uri.slice(0, comma))) return new Uint8Array(Buffer.from(data, 'base64'))
+  return new Uint8Array(
+    Buffer.from(
+      data.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+      'latin1',
+    ),
+  )
+}

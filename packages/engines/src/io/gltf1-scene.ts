@@ -5,6 +5,7 @@ import { KHRMaterialsUnlit } from '@gltf-transform/extensions'
 import { restoreGltf1Colors } from './gltf1-colors.ts'
 import { type Gltf1Skins, restoreGltf1Skins } from './gltf1-skins.ts'
 import { type Gltf1Textures, restoreGltf1Textures } from './gltf1-textures.ts'
+import type { ResolveFile } from './upload-files.ts'
 import { type Gltf1Nodes, matchGltf1Nodes, OUTSIDE_SCENE } from './gltf1-nodes.ts'
 
 export { type Entry, entries }
@@ -25,7 +26,7 @@ export { type Entry, entries }
  * - Lights (KHR_materials_common's): assimp imports none; made as KHR_lights_punctual (gltf1-lights.ts).
  * - Material states: double sides, blending with its transparency, the emission colour (the
  *   colour of an unlit KHR_materials_common CONSTANT material), the
- *   diffuse texture's sampler (gltf1-textures.ts).
+ *   diffuse texture's sampler and the emission texture, which assimp drops (gltf1-textures.ts).
  * - `extras` of nodes and materials.
  * - Skins: assimp imports none; made as 2.0 skins on their nodes' meshes (gltf1-skins.ts).
  * - Vertex colours: assimp drops them; their meshes are made from the file (gltf1-colors.ts).
@@ -46,16 +47,16 @@ const FLOAT = 5126
 
 /**
  * Restores node transforms and names, cameras, lights and material states, and rebuilds the animations.
- * `buffers` holds each 1.0 buffer's bytes by id. Returns a note per animation channel it could not take,
+ * `buffers` holds each 1.0 buffer's bytes by id; `resolve` finds the image files the JSON names. Returns a note per animation channel it could not take,
  * and for what of the lights glTF 2.0 cannot hold.
  */
-export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<string, Uint8Array>): string[] {
+export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<string, Uint8Array>, resolve: ResolveFile): string[] {
   const nodes = matchGltf1Nodes(doc, json)
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
   restoreCameras(doc, json, nodes)
   const notes = restoreGltf1Lights(doc, json, nodes)
   const materials = byUniqueName(doc.getRoot().listMaterials(), entries(json.materials))
-  notes.push(...restoreMaterials(doc, json, materials))
+  notes.push(...restoreMaterials(doc, json, materials, resolve))
   notes.push(...restoreGltf1Skins(doc, json, nodes, materials, buffers))
   notes.push(...restoreGltf1Colors(doc, json, nodes, materials, buffers))
   for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)
@@ -149,10 +150,10 @@ const BLEND = 3042
  * What assimp's glTF 1.0 importer reads of a material's colour but not of its states: whether both
  * sides are drawn (no CULL_FACE in its technique's states, or KHR_materials_common's `doubleSided`),
  * blending (BLEND in the states, or `transparent`) with the `transparency` value as the base colour's
- * alpha, and the emission colour; and its textures' samplers (gltf1-textures.ts). assimp names
+ * alpha, and the emission colour; and its textures: the diffuse one's sampler, the emission one (gltf1-textures.ts). assimp names
  * each material after its 1.0 id. Returns a note for each texture that is not carried.
  */
-function restoreMaterials(doc: Document, json: Gltf1Scene, materials: Map<string, Material>): string[] {
+function restoreMaterials(doc: Document, json: Gltf1Scene, materials: Map<string, Material>, resolve: ResolveFile): string[] {
   const notes: string[] = []
   for (const [id, material] of materials) {
     const source = json.materials![id]!
@@ -179,26 +180,38 @@ function restoreMaterials(doc: Document, json: Gltf1Scene, materials: Map<string
     ) {
       material.setEmissiveFactor(emission.slice(0, 3) as vec3)
     }
+    notes.push(...restoreGltf1Textures(doc, { json, resolve }, id, material, values, technique))
     if (common?.technique === 'CONSTANT') makeUnlit(doc, material)
-    notes.push(...restoreGltf1Textures(json, id, material, values))
     setExtras(material, source)
   }
   return notes
 }
 
 /**
- * KHR_materials_common's CONSTANT technique draws unlit, in its emission colour (plus the scene's
+ * KHR_materials_common's CONSTANT technique draws unlit, in its emission colour or texture (plus the scene's
  * ambient light, which 2.0 has none of): as KHR_materials_unlit, whose colour is the base colour.
  * assimp read it as a lit material, shaded by the lights, of base colour white.
  */
 function makeUnlit(doc: Document, material: Material): void {
   const [r, g, b] = material.getEmissiveFactor()
+  const texture = material.getEmissiveTexture()
+  const emissive = material.getEmissiveTextureInfo()
   material
     .setBaseColorFactor([r, g, b, material.getBaseColorFactor()[3]])
     .setEmissiveFactor([0, 0, 0])
-    // CONSTANT takes no diffuse: a 1.0 viewer did not draw one.
-    .setBaseColorTexture(null)
+    // CONSTANT takes no diffuse: a 1.0 viewer did not draw one. Its emission texture is its colour.
+    .setBaseColorTexture(texture)
+    .setEmissiveTexture(null)
     .setExtension('KHR_materials_unlit', doc.createExtension(KHRMaterialsUnlit).createUnlit())
+  const base = material.getBaseColorTextureInfo()
+  if (emissive && base) {
+    base
+      .setTexCoord(emissive.getTexCoord())
+      .setWrapS(emissive.getWrapS())
+      .setWrapT(emissive.getWrapT())
+      .setMagFilter(emissive.getMagFilter())
+      .setMinFilter(emissive.getMinFilter())
+  }
 }
 
 /** A technique's parameter values, where its materials give none. */

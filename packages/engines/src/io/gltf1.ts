@@ -3,7 +3,7 @@ import { errorMessage, ModelInputError } from '../errors.ts'
 import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { readWithAssimp } from './assimp-read.ts'
-import { type Entry, entries } from './gltf1-json.ts'
+import { decodeDataUri, type Entry, entries } from './gltf1-json.ts'
 import { defaultSceneId } from './gltf1-nodes.ts'
 import { type Gltf1Scene, restoreGltf1Scene } from './gltf1-scene.ts'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
@@ -113,7 +113,7 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
   }
   checkAccessors(json, buffers)
   const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions })
-  const notes = restoreGltf1Scene(doc, json, buffers)
+  const notes = restoreGltf1Scene(doc, json, buffers, resolve)
   for (const note of [...notes, ...notCarried(json, doc)]) doc.getLogger().warn(`[gltf 1.0] ${note}`)
   return doc
 }
@@ -204,19 +204,6 @@ function gatherBuffers(
     buffers.set(id, found)
   }
   return { companions, buffers }
-}
-
-/** The bytes of a data URI, base64 or percent-encoded. */
-function decodeDataUri(uri: string): Uint8Array {
-  const comma = uri.indexOf(',')
-  const data = uri.slice(comma + 1)
-  if (/;base64$/i.test(uri.slice(0, comma))) return new Uint8Array(Buffer.from(data, 'base64'))
-  return new Uint8Array(
-    Buffer.from(
-      data.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
-      'latin1',
-    ),
-  )
 }
 
 function missingResource(uri: string): never {
