@@ -1,3 +1,4 @@
+import { EXTENSION_ERROR_TEXTS } from './contract/index.ts'
 import { APIError, ConnectionError, TimeoutError } from './errors.ts'
 import { retryAfterMs } from './retry-after.ts'
 
@@ -22,16 +23,26 @@ export const RETRY_DEFAULTS: RetryPolicy = {
  * Idempotency-Key (`idempotent`): connection errors, time-outs, 429 and 5xx (except 501, which is
  * permanent) are retried. Any other POST creates a task, so it is retried only when the server
  * certainly did not act on it: a 429 (refused before any work) or a refused connection
- * (`ECONNREFUSED`: the request never reached a handler). Caller aborts are never retried.
+ * (`ECONNREFUSED`: the request never reached a handler). A submit with an Idempotency-Key answered
+ * 409 because the first request with that key is still being handled (a retry after a time-out
+ * that overlaps it) is retried too: that request will answer, and the retry then gets its task;
+ * every other 409 is final. Caller aborts are never retried.
  */
 export function isRetryable(method: string, error: unknown, idempotent = method.toUpperCase() === 'GET'): boolean {
   if (error instanceof APIError) {
     if (error.status === 429) return true
+    if (error.status === 409) return idempotent && isKeyInFlight(error)
     return idempotent && error.status >= 500 && error.status !== 501
   }
   if (error instanceof ConnectionError) return idempotent || error.code === 'ECONNREFUSED'
   if (error instanceof TimeoutError) return idempotent
   return false
+}
+
+/** The server's 409 for an Idempotency-Key whose first request is still being handled, told by the contract's text. */
+function isKeyInFlight(error: APIError): boolean {
+  const body = error.body as { error?: unknown } | null
+  return typeof body === 'object' && body !== null && body.error === EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight()
 }
 
 /**

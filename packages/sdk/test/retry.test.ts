@@ -2,7 +2,9 @@ import { http, HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   AuthenticationError,
+  ConflictError,
   createClient,
+  EXTENSION_ERROR_TEXTS,
   InternalServerError,
   MosError,
   NotImplementedError,
@@ -96,6 +98,40 @@ describe('which failures are retried', () => {
     }
   })
 
+  it("a submit answered 409 'still being handled' (its key's first request not answered yet) is retried under the same key; other 409s are final", async () => {
+    const inFlight = () =>
+      HttpResponse.json({ error: EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight() }, { status: 409, headers: { 'retry-after': '0' } })
+    const keys: (string | null)[] = []
+    server.use(
+      http.post(`${API}/compress`, ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'))
+        return keys.length < 3 ? inFlight() : submitted()
+      }),
+    )
+    expect(await client.compress(upload)).toEqual({ task_id: 't1', status: 'pending' })
+    expect(keys).toHaveLength(3)
+    expect(new Set(keys).size).toBe(1)
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/)
+
+    // Another 409 on a submit, and a download before completion: the answer is the server's last word.
+    const other = sequence('post', '/compress', [() => HttpResponse.json({ error: 'conflict' }, { status: 409 }), submitted])
+    await expect(client.compress(upload)).rejects.toMatchObject({ status: 409, message: 'conflict' })
+    expect(other.calls).toBe(1)
+    const download = sequence('get', '/tasks/t1/download', [() => HttpResponse.json({ error: 'task not completed: t1' }, { status: 409 })])
+    await expect(client.download('t1')).rejects.toBeInstanceOf(ConflictError)
+    expect(download.calls).toBe(1)
+  })
+
+  it("a submit still answered 409 'still being handled' after maxRetries fails with that ConflictError", async () => {
+    const counter = sequence('post', '/compress', [
+      () => HttpResponse.json({ error: EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight() }, { status: 409 }),
+    ])
+    const error = await client.compress(upload).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(ConflictError)
+    expect((error as ConflictError).message).toBe(EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight())
+    expect(counter.calls).toBe(3)
+  })
+
   it('POST: 429 is retried, with the same body', async () => {
     const sizes: number[] = []
     let calls = 0
@@ -161,6 +197,16 @@ describe('retry delays honour the server (fake timers)', () => {
     const counter = sequence('get', '/tasks/t1', [status(503, { 'retry-after': 'Sun, 22 Nov 2026 00:00:03 GMT' }), ok])
     const { seen } = await callsAfter(counter, () => slowPolicy.getTask('t1'), [0, 2_990, 10])
     expect(seen).toEqual([1, 1, 2])
+  })
+
+  it("Retry-After on a submit's 409 'still being handled'", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    const inFlight = () =>
+      HttpResponse.json({ error: EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight() }, { status: 409, headers: { 'retry-after': '3' } })
+    const counter = sequence('post', '/compress', [inFlight, submitted])
+    const { seen, result } = await callsAfter(counter, () => slowPolicy.compress(upload), [0, 2_990, 10])
+    expect(seen).toEqual([1, 1, 2])
+    expect(result).toEqual({ task_id: 't1', status: 'pending' })
   })
 
   it('X-RateLimit-Reset (integer Unix seconds) on a POST 429', async () => {

@@ -17,6 +17,12 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000
 const IN_FLIGHT_WAIT = { totalMs: 10_000, stepMs: 100 } as const
 
 /**
+ * The wait the 409 for a key still in flight asks for (Retry-After, seconds): the first request is
+ * past its upload by then, and a client that heeds it (the SDK does) finds its answer on the retry.
+ */
+export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1
+
+/**
  * Printable ASCII (%x20-7E), as the IETF draft's sf-string and docs/api.md have it: spaces included
  * (`k o` was refused, the pattern stopping at %x21). Not at either end: HTTP strips a field value's
  * outer whitespace on its way (RFC 9110 §5.5), so such a key could never arrive as sent.
@@ -74,7 +80,9 @@ export async function idempotent<T>(request: IdempotentRequest, run: () => Promi
       request.event.res.headers.set(EXTENSION_HEADERS.idempotentReplayed, 'true')
       return held.response as T
     }
-    if (waited >= IN_FLIGHT_WAIT.totalMs) throw new ApiError(409, EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight())
+    if (waited >= IN_FLIGHT_WAIT.totalMs) {
+      throw new ApiError(409, EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight(), { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) })
+    }
     await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_WAIT.stepMs))
   }
   let response: T
