@@ -61,6 +61,27 @@ describe('mos without a server', () => {
   })
 })
 
+describe('mos without a command, and its version', () => {
+  it('--version and -V print the @mos/sdk version and exit 0; --help lists them', async () => {
+    const { version } = JSON.parse(await readFile(resolve(dirname(MOS), '../package.json'), 'utf8')) as { version: string }
+    for (const flag of ['--version', '-V']) {
+      const run = await mos([flag])
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout).toBe(`${version}\n`)
+      expect(run.stderr).toBe('')
+    }
+    expect((await mos(['--help'])).stdout).toContain('--version, -V      print the version of mos (its @mos/sdk package)')
+  })
+
+  it('no command is a usage error: exit 2, the usage on stderr, nothing on stdout', async () => {
+    const run = await mos([])
+    expect(run.code).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(/^mos: no command given\n\nUsage: mos <command> FILE\.\.\. \[options\]\n/)
+    expect(run.stderr).toContain('2 on a usage error, 130 after Ctrl-C.')
+  })
+})
+
 describe('mos interrupted by Ctrl-C', () => {
   it('while a result downloads: exit status 130, the file failed as interrupted, no result and no .part left', async () => {
     // A service whose result never finishes arriving: the Ctrl-C comes mid-download, once bytes are on disk.

@@ -66,6 +66,7 @@ Options:
                      fail a request that makes no progress for SEC seconds, its upload included
                      (env MOS_REQUEST_TIMEOUT, default 120; 0: never)
   --help, -h         this text
+  --version, -V      print the version of mos (its @mos/sdk package)
 
 Exit status: 0 when every file succeeded, 1 when a task or request failed, 2 on a usage error, 130 after Ctrl-C.`
 
@@ -104,7 +105,7 @@ export class UsageError extends Error {
 
 /** Parsed command line. */
 export interface CliArgs {
-  command: TaskCommand | 'serve' | 'help'
+  command: TaskCommand | 'serve' | 'help' | 'version'
   files: string[]
   baseURL: string
   apiKey: string | undefined
@@ -160,6 +161,9 @@ function oneOf<T extends string>(name: string, value: string | undefined, values
   if (!values.includes(lower as T)) throw new UsageError(`--${name} must be one of ${values.join(', ')}, not "${value}"`)
   return lower as T
 }
+
+/** Refusal of a command line with no command: a usage error, as for other CLIs (the usage goes with it). */
+export const NO_COMMAND = 'no command given'
 
 /** The arguments of a command that takes no options. */
 const NO_OPTIONS = {
@@ -310,10 +314,12 @@ function toCliArgs(command: TaskCommand, values: OptionValues, files: string[], 
  * @example parseCliArgs(['compress', 'a.glb', '--engine', 'meshopt'], process.env)
  */
 export function parseCliArgs(argv: string[], env: Record<string, string | undefined>): CliArgs {
-  const [command = 'help', ...tail] = argv
-  // `serve` passes what follows to the server; help prints the usage: neither reads options.
+  const [command, ...tail] = argv
+  if (command === undefined) throw new UsageError(NO_COMMAND)
+  // `serve` passes what follows to the server; help and version print a text: none reads options.
   if (command === 'serve') return { ...NO_OPTIONS, command, rest: tail }
   if (command === 'help' || command === '--help' || command === '-h') return { ...NO_OPTIONS, command: 'help' }
+  if (command === '--version' || command === '-V') return { ...NO_OPTIONS, command: 'version' }
   if (!(TASK_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`)
   const { values, positionals } = readOptions(tail)
   if (values.help) return { ...NO_OPTIONS, command: 'help' }

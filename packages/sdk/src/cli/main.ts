@@ -3,11 +3,12 @@ import { setMaxListeners } from 'node:events'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createClient } from '../node.ts'
-import { CLI_DEFAULTS, parseCliArgs, USAGE, UsageError } from './args.ts'
+import { CLI_DEFAULTS, type CliArgs, NO_COMMAND, parseCliArgs, USAGE, UsageError } from './args.ts'
 import { createPlainProgress, createSilentProgress, createTerminalProgress } from './progress.ts'
 import { runTasks } from './run-tasks.ts'
 import { parseTasksArgs, runTasksCommand, TASKS_USAGE } from './task-control.ts'
 import { findServer, serve, SERVER_MISSING } from './serve.ts'
+import { SDK_VERSION } from './version.ts'
 
 /** The process surroundings, passed in so tests can run the CLI in-process too. */
 export interface CliIO {
@@ -24,26 +25,40 @@ export interface CliIO {
  */
 export async function runCli(io: CliIO): Promise<number> {
   if (io.argv[0] === 'tasks') return runTasksCli(io)
-  let args
+  let args: CliArgs
   try {
     args = parseCliArgs(io.argv, io.env)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    io.stderr.write(`mos: ${error.message}\nRun \`mos --help\` for usage.\n`)
+    // No command at all: the usage is the answer, on stderr as for any usage error.
+    const hint = error.message === NO_COMMAND ? `\n${USAGE}` : 'Run `mos --help` for usage.'
+    io.stderr.write(`mos: ${error.message}\n${hint}\n`)
     return 2
   }
   if (args.command === 'help') {
     io.stdout.write(`${USAGE}\n`)
     return 0
   }
-  if (args.command === 'serve') {
-    const location = findServer(dirname(fileURLToPath(import.meta.url))) ?? findServer(process.cwd())
-    if (!location) {
-      io.stderr.write(`${SERVER_MISSING}\n`)
-      return 1
-    }
-    return serve(location, args.rest, io.env as NodeJS.ProcessEnv)
+  if (args.command === 'version') {
+    io.stdout.write(`${SDK_VERSION}\n`)
+    return 0
   }
+  if (args.command === 'serve') return runServe(args, io)
+  return runTaskCommand(args, io)
+}
+
+/** `mos serve`: the @mos/server package's entry, found beside this one or under the working folder. */
+function runServe(args: CliArgs, io: CliIO): Promise<number> | number {
+  const location = findServer(dirname(fileURLToPath(import.meta.url))) ?? findServer(process.cwd())
+  if (!location) {
+    io.stderr.write(`${SERVER_MISSING}\n`)
+    return 1
+  }
+  return serve(location, args.rest, io.env as NodeJS.ProcessEnv)
+}
+
+/** A task command: its files sent, waited for and saved, each outcome shown (or printed as one JSON document). */
+async function runTaskCommand(args: CliArgs, io: CliIO): Promise<number> {
   const client = createClient({ baseURL: args.baseURL, apiKey: args.apiKey, timeout: args.requestTimeoutMs })
   const display = args.json
     ? createSilentProgress()

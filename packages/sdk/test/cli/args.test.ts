@@ -38,6 +38,12 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['convert', 'a.glb', '-h'], {})).toEqual(help)
   })
 
+  it('reads --version and -V as the version command; no command at all is a usage error', () => {
+    expect(parseCliArgs(['--version'], {}).command).toBe('version')
+    expect(parseCliArgs(['-V'], {}).command).toBe('version')
+    expect(() => parseCliArgs([], {})).toThrow(new UsageError('no command given'))
+  })
+
   it('parses the Mos extension flags, sending only those given', () => {
     expect(
       parseCliArgs(
