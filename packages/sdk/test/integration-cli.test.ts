@@ -82,6 +82,33 @@ describe('mos without a command, and its version', () => {
   })
 })
 
+describe('mos --json refused before any file is sent', () => {
+  it('prints the refusal as the JSON document on stdout, its words on stderr, exit 2', async () => {
+    const refusals = [
+      { args: ['compress', 'a.glb', '--json', '--bogus'], error: "Unknown option '--bogus'" },
+      { args: ['compress', 'a.glb', '--level', 'high', '--json'], error: '--level takes an integer, not "high"' },
+      { args: ['convert', '--json', 'a.glb'], error: 'convert needs --to FORMAT' },
+      { args: ['shrink', 'a.glb', '--json'], error: 'unknown command "shrink"' },
+    ]
+    for (const { args, error } of refusals) {
+      const run = await mos(args)
+      expect(run.code, args.join(' ')).toBe(2)
+      const document = JSON.parse(run.stdout) as { ok: boolean; error: string; results: unknown[] }
+      expect(document).toEqual({ ok: false, error: expect.stringContaining(error), results: [] })
+      expect(run.stderr).toBe(`mos: ${document.error}\nRun \`mos --help\` for usage.\n`)
+    }
+    // Without --json stdout stays empty; a --json after `--` names a file, not the option.
+    for (const args of [
+      ['compress', 'a.glb', '--bogus'],
+      ['compress', '--bogus', '--', '--json'],
+    ]) {
+      const run = await mos(args)
+      expect(run.code).toBe(2)
+      expect(run.stdout).toBe('')
+    }
+  })
+})
+
 describe('mos interrupted by Ctrl-C', () => {
   it('while a result downloads: exit status 130, the file failed as interrupted, no result and no .part left', async () => {
     // A service whose result never finishes arriving: the Ctrl-C comes mid-download, once bytes are on disk.
@@ -291,6 +318,12 @@ describe.skipIf(!server.startServer || !corpus.available)('mos against the real 
     const again = await mos(args, env)
     expect(again.code).toBe(2)
     expect(again.stderr).toBe(`mos: ${join(dir, 'spot.glb.meshopt.glb')} exists: not replaced (--force replaces it)\n`)
+    // With --json, stdout says the same as a JSON document (no results: nothing was sent).
+    expect(JSON.parse(again.stdout)).toEqual({
+      ok: false,
+      error: `${join(dir, 'spot.glb.meshopt.glb')} exists: not replaced (--force replaces it)`,
+      results: [],
+    })
     expect(await Promise.all(outputs.map((path: string) => readFile(path)))).toEqual(before)
     const forced = await mos([...args, '--force'], env)
     expect(forced.code, forced.stderr).toBe(0)

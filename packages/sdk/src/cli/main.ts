@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { createClient } from '../node.ts'
 import { CLI_DEFAULTS, type CliArgs, NO_COMMAND, parseCliArgs, USAGE, UsageError } from './args.ts'
 import { createPlainProgress, createSilentProgress, createTerminalProgress } from './progress.ts'
+import { asksForJson, refuse } from './refusal.ts'
 import { runTasks } from './run-tasks.ts'
 import { parseTasksArgs, runTasksCommand, TASKS_USAGE } from './task-control.ts'
 import { findServer, serve, SERVER_MISSING } from './serve.ts'
@@ -32,8 +33,7 @@ export async function runCli(io: CliIO): Promise<number> {
     if (!(error instanceof UsageError)) throw error
     // No command at all: the usage is the answer, on stderr as for any usage error.
     const hint = error.message === NO_COMMAND ? `\n${USAGE}` : 'Run `mos --help` for usage.'
-    io.stderr.write(`mos: ${error.message}\n${hint}\n`)
-    return 2
+    return refuse(io, error.message, asksForJson(io.argv), hint)
   }
   if (args.command === 'help') {
     io.stdout.write(`${USAGE}\n`)
@@ -71,8 +71,7 @@ async function runTaskCommand(args: CliArgs, io: CliIO): Promise<number> {
   } catch (error) {
     // Refused before anything was uploaded (two results under one name, a file in the way).
     if (!(error instanceof UsageError)) throw error
-    io.stderr.write(`mos: ${error.message}\n`)
-    return 2
+    return refuse(io, error.message, args.json)
   }
   const ok = results.every((result) => result.ok)
   if (args.json) io.stdout.write(`${JSON.stringify({ ok, results }, null, 2)}\n`)
