@@ -1,6 +1,6 @@
 import type { Document, Material, Mesh, Node } from '@gltf-transform/core'
 import { type Entry, entries } from './gltf1-json.ts'
-import { buildGltf1Mesh, type Gltf1Meshes } from './gltf1-primitive.ts'
+import { buildGltf1Mesh, type Gltf1Meshes, replaceNodeMesh } from './gltf1-primitive.ts'
 
 /** The parts of a glTF 1.0 JSON vertex colours are read from. */
 export interface Gltf1Colors extends Gltf1Meshes {
@@ -34,10 +34,7 @@ export function restoreGltf1Colors(
     }
     const mesh = made.get(key)!
     if (typeof mesh === 'string') continue
-    const old = node.getMesh()
-    node.setMesh(mesh)
-    // assimp's mesh, where no other node draws it.
-    if (old && !old.listParents().some((parent) => parent.propertyType === 'Node')) old.dispose()
+    replaceNodeMesh(node, mesh)
   }
   if (dropped.size > 0) notes.push(`attribute(s) ${[...dropped].join(', ')} not carried: glTF 2.0 has no such vertex attribute`)
   return notes

@@ -1,4 +1,4 @@
-import type { Document, Material, Mesh, Primitive } from '@gltf-transform/core'
+import type { Document, Material, Mesh, Node, Primitive } from '@gltf-transform/core'
 import { type Entry, type Gltf1Data, type Gltf1Values, readGltf1Accessor } from './gltf1-json.ts'
 
 /**
@@ -193,4 +193,11 @@ function influenceSets(sets: Influences[], count: number, skinJoints: number): {
     })
   }
   return out
+}
+
+/** Puts `mesh`, made again from the file, on `node`; assimp's mesh goes where no other node draws it. */
+export function replaceNodeMesh(node: Node, mesh: Mesh): void {
+  const old = node.getMesh()
+  node.setMesh(mesh)
+  if (old && !old.listParents().some((parent) => parent.propertyType === 'Node')) old.dispose()
 }

@@ -1,7 +1,7 @@
 import type { Document, Material, Node, Skin } from '@gltf-transform/core'
 import { type Entry, entries, readGltf1Accessor } from './gltf1-json.ts'
 import { OUTSIDE_SCENE } from './gltf1-nodes.ts'
-import { buildGltf1Mesh, type Gltf1Meshes } from './gltf1-primitive.ts'
+import { buildGltf1Mesh, type Gltf1Meshes, replaceNodeMesh } from './gltf1-primitive.ts'
 
 /**
  * glTF 1.0 skins, which assimp's importer leaves out (it reads no JOINT or WEIGHT attribute), made
@@ -55,10 +55,8 @@ export function restoreGltf1Skins(
       notes.push(`skin "${skinId}" of node "${id}" not carried (its mesh is drawn unskinned): ${typeof skin === 'string' ? skin : mesh}`)
       continue
     }
-    const old = node.getMesh()
-    node.setMesh(mesh).setSkin(skin)
-    // assimp's mesh, where no other node draws it.
-    if (old && !old.listParents().some((parent) => parent.propertyType === 'Node')) old.dispose()
+    replaceNodeMesh(node, mesh)
+    node.setSkin(skin)
   }
   // A skin made for nodes whose meshes could not be skinned: nothing draws with it.
   for (const skin of made.values()) {
