@@ -7,6 +7,16 @@ import { writeBigMesh } from './support/big-mesh.ts'
 import { API_KEY, partFileOnDisk, tempDir, tree } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 
+/** Sends `body` to compress as it is pulled; settles with the answer, or the error of a connection cut. */
+function streamUpload(url: string, boundary: string, body: ReadableStream<Uint8Array>): Promise<Response | Error> {
+  return fetch(`${url}/api/v1/compress`, {
+    method: 'POST',
+    headers: { 'X-API-Key': API_KEY, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body,
+    duplex: 'half',
+  } as RequestInit).catch((error: Error) => error)
+}
+
 describe('single node: an API process killed with SIGKILL mid-upload (fs storage)', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>
   let bigMesh: string
@@ -50,12 +60,7 @@ describe('single node: an API process killed with SIGKILL mid-upload (fs storage
         controller.enqueue(chunk)
       },
     })
-    const upload = fetch(`${server.url}/api/v1/compress`, {
-      method: 'POST',
-      headers: { 'X-API-Key': API_KEY, 'content-type': `multipart/form-data; boundary=${boundary}` },
-      body,
-      duplex: 'half',
-    } as RequestInit).catch((error: Error) => error)
+    const upload = streamUpload(server.url, boundary, body)
 
     // Wait until the half is on disk as an unfinished part file, then kill the process.
     const files = join(base, 'files')
@@ -119,12 +124,7 @@ describe('single node: SIGTERM mid-upload (fs storage)', () => {
           controller.enqueue(new TextEncoder().encode('v 0 0 0\n'.repeat(8192)))
         },
       })
-      const upload = fetch(`${server.url}/api/v1/compress`, {
-        method: 'POST',
-        headers: { 'X-API-Key': API_KEY, 'content-type': `multipart/form-data; boundary=${boundary}` },
-        body,
-        duplex: 'half',
-      } as RequestInit).catch((error: Error) => error)
+      const upload = streamUpload(server.url, boundary, body)
       const files = join(base, 'files')
       await partFileOnDisk(files)
       server.child.kill('SIGTERM')
