@@ -76,8 +76,16 @@ export interface FinalMessage {
   retiring: { reason: string; jobs: number; memoryMb: number }
 }
 
+/**
+ * A thread's last message on a job's port when it answers through piscina: its answer and its port
+ * are two channels, so the answer can arrive before the lines sent ahead of it; this says they are in.
+ */
+export interface EndMessage {
+  end: true
+}
+
 /** Everything a worker posts on a job's port. */
-export type PortMessage = ProgressMessage | LogMessage | FinalMessage
+export type PortMessage = ProgressMessage | LogMessage | FinalMessage | EndMessage
 
 /** The job as it crosses into the worker, with its private progress channel. */
 export interface WorkerJob extends EngineJob {

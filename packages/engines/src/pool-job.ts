@@ -41,26 +41,49 @@ export function eitherSignal(...candidates: (AbortSignal | undefined)[]): AbortS
   return signals.length > 1 ? AbortSignal.any(signals) : signals[0]
 }
 
+/** How long a job's answer waits for the lines its thread sent ahead of it (a thread sends them at once). */
+const LINES_WAIT_MS = 2000
+
+/** A job's port as the pool hears it. */
+export interface JobChannel {
+  /** The result a thread that retires after this job sends on the port; never resolves for one that does not. */
+  retired: Promise<JobResult>
+  /**
+   * Resolves once the thread's last message (its end, or its result when it retires) has come, so
+   * every line it sent is with the listeners, or LINES_WAIT_MS after it is called.
+   */
+  linesIn(): Promise<void>
+}
+
 /**
  * Hands the job's messages to its listeners: progress, log lines and, from a thread that retires
- * after this job, its result, which it sends on the port before it ends (worker.ts). Resolves to
- * that result; it never resolves for a thread that does not retire.
+ * after this job, its result, which it sends on the port before it ends (worker.ts).
  */
-export function listenToJob(port: MessagePort, listeners: JobListeners, budget: JobBudget, onRetired: () => void): Promise<JobResult> {
-  return new Promise<JobResult>((resolve) => {
+export function listenToJob(port: MessagePort, listeners: JobListeners, budget: JobBudget, onRetired: () => void): JobChannel {
+  let ended: () => void = () => undefined
+  const lastMessage = new Promise<void>((resolve) => (ended = resolve))
+  const retired = new Promise<JobResult>((resolve) => {
     port.on('message', (message: PortMessage) => {
       // The worker's first message says a thread has taken the job: its budget starts now.
       budget.start()
       if ('progress' in message) listeners.onProgress?.(message.progress)
       else if ('log' in message) listeners.onLog?.(message.log)
+      else if ('end' in message) ended()
       else if ('final' in message) {
         onRetired()
         listeners.onLog?.({ level: 'info', message: 'engine thread recycled', fields: { ...message.retiring } })
         port.postMessage('received')
+        ended()
         resolve(message.final)
       }
     })
   })
+  const linesIn = async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([lastMessage, new Promise<void>((resolve) => (timer = setTimeout(resolve, LINES_WAIT_MS)))])
+    clearTimeout(timer)
+  }
+  return { retired, linesIn }
 }
 
 /** How long a retired thread's result waits for piscina to see the thread end (so its slot is freed after). */

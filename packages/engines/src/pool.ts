@@ -109,7 +109,7 @@ async function runJob(threads: PoolThreads, slots: PoolSlots, job: EngineJob, ru
     }
   const { port1, port2 } = new MessageChannel()
   const budget = createJobBudget(runOptions.budgetMs)
-  const retiredResult = listenToJob(port1, runOptions, budget, threads.countRecycled)
+  const channel = listenToJob(port1, runOptions, budget, threads.countRecycled)
   const transferList: TransferListItem[] = [port2]
   if ('bytes' in job.input) transferList.push(job.input.bytes.buffer as ArrayBuffer)
   const signal = eitherSignal(runOptions.signal, budget.signal)
@@ -122,7 +122,10 @@ async function runJob(threads: PoolThreads, slots: PoolSlots, job: EngineJob, ru
       { ...job, port: port2 },
       { name: 'runEngineJob', transferList, ...(signal ? { signal } : {}) },
     ) as Promise<JobResult>
-    return await resultOf(returned, retiredResult)
+    const result = await resultOf(returned, channel.retired)
+    // The thread's answer can overtake the lines it wrote on the port, which closing the port drops.
+    await channel.linesIn()
+    return result
   } catch (error) {
     if (budget.spent && !runOptions.signal?.aborted) return { ok: false, message: workBudgetMessage(runOptions.budgetMs!) }
     return { ok: false, message: threadFailureMessage(error) }

@@ -12,7 +12,7 @@ import { readModel } from './io/index.ts'
 import type { ReadOptions } from './io/limits.ts'
 import { explainedReadFailure } from './ops/diagnose-file.ts'
 import { loadGltfValidator } from './ops/gltf-validation.ts'
-import type { FinalMessage, JobFailure, JobResult, LogMessage, WorkerJob } from './jobs.ts'
+import type { EndMessage, FinalMessage, JobFailure, JobResult, LogMessage, WorkerJob } from './jobs.ts'
 import { parseOperationOptions } from './operations/index.ts'
 import { JOB_LIMITS, type OperationContext } from './operations/operation.ts'
 import { enforceOutputSize, outputSizeRule } from './operations/output-size.ts'
@@ -64,6 +64,7 @@ async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
   } satisfies LogMessage)
   const retiring = recycling.afterJob()
   if (retiring && job.port) return retire(job.port, result, retiring)
+  job.port?.postMessage({ end: true } satisfies EndMessage)
   job.port?.close()
   return result.ok && result.bytes ? movedWithBytes({ ...result, bytes: result.bytes }) : result
 }
