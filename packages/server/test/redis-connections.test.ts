@@ -2,7 +2,8 @@ import { readdir, readFile, readlink } from 'node:fs/promises'
 import { submitResponseSchema } from '@mos/sdk/contract'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { until } from '../../../test/support/poll.ts'
+import { ownRedisAvailable, startOwnRedis } from '../../../test/support/own-redis.ts'
+import { sleep, until } from '../../../test/support/poll.ts'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { startTestS3, type TestS3 } from '../../../test/support/s3-server.ts'
@@ -12,6 +13,7 @@ import { sharedRedisEnv, startMos, stopMos, type MosProcess } from './support/pr
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 const hasRedis = await redisAvailable()
+const hasOwnRedis = await ownRedisAvailable()
 
 /** Names of the connections Redis holds now whose name contains `tag` (CLIENT LIST). */
 async function connectionsNamed(admin: Redis, tag: string): Promise<string[]> {
@@ -74,6 +76,38 @@ describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
     expect(await connectionsNamed(admin, name)).toEqual([])
     expect(() => redis.commands(REDIS_URL)).toThrow(/closed/)
   })
+
+  it.skipIf(!hasOwnRedis)(
+    'answers a readiness PING at once with why when the connection drops under it, on the queue connection that never gives up',
+    async () => {
+      // A Redis of the test's own: its clients are paused, which the shared one's other users must never be.
+      const own = await startOwnRedis()
+      const redis = createRedisConnections({ name: uniquePrefix('drop') })
+      const paused = new Redis(own.url)
+      try {
+        const queue = redis.queue(own.url)
+        await redis.ping(queue)
+        // The PING is sent on a connection that is up and gets no answer: then the connection drops.
+        await paused.call('CLIENT', 'PAUSE', '3000', 'ALL')
+        const ping = redis.ping(queue).then(
+          () => 'answered',
+          (error: Error) => error.message,
+        )
+        await sleep(200)
+        queue.stream.destroy()
+        const started = Date.now()
+        const port = new URL(own.url).port
+        // Before, ioredis sent the PING again once reconnected and it waited out the pause (an outage, for a probe).
+        expect(await ping).toBe(`Redis at redis://127.0.0.1:${port} unreachable: the connection closed (reconnecting)`)
+        expect(Date.now() - started).toBeLessThan(1000)
+      } finally {
+        paused.disconnect()
+        await redis.close()
+        await own.close()
+      }
+    },
+    30_000,
+  )
 
   describe.skipIf(!available)('a full deployment: Redis records, BullMQ queue, Redis rate limit and trial, S3 files', () => {
     const prefix = uniquePrefix('conns')

@@ -39,7 +39,8 @@ export interface RedisConnections {
    * One round trip to Redis on `client`, one of these connections (readiness). While the connection
    * is between reconnection attempts it answers at once with why (`Redis at … unreachable: connect
    * ECONNREFUSED … (reconnecting)`), where a PING would wait in ioredis's offline queue: forever on
-   * BullMQ's connection, several attempts on the commands one.
+   * BullMQ's connection, several attempts on the commands one. A PING whose connection drops under
+   * it fails at once in the same words.
    */
   ping(client: Redis): Promise<void>
   /** Quits every connection opened so far. */
@@ -72,6 +73,24 @@ function openClient(kind: ConnectionKind, url: string, options: Required<RedisCo
   return client
 }
 
+/**
+ * A PING that fails as soon as the connection drops under it: ioredis sends it again once it has
+ * reconnected, so on a connection that never gives up (BullMQ's) it would wait out the whole outage,
+ * and a probe that asked just as Redis went away said only that it had no answer.
+ */
+async function pingWhileConnected(client: Redis, watch: ConnectionWatch | undefined): Promise<void> {
+  let dropped: (() => void) | undefined
+  try {
+    await new Promise<void>((resolve, reject) => {
+      dropped = () => reject(watch?.unreachable() ?? new Error('the connection to Redis closed'))
+      client.once('close', dropped)
+      client.ping().then(() => resolve(), reject)
+    })
+  } finally {
+    if (dropped) client.removeListener('close', dropped)
+  }
+}
+
 /** Creates the (still empty) set of Redis connections; each opens on first use. */
 export function createRedisConnections(options: RedisConnectionsOptions): RedisConnections {
   const settings = { ...REDIS_CONNECTIONS_DEFAULTS, ...options }
@@ -98,9 +117,10 @@ export function createRedisConnections(options: RedisConnectionsOptions): RedisC
     queue: (url) => connection('queue', url),
     subscriber: (url) => connection('subscriber', url),
     async ping(client) {
-      const away = watches.get(client)?.unreachable()
+      const watch = watches.get(client)
+      const away = watch?.unreachable()
       if (away) throw away
-      await client.ping()
+      await pingWhileConnected(client, watch)
     },
     async close() {
       if (closed) return
