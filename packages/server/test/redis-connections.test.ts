@@ -99,7 +99,8 @@ describe.skipIf(!hasRedis)('redis connections: one set per process', () => {
         const port = new URL(own.url).port
         // Before, ioredis sent the PING again once reconnected and it waited out the pause (an outage, for a probe).
         expect(await ping).toBe(`Redis at redis://127.0.0.1:${port} unreachable: the connection closed (reconnecting)`)
-        expect(Date.now() - started).toBeLessThan(1000)
+        // Without the fix no words come, only the answer once the pause ends; the bound leaves room for a loaded machine.
+        expect(Date.now() - started).toBeLessThan(2000)
       } finally {
         paused.disconnect()
         await redis.close()
