@@ -1,5 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
+import { dirname, join } from 'node:path'
 import { workerData, type MessagePort } from 'node:worker_threads'
 import type { Document } from '@gltf-transform/core'
 import Piscina from 'piscina'
@@ -69,12 +71,22 @@ async function runJob(job: WorkerJob, step: Step): Promise<JobResult> {
   return result.ok && result.bytes ? movedWithBytes({ ...result, bytes: result.bytes }) : result
 }
 
-/** Writes the result where the caller's file store keeps it; a refusal of the system is said as the write's, not the input's. */
+/**
+ * Writes the result where the caller's file store keeps it; a refusal of the system is said as the write's, not the input's.
+ * It is written beside its path under the store's name for an unfinished write (`.<random>.part`, as the server's
+ * fs-file-store.ts) and renamed into place: a full disk, or a thread ended mid-write (its process killed, the task
+ * cancelled, its work budget spent), leaves no half result where the finished one is looked for. A failed write removes
+ * its part file; one a killed thread left behind, the server's sweep removes (maintenance/sweep.ts).
+ */
 async function writeOutput(path: string, bytes: Uint8Array): Promise<JobFailure | undefined> {
+  const temp = join(dirname(path), `.${randomUUID()}.part`)
   try {
-    await writeFile(path, bytes)
+    await writeFile(temp, bytes)
+    await rename(temp, path)
     return undefined
   } catch (error) {
+    // The write's own error is the answer: a removal refused as well (a read-only folder) adds nothing to it.
+    await rm(temp, { force: true }).catch(() => undefined)
     const { code = 'EIO', message } = error as NodeJS.ErrnoException
     return { ok: false, message: failureMessage(error), outputWriteError: { code, message } }
   }

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs'
+import { existsSync, watch } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sleep } from '../../../test/support/poll.ts'
+import { sleep, until } from '../../../test/support/poll.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
-import { API_KEY, partFileOnDisk, tempDir, tree } from './support/harness.ts'
+import { completedTaskSchema, submitResponseSchema } from '@mos/sdk/contract'
+import { API_KEY, fetchMos, form, partFileOnDisk, tempDir, tree, waitForTask } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 
 /** Sends `body` to compress as it is pulled; settles with the answer, or the error of a connection cut. */
@@ -17,7 +18,19 @@ function streamUpload(url: string, boundary: string, body: ReadableStream<Uint8A
   } as RequestInit).catch((error: Error) => error)
 }
 
-describe('single node: an API process killed with SIGKILL mid-upload (fs storage)', () => {
+/** One process on `base`, with one engine thread and an orphan age of about a second: what a kill leaves is swept at once. */
+const killedNodeEnv = (base: string) => ({
+  SERVICE__AUTH__API_KEYS: API_KEY,
+  SERVICE__SERVER__HOST: '127.0.0.1',
+  // The polling below is far above the contract's 60 requests a minute.
+  SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
+  SERVICE__SERVER__PORT: '0',
+  SERVICE__STORAGE__FS__BASE: base,
+  SERVICE__ENGINES__THREADS: '1',
+  SERVICE__STORAGE__ORPHAN_UPLOAD_MINUTES: '0.02',
+})
+
+describe('single node: a process killed with SIGKILL (fs storage)', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>
   let bigMesh: string
   let server: MosProcess | undefined
@@ -31,18 +44,9 @@ describe('single node: an API process killed with SIGKILL mid-upload (fs storage
     await dir.remove()
   })
 
-  it('shows no task, and the sweep of the next start removes the half-written upload', async () => {
+  it('mid-upload: shows no task, and the sweep of the next start removes the half-written upload', async () => {
     const base = join(dir.path, 'data')
-    const env = {
-      SERVICE__AUTH__API_KEYS: API_KEY,
-      SERVICE__SERVER__HOST: '127.0.0.1',
-      // The polling below is far above the contract's 60 requests a minute.
-      SERVICE__SERVER__RATE_LIMIT_PER_MINUTE: '1000000',
-      SERVICE__SERVER__PORT: '0',
-      SERVICE__STORAGE__FS__BASE: base,
-      SERVICE__ENGINES__THREADS: '1',
-      SERVICE__STORAGE__ORPHAN_UPLOAD_MINUTES: '0.02',
-    }
+    const env = killedNodeEnv(base)
     server = await startMos('all-1', env)
     const bytes = new Uint8Array(await readFile(bigMesh))
     const boundary = 'mos-crash-boundary'
@@ -86,6 +90,51 @@ describe('single node: an API process killed with SIGKILL mid-upload (fs storage
     }
     expect(await tree(join(files, 'tasks'))).toEqual([])
   })
+
+  /**
+   * The engine thread wrote its result straight to the task's output key: a process killed mid-write
+   * left a truncated `output` where the finished result is looked for (a retry or a download met it).
+   * It writes to a part file beside it and renames it into place; the sweep removes a part file a
+   * killed write left in a task that has a record, once older than the orphan age.
+   */
+  it('mid-result-write: leaves no file at the output key; the next start runs the task again and sweeps the part file', async () => {
+    await stopMos(server, 5000)
+    const base = join(dir.path, 'data-result')
+    const env = killedNodeEnv(base)
+    server = await startMos('write-1', env)
+    const killed = server
+    // The OBJ text of the grid is tens of MB: its write takes far longer than the kill below.
+    const response = await fetchMos(server, '/api/v1/convert', { method: 'POST', body: await form({ target_format: 'obj' }, [bigMesh]) })
+    const id = submitResponseSchema.parse(await response.json()).task_id
+    const folder = join(base, 'files', 'tasks', id)
+
+    // Killed the moment the thread's first file appears in the task folder, its write under way.
+    const watcher = watch(folder, (_event, name) => {
+      if (name !== 'input') killed.child.kill('SIGKILL')
+    })
+    try {
+      expect(await killed.exited).toBe('SIGKILL')
+    } finally {
+      watcher.close()
+    }
+    const left = await tree(folder)
+    expect(left).not.toContain('output')
+    expect(left.filter((name) => name.endsWith('.part'))).toHaveLength(1)
+
+    server = await startMos('write-2', env)
+    const mos = server
+    const record = completedTaskSchema.parse(await waitForTask((path) => fetchMos(mos, path), id, 120_000))
+    const download = await fetchMos(mos, `/api/v1/tasks/${id}/download`)
+    expect((await download.arrayBuffer()).byteLength).toBe(record.output.size_bytes)
+    // The sweep's first round after the orphan age: only the input and the whole result are left.
+    const swept = await until(
+      () => tree(folder),
+      (names) => !names.some((name) => name.endsWith('.part')),
+      30_000,
+      200,
+    )
+    expect(swept).toEqual(['input', 'output'])
+  }, 180_000)
 })
 
 /**

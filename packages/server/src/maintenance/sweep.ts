@@ -2,7 +2,7 @@ import { TERMINAL_TASK_STATUSES } from '@mos/sdk/contract'
 import type { Storage } from 'unstorage'
 import type { Logger } from '../logging/create-logger.ts'
 import type { TaskQueue } from '../queue/task-queue.ts'
-import type { FileStore } from '../storage/file-store.ts'
+import { isPartFile, type FileStore } from '../storage/file-store.ts'
 import type { TaskStore } from '../storage/task-store.ts'
 import type { TaskState } from '../tasks/task-state.ts'
 import { sweepBatches } from './sweep-batches.ts'
@@ -31,6 +31,8 @@ export interface SweeperOptions {
 export interface SweepReport {
   expired: number
   orphans: number
+  /** Part files a killed write left in the folder of a task that has a record. */
+  partFiles: number
   requeued: number
   abortedUploads: number
   batches: number
@@ -45,6 +47,8 @@ export interface SweepReport {
  * - removes batch records none of whose tasks is left, and expired console sessions;
  * - removes uploads that never got a record (a process killed between upload and record) once they
  *   are older than `orphanAgeMs`, and unfinished S3 multipart uploads as old;
+ * - removes, as old, the part files of writes killed in the folder of a task that has a record (an
+ *   engine thread's result, its process killed mid-write: the task runs again under a new one);
  * - with bullmq, queues every unfinished task again: a no-op for tasks already queued or running
  *   (the job id is the task id), and the rescue of a task whose API process died between writing
  *   its record and queuing it, or whose job BullMQ dropped after too many stalls.
@@ -58,9 +62,9 @@ export function createSweeper(options: SweeperOptions) {
     const now = Date.now()
     const all = await tasks.list()
     const known = new Set(all.map((task) => task.task_id))
-    const report: SweepReport = { expired: 0, orphans: 0, requeued: 0, abortedUploads: 0, batches: 0, sessions: 0 }
+    const report: SweepReport = { expired: 0, orphans: 0, partFiles: 0, requeued: 0, abortedUploads: 0, batches: 0, sessions: 0 }
     report.expired = await removeExpired(options, all, known, now)
-    report.orphans = await removeOrphans(options, known, now)
+    Object.assign(report, await removeOrphans(options, known, now))
     if (files.abortStaleUploads) report.abortedUploads = await files.abortStaleUploads(options.orphanAgeMs)
     if (options.records) report.batches = await sweepBatches(options.records, known, options.orphanAgeMs, now)
     if (options.sessions) report.sessions = await options.sessions.sweep(now)
@@ -119,15 +123,21 @@ async function removeExpired(options: SweeperOptions, all: TaskState[], known: S
   return expired
 }
 
-/** Removes task folders without a record whose newest file is older than `orphanAgeMs`. */
-async function removeOrphans(options: SweeperOptions, known: Set<string>, now: number): Promise<number> {
+/**
+ * Removes task folders without a record whose newest file is older than `orphanAgeMs`, and in the
+ * others the part files untouched as long (a write under way keeps touching its own).
+ */
+async function removeOrphans(options: SweeperOptions, known: Set<string>, now: number): Promise<{ orphans: number; partFiles: number }> {
   // Newest change per task folder that has no record.
   const newest = new Map<string, number>()
+  const staleParts: string[] = []
   for await (const file of options.files.list('tasks/')) {
     const id = file.key.split('/')[1]
-    if (!id || known.has(id)) continue
-    newest.set(id, Math.max(newest.get(id) ?? 0, file.modifiedAt))
+    if (!id) continue
+    if (!known.has(id)) newest.set(id, Math.max(newest.get(id) ?? 0, file.modifiedAt))
+    else if (isPartFile(file.key) && now - file.modifiedAt > options.orphanAgeMs) staleParts.push(file.key)
   }
+  for (const key of staleParts) await options.files.remove(key)
   let orphans = 0
   for (const [id, modifiedAt] of newest) {
     // Checked again right before removing: its record may have been written since the listing.
@@ -136,7 +146,7 @@ async function removeOrphans(options: SweeperOptions, known: Set<string>, now: n
       orphans++
     }
   }
-  return orphans
+  return { orphans, partFiles: staleParts.length }
 }
 
 /** Queues every unfinished task again, oldest first. */

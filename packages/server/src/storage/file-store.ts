@@ -31,6 +31,13 @@ export interface StoredFile {
   modifiedAt: number
 }
 
+/**
+ * Whether a listed key is a part file: a write under way, or one its process was killed in, under a
+ * name of its own beside its key (`.<random>.part`, renamed into place when whole). The fs file store
+ * writes so (fs-file-store.ts), and so does the engine thread its result (engines/src/worker.ts).
+ */
+export const isPartFile = (key: string): boolean => /(^|\/)\.[^/]+\.part$/.test(key)
+
 export class FileNotFoundError extends Error {
   override name = 'FileNotFoundError'
 }
