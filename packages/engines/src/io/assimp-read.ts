@@ -5,7 +5,7 @@ import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-module.ts'
 import { daeWorkaround } from './dae-workarounds.ts'
-import { imageFileExtension, imageStem, toGltfImage } from './image-files.ts'
+import { imageFileExtension, imageStem, toGltfImage, unusableImageNote } from './image-files.ts'
 import { decodeUriSafely, type ResolveFile } from './upload-files.ts'
 
 /** Options of the FBX and COLLADA readers. */
@@ -33,7 +33,7 @@ export type AssimpFormat = keyof typeof ASSIMP_FORMATS
 /**
  * Reads an FBX, COLLADA or glTF 1.0 file into a Document through assimp (WASM): assimp imports the
  * scene (triangulated) and exports it as GLB, which the platform's IO reads back. Afterwards, images
- * glTF cannot hold are converted (TGA → PNG) or dropped, and vertices are welded (assimp's export
+ * glTF cannot hold are converted (TGA and BMP → PNG) or dropped, and vertices are welded (assimp's export
  * unwelds them). A glTF 1.0 file's bounds are checked by its reader (gltf1.ts) before this.
  */
 export async function readWithAssimp(
@@ -144,7 +144,7 @@ async function convertToGlb(
 /**
  * assimp's GLB keeps images it cannot embed as URIs (a COLLADA file's textures, an FBX file's
  * external ones) and embeds images in their source format (FBX may hold TGA). Finds external images
- * through `resolve`, turns TGA into PNG, names each image after its file, and returns the URIs of
+ * through `resolve`, turns TGA and BMP into PNG, names each image after its file, and returns the URIs of
  * images that stay unusable; their textures are dropped, with a note naming the file.
  */
 function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: string) => void): Set<string> {
@@ -167,7 +167,7 @@ function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: 
     const converted = toGltfImage(source)
     delete image.bufferView
     if (!converted) {
-      note(`texture "${decodeUriSafely(label)}" is in a format glTF cannot hold; dropped`)
+      note(unusableImageNote(decodeUriSafely(label), source))
       image.uri = `unusable-${index}`
       jsonDoc.resources[image.uri] = new Uint8Array(0)
       dropped.add(image.uri)

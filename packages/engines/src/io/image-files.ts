@@ -1,4 +1,5 @@
 import type { Document, Texture } from '@gltf-transform/core'
+import { decodeBmp } from './bmp.ts'
 import { encodePng } from './png-encode.ts'
 import { decodeTga } from './tga.ts'
 import { baseName, type ResolveFile } from './upload-files.ts'
@@ -28,14 +29,46 @@ export function sniffImage(bytes: Uint8Array): GltfImageType | undefined {
 }
 
 /**
- * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA (common beside
- * COLLADA and OBJ files) re-encoded as PNG; undefined for anything else (BMP, DDS, PSD, ...).
+ * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA and BMP (common
+ * beside COLLADA, OBJ and FBX files) decoded and re-encoded as PNG, which keeps every pixel; undefined
+ * for anything else (DDS, PSD, RLE-compressed BMP, ...), which {@link unusableImageNote} names.
  */
 export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: GltfImageType } | undefined {
   const mimeType = sniffImage(bytes)
   if (mimeType) return { bytes, mimeType }
-  const tga = decodeTga(bytes)
-  return tga ? { bytes: encodePng(tga), mimeType: 'image/png' } : undefined
+  const decoded = decodeBmp(bytes) ?? decodeTga(bytes)
+  return decoded ? { bytes: encodePng(decoded), mimeType: 'image/png' } : undefined
+}
+
+/** Image formats told by their magic numbers, for notes on the images Mos cannot carry. */
+const FOREIGN_IMAGES: [RegExp, string][] = [
+  [/^DDS /, 'a DDS image'],
+  [/^8BPS/, 'a Photoshop (PSD) image'],
+  [/^GIF8/, 'a GIF image'],
+  [/^(II\*\0|MM\0\*)/, 'a TIFF image'],
+  [/^\x76\x2f\x31\x01/, 'an OpenEXR image'],
+  [/^#\?(RADIANCE|RGBE)/, 'a Radiance HDR image'],
+  [/^\xabKTX 11/, 'a KTX 1 image'],
+  [/^BM/, 'a BMP of a kind Mos does not decode (RLE-compressed, holding a JPEG or PNG, or over 8192×8192 pixels)'],
+]
+
+/**
+ * The task note for a texture whose file was found but cannot be carried: names the file and what
+ * its bytes are, so that the author knows which file to re-save as PNG or JPEG.
+ *
+ * @example
+ * unusableImageNote('maps/rock.dds', ddsBytes)
+ * // 'texture "maps/rock.dds" is a DDS image, which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped'
+ */
+export function unusableImageNote(name: string, bytes: Uint8Array): string {
+  const head = String.fromCharCode(...bytes.subarray(0, 16))
+  // TGA has no magic number: its name is all there is to go by.
+  const tga = /\.tga$/i.test(name) ? 'a TGA of a kind Mos does not decode (it reads 8-bit grey, colour-mapped, 24- and 32-bit)' : undefined
+  const what = FOREIGN_IMAGES.find(([magic]) => magic.test(head))?.[1] ?? tga
+  const kind = what
+    ? `${what}, which Mos cannot convert to PNG, JPEG, WebP or KTX2`
+    : 'not an image Mos can decode (PNG, JPEG, WebP, KTX2, TGA, BMP)'
+  return `texture "${name}" is ${kind}; dropped`
 }
 
 /** An image written as a file beside (COLLADA, OBJ) or inside (FBX) the model. */
@@ -100,7 +133,7 @@ export function createImageFiles(): (texture: Texture) => ImageFile {
 
 /**
  * The texture of a file a model names (an .mtl's `map_*`, a PLY's `TextureFile`), made once per name; undefined (after a warning naming the file)
- * when the upload lacks the file or glTF cannot hold its format.
+ * when the upload lacks the file or Mos cannot turn its format into one glTF holds.
  */
 export function createTextureLoader(
   doc: Document,
@@ -114,7 +147,7 @@ export function createTextureLoader(
     const found = resolve(file)
     const image = found && toGltfImage(found)
     if (!found) warn(`[${reader}] texture "${file}" is not in the upload; dropped`)
-    else if (!image) warn(`[${reader}] texture "${file}" is in a format glTF cannot hold; dropped`)
+    else if (!image) warn(`[${reader}] ${unusableImageNote(file, found)}`)
     const stem = imageStem(file) || 'texture'
     const made = image
       ? doc

@@ -20,8 +20,8 @@ function mapFileName(rest: string): string {
 
 /**
  * Reads an .mtl into glTF materials: Kd/d/Tr, Ke, map_Kd (base colour), map_Bump/norm (normal map),
- * map_Ke (emissive). Texture files come through `resolve` (TGA becomes PNG); one that is missing or
- * in a format glTF cannot hold is dropped with a warning naming it.
+ * map_Ke (emissive). Texture files come through `resolve` (TGA and BMP become PNG); one that is missing
+ * or in a format Mos cannot decode is dropped with a warning naming it.
  */
 export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: Map<string, Material>, warn: (text: string) => void): void {
   let current: Material | undefined

@@ -1,0 +1,138 @@
+/**
+ * A small BMP decoder: textures of older models (MD2, LightWave, many OBJ and COLLADA exports from
+ * Windows tools) are BMPs, which glTF cannot hold and neither sharp nor assimp's glTF export turns
+ * into anything else. Covers the uncompressed layouts Windows and DCC tools write: 1-, 4- and 8-bit
+ * palettes, 16-bit (5-5-5 or bit fields), 24-bit, 32-bit (bit fields with or without alpha), rows
+ * either way up; RLE-compressed and embedded JPEG/PNG bitmaps are left to the caller's note.
+ */
+import type { RgbaImage } from './tga.ts'
+
+/**
+ * Largest BMP decoded, in pixels: the texture limit's default (8192², 256 MB of RGBA). A 1-bit BMP
+ * holds 32 pixels in 4 bytes, so a file well within an upload's size could otherwise ask for GBs.
+ */
+export const BMP_MAX_PIXELS = 8192 * 8192
+
+/** What the file and info headers say, of a BMP this decoder handles. */
+interface BmpHeader {
+  width: number
+  height: number
+  /** Rows stored top row first (a negative height in the file). */
+  topDown: boolean
+  bitsPerPixel: number
+  /** Where the pixel rows start. */
+  pixelOffset: number
+  /** RGBA entries of the colour table (1-, 4- and 8-bit images). */
+  palette: Uint8Array
+  /** Red, green, blue and alpha masks of 16- and 32-bit pixels (alpha 0: opaque). */
+  masks: [number, number, number, number]
+}
+
+/** The masks of uncompressed 16- and 32-bit pixels (BI_RGB): 5-5-5, and 8-8-8 with the fourth byte unused. */
+const DEFAULT_MASKS: Record<number, [number, number, number, number]> = {
+  16: [0x7c00, 0x03e0, 0x001f, 0],
+  32: [0x00ff0000, 0x0000ff00, 0x000000ff, 0],
+}
+
+/** Decodes a BMP file, or returns undefined when the bytes are not a BMP this decoder handles. */
+export function decodeBmp(bytes: Uint8Array): RgbaImage | undefined {
+  const header = readBmpHeader(bytes)
+  if (!header) return undefined
+  const { width, height, bitsPerPixel, pixelOffset, topDown } = header
+  const stride = Math.ceil((width * bitsPerPixel) / 32) * 4
+  if (pixelOffset + stride * height > bytes.byteLength) return undefined
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const data = new Uint8Array(width * height * 4)
+  for (let y = 0; y < height; y++) {
+    const row = pixelOffset + (topDown ? y : height - 1 - y) * stride
+    for (let x = 0; x < width; x++) if (!putPixel(header, bytes, view, row, x, data, (y * width + x) * 4)) return undefined
+  }
+  return { width, height, data }
+}
+
+/** The headers of a BMP, or undefined where the file is not one, is compressed or declares more than it holds. */
+function readBmpHeader(bytes: Uint8Array): BmpHeader | undefined {
+  if (bytes.byteLength < 26 || bytes[0] !== 0x42 || bytes[1] !== 0x4d) return undefined
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const pixelOffset = view.getUint32(10, true)
+  const infoSize = view.getUint32(14, true)
+  // OS/2's 12-byte core header: 16-bit sizes, 3-byte colour table entries, no compression.
+  const core = infoSize === 12
+  if (!core && (infoSize < 40 || bytes.byteLength < 14 + infoSize)) return undefined
+  const width = core ? view.getUint16(18, true) : view.getInt32(18, true)
+  const rawHeight = core ? view.getUint16(20, true) : view.getInt32(22, true)
+  const bitsPerPixel = view.getUint16(core ? 24 : 28, true)
+  const compression = core ? 0 : view.getUint32(30, true)
+  const height = Math.abs(rawHeight)
+  if (width <= 0 || height === 0 || width * height > BMP_MAX_PIXELS) return undefined
+  // 0 BI_RGB; 3 BI_BITFIELDS and 6 BI_ALPHABITFIELDS carry masks. RLE (1, 2), JPEG (4) and PNG (5) are not read here.
+  if (compression !== 0 && !((compression === 3 || compression === 6) && (bitsPerPixel === 16 || bitsPerPixel === 32))) return undefined
+  if (![1, 4, 8, 16, 24, 32].includes(bitsPerPixel)) return undefined
+  const masks = compression === 0 ? DEFAULT_MASKS[bitsPerPixel] : readMasks(view, infoSize, compression)
+  const palette = bitsPerPixel <= 8 ? readPalette(bytes, view, core, infoSize, compression) : new Uint8Array(0)
+  if (!masks && bitsPerPixel > 8 && bitsPerPixel !== 24) return undefined
+  if (bitsPerPixel <= 8 && palette.byteLength === 0) return undefined
+  return { width, height, topDown: rawHeight < 0, bitsPerPixel, pixelOffset, palette, masks: masks ?? [0, 0, 0, 0] }
+}
+
+/** Bit field masks: inside a V2+ info header, else the 12 (or 16, with alpha) bytes after a 40-byte one. */
+function readMasks(view: DataView, infoSize: number, compression: number): [number, number, number, number] | undefined {
+  const at = 14 + 40
+  const withAlpha = infoSize >= 56 || compression === 6
+  if (at + (withAlpha ? 16 : 12) > view.byteLength) return undefined
+  return [
+    view.getUint32(at, true),
+    view.getUint32(at + 4, true),
+    view.getUint32(at + 8, true),
+    withAlpha ? view.getUint32(at + 12, true) : 0,
+  ]
+}
+
+/** The colour table as RGBA (opaque: BMP's fourth byte is reserved), or empty where it runs past the file. */
+function readPalette(bytes: Uint8Array, view: DataView, core: boolean, infoSize: number, compression: number): Uint8Array {
+  const bitsPerPixel = view.getUint16(core ? 24 : 28, true)
+  const declared = core ? 0 : view.getUint32(46, true)
+  const count = declared > 0 && declared <= 1 << bitsPerPixel ? declared : 1 << bitsPerPixel
+  const entrySize = core ? 3 : 4
+  const start = 14 + infoSize + (infoSize === 40 && compression !== 0 ? 12 : 0)
+  if (start + count * entrySize > bytes.byteLength) return new Uint8Array(0)
+  const palette = new Uint8Array(count * 4)
+  for (let i = 0; i < count; i++) {
+    const at = start + i * entrySize
+    palette.set([bytes[at + 2]!, bytes[at + 1]!, bytes[at]!, 255], i * 4)
+  }
+  return palette
+}
+
+/** Writes pixel `x` of the row at byte `row` as RGBA at `out[o]`; false for an index off the colour table. */
+function putPixel(header: BmpHeader, bytes: Uint8Array, view: DataView, row: number, x: number, out: Uint8Array, o: number): boolean {
+  const { bitsPerPixel, palette, masks } = header
+  if (bitsPerPixel <= 8) {
+    const bit = x * bitsPerPixel
+    const index = (bytes[row + (bit >> 3)]! >> (8 - bitsPerPixel - (bit & 7))) & ((1 << bitsPerPixel) - 1)
+    if (index * 4 >= palette.byteLength) return false
+    out.set(palette.subarray(index * 4, index * 4 + 4), o)
+  } else if (bitsPerPixel === 24) {
+    const at = row + x * 3
+    out[o] = bytes[at + 2]!
+    out[o + 1] = bytes[at + 1]!
+    out[o + 2] = bytes[at]!
+    out[o + 3] = 255
+  } else {
+    const value = bitsPerPixel === 16 ? view.getUint16(row + x * 2, true) : view.getUint32(row + x * 4, true)
+    out[o] = channel(value, masks[0])
+    out[o + 1] = channel(value, masks[1])
+    out[o + 2] = channel(value, masks[2])
+    out[o + 3] = masks[3] ? channel(value, masks[3]) : 255
+  }
+  return true
+}
+
+/** The masked bits of `value` scaled to 0–255 (a 5-bit 31 becomes 255, as every decoder does). */
+function channel(value: number, mask: number): number {
+  if (mask === 0) return 0
+  const shift = 31 - Math.clz32(mask & -mask) // the mask's trailing zeros
+  const bits = 32 - Math.clz32(mask >>> shift)
+  const raw = (value & mask) >>> shift
+  return bits >= 8 ? raw >>> (bits - 8) : Math.round((raw * 255) / ((1 << bits) - 1))
+}

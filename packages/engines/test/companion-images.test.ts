@@ -1,0 +1,210 @@
+import { readFile } from 'node:fs/promises'
+import type { Document, Texture } from '@gltf-transform/core'
+import { strToU8, unzipSync, zipSync } from 'fflate'
+import sharp from 'sharp'
+import { afterAll, describe, expect, it } from 'vitest'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { createEnginePool, loadPlatform } from '../src/index.ts'
+import { validatorReport } from './support/fidelity-readback.ts'
+import { success } from './support/job-result.ts'
+import { bmpPixel, tgaPixel } from './support/source-pixels.ts'
+
+/**
+ * Textures of other formats than glTF's, referenced by real models of the assimp corpus: TGA and BMP
+ * files beside a COLLADA and an OBJ model, a TGA embedded in an FBX. Each must arrive in the output
+ * as a PNG (or what the texture operation asks for) with its pixels, in the slot it was in, or be
+ * named in the task's warnings.
+ */
+const { available, paths } = corpusFiles({
+  duck: assimp('Collada', 'duck.dae'),
+  duckTga: assimp('Collada', 'duckCM.tga'),
+  grailTga: assimp('SMD', 'holygrail.tga'),
+  faerieBmp: assimp('MD2', 'faerie2.bmp'),
+  sydneyBmp: assimp('MD2', 'sydney.bmp'),
+  kwxport: assimp('Collada', 'kwxport_test_vcolors.dae'),
+  top: assimp('X', 'top.tga'),
+  bottom: assimp('X', 'bottom.tga'),
+  updown: assimp('X', 'updown.tga'),
+  spiderObj: assimp('OBJ', 'spider.obj'),
+  spiderMtl: assimp('OBJ', 'spider.mtl'),
+  spiderTex: assimp('OBJ', 'SpiderTex.jpg'),
+  wal69: assimp('OBJ', 'wal69ar_small.jpg'),
+  fbxTga: assimp('FBX', 'box_orphant_embedded_texture.fbx'),
+})
+
+const file = async (path: string) => new Uint8Array(await readFile(path))
+
+/** The source's size from its header and, at 25 points over it, the pixels: TGA and BMP alike. */
+async function expectSamePixels(texture: Texture | null | undefined, source: Uint8Array): Promise<void> {
+  const bmp = source[0] === 0x42 && source[1] === 0x4d
+  const view = new DataView(source.buffer, source.byteOffset, source.byteLength)
+  const [width, height] = bmp ? [view.getInt32(18, true), view.getInt32(22, true)] : [view.getUint16(12, true), view.getUint16(14, true)]
+  expect(texture?.getMimeType()).toBe('image/png')
+  const { data, info } = await sharp(texture!.getImage()!).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
+  expect([info.width, info.height]).toEqual([width, height])
+  for (let y = 0; y < height; y += Math.ceil(height / 5)) {
+    for (let x = 0; x < width; x += Math.ceil(width / 5)) {
+      const at = (y * width + x) * 4
+      expect([...data.subarray(at, at + 4)], `${texture!.getName()} at ${x},${y}`).toEqual((bmp ? bmpPixel : tgaPixel)(source, x, y))
+    }
+  }
+}
+
+/** A DDS header and one DXT1 block: a texture format Mos does not decode. */
+function ddsFile(): Uint8Array {
+  const bytes = new Uint8Array(128 + 8)
+  bytes.set(strToU8('DDS '))
+  new DataView(bytes.buffer).setUint32(4, 124, true)
+  bytes.set(strToU8('DXT1'), 84)
+  return bytes
+}
+
+/** duck.dae with a normal map (`<bump>`, a 32-bit TGA in a folder) and an emissive map (an 8-bit BMP) beside its TGA base colour. */
+async function duckWithMaps(): Promise<string> {
+  const sampler = (id: string) =>
+    `<newparam sid="${id}-surface"><surface type="2D"><init_from>${id}</init_from></surface></newparam>` +
+    `<newparam sid="${id}-sampler"><sampler2D><source>${id}-surface</source></sampler2D></newparam>`
+  return (await readFile(paths.duck, 'utf8'))
+    .replace(
+      '</library_images>',
+      '<image id="grail"><init_from>maps/holygrail.tga</init_from></image><image id="faerie"><init_from>.\\faerie2.bmp</init_from></image></library_images>',
+    )
+    .replace('<technique sid="common">', `${sampler('grail')}${sampler('faerie')}<technique sid="common">`)
+    .replace(/<emission>\s*<color>0 0 0 1<\/color>/, '<emission><texture texture="faerie-sampler" texcoord="TEX0"/>')
+    .replace(
+      /<\/technique>(\s*)<\/profile_COMMON>/,
+      '<extra><technique profile="FCOLLADA"><bump><texture texture="grail-sampler" texcoord="TEX0"/></bump></technique></extra></technique>$1</profile_COMMON>',
+    )
+}
+
+describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs in their slots, what cannot is named', async () => {
+  const pool = createEnginePool({ threads: 1 })
+  const platform = await loadPlatform()
+  afterAll(() => pool.destroy())
+  const run = async (name: string, bytes: Uint8Array, format: string, options: Record<string, unknown>) =>
+    success(await pool.run({ name, input: { bytes: bytes.slice() }, format, options } as Parameters<typeof pool.run>[0]))
+  /** The written model as a Document, after glTF-Validator found no error in it. */
+  const readValid = async (bytes: Uint8Array, extension: string): Promise<Document> => {
+    expect((await validatorReport(bytes, extension)).errors).toEqual([])
+    if (extension === 'glb') return platform.io.readBinary(bytes)
+    const files = unzipSync(bytes)
+    const json = JSON.parse(new TextDecoder().decode(files['model.gltf']!))
+    return platform.io.readJSON({ json, resources: files })
+  }
+  const material = (doc: Document) => doc.getRoot().listMaterials()[0]!
+  const duckZip = async () =>
+    zipSync({
+      'duck/duck.dae': strToU8(await duckWithMaps()),
+      'duck/duckCM.tga': await file(paths.duckTga),
+      'duck/maps/holygrail.tga': await file(paths.grailTga),
+      'duck/faerie2.bmp': await file(paths.faerieBmp),
+    })
+
+  it('COLLADA → glb and gltf: base colour TGA, normal TGA with alpha, emissive BMP, each a PNG of the same pixels', async () => {
+    for (const target of ['glb', 'gltf']) {
+      const result = await run('convert', await duckZip(), 'zip', { target_format: target })
+      expect(result.details?.warnings, target).toBeUndefined()
+      const doc = await readValid(result.bytes!, result.extension!)
+      await expectSamePixels(material(doc).getBaseColorTexture(), await file(paths.duckTga))
+      await expectSamePixels(material(doc).getNormalTexture(), await file(paths.grailTga))
+      await expectSamePixels(material(doc).getEmissiveTexture(), await file(paths.faerieBmp))
+      if (target === 'gltf')
+        expect(Object.keys(unzipSync(result.bytes!)).sort()).toEqual([
+          'duckCM.png',
+          'faerie2.png',
+          'holygrail.png',
+          'model.bin',
+          'model.gltf',
+        ])
+    }
+  })
+
+  it('COLLADA referencing ./../X/*.tga, zipped with its folders: three materials, three PNGs of the same pixels', async () => {
+    const zip = zipSync({
+      'Collada/kwxport_test_vcolors.dae': await file(paths.kwxport),
+      'X/top.tga': await file(paths.top),
+      'X/bottom.tga': await file(paths.bottom),
+      'X/updown.tga': await file(paths.updown),
+    })
+    const doc = await readValid((await run('convert', zip, 'zip', { target_format: 'glb' })).bytes!, 'glb')
+    const byName = new Map(
+      doc
+        .getRoot()
+        .listMaterials()
+        .map((m) => [m.getName(), m.getBaseColorTexture()]),
+    )
+    await expectSamePixels(byName.get('top'), await file(paths.top))
+    await expectSamePixels(byName.get('bottom'), await file(paths.bottom))
+    await expectSamePixels(byName.get('side'), await file(paths.updown))
+  })
+
+  it('the texture operations write the converted images as asked: png keeps every pixel, KTX2 validates', async () => {
+    const png = await run('texture_optimize', await duckZip(), 'zip', { format: 'png' })
+    const doc = await readValid(png.bytes!, 'zip')
+    await expectSamePixels(material(doc).getBaseColorTexture(), await file(paths.duckTga))
+    await expectSamePixels(material(doc).getEmissiveTexture(), await file(paths.faerieBmp))
+    const ktx2 = await run('texture_ktx2', await duckZip(), 'zip', {})
+    const basis = await readValid(ktx2.bytes!, 'zip')
+    expect(
+      basis
+        .getRoot()
+        .listTextures()
+        .map((t) => t.getMimeType()),
+    ).toEqual(['image/ktx2', 'image/ktx2', 'image/ktx2'])
+    expect(
+      [material(basis).getBaseColorTexture(), material(basis).getNormalTexture(), material(basis).getEmissiveTexture()].every(Boolean),
+    ).toBe(true)
+  })
+
+  it('OBJ whose .mtl names a BMP, TGAs (one a normal map), a DDS and a file the zip lacks: the images as PNGs, the others named', async () => {
+    const mtl = (await readFile(paths.spiderMtl, 'utf8'))
+      .replace('map_Kd .\\SpiderTex.jpg', 'map_Kd .\\sydney.bmp\nnorm textures\\duckCM.tga')
+      .replace('map_Kd .\\wal67ar_small.jpg', 'map_Kd -s 1 1 1 holygrail.tga')
+      .replace('map_Kd .\\drkwood2.jpg', 'map_Kd .\\drkwood2.dds')
+    const zip = zipSync({
+      'spider/spider.obj': await file(paths.spiderObj),
+      'spider/spider.mtl': strToU8(mtl),
+      'spider/sydney.bmp': await file(paths.sydneyBmp),
+      'spider/textures/duckCM.tga': await file(paths.duckTga),
+      'spider/holygrail.tga': await file(paths.grailTga),
+      'spider/drkwood2.dds': ddsFile(),
+      'spider/wal69ar_small.jpg': await file(paths.wal69),
+    })
+    const result = await run('convert', zip, 'zip', { target_format: 'glb' })
+    expect(result.details?.warnings).toEqual([
+      '[obj] texture ".\\drkwood2.dds" is a DDS image, which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped',
+      '[obj] texture ".\\engineflare1.jpg" is not in the upload; dropped',
+    ])
+    const doc = await readValid(result.bytes!, 'glb')
+    const byName = new Map(
+      doc
+        .getRoot()
+        .listMaterials()
+        .map((m) => [m.getName(), m]),
+    )
+    await expectSamePixels(byName.get('HLeibTex')?.getBaseColorTexture(), await file(paths.sydneyBmp))
+    await expectSamePixels(byName.get('HLeibTex')?.getNormalTexture(), await file(paths.duckTga))
+    await expectSamePixels(byName.get('Skin')?.getBaseColorTexture(), await file(paths.grailTga))
+    expect(byName.get('BeinTex')?.getBaseColorTexture()).toBeNull()
+  })
+
+  it('COLLADA whose texture is a DDS, or missing: the task names each file', async () => {
+    const dae = (await duckWithMaps()).replace('<init_from>./duckCM.tga</init_from>', '<init_from>textures/duckCM.dds</init_from>')
+    const result = await run('convert', zipSync({ 'duck.dae': strToU8(dae), 'textures/duckCM.dds': ddsFile() }), 'zip', {
+      target_format: 'glb',
+    })
+    expect(result.details?.warnings).toEqual([
+      '[dae] texture "textures/duckCM.dds" is a DDS image, which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped',
+      '[dae] texture "maps/holygrail.tga" is not in the upload; dropped',
+      '[dae] texture ".\\faerie2.bmp" is not in the upload; dropped',
+    ])
+    const doc = await readValid(result.bytes!, 'glb')
+    expect(doc.getRoot().listTextures()).toEqual([])
+  })
+
+  it('FBX with a TGA embedded: a PNG base colour, valid', async () => {
+    const doc = await readValid((await run('convert', await file(paths.fbxTga), 'fbx', { target_format: 'glb' })).bytes!, 'glb')
+    const texture = material(doc).getBaseColorTexture()
+    expect([texture?.getMimeType(), texture?.getSize()]).toEqual(['image/png', [256, 256]])
+  })
+})
