@@ -202,6 +202,14 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
     expect(doc.getRoot().listTextures()).toEqual([])
   })
 
+  it('a .dae uploaded alone: the warning names its TGA and says to send a zip', async () => {
+    const result = await run('convert', await file(paths.duck), 'dae', { target_format: 'glb' })
+    expect(result.details?.warnings).toEqual([
+      '[dae] texture "./duckCM.tga" is not in the upload; dropped (a .dae uploaded alone brings no other file: upload a zip of it and its textures)',
+    ])
+    expect((await readValid(result.bytes!, 'glb')).getRoot().listTextures()).toEqual([])
+  })
+
   it('FBX with a TGA embedded: a PNG base colour, valid', async () => {
     const doc = await readValid((await run('convert', await file(paths.fbxTga), 'fbx', { target_format: 'glb' })).bytes!, 'glb')
     const texture = material(doc).getBaseColorTexture()

@@ -49,7 +49,10 @@ export async function readWithAssimp(
   const notes: string[] = []
   const glb = await convertWithWorkarounds(platform, format === 'dae' ? utf16ToUtf8(bytes) : bytes, format, options.companions ?? {}, notes)
   const jsonDoc = splitGlb(glb)
-  const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note))
+  // A model uploaded alone (no resolver: not from a zip) cannot have its textures beside it: the note says how to send them.
+  const extension = ASSIMP_FORMATS[format].file.split('.').pop()
+  const alone = options.resolve ? '' : ` (a .${extension} uploaded alone brings no other file: upload a zip of it and its textures)`
+  const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note), alone)
   const doc = await platform.io.readJSON(jsonDoc).catch((error: unknown) => {
     throw new ModelInputError(`could not read the ${label} file (assimp's glTF hand-over is invalid: ${errorMessage(error)})`)
   })
@@ -145,9 +148,10 @@ async function convertToGlb(
  * assimp's GLB keeps images it cannot embed as URIs (a COLLADA file's textures, an FBX file's
  * external ones) and embeds images in their source format (FBX may hold TGA). Finds external images
  * through `resolve`, turns TGA and BMP into PNG, names each image after its file, and returns the URIs of
- * images that stay unusable; their textures are dropped, with a note naming the file.
+ * images that stay unusable; their textures are dropped, with a note naming the file (and, for a
+ * file missing, `missingHint`).
  */
-function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: string) => void): Set<string> {
+function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: string) => void, missingHint: string): Set<string> {
   const dropped = new Set<string>()
   const usedUris = new Set<string>()
   const { json } = jsonDoc
@@ -157,7 +161,7 @@ function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: 
       reference !== undefined ? resolve(reference) : image.bufferView !== undefined ? bufferViewBytes(jsonDoc, image.bufferView) : undefined
     if (!source) {
       if (reference === undefined) return
-      note(`texture "${decodeUriSafely(reference)}" is not in the upload; dropped`)
+      note(`texture "${decodeUriSafely(reference)}" is not in the upload; dropped${missingHint}`)
       image.uri = `missing-${index}`
       jsonDoc.resources[image.uri] = new Uint8Array(0)
       dropped.add(image.uri)
