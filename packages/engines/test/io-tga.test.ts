@@ -65,6 +65,19 @@ describe('TGA decoding', () => {
     expect(decodeTga(Uint8Array.from([...header(10, 2, 2, 24, 0), 0xff, 1, 2, 3]))).toBeUndefined() // run past the image
   })
 
+  it('refuses an RLE image declaring more pixels than the texture limit, before it allocates them', () => {
+    // 8960 × 8960 pixels in 2.5 MB of 128-pixel runs: 321 MB of RGBA had it been decoded (16384² took 1 GB).
+    const side = 8960
+    const runs = Math.ceil((side * side) / 128)
+    const bytes = new Uint8Array(18 + runs * 4)
+    bytes.set([0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, side & 255, side >> 8, side & 255, side >> 8, 24, 0x20])
+    for (let run = 0; run < runs; run++) bytes.set([0xff, 10, 20, 30], 18 + run * 4)
+    expect(decodeTga(bytes)).toBeUndefined()
+    // Within the limit, the same runs decode.
+    const small = Uint8Array.from([...header(10, 16, 8, 24, 0x20), 0xff, 10, 20, 30])
+    expect(Array.from(decodeTga(small)!.data.subarray(0, 4))).toEqual([30, 20, 10, 255])
+  })
+
   it('encodes PNGs that sharp reads back pixel for pixel', async () => {
     const png = encodePng({ width: 2, height: 2, data: Uint8Array.from(EXPECTED) })
     const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true })

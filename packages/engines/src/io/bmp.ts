@@ -5,13 +5,7 @@
  * palettes, 16-bit (5-5-5 or bit fields), 24-bit, 32-bit (bit fields with or without alpha), rows
  * either way up; RLE-compressed and embedded JPEG/PNG bitmaps are left to the caller's note.
  */
-import type { RgbaImage } from './tga.ts'
-
-/**
- * Largest BMP decoded, in pixels: the texture limit's default (8192², 256 MB of RGBA). A 1-bit BMP
- * holds 32 pixels in 4 bytes, so a file well within an upload's size could otherwise ask for GBs.
- */
-export const BMP_MAX_PIXELS = 8192 * 8192
+import { DECODED_IMAGE_MAX_PIXELS, type RgbaImage } from './tga.ts'
 
 /** What the file and info headers say, of a BMP this decoder handles. */
 interface BmpHeader {
@@ -64,7 +58,7 @@ function readBmpHeader(bytes: Uint8Array): BmpHeader | undefined {
   const bitsPerPixel = view.getUint16(core ? 24 : 28, true)
   const compression = core ? 0 : view.getUint32(30, true)
   const height = Math.abs(rawHeight)
-  if (width <= 0 || height === 0 || width * height > BMP_MAX_PIXELS) return undefined
+  if (width <= 0 || height === 0 || width * height > DECODED_IMAGE_MAX_PIXELS) return undefined
   // 0 BI_RGB; 3 BI_BITFIELDS and 6 BI_ALPHABITFIELDS carry masks. RLE (1, 2), JPEG (4) and PNG (5) are not read here.
   if (compression !== 0 && !((compression === 3 || compression === 6) && (bitsPerPixel === 16 || bitsPerPixel === 32))) return undefined
   if (![1, 4, 8, 16, 24, 32].includes(bitsPerPixel)) return undefined

@@ -63,7 +63,9 @@ const FOREIGN_IMAGES: [RegExp, string][] = [
 export function unusableImageNote(name: string, bytes: Uint8Array): string {
   const head = String.fromCharCode(...bytes.subarray(0, 16))
   // TGA has no magic number: its name is all there is to go by.
-  const tga = /\.tga$/i.test(name) ? 'a TGA of a kind Mos does not decode (it reads 8-bit grey, colour-mapped, 24- and 32-bit)' : undefined
+  const tga = /\.tga$/i.test(name)
+    ? 'a TGA of a kind Mos does not decode (it reads 8-bit grey, colour-mapped, 24- and 32-bit, up to 8192×8192 pixels)'
+    : undefined
   const what = FOREIGN_IMAGES.find(([magic]) => magic.test(head))?.[1] ?? tga
   const kind = what
     ? `${what}, which Mos cannot convert to PNG, JPEG, WebP or KTX2`

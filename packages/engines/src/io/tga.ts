@@ -10,8 +10,12 @@ export interface RgbaImage {
   data: Uint8Array
 }
 
-/** Largest TGA (in pixels) decoded; a 16k × 16k texture is already far beyond what a model needs. */
-export const TGA_MAX_PIXELS = 16384 * 16384
+/**
+ * Largest image the readers' own decoders (TGA, BMP) decode, in pixels: the texture limit's default
+ * (8192², 256 MB of RGBA), which the texture operations check on the header. A few MB of RLE packets
+ * (128 pixels in 4 bytes) or of 1-bit BMP rows declare far more: at 16384² a 2 MB TGA took 1 GB.
+ */
+export const DECODED_IMAGE_MAX_PIXELS = 8192 * 8192
 
 /** What the 18-byte header says, of a TGA this decoder handles. */
 interface TgaHeader {
@@ -70,7 +74,7 @@ function readTgaHeader(bytes: Uint8Array): TgaHeader | undefined {
   const rle = imageType >= 9
   const kind = imageType & 7 // 1 colour-mapped, 2 true-colour, 3 grey
   if (![1, 2, 3].includes(kind) || colorMapType > 1 || width === 0 || height === 0) return undefined
-  if (width * height > TGA_MAX_PIXELS) return undefined
+  if (width * height > DECODED_IMAGE_MAX_PIXELS) return undefined
   if (kind === 2 && depth !== 24 && depth !== 32) return undefined
   if ((kind === 3 || kind === 1) && depth !== 8) return undefined
   if (kind === 1 && (colorMapType !== 1 || (mapDepth !== 24 && mapDepth !== 32))) return undefined
