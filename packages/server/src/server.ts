@@ -89,8 +89,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
 interface Listener {
   port: number
-  /** Resolves with what was cut where the listener knows it (Node); Deno and Bun wait for requests in flight. */
-  close(): Promise<ListenerClosed | undefined>
+  /** Resolves with how many requests in flight the grace cut. */
+  close(): Promise<ListenerClosed>
 }
 
 type ListenOptions = {
@@ -102,8 +102,7 @@ type ListenOptions = {
 }
 
 /** Says how the requests in flight ended: all answered, or how many the grace cut. */
-function logDrained(context: ServiceContext, closed: ListenerClosed | undefined): void {
-  if (!closed) return
+function logDrained(context: ServiceContext, closed: ListenerClosed): void {
   const { logger } = context.observability
   const graceMs = context.config.server.shutdownGraceMs
   if (closed.cut === 0) logger.info({ cut: 0 }, 'requests in flight finished')
@@ -127,14 +126,7 @@ async function listen(app: H3, options: ListenOptions): Promise<Listener> {
     return listenNode(toNodeHandler(app), options)
   }
   const { listenFetch } = await import('./fetch-listener.ts')
-  const listener = await listenFetch(runtime, (request) => app.fetch(request), options)
-  return {
-    port: listener.port,
-    close: async () => {
-      await listener.close()
-      return undefined
-    },
-  }
+  return listenFetch(runtime, (request) => app.fetch(request), options)
 }
 
 /** Closes a context whose start failed. Closing may itself wait on the connection that failed: give it a moment, not forever. */

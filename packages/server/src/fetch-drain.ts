@@ -1,0 +1,74 @@
+import { ERROR_TEXTS } from '@mos/sdk/contract'
+import type { FetchHandler } from './fetch-listener.ts'
+
+/** The requests a fetch listener (Deno, Bun) has in flight, and what its drain does to new ones. */
+export interface Drain {
+  /** The handler to serve: the app's, counted, with the connection policy below on its answers. */
+  fetch: FetchHandler
+  /** From now on every answer says `Connection: close` (and on Deno, a new body is refused). */
+  startDrain(): void
+  /** Requests whose answer is not given yet. */
+  count(): number
+  /** Settles once the requests with a body that are in flight now have been answered. */
+  bodiesAnswered(): Promise<void>
+  /** Settles once every request in flight now has been answered. */
+  allAnswered(): Promise<void>
+}
+
+/** Seconds a request refused during a drain is told to wait before it is sent again (to another process). */
+const STOPPING_RETRY_AFTER_SECONDS = 1
+
+/**
+ * Counts the requests in flight, from the handler's call to its answer, and sets how connections
+ * end, as node-listener.ts does on Node:
+ *
+ * - A 408 (a body that stalled, uploads/request-body.ts) says `Connection: close` (RFC 9110 15.5.9:
+ *   408 means the server closes the connection). Bun then closes it, where it kept it to its idle
+ *   time-out. Deno sends the header but keeps a connection whose body has not all arrived until the
+ *   client closes it, cancelled or not: no answer can make it close (docs/deployment.md).
+ * - Once the drain began, every answer says `Connection: close`: the client does not send its next
+ *   request on a connection about to go away.
+ * - `refuseBodiesWhileDraining` (Deno): a request with a body that arrives during the drain is
+ *   answered at once, the contract's 500 with `Retry-After`, as the listener still takes connections
+ *   while the uploads begun before it finish (fetch-listener.ts); its body, which Deno's shutdown
+ *   would cut, is never read. Requests without one (probes, reads) are served.
+ */
+export function inFlightRequests(handler: FetchHandler, options: { refuseBodiesWhileDraining: boolean }): Drain {
+  const running = new Map<Promise<Response>, { body: boolean }>()
+  let draining = false
+  const answered = (withBody: boolean) =>
+    Promise.allSettled([...running].filter(([, request]) => request.body || !withBody).map(([answer]) => answer)).then(() => undefined)
+  return {
+    async fetch(request) {
+      if (draining && options.refuseBodiesWhileDraining && request.body !== null) return stoppingRefusal()
+      const answer = Promise.resolve().then(() => handler(request))
+      running.set(answer, { body: request.body !== null })
+      try {
+        const response = await answer
+        return draining || response.status === 408 ? closingConnection(response) : response
+      } finally {
+        running.delete(answer)
+      }
+    },
+    startDrain: () => {
+      draining = true
+    },
+    count: () => running.size,
+    bodiesAnswered: () => answered(true),
+    allAnswered: () => answered(false),
+  }
+}
+
+/** The answer with `Connection: close` (a copy: a response's headers may be immutable). */
+function closingConnection(response: Response): Response {
+  const headers = new Headers(response.headers)
+  headers.set('connection', 'close')
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+}
+
+function stoppingRefusal(): Response {
+  return Response.json(
+    { error: ERROR_TEXTS.internal('this process is stopping: send the request again') },
+    { status: 500, headers: { connection: 'close', 'retry-after': String(STOPPING_RETRY_AFTER_SECONDS) } },
+  )
+}
