@@ -15,9 +15,10 @@ export interface MultipartBody {
   length: number
   /**
    * A new stream of the whole body (each retry needs its own; the parts are Blobs, read again).
-   * `onProgress` is called as each chunk is handed to the runtime.
+   * `onProgress` is called as each chunk is handed to the runtime; once `signal` aborts, the stream
+   * fails with its reason and reads nothing more.
    */
-  open(onProgress: () => void): ReadableStream<Uint8Array>
+  open(onProgress: () => void, signal?: AbortSignal): ReadableStream<Uint8Array>
 }
 
 /** Largest slice read from a part at a time: small enough that progress is seen on a slow link. */
@@ -26,7 +27,7 @@ const CHUNK_BYTES = 64 * 1024
 /**
  * Encodes `form` as multipart/form-data. Text fields and files (Blobs, possibly disk-backed) are
  * taken as they are; nothing is read until `open`'s stream is pulled.
- * @example const body = multipartBody(form); fetch(url, { method: 'POST', body: body.open(tick), duplex: 'half' })
+ * @example const body = multipartBody(form); fetch(url, { method: 'POST', body: body.open(tick, signal), duplex: 'half', signal })
  */
 export function multipartBody(form: FormData): MultipartBody {
   const boundary = `----mos-${globalThis.crypto.randomUUID()}`
@@ -46,18 +47,27 @@ export function multipartBody(form: FormData): MultipartBody {
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     length: pieces.reduce((total, piece) => total + (piece instanceof Blob ? piece.size : piece.byteLength), 0),
-    open: (onProgress) => piecesStream(pieces, onProgress),
+    open: (onProgress, signal) => piecesStream(pieces, onProgress, signal),
   }
 }
 
-/** The pieces in order, a Blob sliced so that no single chunk holds up progress. */
-function piecesStream(pieces: (Uint8Array | Blob)[], onProgress: () => void): ReadableStream<Uint8Array> {
+/**
+ * The pieces in order, a Blob sliced so that no single chunk holds up progress. It ends itself on
+ * `signal`: undici, once the fetch is aborted, goes on pulling the body to its end into the closed
+ * connection (a 2 GB file read from disk to the last byte, the process held meanwhile).
+ */
+function piecesStream(pieces: (Uint8Array | Blob)[], onProgress: () => void, signal?: AbortSignal): ReadableStream<Uint8Array> {
   let index = 0
   let offset = 0
   return new ReadableStream<Uint8Array>({
+    start(controller) {
+      signal?.addEventListener('abort', () => controller.error(signal.reason), { once: true })
+    },
     async pull(controller) {
       // Until a chunk with bytes is handed over: a pull that enqueues nothing is not called again.
       for (;;) {
+        // Also between reads: a slice read when the abort came is not handed on.
+        if (signal?.aborted) return
         const piece = pieces[index]
         if (!piece) {
           controller.close()

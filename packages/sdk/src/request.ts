@@ -206,7 +206,7 @@ function send(
     const form = multipartBody(request.body)
     headers['content-type'] = form.contentType
     headers['content-length'] = String(form.length)
-    body = form.open(limit.progress)
+    body = form.open(limit.progress, limit.signal)
   }
   return connection.$fetch.raw(request.path, {
     baseURL: connection.baseURL,

@@ -48,4 +48,17 @@ describe('multipartBody', () => {
     const again = await readAll(body.open(() => undefined))
     expect(again.bytes).toEqual(first.bytes)
   })
+
+  it("fails with the signal's reason once it aborts and hands over nothing more", async () => {
+    const controller = new AbortController()
+    let progress = 0
+    const reader = multipartBody(form())
+      .open(() => progress++, controller.signal)
+      .getReader()
+    await reader.read()
+    const reason = new Error('given up')
+    controller.abort(reason)
+    await expect(reader.read()).rejects.toBe(reason)
+    expect(progress).toBe(1)
+  })
 })
