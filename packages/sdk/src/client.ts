@@ -25,8 +25,19 @@ export interface ClientOptions<V extends Variant = Variant> {
   timeout?: number
   /** Retries after the first attempt (see `isRetryable` for which failures qualify). */
   maxRetries?: number
-  /** A fetch implementation; default `globalThis.fetch`. */
+  /**
+   * A fetch implementation; default `globalThis.fetch` (looked up per call). A fetch given here gets
+   * each upload as a `FormData` unless `streamUploads` says otherwise.
+   */
   fetch?: typeof globalThis.fetch
+  /**
+   * Whether an upload goes as a stream the SDK feeds (`duplex: 'half'`), so that each chunk sent
+   * restarts `timeout`, rather than as a `FormData` (then `timeout` bounds the whole attempt).
+   * Default: on Node, Deno and Bun with the runtime's fetch; never with a `fetch` given here, which
+   * may not send a stream (node-fetch sends the text `[object ReadableStream]`). Set it for a fetch
+   * that passes the request on to the runtime's own.
+   */
+  streamUploads?: boolean
   /** Backoff tuning. */
   retryPolicy?: Partial<RetryPolicy>
 }
@@ -84,6 +95,7 @@ export function createClientWith<V extends Variant, U>(options: ClientOptions<V>
     timeout: options.timeout ?? CLIENT_DEFAULTS.timeout,
     maxRetries: options.maxRetries ?? CLIENT_DEFAULTS.maxRetries,
     fetch: options.fetch,
+    streamUploads: options.streamUploads,
     retryPolicy: { ...RETRY_DEFAULTS, ...options.retryPolicy },
   })
   const operations = createOperations(transport, resolveUpload)

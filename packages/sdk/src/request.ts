@@ -29,6 +29,8 @@ export interface TransportOptions {
   timeout: number
   maxRetries: number
   fetch?: typeof globalThis.fetch
+  /** Uploads as a stream the SDK feeds; default: with the runtime's own fetch where it can send one. */
+  streamUploads?: boolean
   retryPolicy?: RetryPolicy
 }
 
@@ -71,7 +73,8 @@ export function createTransport(options: TransportOptions): Transport {
     baseURL: serviceRoot(options.baseURL) + API_PREFIX,
     apiKey: options.apiKey,
     timeout: options.timeout,
-    streamUploads: runtimeStreamsRequestBodies(),
+    // A caller's fetch gets the FormData every fetch can send, unless told it streams (docs/sdk.md).
+    streamUploads: options.streamUploads ?? (!options.fetch && runtimeStreamsRequestBodies()),
   }
   const policy = options.retryPolicy ?? RETRY_DEFAULTS
 
