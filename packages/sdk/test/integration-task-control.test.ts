@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { createClient } from '../src/node.ts'
-import { ConflictError, NotFoundError, type TaskRecord } from '../src/index.ts'
+import { ConflictError, ERROR_TEXTS, NotFoundError, type TaskRecord } from '../src/index.ts'
+import { closedPort } from './support/closed-port.ts'
 import { API_KEY, loadStartServer, startRealServer } from './support/real-server.ts'
 
 const MOS = resolve(dirname(fileURLToPath(import.meta.url)), '../bin/mos.mjs')
@@ -71,5 +72,33 @@ describe.skipIf(!server.startServer || !corpus.available)('task control from the
     const usage = await mos(['tasks', 'cancel'], env)
     expect(usage.code).toBe(2)
     expect(usage.stderr).toContain('needs at least one task id')
+  })
+
+  it('mos tasks --json prints one document whatever the outcome, the words on stderr, the exit status as without', async () => {
+    const refusal = (error: string) => ({ ok: false, error, results: [] })
+    const wrongKey = await mos(['tasks', 'list', '--json'], { ...env, MOS_API_KEY: 'not-the-key' })
+    expect([wrongKey.code, JSON.parse(wrongKey.stdout)]).toEqual([1, refusal(ERROR_TEXTS.unauthorized())])
+    expect(wrongKey.stderr).toBe(`mos: ${ERROR_TEXTS.unauthorized()}\n`)
+    const down = `http://127.0.0.1:${await closedPort()}`
+    const away = await mos(['tasks', 'list', '--json'], { ...env, MOS_BASE_URL: down })
+    const unreachable = `connection to ${down} failed: connection refused (ECONNREFUSED)`
+    expect([away.code, JSON.parse(away.stdout)]).toEqual([1, refusal(unreachable)])
+    expect(away.stderr).toBe(`mos: ${unreachable}\n`)
+
+    const { task_id } = await client.compressAndWait({ file: corpus.paths.box, engine: 'meshopt' })
+    const mixed = await mos(['tasks', 'delete', 'no-such-task', task_id, '--json'], env)
+    expect(mixed.code).toBe(1)
+    expect(JSON.parse(mixed.stdout)).toEqual({
+      ok: false,
+      results: [
+        { input: 'no-such-task', ok: false, error: ERROR_TEXTS.taskNotFound('no-such-task') },
+        { input: task_id, ok: true, result: { task_id, deleted: true } },
+      ],
+    })
+    expect(mixed.stderr).toBe(`mos: no-such-task: ${ERROR_TEXTS.taskNotFound('no-such-task')}\n`)
+    const usage = await mos(['tasks', 'list', '--status', 'done', '--json'], env)
+    const why = '--status must be one of pending, processing, completed, failed, not "done"'
+    expect([usage.code, JSON.parse(usage.stdout)]).toEqual([2, refusal(why)])
+    expect(usage.stderr).toBe(`mos: ${why}\nRun \`mos tasks --help\` for usage.\n`)
   })
 })

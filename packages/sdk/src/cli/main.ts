@@ -89,8 +89,7 @@ async function runTasksCli(io: CliIO): Promise<number> {
     args = parseTasksArgs(io.argv.slice(1), io.env)
   } catch (error) {
     if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error
-    io.stderr.write(`mos: ${error.message}\nRun \`mos tasks --help\` for usage.\n`)
-    return 2
+    return refuse(io, error.message, asksForJson(io.argv), 'Run `mos tasks --help` for usage.')
   }
   return runTasksCommand(createClient({ baseURL: args.baseURL, apiKey: args.apiKey, timeout: args.requestTimeoutMs }), args, io)
 }

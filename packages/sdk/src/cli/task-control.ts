@@ -5,6 +5,7 @@ import { TASK_LIST_MAX_LIMIT, TASK_STATUSES, TASK_TYPES, type TaskRecord } from 
 import { MosError } from '../errors.ts'
 import { baseURLOf, requestTimeoutOf, UsageError } from './args.ts'
 import type { CliIO } from './main.ts'
+import { refusalDocument } from './refusal.ts'
 
 export const TASKS_USAGE = `Usage: mos tasks list [--status S] [--type T] [--batch ID] [--max N] [--json]
        mos tasks cancel TASK_ID... [--json]
@@ -76,37 +77,57 @@ export function parseTasksArgs(argv: string[], env: Record<string, string | unde
 const line = (task: TaskRecord) =>
   [task.task_id, task.status, 'type' in task ? task.type : '', task.created_at, 'error' in task ? task.error : ''].join('\t').trimEnd()
 
-/** Runs `mos tasks …` and resolves with the exit status (0 all good, 1 a request failed). */
+/**
+ * Runs `mos tasks …` and resolves with the exit status (0 all good, 1 a request failed). With `--json`
+ * stdout holds one document whatever the outcome: `list`, the array of records, or the refusal
+ * document when the listing failed (a wrong key, the service away); `cancel` and `delete`, the
+ * run's shape, `{ ok, results }`, a result per id.
+ */
 export async function runTasksCommand(client: Client, args: TasksArgs, io: Pick<CliIO, 'stdout' | 'stderr' | 'signal'>): Promise<number> {
-  const out = (value: unknown, text: string) => io.stdout.write(`${args.json ? JSON.stringify(value) : text}\n`)
-  if (args.action === 'list') {
-    const filters = {
-      ...(args.status ? { status: args.status } : {}),
-      ...(args.type ? { type: args.type } : {}),
-      ...(args.batchId ? { batch_id: args.batchId } : {}),
-    }
-    const listed: TaskRecord[] = []
-    const limit = args.max === 0 ? TASK_LIST_MAX_LIMIT : Math.min(args.max, TASK_LIST_MAX_LIMIT)
-    for await (const page of client.listTasks({ ...filters, limit }, { signal: io.signal })) {
-      listed.push(...page.tasks)
-      if (args.max > 0 && listed.length >= args.max) break
-    }
-    const tasks = args.max > 0 ? listed.slice(0, args.max) : listed
-    if (args.json) out(tasks, '')
-    else for (const task of tasks) io.stdout.write(`${line(task)}\n`)
-    return 0
-  }
-  let failed = 0
+  if (args.action === 'list') return listTasks(client, args, io)
+  const results: TaskIdResult[] = []
   for (const id of args.ids) {
     try {
       const answer =
         args.action === 'cancel' ? await client.cancelTask(id, { signal: io.signal }) : await client.deleteTask(id, { signal: io.signal })
-      out(answer, args.action === 'cancel' ? line(answer as TaskRecord) : `${id}\tdeleted`)
+      results.push({ input: id, ok: true, result: answer })
+      if (!args.json) io.stdout.write(`${args.action === 'cancel' ? line(answer as TaskRecord) : `${id}\tdeleted`}\n`)
     } catch (error) {
       if (!(error instanceof MosError)) throw error
-      failed++
+      results.push({ input: id, ok: false, error: error.message })
       io.stderr.write(`mos: ${id}: ${error.message}\n`)
     }
   }
-  return failed > 0 ? 1 : 0
+  const ok = results.every((result) => result.ok)
+  if (args.json) io.stdout.write(`${JSON.stringify({ ok, results }, null, 2)}\n`)
+  return ok ? 0 : 1
+}
+
+/** What `cancel` or `delete` did with one task id, in the `--json` document. */
+type TaskIdResult = { input: string; ok: true; result: unknown } | { input: string; ok: false; error: string }
+
+/** `mos tasks list`: newest first, at most `--max`; a failed request fails the run (exit status 1). */
+async function listTasks(client: Client, args: TasksArgs, io: Pick<CliIO, 'stdout' | 'stderr' | 'signal'>): Promise<number> {
+  const filters = {
+    ...(args.status ? { status: args.status } : {}),
+    ...(args.type ? { type: args.type } : {}),
+    ...(args.batchId ? { batch_id: args.batchId } : {}),
+  }
+  const listed: TaskRecord[] = []
+  const limit = args.max === 0 ? TASK_LIST_MAX_LIMIT : Math.min(args.max, TASK_LIST_MAX_LIMIT)
+  try {
+    for await (const page of client.listTasks({ ...filters, limit }, { signal: io.signal })) {
+      listed.push(...page.tasks)
+      if (args.max > 0 && listed.length >= args.max) break
+    }
+  } catch (error) {
+    if (!(error instanceof MosError)) throw error
+    io.stderr.write(`mos: ${error.message}\n`)
+    if (args.json) io.stdout.write(`${JSON.stringify(refusalDocument(error.message), null, 2)}\n`)
+    return 1
+  }
+  const tasks = args.max > 0 ? listed.slice(0, args.max) : listed
+  if (args.json) io.stdout.write(`${JSON.stringify(tasks)}\n`)
+  else for (const task of tasks) io.stdout.write(`${line(task)}\n`)
+  return 0
 }
