@@ -55,12 +55,14 @@ describe('uploads through a slow or stalled link (the compiled server, a throttl
   it('an upload that takes three times the time limit but keeps moving is sent once and taken whole', async () => {
     // Loopback lets the kernel hold about 4 MB of a request (64 KB segments) and wakes the writer
     // when about a third of that is sent: at 4 MB/s the client is handed on every ~0.4 s (measured),
-    // well inside the 2 s limit. The first 24 MB are paced (6 s); the rest, what the kernel still
+    // well inside the 3 s limit. The first 36 MB are paced (9 s); the rest, what the kernel still
     // held at the end, goes as fast as the service reads, as that tail would take seconds to drain
     // at 4 MB/s after the client's last write, on loopback only (a real link's buffers are far smaller).
-    const timeout = 2000
-    proxy = await startThrottlingProxy(mos.url, { bytesPerSecond: 4_000_000, pacedBytes: 24_000_000 })
-    const bytes = uploadBytes(32_000_000)
+    // The limit also bounds the wait for the answer once the body is sent: 3 s leaves a loaded
+    // machine room to store and hash 44 MB (at 2 s, a load of 15 on two cores went past it).
+    const timeout = 3000
+    proxy = await startThrottlingProxy(mos.url, { bytesPerSecond: 4_000_000, pacedBytes: 36_000_000 })
+    const bytes = uploadBytes(44_000_000)
     const started = Date.now()
     const { task_id } = await throughProxy(proxy, timeout).compress({ file: bytes, filename: 'large.glb', engine: 'draco' })
     // The link really was slow: the request took well past the limit, which was never reached.
