@@ -66,6 +66,8 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   let browser: Browser | undefined
   let page: Page
   const pageProblems: string[] = []
+  /** A task cancelled through the API, which the Admin tests open (owned by the API key). */
+  let cancelledId = ''
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'mos-console-views-'))
@@ -194,6 +196,42 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
         .locator('tbody tr')
         .filter({ has: page.getByRole('button', { name: id }) })
       await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toBe('failed: cancelled')
+      cancelledId = id
+    },
+    SLOW,
+  )
+
+  it(
+    "shows Admin's documents in words: a limit without one as 'no limit', sizes and times with units",
+    async () => {
+      // What a key says, beside its name (a definition list's dt + dd).
+      const valuesOf = (within: Locator, name: string) => within.locator(`dt:text-is("${name}") + dd`)
+      const license = page.getByTestId('license')
+      const limits = page.getByTestId('limits')
+      // The professional tier sets no batch count: the tier table's -1 and the limits in force's null, which read `-1` and `—`.
+      await expect.poll(() => valuesOf(license, 'max batch count').textContent()).toBe('no limit')
+      expect(await valuesOf(limits, 'max batch count').allTextContents()).toEqual(['no limit', 'no limit'])
+      expect(await valuesOf(limits, 'max texture size').allTextContents()).toContain('no limit')
+      expect(await valuesOf(license, 'max file size').textContent()).toMatch(/^[\d,]+ MB$/)
+      // A setting keeps its name (the key an operator sets), where its underscores read as spaces.
+      expect(await page.getByTestId('limits').textContent()).toContain('SERVICE__LIMITS__MAX_FILE_SIZE_MB')
+      // The licence's expiry in local time, as the task list's times, its instant kept in `datetime`.
+      const expiry = valuesOf(license, 'expires at').locator('time')
+      expect(Date.parse((await expiry.getAttribute('datetime')) ?? '')).toBeGreaterThan(Date.now())
+      expect(await expiry.textContent()).toBe(
+        await page.evaluate((iso) => new Date(iso).toLocaleString(), (await expiry.getAttribute('datetime'))!),
+      )
+      // No value on the page is a raw sentinel or a missing one's JavaScript word.
+      const values = await page.locator('main dd, main td').allTextContents()
+      expect(values.filter((text) => /^(-1|undefined|null|NaN)$|\b(undefined|NaN)\b/.test(text.trim()))).toEqual([])
+
+      // The cancelled task's record: its upload's size in bytes for people, its times local.
+      await page.getByTestId('task-table').getByRole('button', { name: cancelledId }).click()
+      const record = page.getByTestId('task-record')
+      const size = await stat(corpus.paths.box)
+      expect(await valuesOf(record, 'input size').textContent()).toBe(`${(size.size / 1024).toFixed(1)} KB`)
+      expect(await record.locator('time').count()).toBeGreaterThan(1)
+      expect(await record.textContent()).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/)
       await page.getByRole('link', { name: 'Work' }).click()
     },
     SLOW,

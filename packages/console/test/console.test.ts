@@ -520,7 +520,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(await record.textContent()).toContain('console:admin')
 
       await expect.poll(() => page.getByTestId('license').textContent()).toContain('professional')
-      await expect.poll(() => page.getByTestId('limits').textContent()).toContain('max file size mb')
+      await expect.poll(() => page.getByTestId('limits').textContent()).toContain('max file size')
       await expect.poll(() => page.getByTestId('queue-pending').textContent()).toMatch(/^\d+$/)
       // Two polls make a line: the charts are drawn from /admin/metrics every few seconds.
       await expect.poll(() => page.getByTestId('chart').locator('polyline').count(), { timeout: 30_000 }).toBe(5)

@@ -26,7 +26,10 @@ export function LineChart({ series }: { series: Series }) {
     <figure class="chart" data-testid="chart">
       <figcaption>
         {series.label}: <strong>{latest === undefined ? '—' : `${format(latest)} ${series.unit}`}</strong>
-        <span class="muted"> (max {format(max < 1e-6 ? 0 : max)})</span>
+        <span class="muted">
+          {' '}
+          (max {format(max < 1e-6 ? 0 : max)} {series.unit})
+        </span>
       </figcaption>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`${series.label} over the last ${values.length} readings`}>
         <rect x="0" y="0" width={WIDTH} height={HEIGHT} class="chart-bg" />
