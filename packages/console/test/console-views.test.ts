@@ -202,7 +202,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   )
 
   it(
-    "shows Admin's documents in words: a limit without one as 'no limit', sizes and times with units",
+    "shows Admin's documents in words: a limit without one as 'no limit', sizes and times with units, an open record gone when its task is",
     async () => {
       // What a key says, beside its name (a definition list's dt + dd).
       const valuesOf = (within: Locator, name: string) => within.locator(`dt:text-is("${name}") + dd`)
@@ -232,6 +232,11 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       expect(await valuesOf(record, 'input size').textContent()).toBe(`${(size.size / 1024).toFixed(1)} KB`)
       expect(await record.locator('time').count()).toBeGreaterThan(1)
       expect(await record.textContent()).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/)
+      // Deleted elsewhere (through the API) while open: the record says so and offers no download, cancel or delete.
+      const gone = await fetch(`${mos!.url}/api/v1/tasks/${cancelledId}`, { method: 'DELETE', headers: { 'X-API-Key': API_KEY } })
+      expect(gone.status).toBeLessThan(300)
+      await record.getByTestId('record-removed').waitFor()
+      expect(await record.getByRole('button', { name: 'Delete' }).count()).toBe(0)
       await page.getByRole('link', { name: 'Work' }).click()
     },
     SLOW,

@@ -5,6 +5,10 @@ import { TaskEvents } from '../work/task-events.ts'
 import { KeyValues } from './key-values.tsx'
 import { type TaskFilters, withChange, withFirstPage, withoutTask } from './live-tasks.ts'
 import { DataTable } from '../ui/data-table.tsx'
+import { isOlder } from '../work/record-order.ts'
+
+/** The record shown below the list; `removed` once the service says the task is gone (deleted elsewhere, expired). */
+type OpenRecord = TaskRecord & { removed?: boolean }
 
 const STATUSES = ['', 'pending', 'processing', 'completed', 'failed']
 const TYPES = ['', 'compress', 'convert', 'repair', 'diagnose', 'texture_optimize', 'texture_ktx2']
@@ -25,6 +29,9 @@ function FilterChoice(props: { id: string; label: string; choices: string[]; val
   )
 }
 
+/** The record as the service sent it, without the page's own mark. */
+const recordFields = ({ removed: _removed, ...record }: OpenRecord) => record
+
 /**
  * Every owner's tasks, newest first, with filters, paging, each record and its controls. The rows
  * follow the service's event stream: new tasks appear at the top, statuses move, removed ones go.
@@ -36,7 +43,7 @@ export function TasksPanel() {
   const [cursor, setCursor] = useState<string | null>(null)
   const [error, setError] = useState('')
   const [loading, setLoading] = useState(false)
-  const [selected, setSelected] = useState<TaskRecord | null>(null)
+  const [selected, setSelected] = useState<OpenRecord | null>(null)
   const [message, setMessage] = useState('')
 
   const load = async (from: string | null) => {
@@ -59,9 +66,17 @@ export function TasksPanel() {
   useEffect(() => {
     void load(null)
     const events = new TaskEvents()
+    // The open record follows the stream as its row does: it kept the status it was opened with (a Cancel offered for
+    // a task long completed) and, once the task was deleted elsewhere, a Download link answering raw 404 JSON.
     return events.subscribe(
-      (record) => setTasks((current) => withChange(current, record, applied)),
-      (taskId) => setTasks((current) => withoutTask(current, taskId)),
+      (record) => {
+        setTasks((current) => withChange(current, record, applied))
+        setSelected((open) => (open?.task_id === record.task_id && !open.removed && !isOlder(record, open) ? { ...open, ...record } : open))
+      },
+      (taskId) => {
+        setTasks((current) => withoutTask(current, taskId))
+        setSelected((open) => (open?.task_id === taskId ? { ...open, removed: true } : open))
+      },
     )
   }, [applied])
 
@@ -147,25 +162,32 @@ export function TasksPanel() {
       {selected ? (
         <section class="record" aria-label={`Task ${selected.task_id}`} data-testid="task-record">
           <h3>Task {selected.task_id}</h3>
+          {selected.removed ? (
+            <p class="error" role="status" data-testid="record-removed">
+              No longer on the service (deleted, or its retention ended): what it said is below, its output is gone with it.
+            </p>
+          ) : null}
           <p class="actions">
-            {selected.status === 'completed' ? (
+            {selected.status === 'completed' && !selected.removed ? (
               <a class="button" href={downloadPath(selected.task_id)}>
                 Download
               </a>
             ) : null}
-            {selected.status === 'pending' || selected.status === 'processing' ? (
+            {!selected.removed && (selected.status === 'pending' || selected.status === 'processing') ? (
               <button type="button" class="secondary" onClick={() => control(selected.task_id, 'cancel')}>
                 Cancel
               </button>
             ) : null}
-            <button type="button" class="danger" onClick={() => control(selected.task_id, 'delete')}>
-              Delete
-            </button>
+            {selected.removed ? null : (
+              <button type="button" class="danger" onClick={() => control(selected.task_id, 'delete')}>
+                Delete
+              </button>
+            )}
             <button type="button" class="secondary" onClick={() => setSelected(null)}>
               Close
             </button>
           </p>
-          <KeyValues value={selected} />
+          <KeyValues value={recordFields(selected)} label={`Record of task ${selected.task_id}`} />
         </section>
       ) : null}
     </section>
