@@ -202,7 +202,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   )
 
   it(
-    "shows Admin's documents in words: a limit without one as 'no limit', sizes and times with units, an open record gone when its task is",
+    "shows Admin's documents in words: a limit without one as 'no limit', sizes and times with units, an open record gone when its task is, no match said",
     async () => {
       // What a key says, beside its name (a definition list's dt + dd).
       const valuesOf = (within: Locator, name: string) => within.locator(`dt:text-is("${name}") + dd`)
@@ -237,6 +237,13 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       expect(gone.status).toBeLessThan(300)
       await record.getByTestId('record-removed').waitFor()
       expect(await record.getByRole('button', { name: 'Delete' }).count()).toBe(0)
+
+      // Filters no task matches: the list says so, where it showed a table of column headers and no row.
+      await page.getByLabel('Status').selectOption('pending')
+      await page.getByLabel('Type').selectOption('texture_ktx2')
+      await page.getByRole('button', { name: 'Filter' }).click()
+      await expect.poll(() => page.getByTestId('no-tasks').textContent()).toBe('No task matches these filters.')
+      expect(await page.getByTestId('task-table').count()).toBe(0)
       await page.getByRole('link', { name: 'Work' }).click()
     },
     SLOW,

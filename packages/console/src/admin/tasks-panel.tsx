@@ -130,29 +130,37 @@ export function TasksPanel() {
       <p class="muted" aria-live="polite">
         {loading ? 'Loading…' : `${tasks.length} task${tasks.length === 1 ? '' : 's'} shown`}
       </p>
-      <DataTable columns={['Task', 'Type', 'Status', 'Input', 'Owner', 'Created']} testId="task-table">
-        {tasks.map((task) => (
-          <tr key={task.task_id}>
-            <th scope="row">
-              <button type="button" class="link" onClick={() => open(task.task_id)}>
-                {task.task_id}
-              </button>
-            </th>
-            <td>{task.type ?? '—'}</td>
-            <td>
-              {task.status}
-              {task.status === 'processing' ? ` ${task.progress ?? 0}%` : ''}
-              {/* Why it failed: "cancelled" and an engine's words read differently, and the row is where one looks. */}
-              {task.status === 'failed' && task.error ? <span class="muted">: {task.error}</span> : null}
-            </td>
-            <td>
-              {task.input_filename ?? '—'} <span class="muted">{formatBytes(task.input_size_bytes)}</span>
-            </td>
-            <td>{task.owner ?? '—'}</td>
-            <td>{task.created_at ? new Date(task.created_at).toLocaleString() : '—'}</td>
-          </tr>
-        ))}
-      </DataTable>
+      {!loading && !error && tasks.length === 0 ? (
+        <p class="muted" data-testid="no-tasks">
+          {Object.values(applied).some(Boolean)
+            ? 'No task matches these filters.'
+            : 'No tasks yet: tasks submitted on the Work page or through the API appear here as they are made.'}
+        </p>
+      ) : (
+        <DataTable columns={['Task', 'Type', 'Status', 'Input', 'Owner', 'Created']} testId="task-table">
+          {tasks.map((task) => (
+            <tr key={task.task_id}>
+              <th scope="row">
+                <button type="button" class="link" onClick={() => open(task.task_id)}>
+                  {task.task_id}
+                </button>
+              </th>
+              <td>{task.type ?? '—'}</td>
+              <td>
+                {task.status}
+                {task.status === 'processing' ? ` ${task.progress ?? 0}%` : ''}
+                {/* Why it failed: "cancelled" and an engine's words read differently, and the row is where one looks. */}
+                {task.status === 'failed' && task.error ? <span class="muted">: {task.error}</span> : null}
+              </td>
+              <td>
+                {task.input_filename ?? '—'} <span class="muted">{formatBytes(task.input_size_bytes)}</span>
+              </td>
+              <td>{task.owner ?? '—'}</td>
+              <td>{task.created_at ? new Date(task.created_at).toLocaleString() : '—'}</td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
       {cursor ? (
         <button type="button" class="secondary" onClick={() => load(cursor)} disabled={loading}>
           Load more
