@@ -104,6 +104,17 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
     async () => {
       await page.getByLabel('Operation').selectOption('compress')
       await page.getByLabel('engine').selectOption('meshopt')
+      // Each checkbox shares its line with its label, the longest name (texture_progressive_jpeg) too, which had a line of its own.
+      const apart = await page.locator('form[aria-label="New task"] .field-boolean').evaluateAll((fields) =>
+        fields.flatMap((field) => {
+          const box = field.querySelector('input')!.getBoundingClientRect()
+          const label = field.querySelector('label')!
+          const middle = box.top + box.height / 2
+          const { top, bottom } = label.getBoundingClientRect()
+          return middle >= top && middle <= bottom ? [] : [label.textContent]
+        }),
+      )
+      expect(apart).toEqual([])
       await page
         .locator('#files')
         .setInputFiles({ name: 'broken.glb', mimeType: 'model/gltf-binary', buffer: Buffer.from('not a model at all') })

@@ -1,6 +1,10 @@
 import type { FieldInfo } from '../types.ts'
 import { applies, type FieldValues, inForce, presetNote, shownValues, withChoice } from './form-values.ts'
 
+/** A field's name with a line-break opportunity after each underscore: a long one wraps there, not mid-word. */
+const breakableName = (name: string) =>
+  name.split('_').map((part, index, parts) => (index < parts.length - 1 ? [part, '_', <wbr key={index} />] : part))
+
 /** Every option of one operation, with its labels, ranges and descriptions; fields that do not apply are hidden. */
 export function OptionFields({
   fields,
@@ -81,7 +85,7 @@ export function OptionFields({
         return (
           <div class={`field field-${field.kind}`} key={field.name}>
             <label for={id}>
-              {field.name}
+              {breakableName(field.name)}
               {field.required ? ' (required)' : ''}
             </label>
             {control}
