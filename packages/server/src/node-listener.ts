@@ -47,7 +47,8 @@ export interface NodeListener {
  *
  * - `Expect: 100-continue`: the 100 goes out only once the handler reads the body, so a request
  *   refused from its headers (401, 413, 429, …) never makes the client send its body.
- * - Half-closed clients: a request followed by the client's FIN is answered, then the connection closed.
+ * - Half-closed clients: a request followed by the client's FIN is answered with `Connection: close`,
+ *   then the connection closed.
  * - No clock on a whole request: a body is bounded by its idle time where it is read.
  * - Lingering close (as nginx does): a response sent before the body was read closes the connection,
  *   but only after the rest of the body was read and dropped, up to a bound. Cutting at once resets
@@ -73,7 +74,7 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   const running = new Set<Promise<unknown>>()
   const drain = { started: false }
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
-    closeAfterAnswerWhileDraining(res, drain)
+    sayCloseOnLastAnswer(res, drain)
     const done = serveRequest(handler, options, req, res, expectsContinue)
     running.add(done)
     void done.finally(() => running.delete(done))
@@ -182,13 +183,19 @@ async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
 }
 
 /**
- * An answer written once the drain began says `Connection: close`, and Node ends its connection
- * once it is sent: the client does not send its next request on a connection about to go away.
+ * An answer that is its connection's last says `Connection: close`, and Node ends the connection
+ * once it is sent, so the client does not send its next request on a connection about to go away:
+ * - every answer written once the drain began;
+ * - the answer to the last request before a client's half-close (its FIN). Node marks that answer
+ *   `_last` (socketOnEnd, with httpAllowHalfOpen) and ends the connection after it, but writes its
+ *   header from `shouldKeepAlive` alone, so the answer said `Connection: keep-alive` and then the
+ *   connection closed under a client that took it at its word. An answer under way before the FIN
+ *   arrived has its header out already; Node still closes after it, as HTTP allows.
  */
-function closeAfterAnswerWhileDraining(res: ServerResponse, drain: { started: boolean }): void {
+function sayCloseOnLastAnswer(res: ServerResponse, drain: { started: boolean }): void {
   const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse
   res.writeHead = ((...args: unknown[]) => {
-    if (drain.started) res.shouldKeepAlive = false
+    if (drain.started || (res as ServerResponse & { _last?: boolean })._last) res.shouldKeepAlive = false
     return writeHead.apply(res, args)
   }) as ServerResponse['writeHead']
 }

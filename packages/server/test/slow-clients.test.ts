@@ -175,6 +175,9 @@ describe.skipIf(!available)('slow, stalled and half-closed clients against the r
         halfClose: true,
       })
       expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+      // The answer is the connection's last, and says so: a client reading `keep-alive` would reuse it.
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i)
+      expect(answer).not.toMatch(/keep-alive/i)
       expect(jsonOf(answer)).toMatchObject({ task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending' })
       expect(closedByServer).toBe(true)
     })
@@ -186,6 +189,7 @@ describe.skipIf(!available)('slow, stalled and half-closed clients against the r
         halfClose: true,
       })
       expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i)
       expect(jsonOf(answer)).toEqual({ error: 'missing required field: engine' })
       expect(closedByServer).toBe(true)
     })
@@ -197,6 +201,9 @@ describe.skipIf(!available)('slow, stalled and half-closed clients against the r
       })
       const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1])
       expect(statuses).toEqual(['200', '404'])
+      // The first answer keeps the connection for the second; the second, the last, closes it.
+      const connections = [...answer.matchAll(/\r\nconnection: ([\w-]+)\r\n/gi)].map((match) => match[1]!.toLowerCase())
+      expect(connections).toEqual(['keep-alive', 'close'])
       expect(answer).toContain('{"error":"task not found: nope"}')
       expect(closedByServer).toBe(true)
     })
