@@ -14,6 +14,8 @@ export interface NodeListenerOptions {
    * connection: a close from our side races a request the balancer is sending on it (a 502 there).
    */
   keepAliveTimeoutMs: number
+  /** How long a request's line and headers may take from their first byte (SERVICE__SERVER__HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number
   /** How long `close()` lets requests in flight finish before it cuts them (SERVICE__SERVER__SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number
   /** Told of a handler that threw past h3's own error handling (a bug): logged by the caller. */
@@ -59,10 +61,18 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   // slow link, and let a stalled one hold its connection for 5 minutes. A body is bounded by its idle
   // time instead, where it is read (uploads/request-body.ts, SERVICE__SERVER__BODY_IDLE_TIMEOUT_MS).
   // requireHostHeader: Node's answer to a missing Host has no body; serveRequest gives the contract's.
-  const server = createServer({ keepAliveTimeout: options.keepAliveTimeoutMs, requestTimeout: 0, requireHostHeader: false })
-  // Node requires headersTimeout above keepAliveTimeout, else a slow second request on a reused
-  // connection is cut while the balancer still thinks the connection is fine.
-  server.headersTimeout = options.keepAliveTimeoutMs + 1_000
+  // Headers have their own bound (a slow-header client must not hold a connection): Node counts it
+  // from a message's first byte and never on an idle keep-alive connection (only a message begun is
+  // checked), so it may be far below the keep-alive time. Node checks it every
+  // connectionsCheckingInterval (30 s by default, which let slow headers live 66–96 s): here a tenth
+  // of the bound, at most 1 s, so the cut comes within the bound and a little.
+  const server = createServer({
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    requestTimeout: 0,
+    headersTimeout: options.headersTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.max(100, options.headersTimeoutMs / 10)),
+    requireHostHeader: false,
+  })
   // A client that sends its request and then shuts its side (`socket.end()`, as HTTP/1.0-style tools
   // and some proxies do) still reads the answer: Node's default (httpAllowHalfOpen false, set in its
   // Server constructor with no option to change it) aborts every request in flight on that FIN
@@ -87,7 +97,7 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
     refuseExpectation(res)
   })
   server.on('connect', answerConnect)
-  server.on('clientError', answerClientError)
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, options))
 
   await listenOn(server, options.port, options.host)
   const address = server.address()

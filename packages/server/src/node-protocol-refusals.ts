@@ -16,17 +16,26 @@ function endWithAnswer(socket: Socket, status: number, reason: string, error: st
   )
 }
 
+/** The listener's bounds the refusals name. */
+export interface RefusalBounds {
+  /** SERVICE__SERVER__HEADERS_TIMEOUT_MS: Node's headersTimeout, the only request clock (requestTimeout is off). */
+  headersTimeoutMs: number
+}
+
 /**
  * A client sending garbage before a request exists (or too slowly): answer with the contract's
  * error shape and close, where Node's default would send a bare status line.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, bounds: RefusalBounds): void {
   // As Node's default handler: never write into a response already on its way.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
   if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
+  // Node's header clock also runs on a new connection before its first byte: one that asked nothing
+  // is closed as an idle keep-alive connection is, without an answer to a request never made.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0) return void socket.destroy()
   const [status, reason, detail] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout', 'the request took too long to arrive']
+      ? [408, 'Request Timeout', `the request's line and headers did not arrive within ${seconds(bounds.headersTimeoutMs)}`]
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'Request Header Fields Too Large', 'headers too large']
         : error.code === 'HPE_INVALID_EOF_STATE'
@@ -34,6 +43,12 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
             [400, 'Bad Request', 'the request ended before it was complete']
           : [400, 'Bad Request', `invalid HTTP${parserReason(error)}`]
   endWithAnswer(socket, status, reason, ERROR_TEXTS.malformedBody(detail))
+}
+
+/** `ms` in words: "1 second", "20 seconds", "1.5 seconds". */
+function seconds(ms: number): string {
+  const value = ms / 1000
+  return `${value} second${value === 1 ? '' : 's'}`
 }
 
 /**

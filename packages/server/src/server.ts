@@ -63,6 +63,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       port: config.server.port,
       host: config.server.host,
       keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
+      headersTimeoutMs: config.server.headersTimeoutMs,
       shutdownGraceMs: config.server.shutdownGraceMs,
       onHandlerError: (error) =>
         context.observability.logger.error({ error: errorText(error), stack: (error as Error)?.stack }, 'request handler failed'),
@@ -97,6 +98,7 @@ type ListenOptions = {
   port: number
   host: string
   keepAliveTimeoutMs: number
+  headersTimeoutMs: number
   shutdownGraceMs: number
   onHandlerError: (error: unknown) => void
 }

@@ -31,6 +31,7 @@ beforeAll(async () => {
     port: 0,
     host: '127.0.0.1',
     keepAliveTimeoutMs: 65_000,
+    headersTimeoutMs: 20_000,
     shutdownGraceMs: 2_000,
   })
 })

@@ -27,7 +27,13 @@ export const CONFIG_SCHEMA = {
       default: 65_000,
       min: 1_000,
       max: 3_600_000,
-      doc: 'How long an idle keep-alive connection stays open, in ms. Keep it above the idle time-out of the load balancer in front (60 s on AWS ALB and nginx), so the balancer closes idle connections, never the service under a request in flight. Headers must arrive within this plus 1 s. On Bun, its idle time-out (at most 255 s); not used on Deno.',
+      doc: 'How long an idle keep-alive connection stays open, in ms. Keep it above the idle time-out of the load balancer in front (60 s on AWS ALB and nginx), so the balancer closes idle connections, never the service under a request in flight. On Bun, its idle time-out (at most 255 s); not used on Deno.',
+    }),
+    headersTimeoutMs: setting.integer({
+      default: 20_000,
+      min: 1_000,
+      max: 3_600_000,
+      doc: "How long a client has to send a request's line and headers, in ms, from their first byte: past it the request gets 408 with the contract's error and its connection closes (slow-header clients no longer hold a connection for minutes). A new connection that has sent no byte by then is closed without an answer, as it asked nothing. An idle keep-alive connection is bounded by SERVICE__SERVER__KEEP_ALIVE_TIMEOUT_MS instead. Node only (Deno and Bun keep their own bounds).",
     }),
     shutdownGraceMs: setting.integer({
       default: 30_000,
