@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { answerClientError, answerConnect, answerWithError, missingHost, refuseExpectation } from './node-protocol-refusals.ts'
 import { REFUSAL_LINGER } from './refusal-linger.ts'
+import { watchRequestLines } from './request-line-overflow.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 
@@ -96,8 +97,10 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
     req.on('error', () => undefined)
     refuseExpectation(res)
   })
+  server.on('connection', watchRequestLines)
   server.on('connect', answerConnect)
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, options))
+  const bounds = { headersTimeoutMs: options.headersTimeoutMs, maxHeaderSize }
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, bounds))
 
   await listenOn(server, options.port, options.host)
   const address = server.address()

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
+import { overflowedInRequestLine } from './request-line-overflow.ts'
 
 /**
  * The refusals Node's HTTP server would otherwise make itself, with a bare status line or none: each
@@ -20,6 +21,8 @@ function endWithAnswer(socket: Socket, status: number, reason: string, error: st
 export interface RefusalBounds {
   /** SERVICE__SERVER__HEADERS_TIMEOUT_MS: Node's headersTimeout, the only request clock (requestTimeout is off). */
   headersTimeoutMs: number
+  /** Node's bound on a request's URL and headers together, in bytes (`maxHeaderSize`, 16 KB unless `--max-http-header-size`). */
+  maxHeaderSize: number
 }
 
 /**
@@ -37,7 +40,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'Request Timeout', `the request's line and headers did not arrive within ${seconds(bounds.headersTimeoutMs)}`]
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'headers too large']
+        ? overflowedInRequestLine(error)
+          ? [414, 'URI Too Long', `the URL is too long (the URL and headers may hold ${bounds.maxHeaderSize} bytes together)`]
+          : [431, 'Request Header Fields Too Large', 'headers too large']
         : error.code === 'HPE_INVALID_EOF_STATE'
           ? // The client shut its side mid-request (mid-body): its request can never complete.
             [400, 'Bad Request', 'the request ended before it was complete']

@@ -9,7 +9,7 @@ import { throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { API_KEY, tempDir } from './support/harness.ts'
 import { startMos, stopMosGroup, type MosProcess } from './support/processes.ts'
 import { descriptors, hostileUploadCases } from './support/hostile-upload-cases.ts'
-import { multipart, pieces, rawRequest } from './support/raw-http.ts'
+import { multipart, parseAnswer, pieces, rawRequest, sendInPieces } from './support/raw-http.ts'
 
 const { available, paths } = corpusFiles({ box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb') })
 
@@ -103,6 +103,39 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       })
       expect([answer.status, JSON.parse(answer.body)]).toEqual([400, { error: `malformed request: invalid HTTP (${reason})` }])
     }
+    await expectHealthyAndClean()
+  })
+
+  it('a URL too long gets 414 and headers too large 431, whether the request comes in one read or in pieces', async () => {
+    const longUrl = `/api/v1/health?q=${'a'.repeat(20_000)}`
+    const uriTooLong = {
+      status: 414,
+      body: { error: 'malformed request: the URL is too long (the URL and headers may hold 16384 bytes together)' },
+    }
+    const headersTooLarge = { status: 431, body: { error: 'malformed request: headers too large' } }
+    const outcome = (answer: string) => {
+      const parsed = parseAnswer(answer)
+      expect(parsed.headers.connection).toBe('close')
+      return { status: parsed.status, body: JSON.parse(parsed.body) as unknown }
+    }
+    const whole = await rawRequest({ port: server.port, head: `GET ${longUrl} HTTP/1.1\r\nHost: x` })
+    expect({ status: whole.status, body: JSON.parse(whole.body) }).toEqual(uriTooLong)
+    // In pieces of 7 KB: the overflow strikes in a read that holds neither the line's start nor its end.
+    const split = (text: string) => Array.from({ length: Math.ceil(text.length / 7000) }, (_, i) => text.slice(i * 7000, (i + 1) * 7000))
+    expect(outcome(await sendInPieces(server.port, split(`GET ${longUrl} HTTP/1.1\r\nHost: x\r\n\r\n`)))).toEqual(uriTooLong)
+    const bigHeader = `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(20_000)}\r\n\r\n`
+    expect(outcome(await sendInPieces(server.port, split(bigHeader)))).toEqual(headersTooLarge)
+    const manyHeaders = `GET /api/v1/health HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 400 }, (_, i) => `X-H${i}: ${'v'.repeat(50)}\r\n`).join('')}\r\n`
+    expect(outcome(await sendInPieces(server.port, [manyHeaders]))).toEqual(headersTooLarge)
+    // A long URL as the second request of a kept-alive connection: the first is answered, the second refused.
+    const kept = await sendInPieces(server.port, [
+      'GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n',
+      ...split(`GET ${longUrl} HTTP/1.1\r\nHost: x\r\n\r\n`),
+    ])
+    expect([...kept.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1])).toEqual(['200', '414'])
+    // Node's fetch (undici) reads the answer: a client learns what to shorten.
+    const fetched = await fetch(`${server.url}${longUrl}`)
+    expect({ status: fetched.status, body: await fetched.json() }).toEqual(uriTooLong)
     await expectHealthyAndClean()
   })
 

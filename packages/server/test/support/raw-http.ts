@@ -79,6 +79,28 @@ export async function rawRequest(request: RawRequest): Promise<RawAnswer> {
   return { ...parseAnswer(received.toString('utf8')), writtenBeforeAnswer: writtenBeforeAnswer ?? written }
 }
 
+/**
+ * Writes `pieces` on a raw socket `paceMs` apart (each a TCP read of its own at the server, as a long
+ * request arrives over a real network), and reads everything the server sends until it closes.
+ */
+export async function sendInPieces(port: number, pieces: (string | Uint8Array)[], paceMs = 50, timeoutMs = 10_000): Promise<string> {
+  const socket = connect(port, '127.0.0.1')
+  socket.on('error', () => undefined)
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
+  let received = ''
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')))
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  for (const piece of pieces) {
+    if (socket.destroyed) break
+    socket.write(piece)
+    await sleep(paceMs)
+  }
+  const timer = setTimeout(() => socket.destroy(), timeoutMs)
+  await closed
+  clearTimeout(timer)
+  return received
+}
+
 function isComplete(text: string): boolean {
   const split = text.indexOf('\r\n\r\n')
   if (split < 0) return false
