@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { answerClientError, answerConnect, answerWithError, missingHost, refuseExpectation } from './node-protocol-refusals.ts'
+import { refuseStillSending, SHUTDOWN_REFUSAL_LINGER_MS } from './node-shutdown-refusal.ts'
 import { REFUSAL_LINGER } from './refusal-linger.ts'
 import { watchRequestLines } from './request-line-overflow.ts'
 
@@ -98,6 +99,7 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
     refuseExpectation(res)
   })
   server.on('connection', watchRequestLines)
+  const connections = openConnections(server)
   server.on('connect', answerConnect)
   const bounds = { headersTimeoutMs: options.headersTimeoutMs, maxHeaderSize }
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, bounds))
@@ -109,7 +111,7 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
     port: typeof address === 'object' && address ? address.port : options.port,
     close: () => {
       drain.started = true
-      return closeServer(server, running, options.shutdownGraceMs)
+      return closeServer(server, { running, connections }, options.shutdownGraceMs)
     },
   }
 }
@@ -144,6 +146,16 @@ async function serveRequest(
   }
 }
 
+/** The server's open connections, for the end of the shutdown grace (closeServer). */
+function openConnections(server: Server): Set<Socket> {
+  const connections = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket)
+    socket.once('close', () => connections.delete(socket))
+  })
+  return connections
+}
+
 /** Listens, or rejects with a readable message when the port is taken (never moves to another). */
 function listenOn(server: Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -164,13 +176,17 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
 /**
  * Drains, as a balancer or an orchestrator expects of a process told to stop: no new connection is
  * accepted, idle keep-alive connections close at once, and requests in flight get `graceMs` to
- * finish and get their answer (with `Connection: close`, see closeAfterAnswerWhileDraining). Their
- * connections are cut after it; the drain of tasks happens after, in the context. Resolves once the
+ * finish and get their answer (with `Connection: close`, see sayCloseOnLastAnswer). After it, a
+ * client still sending gets a 503 and a moment to read it, and the connections are cut; the drain of tasks happens after, in the context. Resolves once the
  * handlers of the cut requests have ended too (at most CUT_HANDLERS_END_MS): an upload cut there
  * removes what it had stored and writes its log line, which it did not when the process went on to
  * close its stores and exit under it (an empty task folder left, no line for the request).
  */
-async function closeServer(server: Server, running: Set<Promise<unknown>>, graceMs: number): Promise<ListenerClosed> {
+async function closeServer(
+  server: Server,
+  { running, connections }: { running: Set<Promise<unknown>>; connections: Set<Socket> },
+  graceMs: number,
+): Promise<ListenerClosed> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
   server.closeIdleConnections()
   const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_IDLE_SWEEP_MS)
@@ -178,6 +194,13 @@ async function closeServer(server: Server, running: Set<Promise<unknown>>, grace
   clearInterval(sweep)
   if (drained) return { cut: 0 }
   const cut = running.size
+  // A client still sending gets a 503 it can read, where it got a bare hang-up (node-shutdown-refusal.ts).
+  server.closeIdleConnections()
+  const answered = refuseStillSending(connections)
+  const gone = answered.map(
+    (socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve()))),
+  )
+  if (gone.length > 0) await within(Promise.all(gone), SHUTDOWN_REFUSAL_LINGER_MS)
   server.closeAllConnections()
   await closed
   await within(Promise.allSettled(running), CUT_HANDLERS_END_MS)

@@ -49,7 +49,10 @@ function refused(port: number): Promise<boolean> {
  * connection as one with a request in flight, which a drain keeps open. `finish` sends the rest and
  * reads the answer until the server closes the connection.
  */
-async function begunRequest(port: number, head: string): Promise<{ finish(): Promise<ReturnType<typeof parseAnswer>> }> {
+async function begunRequest(
+  port: number,
+  head: string,
+): Promise<{ finish(): Promise<ReturnType<typeof parseAnswer>>; closed(): Promise<ReturnType<typeof parseAnswer>> }> {
   const socket: Socket = connect(port, '127.0.0.1')
   socket.on('error', () => undefined)
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
@@ -57,14 +60,19 @@ async function begunRequest(port: number, head: string): Promise<{ finish(): Pro
   socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')))
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
   socket.write(`${head}\r\n`)
+  const answer = async () => {
+    const timer = setTimeout(() => socket.destroy(), 10_000)
+    await closed
+    clearTimeout(timer)
+    return parseAnswer(received)
+  }
   return {
-    async finish() {
+    finish() {
       socket.write('\r\n')
-      const timer = setTimeout(() => socket.destroy(), 10_000)
-      await closed
-      clearTimeout(timer)
-      return parseAnswer(received)
+      return answer()
     },
+    /** Never ends the head: what the server sent by the time it closed the connection. */
+    closed: answer,
   }
 }
 
@@ -143,6 +151,57 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
       expect(liveness.status).toBe(200)
       expect(JSON.parse(liveness.body)).toMatchObject({ status: 'alive' })
       expect(await server.exited).toBe(0)
+    } finally {
+      await stopMos(server, 5000)
+      await dir.remove()
+    }
+  }, 60_000)
+
+  it('a client still sending when the grace ends gets 503 with Retry-After and Connection: close (fetch and a raw socket), and nothing of its upload is left', async () => {
+    const dir = await tempDir()
+    const base = join(dir.path, 'data')
+    const server = await startDraining('drain-refuse', base, 1_000)
+    try {
+      const boundary = 'mos-drain-refused'
+      const head = `--${boundary}\r\nContent-Disposition: form-data; name="engine"\r\n\r\ndraco\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="endless.obj"\r\n\r\n`
+      // An upload that never ends: a line of OBJ every 100 ms until the stream is cancelled.
+      let timer: ReturnType<typeof setInterval> | undefined
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(head))
+          timer = setInterval(() => {
+            try {
+              controller.enqueue(new TextEncoder().encode('v 0 0 0\n'))
+            } catch {
+              clearInterval(timer)
+            }
+          }, 100)
+        },
+        cancel: () => clearInterval(timer),
+      })
+      const upload = fetch(`${server.url}/api/v1/compress`, {
+        method: 'POST',
+        headers: { 'x-api-key': API_KEY, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+        duplex: 'half',
+      } as RequestInit)
+      const slowHead = await begunRequest(server.port, 'GET /livez HTTP/1.1\r\nHost: mos')
+      await partFileOnDisk(join(base, 'files'))
+      server.child.kill('SIGTERM')
+
+      const refusal = { error: 'service unavailable: the service stopped before the request arrived in full; send it again' }
+      const answer = await upload
+      clearInterval(timer)
+      expect([answer.status, answer.headers.get('connection'), answer.headers.get('retry-after')]).toEqual([503, 'close', '5'])
+      expect(await answer.json()).toEqual(refusal)
+      const raw = await slowHead.closed()
+      expect([raw.status, raw.headers.connection, raw.headers['retry-after']]).toEqual([503, 'close', '5'])
+      expect(JSON.parse(raw.body)).toEqual(refusal)
+      expect(await server.exited).toBe(0)
+      // No task folder, input, part file or record: only the empty folders that hold them.
+      const left = [...(await tree(join(base, 'files'))), ...(await tree(join(base, 'records')))]
+      expect(left.filter((path) => path !== 'tasks')).toEqual([])
+      expect(server.output()).not.toMatch(/request handler failed|uncaught exception|unhandled rejection/)
     } finally {
       await stopMos(server, 5000)
       await dir.remove()

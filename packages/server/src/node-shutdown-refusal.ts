@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+
+/**
+ * The answer to a client still sending its request when the shutdown grace is over, where it got a
+ * bare hang-up: `503 {"error": …}` with `Connection: close` and `Retry-After` (another instance, or
+ * this one restarted, takes it), then the connection closes once it had a moment to read it.
+ */
+
+/** The wait asked of the client: a process stopped alone takes seconds to come back; with replicas any wait works. */
+const RETRY_AFTER_SECONDS = 5
+/**
+ * How long the answered connections are read and dropped before they are cut: closing a socket with
+ * the client's bytes unread resets it, and a client reset before it read our answer never sees it.
+ */
+export const SHUTDOWN_REFUSAL_LINGER_MS = 1_000
+
+const SHUTDOWN_TEXT = 'service unavailable: the service stopped before the request arrived in full; send it again'
+
+type Connection = Socket & { _httpMessage?: ServerResponse | null }
+
+/**
+ * Answers every connection whose client is still sending: a request whose body is still arriving
+ * (its handler's body fails, so it removes what it stored) and a request whose head is still
+ * arriving. A response already under way, a handler still working on a request that arrived whole,
+ * and a connection that sent nothing are left to be cut as before. Returns the connections answered.
+ */
+export function refuseStillSending(connections: Iterable<Connection>): Connection[] {
+  const answered: Connection[] = []
+  for (const socket of connections) {
+    if (socket.destroyed || !socket.writable) continue
+    const res = socket._httpMessage
+    const req = (res as (ServerResponse & { req?: IncomingMessage }) | null | undefined)?.req
+    if (res && req) {
+      if (res.headersSent || req.complete) continue
+      dropWhatFollows(socket)
+      const body = JSON.stringify({ error: SHUTDOWN_TEXT })
+      res.writeHead(503, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'retry-after': String(RETRY_AFTER_SECONDS),
+        connection: 'close',
+      })
+      res.end(body)
+      failBody(req)
+    } else if (socket.bytesRead > 0) {
+      // A request's head is still arriving (an idle keep-alive connection was closed by the drain).
+      dropWhatFollows(socket)
+      socket.end(rawAnswer())
+    } else continue
+    answered.push(socket)
+  }
+  return answered
+}
+
+function rawAnswer(): string {
+  const body = JSON.stringify({ error: SHUTDOWN_TEXT })
+  return `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${RETRY_AFTER_SECONDS}\r\nConnection: close\r\n\r\n${body}`
+}
+
+/**
+ * The parser gets no more of the client's bytes (a head completed now would start a request after
+ * the grace; a body completed now would reach its handler after its 503): they are read and dropped.
+ * Node takes the socket off its parser once a 'data' listener is added (its listener wrapper).
+ */
+function dropWhatFollows(socket: Socket): void {
+  socket.removeAllListeners('data')
+  socket.on('data', () => undefined)
+  socket.resume()
+}
+
+/**
+ * The handler's body ends with an error, as when its connection is cut, without the socket going
+ * with it (IncomingMessage's own destroy resets the socket, before the client read its 503).
+ */
+function failBody(req: IncomingMessage): void {
+  ;(req as IncomingMessage & { _destroy: IncomingMessage['_destroy'] })._destroy = (error, callback) => callback(error)
+  req.destroy(new Error('the shutdown grace ended before the request arrived in full'))
+}
