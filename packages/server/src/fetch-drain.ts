@@ -1,4 +1,3 @@
-import { ERROR_TEXTS } from '@mos/sdk/contract'
 import type { FetchHandler } from './fetch-listener.ts'
 
 /** The requests a fetch listener (Deno, Bun) has in flight, and what its drain does to new ones. */
@@ -29,7 +28,7 @@ const STOPPING_RETRY_AFTER_SECONDS = 1
  * - Once the drain began, every answer says `Connection: close`: the client does not send its next
  *   request on a connection about to go away.
  * - `refuseBodiesWhileDraining` (Deno): a request with a body that arrives during the drain is
- *   answered at once, the contract's 500 with `Retry-After`, as the listener still takes connections
+ *   answered at once, 503 with `Retry-After` (as Node answers a request still arriving when its grace ends, node-shutdown-refusal.ts), as the listener still takes connections
  *   while the uploads begun before it finish (fetch-listener.ts); its body, which Deno's shutdown
  *   would cut, is never read. Requests without one (probes, reads) are served.
  */
@@ -68,7 +67,7 @@ function closingConnection(response: Response): Response {
 
 function stoppingRefusal(): Response {
   return Response.json(
-    { error: ERROR_TEXTS.internal('this process is stopping: send the request again') },
-    { status: 500, headers: { connection: 'close', 'retry-after': String(STOPPING_RETRY_AFTER_SECONDS) } },
+    { error: 'service unavailable: this process is stopping; send the request again' },
+    { status: 503, headers: { connection: 'close', 'retry-after': String(STOPPING_RETRY_AFTER_SECONDS) } },
   )
 }

@@ -40,17 +40,23 @@ export function watchRequestLines(socket: Socket): void {
   // Called by the parser after each chunk it read off the socket (with the chunk readable), before
   // Node acts on the result: an overflow is decided here, before the 'clientError' it leads to.
   parser[slot] = (result: unknown) => {
-    const after = parser.incoming && !parser.incoming.complete ? parser.incoming : undefined
-    const error = result instanceof Error ? (result as Error & { code?: string; bytesParsed?: number }) : undefined
-    if (error || !inBodyOf || after !== inBodyOf) {
-      const chunk = parser.getCurrentBuffer()
-      const read = chunk.subarray(0, error?.bytesParsed ?? chunk.length)
-      line = lineInProgress(line, read)
-      if (error?.code === 'HPE_HEADER_OVERFLOW') decided.set(error, isRequestLine(line))
+    // Only a watch: whatever it meets (another Node's parser), the parser's own step runs, and an
+    // overflow it did not decide is judged from the failing chunk.
+    try {
+      const after = parser.incoming && !parser.incoming.complete ? parser.incoming : undefined
+      const error = result instanceof Error ? (result as Error & { code?: string; bytesParsed?: number }) : undefined
+      if (error || !inBodyOf || after !== inBodyOf) {
+        const chunk = parser.getCurrentBuffer()
+        const read = chunk.subarray(0, error?.bytesParsed ?? chunk.length)
+        line = lineInProgress(line, read)
+        if (error?.code === 'HPE_HEADER_OVERFLOW') decided.set(error, isRequestLine(line))
+      }
+      inBodyOf = after
+      // A body's bytes are not lines; the next request starts where it ends.
+      if (after) line = ''
+    } catch {
+      line = ''
     }
-    inBodyOf = after
-    // A body's bytes are not lines; the next request starts where it ends.
-    if (after) line = ''
     return onExecute(result)
   }
 }

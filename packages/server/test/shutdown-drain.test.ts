@@ -303,9 +303,9 @@ for (const runtime of ['deno', 'bun'] as const) {
               head: 'POST /api/v1/compress HTTP/1.1\r\nHost: mos\r\nContent-Length: 5',
               body: [Buffer.from('hello')],
             })
-            expect(late.status).toBe(500)
+            expect(late.status).toBe(503)
             expect(late.headers).toMatchObject({ connection: 'close', 'retry-after': '1' })
-            expect(JSON.parse(late.body)).toEqual({ error: 'internal error: this process is stopping: send the request again' })
+            expect(JSON.parse(late.body)).toEqual({ error: 'service unavailable: this process is stopping; send the request again' })
           }
 
           const answer = await upload
