@@ -16,6 +16,7 @@ import { queueTaskIdChannel } from './queue-channel.ts'
 import type { ServiceObservability } from './service-observability.ts'
 import type { Logger } from '../logging/create-logger.ts'
 import type { ServiceStorage } from './service-storage.ts'
+import { removeStaleRecordParts } from '../storage/fs-atomic-driver.ts'
 
 /** What does the work: the engine pool, the queue and runner feeding it, and the sweep after it. */
 export interface ServiceProcessing {
@@ -117,6 +118,9 @@ function createSweeperOf(config: Config, parts: ProcessingParts, queue: TaskQueu
     queue,
     lock: createSweepLock(config, redis),
     records: storage.stores.records,
+    ...(config.storage.driver === 'fs'
+      ? { recordParts: (olderThanMs: number) => removeStaleRecordParts(`${config.storage.fs.base}/records`, olderThanMs) }
+      : {}),
     sessions: storage.consoleSessions,
     retentionMs,
     orphanAgeMs,

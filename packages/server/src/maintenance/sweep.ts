@@ -11,6 +11,8 @@ import type { SweepLock } from './sweep-lock.ts'
 export interface SweeperOptions {
   tasks: TaskStore
   files: FileStore & { abortStaleUploads?(olderThanMs: number): Promise<number> }
+  /** Removes the part files killed record writes left (fs records), untouched for the given age; returns how many. */
+  recordParts?: (olderThanMs: number) => Promise<number>
   queue: TaskQueue
   lock: SweepLock
   /** Console sessions, whose expired ones each round removes. */
@@ -31,7 +33,7 @@ export interface SweeperOptions {
 export interface SweepReport {
   expired: number
   orphans: number
-  /** Part files a killed write left in the folder of a task that has a record. */
+  /** Part files a killed write left: in the folder of a task that has a record, and among fs records. */
   partFiles: number
   requeued: number
   abortedUploads: number
@@ -48,7 +50,8 @@ export interface SweepReport {
  * - removes uploads that never got a record (a process killed between upload and record) once they
  *   are older than `orphanAgeMs`, and unfinished S3 multipart uploads as old;
  * - removes, as old, the part files of writes killed in the folder of a task that has a record (an
- *   engine thread's result, its process killed mid-write: the task runs again under a new one);
+ *   engine thread's result, its process killed mid-write: the task runs again under a new one), and
+ *   those of record writes killed in an fs records folder;
  * - with bullmq, queues every unfinished task again: a no-op for tasks already queued or running
  *   (the job id is the task id), and the rescue of a task whose API process died between writing
  *   its record and queuing it, or whose job BullMQ dropped after too many stalls.
@@ -66,6 +69,7 @@ export function createSweeper(options: SweeperOptions) {
     report.expired = await removeExpired(options, all, known, now)
     Object.assign(report, await removeOrphans(options, known, now))
     if (files.abortStaleUploads) report.abortedUploads = await files.abortStaleUploads(options.orphanAgeMs)
+    if (options.recordParts) report.partFiles += await options.recordParts(options.orphanAgeMs)
     if (options.records) report.batches = await sweepBatches(options.records, known, options.orphanAgeMs, now)
     if (options.sessions) report.sessions = await options.sessions.sweep(now)
     if (options.requeue) report.requeued = await requeueUnfinished(queue, all)

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { defineDriver } from 'unstorage'
 import fsLiteDriver from 'unstorage/drivers/fs-lite'
@@ -41,3 +41,29 @@ export const fsAtomicDriver = defineDriver((options: { base: string }) => {
     setItemRaw: (key: string, value: Uint8Array) => write(key, value),
   }
 })
+
+/**
+ * Removes the part files under `base` (a records folder of this driver) untouched for `olderThanMs`:
+ * a write renames its part file into place or removes it when it fails, so one that old is a write
+ * its process was killed in, which nothing else would ever remove. Returns how many it removed.
+ */
+export async function removeStaleRecordParts(base: string, olderThanMs: number, now = Date.now()): Promise<number> {
+  const entries = await readdir(base, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    // No record written yet: no folder, nothing to remove.
+    if (error.code === 'ENOENT') return []
+    throw error
+  })
+  let removed = 0
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.startsWith(TEMP_PREFIX)) continue
+    const path = join(entry.parentPath, entry.name)
+    const modified = await stat(path).then(
+      (stats) => stats.mtimeMs,
+      () => now,
+    )
+    if (now - modified <= olderThanMs) continue
+    await rm(path, { force: true })
+    removed++
+  }
+  return removed
+}
