@@ -1,7 +1,7 @@
 import type { ListenerClosed } from './node-listener.ts'
 import { type Drain, inFlightRequests } from './fetch-drain.ts'
 import type { RuntimeName } from './runtime.ts'
-import { withTimeout } from './with-timeout.ts'
+import { settlesWithin as within } from './with-timeout.ts'
 
 /** A handler of web requests: h3's `app.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>
@@ -112,15 +112,6 @@ async function drainServer(
   if (runtime === 'deno' && !(await within(requests.bodiesAnswered(), graceMs))) return cutNow()
   if (await within(stop.graceful(), Math.max(0, deadline - Date.now()))) return { cut: 0 }
   return cutNow()
-}
-
-/** Waits for `work` at most `ms`; true when it settled (either way) in time. */
-function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  const settled = work.then(
-    () => true,
-    () => true,
-  )
-  return withTimeout(settled, ms, 'not settled in time').catch(() => false)
 }
 
 /** Deno throws `Deno.errors.AddrInUse`, Bun an error with code EADDRINUSE. */

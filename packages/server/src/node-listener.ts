@@ -4,6 +4,7 @@ import { answerClientError, answerConnect, answerWithError, missingHost, refuseE
 import { refuseStillSending, SHUTDOWN_REFUSAL_LINGER_MS } from './node-shutdown-refusal.ts'
 import { REFUSAL_LINGER } from './refusal-linger.ts'
 import { watchRequestLines } from './request-line-overflow.ts'
+import { settlesWithin as within } from './with-timeout.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 
@@ -205,17 +206,6 @@ async function closeServer(
   await closed
   await within(Promise.allSettled(running), CUT_HANDLERS_END_MS)
   return { cut }
-}
-
-/** Waits for `work` at most `ms`; true when it settled in time. */
-async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms)
-  })
-  const settled = await Promise.race([work.then(() => true as const), late])
-  clearTimeout(timer)
-  return settled
 }
 
 /**

@@ -17,3 +17,19 @@ export async function withTimeout<T>(work: Promise<T>, ms: number, message: stri
     clearTimeout(timer)
   }
 }
+
+/**
+ * Waits for `work` at most `ms`: true when it settled (either way) in time, false otherwise; never
+ * rejects. For bounded waits on our own work (a drain's requests in flight, the handlers it cut).
+ *
+ * ```ts
+ * if (!(await settlesWithin(server.drained(), graceMs))) cutTheRest()
+ * ```
+ */
+export function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  const settled = work.then(
+    () => true,
+    () => true,
+  )
+  return withTimeout(settled, ms, 'not settled in time').catch(() => false)
+}

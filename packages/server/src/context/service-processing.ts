@@ -16,6 +16,7 @@ import { queueTaskIdChannel } from './queue-channel.ts'
 import type { ServiceObservability } from './service-observability.ts'
 import type { Logger } from '../logging/create-logger.ts'
 import type { ServiceStorage } from './service-storage.ts'
+import { fsRecordsFolder } from '../storage/create-storage.ts'
 import { removeStaleRecordParts } from '../storage/fs-atomic-driver.ts'
 
 /** What does the work: the engine pool, the queue and runner feeding it, and the sweep after it. */
@@ -119,7 +120,7 @@ function createSweeperOf(config: Config, parts: ProcessingParts, queue: TaskQueu
     lock: createSweepLock(config, redis),
     records: storage.stores.records,
     ...(config.storage.driver === 'fs'
-      ? { recordParts: (olderThanMs: number) => removeStaleRecordParts(`${config.storage.fs.base}/records`, olderThanMs) }
+      ? { recordParts: (olderThanMs: number) => removeStaleRecordParts(fsRecordsFolder(config.storage), olderThanMs) }
       : {}),
     sessions: storage.consoleSessions,
     retentionMs,

@@ -57,13 +57,16 @@ function createS3ClientFor(config: StorageConfig): S3Client {
   return createS3Client({ ...config.s3, ...s3Credentials(config.s3) })
 }
 
+/** Where fs records live: also where the sweep looks for the part files of killed record writes. */
+export const fsRecordsFolder = (config: StorageConfig): string => `${config.fs.base}/records`
+
 /** Record storage for the configured driver. */
 function createRecordStorage(config: StorageConfig, clients: { redis: RedisConnections; s3: () => S3Client }): Storage {
   switch (config.driver) {
     case 'memory':
       return createStorage({ driver: memoryDriver() })
     case 'fs':
-      return createStorage({ driver: fsAtomicDriver({ base: `${config.fs.base}/records` }) })
+      return createStorage({ driver: fsAtomicDriver({ base: fsRecordsFolder(config) }) })
     case 'redis':
       return createStorage({
         driver: redisRecordsDriver({ client: clients.redis.commands(config.redis.url), base: `${config.redis.prefix}:records` }),
