@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, opendir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { defineDriver } from 'unstorage'
 import fsLiteDriver from 'unstorage/drivers/fs-lite'
@@ -48,13 +48,15 @@ export const fsAtomicDriver = defineDriver((options: { base: string }) => {
  * its process was killed in, which nothing else would ever remove. Returns how many it removed.
  */
 export async function removeStaleRecordParts(base: string, olderThanMs: number, now = Date.now()): Promise<number> {
-  const entries = await readdir(base, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+  // Walked as a stream: a records folder holds a file per task, and a sweep round should not hold
+  // a listing of all of them in memory to find the few part files a kill left.
+  const folder = await opendir(base, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
     // No record written yet: no folder, nothing to remove.
-    if (error.code === 'ENOENT') return []
+    if (error.code === 'ENOENT') return undefined
     throw error
   })
   let removed = 0
-  for (const entry of entries) {
+  for await (const entry of folder ?? []) {
     if (!entry.isFile() || !entry.name.startsWith(TEMP_PREFIX)) continue
     const path = join(entry.parentPath, entry.name)
     const modified = await stat(path).then(
