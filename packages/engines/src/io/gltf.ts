@@ -21,7 +21,10 @@ export function glbChunkLengths(bytes: Uint8Array): { json: number; bin: number 
 export async function readGlb(io: NodeIO, bytes: Uint8Array): Promise<Document> {
   if (!isGlb(bytes)) throw new ModelInputError('not a GLB file (bad magic header)')
   const header = new DataView(bytes.buffer, bytes.byteOffset, 12)
-  if (header.getUint32(4, true) !== 2) throw new ModelInputError(`unsupported glTF version ${header.getUint32(4, true)} (only 2.0)`)
+  // Version 1 (binary glTF 1.0) went to its own reader before this: any other number here is bytes
+  // that are no GLB header, said as the input's fault ('glTF not really' holds 1953459744).
+  const version = header.getUint32(4, true)
+  if (version !== 2) throw new ModelInputError(`not a valid GLB: the header's version field holds ${version} (a GLB says 2)`)
   if (header.getUint32(8, true) > bytes.byteLength) {
     throw new ModelInputError(`truncated GLB: header declares ${header.getUint32(8, true)} bytes, file has ${bytes.byteLength}`)
   }
