@@ -104,8 +104,13 @@ function putPixel(header: BmpHeader, bytes: Uint8Array, view: DataView, row: num
   if (bitsPerPixel <= 8) {
     const bit = x * bitsPerPixel
     const index = (bytes[row + (bit >> 3)]! >> (8 - bitsPerPixel - (bit & 7))) & ((1 << bitsPerPixel) - 1)
-    if (index * 4 >= palette.byteLength) return false
-    out.set(palette.subarray(index * 4, index * 4 + 4), o)
+    const entry = index * 4
+    if (entry >= palette.byteLength) return false
+    // Four plain copies: a subarray per pixel allocated a view 67 million times for an 8192² image.
+    out[o] = palette[entry]!
+    out[o + 1] = palette[entry + 1]!
+    out[o + 2] = palette[entry + 2]!
+    out[o + 3] = palette[entry + 3]!
   } else if (bitsPerPixel === 24) {
     const at = row + x * 3
     out[o] = bytes[at + 2]!
