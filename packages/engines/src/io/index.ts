@@ -15,6 +15,7 @@ import { droppedByTarget } from './target-holds.ts'
 import { type ModelFile, readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
 import { readObj, writeObj } from './obj.ts'
+import { givePlainMaterial, rememberSourceFormat } from './plain-material.ts'
 import { readPly, writePly } from './ply.ts'
 import { readStl, writeStl } from './stl.ts'
 import type { ResolveFile } from './upload-files.ts'
@@ -132,7 +133,8 @@ export async function readModel(platform: Platform, bytes: Uint8Array, named: st
   if (!read) throw new ModelInputError(`unsupported input format: ${format}`)
   if (bytes.byteLength === 0) throw new ModelInputError('empty file')
   // Every reader's document logs where the platform says (the job's logger in a worker).
-  return (await read(platform, bytes, options)).setLogger(platform.logger)
+  // A zip's model is remembered under its own format, by the inner read.
+  return rememberSourceFormat((await read(platform, bytes, options)).setLogger(platform.logger), format)
 }
 
 /**
@@ -147,7 +149,9 @@ export async function writeModel(platform: Platform, doc: Document, format: stri
   stringifyNames(doc)
   renumberAttributeSets(doc)
   const dropped = droppedByTarget(doc, format)
+  // Only glTF draws a primitive without a material with its own default (plain-material.ts); the other writers keep none.
+  const plain = format === 'glb' || format === 'gltf' ? givePlainMaterial(doc) : undefined
   const written = await write(platform, doc)
-  const notes = [...dropped, ...(written.notes ?? [])]
+  const notes = [...(plain ? [plain] : []), ...dropped, ...(written.notes ?? [])]
   return { ...written, ...(notes.length > 0 ? { notes } : {}) }
 }
