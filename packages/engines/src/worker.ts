@@ -131,7 +131,7 @@ function movedWithBytes(result: JobResult & { bytes: Uint8Array }): JobResult {
 /** Reads a job's model; a glTF the library trips over fails with glTF-Validator's first error instead. */
 async function readJobModel(format: string, bytes: Uint8Array, readOptions: ReadOptions): Promise<Document> {
   try {
-    return await readModel(platform, bytes, format, readOptions)
+    return await readModel(platform, bytes, format, { ...readOptions, sharp })
   } catch (error) {
     throw await explainedReadFailure(gltfValidator, bytes, format, error)
   }

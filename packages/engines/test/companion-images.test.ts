@@ -77,6 +77,28 @@ async function duckWithMaps(): Promise<string> {
     )
 }
 
+/** A 24×16 RGBA pattern, each pixel its own colour, alpha varying (0 on one pixel in five): `shift` makes another. */
+function pattern(shift = 0): { data: Uint8Array; width: number; height: number } {
+  const [width, height] = [24, 16]
+  const data = new Uint8Array(width * height * 4)
+  for (let i = 0; i < width * height; i++)
+    data.set([(i * 10 + shift) & 255, (i * 3) & 255, (255 - i + shift) & 255, i % 5 === 0 ? 0 : 255 - i / 2], i * 4)
+  return { data, width, height }
+}
+
+const raw = ({ width, height }: { width: number; height: number }) => ({ raw: { width, height, channels: 4 as const } })
+
+/** The pixels of an image file as sharp decodes it (a GIF's first frame), RGBA. */
+async function decodedPixels(bytes: Uint8Array): Promise<number[]> {
+  return [...(await sharp(bytes, { pages: 1 }).ensureAlpha().raw().toBuffer())]
+}
+
+/** The RGBA pixels of a written texture, after checking it is a PNG. */
+async function pngPixels(texture: Texture | null | undefined): Promise<number[]> {
+  expect(texture?.getMimeType()).toBe('image/png')
+  return [...(await sharp(texture!.getImage()!).ensureAlpha().raw().toBuffer())]
+}
+
 describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs in their slots, what cannot is named', async () => {
   const pool = createEnginePool({ threads: 1 })
   const platform = await loadPlatform()
@@ -208,6 +230,70 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
       '[dae] texture "./duckCM.tga" is not in the upload; dropped (a .dae uploaded alone brings no other file: upload a zip of it and its textures)',
     ])
     expect((await readValid(result.bytes!, 'glb')).getRoot().listTextures()).toEqual([])
+  })
+
+  it('OBJ whose .mtl names an animated GIF, a TIFF and an AVIF with alpha, and a damaged GIF: PNGs of the same pixels, the others named', async () => {
+    const tiffPixels = pattern()
+    const tiff = await sharp(tiffPixels.data, raw(tiffPixels)).tiff({ compression: 'deflate' }).toBuffer()
+    const avif = await sharp(pattern(7).data, raw(pattern(7)))
+      .avif({ lossless: true })
+      .toBuffer()
+    const frame = async (shift: number) =>
+      sharp(pattern(shift).data, raw(pattern(shift)))
+        .png()
+        .toBuffer()
+    const gif = new Uint8Array(
+      await sharp([await frame(0), await frame(100)], { join: { animated: true } })
+        .gif()
+        .toBuffer(),
+    )
+    const mtl = (await readFile(paths.spiderMtl, 'utf8'))
+      .replace('map_Kd .\\wal67ar_small.jpg', 'map_Kd .\\wal67ar_small.tif')
+      .replace('map_Kd .\\wal69ar_small.jpg', 'map_Kd textures/wal69ar_small.avif')
+      .replace('map_Kd .\\SpiderTex.jpg', 'map_Kd .\\SpiderTex.gif')
+      .replace('map_Kd .\\drkwood2.jpg', 'map_Kd .\\drkwood2.gif')
+    const zip = zipSync({
+      'spider/spider.obj': await file(paths.spiderObj),
+      'spider/spider.mtl': strToU8(mtl),
+      'spider/wal67ar_small.tif': new Uint8Array(tiff),
+      'spider/textures/wal69ar_small.avif': new Uint8Array(avif),
+      'spider/SpiderTex.gif': gif,
+      // A GIF cut after its header: sharp cannot decode it.
+      'spider/drkwood2.gif': gif.slice(0, 40),
+    })
+    for (const target of ['glb', 'gltf']) {
+      const result = await run('convert', zip, 'zip', { target_format: target })
+      expect(result.details?.warnings, target).toEqual([
+        '[obj] texture ".\\SpiderTex.gif" is an animated GIF of 2 frames: its first frame is kept, as a PNG',
+        '[obj] texture ".\\drkwood2.gif" is a GIF image, which Mos could not decode (damaged, over 8192×8192 pixels, or embedded in the model file); dropped',
+        '[obj] texture ".\\engineflare1.jpg" is not in the upload; dropped',
+      ])
+      const doc = await readValid(result.bytes!, result.extension!)
+      const byName = new Map(
+        doc
+          .getRoot()
+          .listMaterials()
+          .map((m) => [m.getName(), m.getBaseColorTexture()]),
+      )
+      // TIFF is lossless: the very pixels made; the AVIF and the GIF (quantised) as sharp decodes them.
+      expect(await pngPixels(byName.get('Skin'))).toEqual([...tiffPixels.data])
+      expect(await pngPixels(byName.get('Brusttex'))).toEqual(await decodedPixels(avif))
+      const first = await pngPixels(byName.get('HLeibTex'))
+      expect(first).toEqual(await decodedPixels(gif))
+      expect(first).not.toEqual([...(await sharp(gif, { page: 1 }).ensureAlpha().raw().toBuffer())])
+      expect(byName.get('BeinTex')).toBeNull()
+    }
+  })
+
+  it('COLLADA whose texture is a TIFF: its pixels as a PNG base colour', async () => {
+    const pixels = pattern(50)
+    // sharp's TIFF default is JPEG compression, which drops alpha: LZW keeps every pixel.
+    const tiff = new Uint8Array(await sharp(pixels.data, raw(pixels)).tiff({ compression: 'lzw' }).toBuffer())
+    const dae = (await readFile(paths.duck, 'utf8')).replace('<init_from>./duckCM.tga</init_from>', '<init_from>./duckCM.tiff</init_from>')
+    const result = await run('convert', zipSync({ 'duck.dae': strToU8(dae), 'duckCM.tiff': tiff }), 'zip', { target_format: 'glb' })
+    expect(result.details?.warnings).toBeUndefined()
+    const doc = await readValid(result.bytes!, 'glb')
+    expect(await pngPixels(material(doc).getBaseColorTexture())).toEqual([...pixels.data])
   })
 
   it('FBX with a TGA embedded: a PNG base colour, valid', async () => {

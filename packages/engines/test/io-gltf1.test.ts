@@ -752,6 +752,45 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect(await pixels(unlit!.getBaseColorTexture()!.getImage()!)).toEqual(await pixels(glow))
   })
 
+  it('converts an emission texture that is a TGA or a GIF to PNG, as the diffuse texture is, with the same pixels', async () => {
+    const glowPixels = await sharp(await glowPng())
+      .ensureAlpha()
+      .raw()
+      .toBuffer()
+    // An uncompressed 32-bit TGA, rows top-down (descriptor 0x28), pixels as BGRA: the layout DCC tools write.
+    const tga = new Uint8Array(18 + glowPixels.byteLength)
+    tga.set([0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 2, 0, 32, 0x28])
+    for (let i = 0; i < glowPixels.byteLength; i += 4)
+      tga.set([glowPixels[i + 2]!, glowPixels[i + 1]!, glowPixels[i]!, glowPixels[i + 3]!], 18 + i)
+    const gif = new Uint8Array(
+      await sharp(await glowPng())
+        .gif()
+        .toBuffer(),
+    )
+    for (const [name, bytes] of [
+      ['glow.tga', tga],
+      ['glow.gif', gif],
+    ] as const) {
+      const common = JSON.parse(await readFile(join(paths.common, 'BoxTextured.gltf'), 'utf8'))
+      const extension = (Object.values(common.materials)[0] as { extensions: { KHR_materials_common: Record<string, unknown> } }).extensions
+        .KHR_materials_common
+      common.images.glow = { name: 'Glow', uri: name }
+      common.textures.glowTexture = { ...common.textures.texture_Image0001, source: 'glow' }
+      Object.assign(extension.values as object, { emission: 'glowTexture' })
+      const files = unzipSync(await zipOf(paths.common))
+      files[name] = bytes
+      files['BoxTextured.gltf'] = new TextEncoder().encode(JSON.stringify(common))
+      const result = await convert(zipSync(files), 'zip')
+      expect(
+        result.warnings.filter((w) => w.includes('texture')),
+        name,
+      ).toEqual([])
+      const emissive = result.doc.getRoot().listMaterials()[0]!.getEmissiveTexture()
+      expect(emissive?.getMimeType(), name).toBe('image/png')
+      expect(await pixels(emissive!.getImage()!), name).toEqual(glowPixels)
+    }
+  })
+
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {
     const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
     const report = JSON.parse(new TextDecoder().decode(result.bytes!))

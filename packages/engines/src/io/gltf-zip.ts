@@ -8,6 +8,7 @@ import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
 import { gltfJsonText, uploadedFormat } from './gltf-text.ts'
 import { createUploadResolver, decodeUriSafely, type ResolveFile } from './upload-files.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
+import { decodeForeignImages, type ForeignImageDecoder, notingResolver } from './foreign-images.ts'
 
 /**
  * Reads a model of another format found inside the zip, finding the files it references through
@@ -38,8 +39,12 @@ export async function readZip(
   options: ReadOptions,
   readInner: ReadInner,
   onModelFile?: (file: ModelFile) => void,
+  images?: ForeignImageDecoder,
 ): Promise<Document> {
-  const files = unzipSafely(bytes, zipLimits(options))
+  const unpacked = unzipSafely(bytes, zipLimits(options))
+  // Every model's textures are found through the files: GIF, TIFF and AVIF become PNG first (foreign-images.ts).
+  const decoded = images ? await decodeForeignImages(unpacked, images.sharp) : undefined
+  const files = decoded?.files ?? unpacked
   const models = [...files.keys()].filter((path) => MODEL_EXTENSIONS.includes(extensionOf(path)))
   models.sort((a, b) => MODEL_EXTENSIONS.indexOf(extensionOf(a)) - MODEL_EXTENSIONS.indexOf(extensionOf(b)) || depth(a) - depth(b))
   const model = models[0]
@@ -50,9 +55,11 @@ export async function readZip(
       `zip holds ${rivals.length} .${extensionOf(model)} models (${rivals.slice(0, 3).join(', ')}${rivals.length > 3 ? ', ...' : ''}): upload one model per zip`,
     )
   }
-  const resolve = createUploadResolver(files, model)
   // A GLB named .gltf is read as the GLB it is, as on its own (uploadedFormat); readInner's reader says so.
   const named = extensionOf(model)
+  const resolve = decoded
+    ? notingResolver(createUploadResolver(files, model), decoded.notes, (text) => images!.warn(`[${named}] ${text}`))
+    : createUploadResolver(files, model)
   const format = uploadedFormat(named, files.get(model)!)
   onModelFile?.({ path: model, format, bytes: files.get(model)! })
   if (format === 'gltf') {

@@ -1,4 +1,5 @@
 import type { Document, Material, Texture, TextureInfo } from '@gltf-transform/core'
+import { toGltfImage } from './image-files.ts'
 import type { ResolveFile } from './upload-files.ts'
 import { decodeDataUri, type Entry } from './gltf1-json.ts'
 
@@ -99,26 +100,22 @@ function texCoordSet(technique: Entry | undefined): number {
  * (the diffuse texture assimp made of it), or a new one; a string saying why where there is none.
  */
 function textureOf(doc: Document, { json, resolve }: Gltf1TextureSource, texture: Entry): Texture | string {
-  const image = json.images?.[String(texture.source)]
-  const uri = image?.uri
+  const entry = json.images?.[String(texture.source)]
+  const uri = entry?.uri
   const bytes = typeof uri !== 'string' ? undefined : uri.startsWith('data:') ? decodeDataUri(uri) : resolve(uri)
   if (!bytes) return `its image "${String(texture.source)}" is not in the file`
-  const mimeType = imageType(bytes)
-  if (!mimeType) return `its image "${String(texture.source)}" is neither PNG nor JPEG, which glTF 2.0 requires`
+  // The same conversion as the diffuse texture's (assimp-read.ts): TGA and BMP become PNG, and a
+  // zip's GIF, TIFF and AVIF are PNGs already; only PNG and JPEG, which 2.0 holds without an extension, are kept.
+  const image = toGltfImage(bytes)
+  if (!image || (image.mimeType !== 'image/png' && image.mimeType !== 'image/jpeg'))
+    return `its image "${String(texture.source)}" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP; in a zip GIF, TIFF, AVIF)`
   const same = doc
     .getRoot()
     .listTextures()
-    .find((existing) => Buffer.from(existing.getImage() ?? []).equals(Buffer.from(bytes)))
+    .find((existing) => Buffer.from(existing.getImage() ?? []).equals(Buffer.from(image.bytes)))
   if (same) return same
-  const name = typeof image?.name === 'string' ? image.name : String(texture.source)
-  return doc.createTexture(name).setImage(bytes).setMimeType(mimeType)
-}
-
-/** PNG or JPEG by their signatures, the image types glTF 2.0 holds without an extension. */
-function imageType(bytes: Uint8Array): string | undefined {
-  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png'
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg'
-  return undefined
+  const name = typeof entry?.name === 'string' ? entry.name : String(texture.source)
+  return doc.createTexture(name).setImage(image.bytes).setMimeType(image.mimeType)
 }
 
 function setSampler(info: TextureInfo, sampler: Entry | undefined): TextureInfo {

@@ -31,7 +31,8 @@ export function sniffImage(bytes: Uint8Array): GltfImageType | undefined {
 /**
  * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA and BMP (common
  * beside COLLADA, OBJ and FBX files) decoded and re-encoded as PNG, which keeps every pixel; undefined
- * for anything else (DDS, PSD, RLE-compressed BMP, ...), which {@link unusableImageNote} names.
+ * for anything else (DDS, PSD, RLE-compressed BMP, ...), which {@link unusableImageNote} names. GIF,
+ * TIFF and AVIF need sharp, which is asynchronous: a zip's are PNGs before this sees them (foreign-images.ts).
  */
 export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: GltfImageType } | undefined {
   const mimeType = sniffImage(bytes)
@@ -40,16 +41,22 @@ export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: G
   return decoded ? { bytes: encodePng(decoded), mimeType: 'image/png' } : undefined
 }
 
-/** Image formats told by their magic numbers, for notes on the images Mos cannot carry. */
-const FOREIGN_IMAGES: [RegExp, string][] = [
-  [/^DDS /, 'a DDS image'],
-  [/^8BPS/, 'a Photoshop (PSD) image'],
-  [/^GIF8/, 'a GIF image'],
-  [/^(II\*\0|MM\0\*)/, 'a TIFF image'],
-  [/^\x76\x2f\x31\x01/, 'an OpenEXR image'],
-  [/^#\?(RADIANCE|RGBE)/, 'a Radiance HDR image'],
-  [/^\xabKTX 11/, 'a KTX 1 image'],
-  [/^BM/, 'a BMP of a kind Mos does not decode (RLE-compressed, holding a JPEG or PNG, or over 8192×8192 pixels)'],
+/** Why a GIF, TIFF or AVIF is still itself when a reader sees it: a zip's are decoded before (foreign-images.ts). */
+const UNDECODED = 'Mos could not decode (damaged, over 8192×8192 pixels, or embedded in the model file)'
+
+/** Image formats told by their magic numbers, for notes on the images Mos cannot carry: what each is, and why. */
+const FOREIGN_IMAGES: [RegExp, string, string][] = [
+  [/^DDS /, 'a DDS image', ''],
+  [/^8BPS/, 'a Photoshop (PSD) image', ''],
+  [/^GIF8/, 'a GIF image', UNDECODED],
+  [/^(II\*\0|MM\0\*)/, 'a TIFF image', UNDECODED],
+  [/^[\s\S]{4}ftypavi[fs]/, 'an AVIF image', UNDECODED],
+  // sharp's prebuilt libvips reads AVIF only: HEVC (HEIC) has no decoder in it.
+  [/^[\s\S]{4}ftyp(heic|heix|mif1|msf1)/, 'a HEIF image', ''],
+  [/^\x76\x2f\x31\x01/, 'an OpenEXR image', ''],
+  [/^#\?(RADIANCE|RGBE)/, 'a Radiance HDR image', ''],
+  [/^\xabKTX 11/, 'a KTX 1 image', ''],
+  [/^BM/, 'a BMP of a kind Mos does not decode (RLE-compressed, holding a JPEG or PNG, or over 8192×8192 pixels)', ''],
 ]
 
 /**
@@ -66,10 +73,10 @@ export function unusableImageNote(name: string, bytes: Uint8Array): string {
   const tga = /\.tga$/i.test(name)
     ? 'a TGA of a kind Mos does not decode (it reads 8-bit grey, colour-mapped, 24- and 32-bit, up to 8192×8192 pixels)'
     : undefined
-  const what = FOREIGN_IMAGES.find(([magic]) => magic.test(head))?.[1] ?? tga
+  const [, what, why] = FOREIGN_IMAGES.find(([magic]) => magic.test(head)) ?? [undefined, tga, '']
   const kind = what
-    ? `${what}, which Mos cannot convert to PNG, JPEG, WebP or KTX2`
-    : 'not an image Mos can decode (PNG, JPEG, WebP, KTX2, TGA, BMP)'
+    ? `${what}, which ${why || 'Mos cannot convert to PNG, JPEG, WebP or KTX2'}`
+    : 'not an image Mos can decode (PNG, JPEG, WebP, KTX2, TGA, BMP, and in a zip GIF, TIFF, AVIF)'
   return `texture "${name}" is ${kind}; dropped`
 }
 

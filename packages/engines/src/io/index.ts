@@ -1,4 +1,5 @@
 import type { Document, NodeIO } from '@gltf-transform/core'
+import type sharpModule from 'sharp'
 import { ModelInputError } from '../errors.ts'
 import { GENERATOR } from '../generator.ts'
 import type { Platform } from '../platform.ts'
@@ -29,6 +30,8 @@ export interface ModelReadOptions extends ReadOptions {
    * a diagnosis reports are that file's, not the container's.
    */
   onModelFile?: (file: ModelFile) => void
+  /** sharp, to turn the GIF, TIFF and AVIF textures of a zip's model into PNGs; without it they are dropped with a note. */
+  sharp?: typeof sharpModule
 }
 
 /** A model format's reader and writer between bytes and a glTF-Transform Document. */
@@ -74,6 +77,7 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
         options,
         (format, inner, resolve) => readModel(platform, inner, format, { ...options, resolve }),
         options.onModelFile,
+        options.sharp && { sharp: options.sharp, warn: (text) => platform.logger.warn(text) },
       ),
   },
   fbx: {

@@ -18,6 +18,7 @@ export const diagnoseOperation = defineOperation({
     const result = await diagnoseBytes(context.platform, context.gltfValidator, input.bytes, input.format, {
       ...options,
       ...context.readOptions,
+      sharp: context.sharp,
     })
     context.report(95)
     return { bytes: new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`), extension: 'json', details: { result } }

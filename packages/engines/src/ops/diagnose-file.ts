@@ -1,7 +1,7 @@
 import { ModelInputError, ReaderFaultError } from '../errors.ts'
 import { checkGltfInput } from '../io/gltf-limits.ts'
 import type { ModelFile } from '../io/gltf-zip.ts'
-import { readModel } from '../io/index.ts'
+import { type ModelReadOptions, readModel } from '../io/index.ts'
 import type { Platform } from '../platform.ts'
 import { diagnose, DIAGNOSE_DEFAULTS } from './diagnose.ts'
 import type { DiagnosisResult } from './diagnosis-types.ts'
@@ -58,7 +58,7 @@ export async function diagnoseBytes(
   validator: GltfValidator,
   bytes: Uint8Array,
   format: string,
-  options: { maxTextureSize?: unknown; maxAllocationBytes?: unknown } = {},
+  options: { maxTextureSize?: unknown; maxAllocationBytes?: unknown; sharp?: ModelReadOptions['sharp'] } = {},
 ): Promise<DiagnosisResult> {
   const readOptions = typeof options.maxAllocationBytes === 'number' ? { maxAllocationBytes: options.maxAllocationBytes } : {}
   // Our own bounds first: glTF-Validator walks whatever the file declares (deep JSON overflowed its
@@ -70,7 +70,9 @@ export async function diagnoseBytes(
   // A zip's model file: its format and version are what the diagnosis reports (contract 2.3: the model's).
   let model: ModelFile = { path: '', format, bytes }
   try {
-    doc = await readModel(platform, bytes, format, { ...readOptions, onModelFile: (file) => (model = file) })
+    // With sharp, a zip's GIF, TIFF and AVIF textures are read as convert reads them, not reported as dropped.
+    const sharp = options.sharp ? { sharp: options.sharp } : {}
+    doc = await readModel(platform, bytes, format, { ...readOptions, ...sharp, onModelFile: (file) => (model = file) })
   } catch (error) {
     throw await explainedReadFailure(validator, bytes, format, error, validation)
   }
