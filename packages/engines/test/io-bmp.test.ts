@@ -44,6 +44,44 @@ function bmp(options: {
   return bytes
 }
 
+/**
+ * BI_RLE8 coding of rows (bottom row first) as the BMP specification lays it out, as Paint writes it: a
+ * run of 3 or more equal indices (up to 255) coded, other stretches as literal runs of 3 to 255 indices
+ * padded to an even length (1 or 2 left over as runs of one), an end of row after each row, an end of bitmap.
+ */
+function rle8(rows: Uint8Array[]): number[] {
+  const out: number[] = []
+  for (const row of rows) {
+    let x = 0
+    while (x < row.length) {
+      let same = 1
+      while (x + same < row.length && same < 255 && row[x + same] === row[x]) same++
+      if (same >= 3) {
+        out.push(same, row[x]!)
+        x += same
+        continue
+      }
+      let literal = 0
+      while (
+        x + literal < row.length &&
+        literal < 255 &&
+        !(row[x + literal] === row[x + literal + 1] && row[x + literal] === row[x + literal + 2])
+      )
+        literal++
+      if (literal >= 3) {
+        out.push(0, literal, ...row.subarray(x, x + literal), ...(literal & 1 ? [0] : []))
+        x += literal
+      } else {
+        out.push(1, row[x]!)
+        x++
+      }
+    }
+    out.push(0, 0)
+  }
+  out.push(0, 1)
+  return out
+}
+
 describe.skipIf(!available)('BMP decoding', () => {
   it('reads the corpus 8-bit palette skins pixel for pixel and the 24-bit LightWave one', async () => {
     for (const path of [paths.faerie, paths.sydney]) {
@@ -92,11 +130,53 @@ describe.skipIf(!available)('BMP decoding', () => {
     expect(Array.from(rgba.data)).toEqual([20, 10, 200, 128])
   })
 
-  it('refuses RLE, truncated, oversized and out-of-palette files, which the task note then names by file and kind', () => {
-    const rle = bmp({ width: 2, height: 1, bits: 8, compression: 1, palette: [[0, 0, 0]], rows: [2, 0, 0, 1] })
-    expect(decodeBmp(rle)).toBeUndefined()
-    expect(unusableImageNote('skins/rle.bmp', rle)).toBe(
-      'texture "skins/rle.bmp" is a BMP of a kind Mos does not decode (RLE-compressed, holding a JPEG or PNG, or over 8192×8192 pixels), which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped',
+  it('reads BI_RLE8 as a real skin coded by the specification: faerie2.bmp run-length coded decodes to the same pixels', async () => {
+    const original = new Uint8Array(await readFile(paths.faerie))
+    const view = new DataView(original.buffer)
+    const [width, height] = [view.getInt32(18, true), view.getInt32(22, true)]
+    const paletteAt = 14 + view.getUint32(14, true)
+    const palette = Array.from({ length: (view.getUint32(10, true) - paletteAt) / 4 }, (_, i) =>
+      [2, 1, 0].map((c) => original[paletteAt + i * 4 + c]!),
+    )
+    const stride = Math.ceil(width / 4) * 4
+    const rows = Array.from({ length: height }, (_, y) => original.subarray(view.getUint32(10, true) + y * stride).subarray(0, width))
+    const coded = bmp({ width, height, bits: 8, compression: 1, palette, rows: rle8(rows) })
+    expect(coded.byteLength).toBeLessThan(original.byteLength)
+    expect(Array.from(decodeBmp(coded)!.data)).toEqual(Array.from(decodeBmp(original)!.data))
+  })
+
+  it('reads BI_RLE4 and BI_RLE8 escapes: literal runs with their padding, end of row, a move, end of bitmap; skipped pixels transparent', () => {
+    const palette = [
+      [0, 0, 0],
+      [255, 0, 0],
+      [0, 255, 0],
+      [0, 0, 255],
+    ]
+    const [k, r, g, b, _] = [
+      [0, 0, 0, 255],
+      [255, 0, 0, 255],
+      [0, 255, 0, 255],
+      [0, 0, 255, 255],
+      [0, 0, 0, 0],
+    ]
+    // 6 × 2, bottom row first: 5 pixels alternating 1 2, end of row; 3 literal nibbles 3 0 2, a move 2 right, one 1, end.
+    const four = decodeBmp(
+      bmp({ width: 6, height: 2, bits: 4, compression: 2, palette, rows: [5, 0x12, 0, 0, 0, 3, 0x30, 0x20, 0, 2, 2, 0, 1, 0x10, 0, 1] }),
+    )!
+    expect(Array.from(four.data)).toEqual([b, k, g, _, _, r, r, g, r, g, r, _].flat())
+    // 4 × 2: 3 literal indices (padded to 4 bytes), a move 0 right and 1 up, one 2; no end of bitmap (the data ends).
+    const eight = decodeBmp(bmp({ width: 4, height: 2, bits: 8, compression: 1, palette, rows: [0, 3, 1, 2, 3, 0, 0, 2, 0, 1, 1, 2] }))!
+    expect(Array.from(eight.data)).toEqual([_, _, _, g, r, g, b, _].flat())
+    // A run past its row, and an index off the colour table, are damage.
+    expect(decodeBmp(bmp({ width: 2, height: 1, bits: 8, compression: 1, palette, rows: [3, 1, 0, 1] }))).toBeUndefined()
+    expect(decodeBmp(bmp({ width: 2, height: 1, bits: 8, compression: 1, palette, rows: [2, 9, 0, 1] }))).toBeUndefined()
+  })
+
+  it('refuses embedded JPEGs, truncated, oversized and out-of-palette files, which the task note then names by file and kind', () => {
+    const jpeg = bmp({ width: 2, height: 1, bits: 0, compression: 4, rows: [0xff, 0xd8, 0xff] })
+    expect(decodeBmp(jpeg)).toBeUndefined()
+    expect(unusableImageNote('skins/photo.bmp', jpeg)).toBe(
+      'texture "skins/photo.bmp" is a BMP of a kind Mos does not decode (holding a JPEG or PNG, OS/2 RLE24, damaged, or over 8192×8192 pixels), which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped',
     )
     expect(decodeBmp(bmp({ width: 4, height: 4, bits: 24, rows: [1, 2, 3] }))).toBeUndefined()
     // 8193 × 8192 at 1 bit a pixel: 8 MB of file, 268 MB of RGBA.

@@ -31,7 +31,7 @@ export function sniffImage(bytes: Uint8Array): GltfImageType | undefined {
 /**
  * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA and BMP (common
  * beside COLLADA, OBJ and FBX files) decoded and re-encoded as PNG, which keeps every pixel; undefined
- * for anything else (DDS, PSD, RLE-compressed BMP, ...), which {@link unusableImageNote} names. GIF,
+ * for anything else (DDS, PSD, a BMP holding a JPEG, ...), which {@link unusableImageNote} names. GIF,
  * TIFF and AVIF need sharp, which is asynchronous: a zip's are PNGs before this sees them (foreign-images.ts).
  */
 export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: GltfImageType } | undefined {
@@ -56,7 +56,7 @@ const FOREIGN_IMAGES: [RegExp, string, string][] = [
   [/^\x76\x2f\x31\x01/, 'an OpenEXR image', ''],
   [/^#\?(RADIANCE|RGBE)/, 'a Radiance HDR image', ''],
   [/^\xabKTX 11/, 'a KTX 1 image', ''],
-  [/^BM/, 'a BMP of a kind Mos does not decode (RLE-compressed, holding a JPEG or PNG, or over 8192×8192 pixels)', ''],
+  [/^BM/, 'a BMP of a kind Mos does not decode (holding a JPEG or PNG, OS/2 RLE24, damaged, or over 8192×8192 pixels)', ''],
 ]
 
 /**
