@@ -1,7 +1,64 @@
+import { readFile } from 'node:fs/promises'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { encodePng } from '../src/io/png-encode.ts'
 import { decodeTga } from '../src/io/tga.ts'
+import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { tgaPixel } from './support/source-pixels.ts'
+
+const { available, paths } = corpusFiles({ grail: assimp('SMD', 'holygrail.tga') })
+
+/**
+ * holygrail.tga (32-bit, with alpha) as a 16-bit TGA by the format's layout: each pixel a little-endian
+ * A1R5G5B5 (alpha bit set from 128 up), rows bottom-up or top-down, raw or as RLE packets (a run of
+ * equal pixels up to 128, else raw packets up to 128); with the pixels that file holds, quantised.
+ */
+async function sixteenBitGrail(options: { rle: boolean; topDown: boolean; alphaBits: number }) {
+  const source = new Uint8Array(await readFile(paths.grail))
+  const [width, height] = [source[12]! | (source[13]! << 8), source[14]! | (source[15]! << 8)]
+  const values: number[] = []
+  const expected: number[] = []
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const [r, g, b, a] = tgaPixel(source, x, y) as [number, number, number, number]
+      const five = (v: number) => Math.round(((v >> 3) * 255) / 31)
+      expected.push(five(r), five(g), five(b), options.alphaBits === 1 && a < 128 ? 0 : 255)
+    }
+  }
+  for (let row = 0; row < height; row++) {
+    const y = options.topDown ? row : height - 1 - row
+    for (let x = 0; x < width; x++) {
+      const [r, g, b, a] = tgaPixel(source, x, y) as [number, number, number, number]
+      values.push((a >= 128 ? 0x8000 : 0) | ((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3))
+    }
+  }
+  const le = (v: number) => [v & 255, v >> 8]
+  const body: number[] = []
+  for (let i = 0; i < values.length; ) {
+    if (!options.rle) {
+      body.push(...le(values[i++]!))
+      continue
+    }
+    let run = 1
+    while (run < 128 && values[i + run] === values[i]) run++
+    if (run > 1) {
+      body.push(0x80 | (run - 1), ...le(values[i]!))
+      i += run
+      continue
+    }
+    // A raw packet stops where a run of equal pixels starts.
+    let raw = 1
+    while (raw < 128 && i + raw < values.length && values[i + raw] !== values[i + raw + 1]) raw++
+    body.push(raw - 1)
+    for (let k = 0; k < raw; k++) body.push(...le(values[i + k]!))
+    i += raw
+  }
+  const descriptor = (options.topDown ? 0x20 : 0) | options.alphaBits
+  const bytes = Uint8Array.from([...header(options.rle ? 10 : 2, width & 255, height & 255, 16, descriptor), ...body])
+  bytes[13] = width >> 8
+  bytes[15] = height >> 8
+  return { bytes, expected, width, height }
+}
 
 /** A TGA header: image type, size, depth, descriptor, optional colour map. */
 function header(
@@ -58,9 +115,31 @@ describe('TGA decoding', () => {
     expect(Array.from(mapped.data)).toEqual([0, 0, 255, 255, 255, 0, 0, 255])
   })
 
+  it.skipIf(!available)(
+    'reads 16-bit A1R5G5B5 (raw and RLE, either origin; the alpha bit where the descriptor says so) as holygrail.tga written so',
+    async () => {
+      for (const options of [
+        { rle: false, topDown: false, alphaBits: 1 },
+        { rle: true, topDown: true, alphaBits: 1 },
+        { rle: true, topDown: false, alphaBits: 0 },
+      ]) {
+        const { bytes, expected, width, height } = await sixteenBitGrail(options)
+        const image = decodeTga(bytes)
+        expect([image?.width, image?.height], JSON.stringify(options)).toEqual([width, height])
+        // The first pixel that differs, if any (a deep equal of a million numbers took seconds).
+        const differs = expected.findIndex((v, i) => image!.data[i] !== v)
+        expect(differs, `${JSON.stringify(options)} at byte ${differs}`).toBe(-1)
+      }
+      // A colour map of 16-bit entries: index 1 is pure red, opaque by the alpha bit.
+      const mapped = decodeTga(Uint8Array.from([...header(1, 1, 1, 8, 0x01, { length: 2, depth: 16 }), 0, 0, 0x00, 0xfc, 1]))
+      expect(Array.from(mapped!.data)).toEqual([255, 0, 0, 255])
+    },
+  )
+
   it('refuses what is not a TGA it can read, and truncated data', () => {
     expect(decodeTga(new Uint8Array(10))).toBeUndefined()
-    expect(decodeTga(Uint8Array.from([...header(2, 2, 2, 16, 0), 0, 0]))).toBeUndefined() // 16-bit
+    expect(decodeTga(Uint8Array.from([...header(2, 2, 2, 16, 0), 0, 0]))).toBeUndefined() // 16-bit, 2 of its 8 bytes
+    expect(decodeTga(Uint8Array.from([...header(2, 1, 1, 12, 0), 0, 0]))).toBeUndefined() // no such depth
     expect(decodeTga(Uint8Array.from([...header(2, 2, 2, 24, 0), 255, 0, 0]))).toBeUndefined()
     expect(decodeTga(Uint8Array.from([...header(10, 2, 2, 24, 0), 0xff, 1, 2, 3]))).toBeUndefined() // run past the image
   })

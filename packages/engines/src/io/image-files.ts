@@ -71,7 +71,7 @@ export function unusableImageNote(name: string, bytes: Uint8Array): string {
   const head = String.fromCharCode(...bytes.subarray(0, 16))
   // TGA has no magic number: its name is all there is to go by.
   const tga = /\.tga$/i.test(name)
-    ? 'a TGA of a kind Mos does not decode (it reads 8-bit grey, colour-mapped, 24- and 32-bit, up to 8192×8192 pixels)'
+    ? 'a TGA of a kind Mos does not decode (it reads 8-bit grey, colour-mapped, 15-, 16-, 24- and 32-bit, up to 8192×8192 pixels)'
     : undefined
   const [, what, why] = FOREIGN_IMAGES.find(([magic]) => magic.test(head)) ?? [undefined, tga, '']
   const kind = what

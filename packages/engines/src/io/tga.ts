@@ -1,7 +1,7 @@
 /**
  * A small TGA decoder: assimp passes TGA textures through untouched (glTF has no TGA), and neither
- * sharp nor any browser reads them. Covers what DCC tools write: true-colour 24/32-bit, grey 8-bit,
- * colour-mapped 8-bit, each raw or RLE, either origin.
+ * sharp nor any browser reads them. Covers what DCC tools write: true-colour 15/16/24/32-bit, grey
+ * 8-bit, colour-mapped 8-bit (entries of 15, 16, 24 or 32 bits), each raw or RLE, either origin.
  */
 export interface RgbaImage {
   width: number
@@ -50,7 +50,7 @@ export function decodeTga(bytes: Uint8Array): RgbaImage | undefined {
   if (!header) return undefined
   const { width, height, kind, mapOffset, mapBytes } = header
   const palette = kind === 1 ? bytes.subarray(mapOffset, mapOffset + mapBytes) : undefined
-  const source: TgaSource = { bytes, header, palette, pixelSize: header.depth / 8 }
+  const source: TgaSource = { bytes, header, palette, pixelSize: Math.ceil(header.depth / 8) }
   const data = new Uint8Array(width * height * 4)
   const offset = mapOffset + mapBytes
   if (!(header.rle ? decodeRlePixels(source, offset, data) : decodeRawPixels(source, offset, data))) return undefined
@@ -75,9 +75,9 @@ function readTgaHeader(bytes: Uint8Array): TgaHeader | undefined {
   const kind = imageType & 7 // 1 colour-mapped, 2 true-colour, 3 grey
   if (![1, 2, 3].includes(kind) || colorMapType > 1 || width === 0 || height === 0) return undefined
   if (width * height > DECODED_IMAGE_MAX_PIXELS) return undefined
-  if (kind === 2 && depth !== 24 && depth !== 32) return undefined
+  if (kind === 2 && ![15, 16, 24, 32].includes(depth)) return undefined
   if ((kind === 3 || kind === 1) && depth !== 8) return undefined
-  if (kind === 1 && (colorMapType !== 1 || (mapDepth !== 24 && mapDepth !== 32))) return undefined
+  if (kind === 1 && (colorMapType !== 1 || ![15, 16, 24, 32].includes(mapDepth))) return undefined
   const mapBytes = colorMapType === 1 ? mapLength * Math.ceil(mapDepth / 8) : 0
   return { kind, rle, width, height, depth, descriptor, mapStart, mapDepth, mapOffset: 18 + idLength, mapBytes }
 }
@@ -114,23 +114,41 @@ function putPixel(source: TgaSource, data: Uint8Array, index: number, at: number
   const { bytes, header, palette } = source
   if (at + source.pixelSize > bytes.byteLength) return false
   const o = index * 4
-  if (header.kind === 2) {
-    data[o] = bytes[at + 2]!
-    data[o + 1] = bytes[at + 1]!
-    data[o + 2] = bytes[at]!
-    data[o + 3] = header.depth === 32 ? bytes[at + 3]! : 255
-  } else if (header.kind === 3) {
+  if (header.kind === 3) {
     data[o] = data[o + 1] = data[o + 2] = bytes[at]!
     data[o + 3] = 255
+  } else if (header.kind === 2) {
+    putColour(bytes, at, header.depth, header.descriptor, data, o)
   } else {
-    const entry = (bytes[at]! - header.mapStart) * (header.mapDepth / 8)
-    if (!palette || entry < 0 || entry + header.mapDepth / 8 > palette.byteLength) return false
-    data[o] = palette[entry + 2]!
-    data[o + 1] = palette[entry + 1]!
-    data[o + 2] = palette[entry]!
-    data[o + 3] = header.mapDepth === 32 ? palette[entry + 3]! : 255
+    const entrySize = Math.ceil(header.mapDepth / 8)
+    const entry = (bytes[at]! - header.mapStart) * entrySize
+    if (!palette || entry < 0 || entry + entrySize > palette.byteLength) return false
+    putColour(palette, entry, header.mapDepth, header.descriptor, data, o)
   }
   return true
+}
+
+/** A 5-bit channel scaled to 0–255 (31 becomes 255), as the BMP decoder scales its 5-bit fields. */
+const FIVE_BITS = Uint8Array.from({ length: 32 }, (_, v) => Math.round((v * 255) / 31))
+
+/**
+ * Writes the colour stored at `from[at]` in `depth` bits as RGBA: BGR(A) bytes, or a little-endian
+ * 16-bit A1R5G5B5 (15-bit: no alpha bit). The alpha bit counts only where the descriptor's attribute
+ * bits say there is one: many writers leave it 0 in opaque images (as the TGA 2.0 specification allows).
+ */
+function putColour(from: Uint8Array, at: number, depth: number, descriptor: number, data: Uint8Array, o: number): void {
+  if (depth >= 24) {
+    data[o] = from[at + 2]!
+    data[o + 1] = from[at + 1]!
+    data[o + 2] = from[at]!
+    data[o + 3] = depth === 32 ? from[at + 3]! : 255
+    return
+  }
+  const value = from[at]! | (from[at + 1]! << 8)
+  data[o] = FIVE_BITS[(value >> 10) & 31]!
+  data[o + 1] = FIVE_BITS[(value >> 5) & 31]!
+  data[o + 2] = FIVE_BITS[value & 31]!
+  data[o + 3] = depth === 16 && (descriptor & 15) === 1 ? (value & 0x8000 ? 255 : 0) : 255
 }
 
 function flipRows(data: Uint8Array, width: number, height: number): void {
