@@ -17,7 +17,8 @@ export interface ForeignImageDecoder {
 const DECODED: [RegExp, string][] = [
   [/^GIF8[79]a/, 'GIF'],
   [/^(II\*\0|MM\0\*)/, 'TIFF'],
-  [/^[\s\S]{4}ftypavi[fs]/, 'AVIF'],
+  // An ISO-BMFF file whose brands (major, or a compatible one: some write mif1 first) name AVIF.
+  [/^[\s\S]{4}ftyp[\s\S]{0,24}avi[fs]/, 'AVIF'],
 ]
 
 /** Decoded files and, by their new bytes, the notes to give when a model references them. */
@@ -71,6 +72,6 @@ export function notingResolver(resolve: ResolveFile, notes: Map<Uint8Array, stri
 }
 
 function foreignKind(bytes: Uint8Array): string | undefined {
-  const head = String.fromCharCode(...bytes.subarray(0, 12))
+  const head = String.fromCharCode(...bytes.subarray(0, 32))
   return DECODED.find(([magic]) => magic.test(head))?.[1]
 }

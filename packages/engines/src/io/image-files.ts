@@ -50,7 +50,7 @@ const FOREIGN_IMAGES: [RegExp, string, string][] = [
   [/^8BPS/, 'a Photoshop (PSD) image', ''],
   [/^GIF8/, 'a GIF image', UNDECODED],
   [/^(II\*\0|MM\0\*)/, 'a TIFF image', UNDECODED],
-  [/^[\s\S]{4}ftypavi[fs]/, 'an AVIF image', UNDECODED],
+  [/^[\s\S]{4}ftyp[\s\S]{0,24}avi[fs]/, 'an AVIF image', UNDECODED],
   // sharp's prebuilt libvips reads AVIF only: HEVC (HEIC) has no decoder in it.
   [/^[\s\S]{4}ftyp(heic|heix|mif1|msf1)/, 'a HEIF image', ''],
   [/^\x76\x2f\x31\x01/, 'an OpenEXR image', ''],
@@ -68,7 +68,7 @@ const FOREIGN_IMAGES: [RegExp, string, string][] = [
  * // 'texture "maps/rock.dds" is a DDS image, which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped'
  */
 export function unusableImageNote(name: string, bytes: Uint8Array): string {
-  const head = String.fromCharCode(...bytes.subarray(0, 16))
+  const head = String.fromCharCode(...bytes.subarray(0, 32))
   // TGA has no magic number: its name is all there is to go by.
   const tga = /\.tga$/i.test(name)
     ? 'a TGA of a kind Mos does not decode (it reads 8-bit grey, colour-mapped, 15-, 16-, 24- and 32-bit, up to 8192×8192 pixels)'
