@@ -15,8 +15,8 @@ const MIME: Record<string, string> = {
  */
 export function embeddedGltf(path: string): Uint8Array {
   const json = JSON.parse(readFileSync(path, 'utf8')) as { buffers?: unknown; images?: unknown }
-  // glTF 1.0 keeps these as objects; those files are refused anyway, left as they are.
-  const list = (value: unknown) => (Array.isArray(value) ? (value as { uri?: string }[]) : [])
+  // glTF 1.0 keeps these as objects keyed by id, 2.0 as arrays: both are embedded.
+  const list = (value: unknown) => Object.values((value ?? {}) as Record<string, { uri?: string }>)
   for (const item of [...list(json.buffers), ...list(json.images)]) {
     if (!item.uri || item.uri.startsWith('data:')) continue
     const sibling = join(dirname(path), decodeURIComponent(item.uri))
