@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { recordListenerAnswer } from './listener-answer.ts'
 
 /**
  * The answer to a client still sending its request when the shutdown grace is over, where it got a
@@ -42,6 +43,8 @@ export function refuseStillSending(connections: Iterable<Connection>): Connectio
         connection: 'close',
       })
       res.end(body)
+      // The handler answers later (a 400 for its body cut): the log line says what the client got.
+      recordListenerAnswer(res, { status: 503, error: SHUTDOWN_TEXT, answeredBy: 'shutdown grace over' })
       failBody(req)
     } else if (socket.bytesRead > 0) {
       // A request's head is still arriving (an idle keep-alive connection was closed by the drain).

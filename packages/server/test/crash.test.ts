@@ -204,7 +204,9 @@ describe('single node: SIGTERM mid-upload (fs storage)', () => {
         .map((text) => JSON.parse(text) as Record<string, unknown>)
       expect(lines.find((entry) => entry.msg === 'request' && entry.path === '/api/v1/compress')).toMatchObject({
         method: 'POST',
-        status: 400,
+        status: 503,
+        answeredBy: 'shutdown grace over',
+        handlerStatus: 400,
       })
       expect(lines.find((entry) => entry.cut !== undefined)).toMatchObject({
         cut: 1,

@@ -198,6 +198,13 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
       expect([raw.status, raw.headers.connection, raw.headers['retry-after']]).toEqual([503, 'close', '5'])
       expect(JSON.parse(raw.body)).toEqual(refusal)
       expect(await server.exited).toBe(0)
+      // The upload's log line says what its client got, not the 400 its handler made of the cut body.
+      expect(logLines(server).find((line) => line.msg === 'request' && line.path === '/api/v1/compress')).toMatchObject({
+        status: 503,
+        answeredBy: 'shutdown grace over',
+        error: refusal.error,
+        level: 'warn',
+      })
       // No task folder, input, part file or record: only the empty folders that hold them.
       const left = [...(await tree(join(base, 'files'))), ...(await tree(join(base, 'records')))]
       expect(left.filter((path) => path !== 'tasks')).toEqual([])

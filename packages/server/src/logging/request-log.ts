@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3'
 import { sha256Hex } from '../web-crypto.ts'
 import type { Logger } from './create-logger.ts'
+import { listenerAnswerOn } from '../listener-answer.ts'
 import { API_KEY_HEADER } from '@mos/sdk/contract'
 
 const REQUEST_ID_HEADER = 'x-request-id'
@@ -79,22 +80,28 @@ export function createRequestLog(options: RequestLogOptions) {
       } catch {
         // A response with immutable headers (none of ours today): the line below still carries the id.
       }
+      // The listener may have answered in the handler's place (the shutdown grace's 503): the line
+      // states what the client got, and the handler's own status beside it.
+      const listener = listenerAnswerOn(event.runtime?.node?.res)
       const fields = {
         requestId: facts.requestId,
         method: event.req.method,
         route: event.context.matchedRoute?.route ?? event.url.pathname,
         path: event.url.pathname,
-        status: response.status,
+        status: listener?.status ?? response.status,
+        ...(listener ? { answeredBy: listener.answeredBy, handlerStatus: response.status } : {}),
         durationMs: Math.round((performance.now() - facts.startedAt) * 10) / 10,
         ...(facts.keyHash ? { keyHash: facts.keyHash } : {}),
         ...(facts.taskId ? { taskId: facts.taskId } : {}),
         ...(facts.batchId ? { batchId: facts.batchId } : {}),
-        ...(facts.error ? { error: facts.error } : {}),
+        ...(listener ? { error: listener.error } : facts.error ? { error: facts.error } : {}),
         ...(facts.stack ? { stack: facts.stack } : {}),
       }
+      // The end of a drain the operator asked for: a warning, not a fault of the service.
       // 501 is the deployment saying what it does not offer, not a fault of the service.
       // A probe's 503 is the answer it exists to give: a warning, not a fault.
-      if (quiet.has(event.url.pathname)) options.logger[response.status >= 500 ? 'warn' : 'debug'](fields, 'request')
+      if (listener) options.logger.warn(fields, 'request')
+      else if (quiet.has(event.url.pathname)) options.logger[response.status >= 500 ? 'warn' : 'debug'](fields, 'request')
       else if (response.status >= 500 && facts.setupState) options.logger.warn(fields, 'request')
       else if (response.status >= 500 && response.status !== 501) options.logger.error(fields, 'request')
       else options.logger.info(fields, 'request')
