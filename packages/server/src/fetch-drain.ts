@@ -1,4 +1,5 @@
 import type { FetchHandler } from './fetch-listener.ts'
+import { STOPPING_TEXTS } from './stopping-texts.ts'
 
 /** The requests a fetch listener (Deno, Bun) has in flight, and what its drain does to new ones. */
 export interface Drain {
@@ -67,7 +68,7 @@ function closingConnection(response: Response): Response {
 
 function stoppingRefusal(): Response {
   return Response.json(
-    { error: 'service unavailable: this process is stopping; send the request again' },
+    { error: STOPPING_TEXTS.stopping },
     { status: 503, headers: { connection: 'close', 'retry-after': String(STOPPING_RETRY_AFTER_SECONDS) } },
   )
 }

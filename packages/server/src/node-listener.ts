@@ -178,7 +178,8 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
  * Drains, as a balancer or an orchestrator expects of a process told to stop: no new connection is
  * accepted, idle keep-alive connections close at once, and requests in flight get `graceMs` to
  * finish and get their answer (with `Connection: close`, see sayCloseOnLastAnswer). After it, a
- * client still sending gets a 503 and a moment to read it, and the connections are cut; the drain of tasks happens after, in the context. Resolves once the
+ * request with no answer under way (still arriving, or its handler still at work) gets a 503 and a
+ * moment to read it, and the connections are cut; the drain of tasks happens after, in the context. Resolves once the
  * handlers of the cut requests have ended too (at most CUT_HANDLERS_END_MS): an upload cut there
  * removes what it had stored and writes its log line, which it did not when the process went on to
  * close its stores and exit under it (an empty task folder left, no line for the request).
@@ -195,7 +196,7 @@ async function closeServer(
   clearInterval(sweep)
   if (drained) return { cut: 0 }
   const cut = running.size
-  // A client still sending gets a 503 it can read, where it got a bare hang-up (node-shutdown-refusal.ts).
+  // A request with no answer under way gets a 503 it can read, where it got a bare hang-up (node-shutdown-refusal.ts).
   server.closeIdleConnections()
   const answered = refuseStillSending(connections)
   const gone = answered.map(

@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { recordListenerAnswer } from './listener-answer.ts'
+import { STOPPING_TEXTS } from './stopping-texts.ts'
 
 /**
- * The answer to a client still sending its request when the shutdown grace is over, where it got a
- * bare hang-up: `503 {"error": …}` with `Connection: close` and `Retry-After` (another instance, or
- * this one restarted, takes it), then the connection closes once it had a moment to read it.
+ * The answer to a request still in flight when the shutdown grace is over, where it got a bare
+ * hang-up: `503 {"error": …}` with `Connection: close` and `Retry-After` (another instance, or this
+ * one restarted, takes it), then the connection closes once it had a moment to read it.
  */
 
 /** The wait asked of the client: a process stopped alone takes seconds to come back; with replicas any wait works. */
@@ -16,15 +17,14 @@ const RETRY_AFTER_SECONDS = 5
  */
 export const SHUTDOWN_REFUSAL_LINGER_MS = 1_000
 
-const SHUTDOWN_TEXT = 'service unavailable: the service stopped before the request arrived in full; send it again'
-
 type Connection = Socket & { _httpMessage?: ServerResponse | null }
 
 /**
- * Answers every connection whose client is still sending: a request whose body is still arriving
- * (its handler's body fails, so it removes what it stored) and a request whose head is still
- * arriving. A response already under way, a handler still working on a request that arrived whole,
- * and a connection that sent nothing are left to be cut as before. Returns the connections answered.
+ * Answers every connection whose request has no answer under way: a request whose body is still
+ * arriving (its handler's body fails, so it removes what it stored), a whole request whose handler
+ * is still at work (a store that stopped answering: it is abandoned, as it would be by the cut), and
+ * a request whose head is still arriving. A response already under way (its status is out) and a
+ * connection that sent nothing are left to be cut as before. Returns the connections answered.
  */
 export function refuseStillSending(connections: Iterable<Connection>): Connection[] {
   const answered: Connection[] = []
@@ -33,19 +33,11 @@ export function refuseStillSending(connections: Iterable<Connection>): Connectio
     const res = socket._httpMessage
     const req = (res as (ServerResponse & { req?: IncomingMessage }) | null | undefined)?.req
     if (res && req) {
-      if (res.headersSent || req.complete) continue
+      if (res.headersSent) continue
       dropWhatFollows(socket)
-      const body = JSON.stringify({ error: SHUTDOWN_TEXT })
-      res.writeHead(503, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'retry-after': String(RETRY_AFTER_SECONDS),
-        connection: 'close',
-      })
-      res.end(body)
-      // The handler answers later (a 400 for its body cut): the log line says what the client got.
-      recordListenerAnswer(res, { status: 503, error: SHUTDOWN_TEXT, answeredBy: 'shutdown grace over' })
-      failBody(req)
+      const arrived = req.complete
+      answerInPlaceOfHandler(res, arrived ? STOPPING_TEXTS.stopping : STOPPING_TEXTS.stoppedBeforeArrival)
+      if (!arrived) failBody(req)
     } else if (socket.bytesRead > 0) {
       // A request's head is still arriving (an idle keep-alive connection was closed by the drain).
       dropWhatFollows(socket)
@@ -56,8 +48,24 @@ export function refuseStillSending(connections: Iterable<Connection>): Connectio
   return answered
 }
 
+/**
+ * Sends the 503 on the handler's response. The handler answers later, if ever (a 400 for a body cut
+ * under it): the listener's answer is recorded, so the request's log line says what the client got.
+ */
+function answerInPlaceOfHandler(res: ServerResponse, error: string): void {
+  recordListenerAnswer(res, { status: 503, error, answeredBy: 'shutdown grace over' })
+  const body = JSON.stringify({ error })
+  res.writeHead(503, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'retry-after': String(RETRY_AFTER_SECONDS),
+    connection: 'close',
+  })
+  res.end(body)
+}
+
 function rawAnswer(): string {
-  const body = JSON.stringify({ error: SHUTDOWN_TEXT })
+  const body = JSON.stringify({ error: STOPPING_TEXTS.stoppedBeforeArrival })
   return `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${RETRY_AFTER_SECONDS}\r\nConnection: close\r\n\r\n${body}`
 }
 

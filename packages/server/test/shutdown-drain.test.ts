@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, openSync } from 'node:fs'
+import { mkdir, readFile, rm } from 'node:fs/promises'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -157,7 +159,7 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
     }
   }, 60_000)
 
-  it('a client still sending when the grace ends gets 503 with Retry-After and Connection: close (fetch and a raw socket), and nothing of its upload is left', async () => {
+  it('a request without an answer when the grace ends gets 503 with Retry-After and Connection: close (still sending: fetch and a raw socket; whole, its handler at work), and nothing of its upload is left', async () => {
     const dir = await tempDir()
     const base = join(dir.path, 'data')
     const server = await startDraining('drain-refuse', base, 1_000)
@@ -186,6 +188,27 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
         duplex: 'half',
       } as RequestInit)
       const slowHead = await begunRequest(server.port, 'GET /livez HTTP/1.1\r\nHost: mos')
+      // A whole request whose handler is still at work when the grace ends: its task's record is a
+      // FIFO, read as a records folder on a network mount that stopped answering is (the read blocks).
+      // Opening its writing end without waiting succeeds only once the handler has it open to read.
+      const stuckId = crypto.randomUUID()
+      const stuck = join(base, 'records', 'tasks', stuckId)
+      await mkdir(join(base, 'records', 'tasks'), { recursive: true })
+      execFileSync('mkfifo', [stuck])
+      const read = fetch(`${server.url}/api/v1/tasks/${stuckId}`, { headers: { 'x-api-key': API_KEY } })
+      const writer = await until(
+        () => {
+          try {
+            return openSync(stuck, constants.O_WRONLY | constants.O_NONBLOCK)
+          } catch {
+            return undefined
+          }
+        },
+        (fd) => fd !== undefined,
+        5_000,
+        20,
+      )
+      expect(writer, 'the handler reads the record').toBeDefined()
       await partFileOnDisk(join(base, 'files'))
       server.child.kill('SIGTERM')
 
@@ -197,7 +220,19 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
       const raw = await slowHead.closed()
       expect([raw.status, raw.headers.connection, raw.headers['retry-after']]).toEqual([503, 'close', '5'])
       expect(JSON.parse(raw.body)).toEqual(refusal)
+      const stopping = { error: 'service unavailable: this process is stopping; send the request again' }
+      const abandoned = await read
+      expect([abandoned.status, abandoned.headers.get('connection'), abandoned.headers.get('retry-after')]).toEqual([503, 'close', '5'])
+      expect(await abandoned.json()).toEqual(stopping)
+      // The record's read ends (end of file), so its handler ends and writes its line.
+      closeSync(writer!)
       expect(await server.exited).toBe(0)
+      await rm(stuck)
+      expect(logLines(server).find((line) => line.msg === 'request' && line.path === `/api/v1/tasks/${stuckId}`)).toMatchObject({
+        status: 503,
+        answeredBy: 'shutdown grace over',
+        error: stopping.error,
+      })
       // The upload's log line says what its client got, not the 400 its handler made of the cut body.
       expect(logLines(server).find((line) => line.msg === 'request' && line.path === '/api/v1/compress')).toMatchObject({
         status: 503,

@@ -39,7 +39,7 @@ export const CONFIG_SCHEMA = {
       default: 30_000,
       min: 0,
       max: 3_600_000,
-      doc: 'On SIGTERM or SIGINT, how long requests in flight (an upload streaming in, a download) get to finish, in ms: each gets its answer with `Connection: close`, idle keep-alive connections close at once, no new connection is accepted and GET /readyz answers 503 `stopping` on the connections still open. After it, on Node a client still sending its request gets 503 with `Retry-After` and its connection closes; the rest still in flight is cut. Running tasks are waited for after this, as long as they take. The same on Deno and Bun, except that Deno keeps taking connections while an upload begun before the signal is still arriving (a new request with a body is answered 503 with Retry-After): docs/deployment.md.',
+      doc: 'On SIGTERM or SIGINT, how long requests in flight (an upload streaming in, a download) get to finish, in ms: each gets its answer with `Connection: close`, idle keep-alive connections close at once, no new connection is accepted and GET /readyz answers 503 `stopping` on the connections still open. After it, on Node a request with no answer under way (still being sent, or whole with its handler still at work) gets 503 with `Retry-After` and its connection closes; a response under way is cut. Running tasks are waited for after this, as long as they take. The same on Deno and Bun, except that Deno keeps taking connections while an upload begun before the signal is still arriving (a new request with a body is answered 503 with Retry-After): docs/deployment.md.',
     }),
     bodyIdleTimeoutMs: setting.integer({
       default: 60_000,
