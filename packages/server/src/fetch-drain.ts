@@ -33,14 +33,17 @@ const STOPPING_RETRY_AFTER_SECONDS = 1
  *   while the uploads begun before it finish (fetch-listener.ts); its body, which Deno's shutdown
  *   would cut, is never read. Requests without one (probes, reads) are served.
  */
-export function inFlightRequests(handler: FetchHandler, options: { refuseBodiesWhileDraining: boolean }): Drain {
+export function inFlightRequests(
+  handler: FetchHandler,
+  options: { refuseBodiesWhileDraining: boolean; answerHeaders: Readonly<Record<string, string>> },
+): Drain {
   const running = new Map<Promise<Response>, { body: boolean }>()
   let draining = false
   const answered = (withBody: boolean) =>
     Promise.allSettled([...running].filter(([, request]) => request.body || !withBody).map(([answer]) => answer)).then(() => undefined)
   return {
     async fetch(request) {
-      if (draining && options.refuseBodiesWhileDraining && request.body !== null) return stoppingRefusal()
+      if (draining && options.refuseBodiesWhileDraining && request.body !== null) return stoppingRefusal(options.answerHeaders)
       const answer = Promise.resolve().then(() => handler(request))
       running.set(answer, { body: request.body !== null })
       try {
@@ -66,9 +69,9 @@ function closingConnection(response: Response): Response {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
 }
 
-function stoppingRefusal(): Response {
+function stoppingRefusal(answerHeaders: Readonly<Record<string, string>>): Response {
   return Response.json(
     { error: STOPPING_TEXTS.stopping },
-    { status: 503, headers: { connection: 'close', 'retry-after': String(STOPPING_RETRY_AFTER_SECONDS) } },
+    { status: 503, headers: { ...answerHeaders, connection: 'close', 'retry-after': String(STOPPING_RETRY_AFTER_SECONDS) } },
   )
 }

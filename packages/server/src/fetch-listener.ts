@@ -15,6 +15,8 @@ export interface FetchListenerOptions {
   shutdownGraceMs: number
   /** Told of a handler that threw past h3's own error handling (a bug): logged by the caller. */
   onHandlerError?: (error: unknown) => void
+  /** Headers on every answer the listener gives itself (the drain's 503, a failed handler's 500): the app's security headers (security-headers.ts). */
+  answerHeaders: Readonly<Record<string, string>>
 }
 
 export interface FetchListener {
@@ -46,9 +48,9 @@ export async function listenFetch(runtime: RuntimeName, handler: FetchHandler, o
   const { serve } = await import('srvx')
   const fail = (error: unknown) => {
     options.onHandlerError?.(error)
-    return Response.json({ error: 'internal error: request handler failed' }, { status: 500 })
+    return Response.json({ error: 'internal error: request handler failed' }, { status: 500, headers: options.answerHeaders })
   }
-  const requests = inFlightRequests(handler, { refuseBodiesWhileDraining: runtime === 'deno' })
+  const requests = inFlightRequests(handler, { refuseBodiesWhileDraining: runtime === 'deno', answerHeaders: options.answerHeaders })
   // Deno's shutdown() waits for what is in flight with no bound: this signal cuts it once the grace is over.
   const cut = new AbortController()
   let server: Awaited<ReturnType<typeof serve>>

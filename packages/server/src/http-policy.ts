@@ -2,25 +2,11 @@ import { API_KEY_HEADER, ERROR_TEXTS, EXTENSION_HEADERS, RATE_LIMIT_HEADERS } fr
 import type { H3, H3Event } from 'h3'
 import { ApiError } from './errors.ts'
 import { answerHeadLikeGet } from './head-requests.ts'
+import { securityHeaders } from './security-headers.ts'
 
 export interface HttpPolicyOptions {
   /** Origins a browser may call from (`*` = any); empty = no CORS at all (the default). */
   corsOrigins: readonly string[]
-}
-
-/**
- * Sent on every response. The API answers JSON and files, never a page: nothing it sends may run
- * scripts, be framed, or be sniffed into something else; a download is not embeddable by other
- * sites unless CORS is on (then the operator chose to share it).
- */
-function securityHeaders(cors: boolean): Record<string, string> {
-  return {
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
-    'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
-    'Cross-Origin-Resource-Policy': cors ? 'cross-origin' : 'same-origin',
-  }
 }
 
 /**
@@ -50,7 +36,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600'
 export function applyHttpPolicy(app: H3, options: HttpPolicyOptions): void {
   const cors = options.corsOrigins.length > 0
   const anyOrigin = options.corsOrigins.includes('*')
-  const fixed = securityHeaders(cors)
+  const fixed = securityHeaders({ cors })
   const allowedOrigin = (origin: string | null) => (origin && (anyOrigin || options.corsOrigins.includes(origin)) ? origin : undefined)
   // Every GET path answers HEAD too, as the Allow headers below say.
   answerHeadLikeGet(app)

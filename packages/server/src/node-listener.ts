@@ -1,6 +1,13 @@
 import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { answerClientError, answerConnect, answerWithError, missingHost, refuseExpectation } from './node-protocol-refusals.ts'
+import {
+  type AnswerHeaders,
+  answerClientError,
+  answerConnect,
+  answerWithError,
+  missingHost,
+  refuseExpectation,
+} from './node-protocol-refusals.ts'
 import { refuseStillSending, SHUTDOWN_REFUSAL_LINGER_MS } from './node-shutdown-refusal.ts'
 import { REFUSAL_LINGER } from './refusal-linger.ts'
 import { watchRequestLines } from './request-line-overflow.ts'
@@ -23,6 +30,11 @@ export interface NodeListenerOptions {
   shutdownGraceMs: number
   /** Told of a handler that threw past h3's own error handling (a bug): logged by the caller. */
   onHandlerError?: (error: unknown) => void
+  /**
+   * Headers on every answer the listener gives itself, before or instead of the handler (400, 408,
+   * 414, 431, 417, the grace's 503, a failed handler's 500): the app's security headers (security-headers.ts).
+   */
+  answerHeaders: AnswerHeaders
 }
 
 /** How long closing waits for the handlers of the requests it cut to remove what they stored. */
@@ -97,13 +109,15 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   server.on('checkExpectation', (req, res) => {
     closeAfterEarlyAnswer(req, res)
     req.on('error', () => undefined)
-    refuseExpectation(res)
+    refuseExpectation(res, options.answerHeaders)
   })
   server.on('connection', watchRequestLines)
   const connections = openConnections(server)
-  server.on('connect', answerConnect)
+  server.on('connect', (req: IncomingMessage, socket: Socket) => answerConnect(req, socket, options.answerHeaders))
   const bounds = { headersTimeoutMs: options.headersTimeoutMs, maxHeaderSize }
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, bounds))
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket, bounds, options.answerHeaders),
+  )
 
   await listenOn(server, options.port, options.host)
   const address = server.address()
@@ -112,7 +126,7 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
     port: typeof address === 'object' && address ? address.port : options.port,
     close: () => {
       drain.started = true
-      return closeServer(server, { running, connections }, options.shutdownGraceMs)
+      return closeServer(server, { running, connections }, options)
     },
   }
 }
@@ -130,7 +144,7 @@ async function serveRequest(
 ): Promise<void> {
   const fail = (error: unknown) => {
     options.onHandlerError?.(error)
-    failResponse(res)
+    failResponse(res, options.answerHeaders)
   }
   if (expectsContinue) sendContinueOnRead(req, res)
   closeAfterEarlyAnswer(req, res)
@@ -139,7 +153,7 @@ async function serveRequest(
   req.on('error', () => undefined)
   res.on('error', () => undefined)
   const noHost = missingHost(req)
-  if (noHost) return answerWithError(res, 400, noHost)
+  if (noHost) return answerWithError(res, 400, noHost, options.answerHeaders)
   try {
     await handler(req, res)
   } catch (error) {
@@ -187,7 +201,7 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
 async function closeServer(
   server: Server,
   { running, connections }: { running: Set<Promise<unknown>>; connections: Set<Socket> },
-  graceMs: number,
+  { shutdownGraceMs: graceMs, answerHeaders }: NodeListenerOptions,
 ): Promise<ListenerClosed> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
   server.closeIdleConnections()
@@ -198,7 +212,7 @@ async function closeServer(
   const cut = running.size
   // A request with no answer under way gets a 503 it can read, where it got a bare hang-up (node-shutdown-refusal.ts).
   server.closeIdleConnections()
-  const answered = refuseStillSending(connections)
+  const answered = refuseStillSending(connections, answerHeaders)
   const gone = answered.map(
     (socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve()))),
   )
@@ -227,12 +241,12 @@ function sayCloseOnLastAnswer(res: ServerResponse, drain: { started: boolean }):
   }) as ServerResponse['writeHead']
 }
 
-function failResponse(res: ServerResponse): void {
+function failResponse(res: ServerResponse, headers: AnswerHeaders): void {
   if (res.headersSent) {
     res.destroy()
     return
   }
-  res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error: request handler failed' }))
+  answerWithError(res, 500, 'internal error: request handler failed', headers)
 }
 
 /**

@@ -2,18 +2,23 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { overflowedInRequestLine } from './request-line-overflow.ts'
+import { headerLines } from './security-headers.ts'
 
 /**
  * The refusals Node's HTTP server would otherwise make itself, with a bare status line or none: each
  * here answers with the contract's `{"error": …}` instead, so a client's bytes end in the contract's
- * error whatever layer refuses them (node-listener.ts wires them).
+ * error whatever layer refuses them (node-listener.ts wires them). Each carries `headers`, the
+ * listener's answer headers (the security headers of the app's own answers, security-headers.ts).
  */
 
+/** Headers on every answer written here. */
+export type AnswerHeaders = Readonly<Record<string, string>>
+
 /** Writes a whole answer on a socket no response object owns (before a request exists, or for CONNECT), and ends it. */
-function endWithAnswer(socket: Socket, status: number, reason: string, error: string): void {
+export function endWithAnswer(socket: Socket, status: number, reason: string, error: string, headers: AnswerHeaders): void {
   const body = JSON.stringify({ error })
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headerLines(headers)}Connection: close\r\n\r\n${body}`,
   )
 }
 
@@ -29,7 +34,7 @@ export interface RefusalBounds {
  * A client sending garbage before a request exists (or too slowly): answer with the contract's
  * error shape and close, where Node's default would send a bare status line.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, bounds: RefusalBounds): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, bounds: RefusalBounds, headers: AnswerHeaders): void {
   // As Node's default handler: never write into a response already on its way.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
   if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
@@ -47,7 +52,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
           ? // The client shut its side mid-request (mid-body): its request can never complete.
             [400, 'Bad Request', 'the request ended before it was complete']
           : [400, 'Bad Request', `invalid HTTP${parserReason(error)}`]
-  endWithAnswer(socket, status, reason, ERROR_TEXTS.malformedBody(detail))
+  endWithAnswer(socket, status, reason, ERROR_TEXTS.malformedBody(detail), headers)
 }
 
 /** `ms` in words: "1 second", "20 seconds", "1.5 seconds". */
@@ -71,19 +76,20 @@ function parserReason(error: NodeJS.ErrnoException & { reason?: unknown }): stri
  * CONNECT (a proxy tunnel, which this service is not): 405. With no 'connect' listener Node destroys
  * the socket, and the client got no answer at all.
  */
-export function answerConnect(req: IncomingMessage, socket: Socket): void {
+export function answerConnect(req: IncomingMessage, socket: Socket, headers: AnswerHeaders): void {
   socket.on('error', () => undefined)
-  endWithAnswer(socket, 405, 'Method Not Allowed', ERROR_TEXTS.methodNotAllowed('CONNECT', req.url ?? ''))
+  endWithAnswer(socket, 405, 'Method Not Allowed', ERROR_TEXTS.methodNotAllowed('CONNECT', req.url ?? ''), headers)
 }
 
 /** Sends the contract's error on a response of the HTTP server (the listener closes the connection if the body is unread). */
-export function answerWithError(res: ServerResponse, status: number, error: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error }))
+export function answerWithError(res: ServerResponse, status: number, error: string, headers: AnswerHeaders): void {
+  const body = JSON.stringify({ error })
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
 }
 
 /** An `Expect` other than 100-continue: 417, where Node's default sends it with no body. */
-export function refuseExpectation(res: ServerResponse): void {
-  answerWithError(res, 417, ERROR_TEXTS.malformedBody('the only Expect header taken is 100-continue'))
+export function refuseExpectation(res: ServerResponse, headers: AnswerHeaders): void {
+  answerWithError(res, 417, ERROR_TEXTS.malformedBody('the only Expect header taken is 100-continue'), headers)
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { recordListenerAnswer } from './listener-answer.ts'
+import { type AnswerHeaders, answerWithError, endWithAnswer } from './node-protocol-refusals.ts'
 import { STOPPING_TEXTS } from './stopping-texts.ts'
 
 /**
@@ -26,7 +27,8 @@ type Connection = Socket & { _httpMessage?: ServerResponse | null }
  * a request whose head is still arriving. A response already under way (its status is out) and a
  * connection that sent nothing are left to be cut as before. Returns the connections answered.
  */
-export function refuseStillSending(connections: Iterable<Connection>): Connection[] {
+export function refuseStillSending(connections: Iterable<Connection>, headers: AnswerHeaders): Connection[] {
+  const refusal = { ...headers, 'Retry-After': String(RETRY_AFTER_SECONDS) }
   const answered: Connection[] = []
   for (const socket of connections) {
     if (socket.destroyed || !socket.writable) continue
@@ -36,12 +38,12 @@ export function refuseStillSending(connections: Iterable<Connection>): Connectio
       if (res.headersSent) continue
       dropWhatFollows(socket)
       const arrived = req.complete
-      answerInPlaceOfHandler(res, arrived ? STOPPING_TEXTS.stopping : STOPPING_TEXTS.stoppedBeforeArrival)
+      answerInPlaceOfHandler(res, arrived ? STOPPING_TEXTS.stopping : STOPPING_TEXTS.stoppedBeforeArrival, refusal)
       if (!arrived) failBody(req)
     } else if (socket.bytesRead > 0) {
       // A request's head is still arriving (an idle keep-alive connection was closed by the drain).
       dropWhatFollows(socket)
-      socket.end(rawAnswer())
+      endWithAnswer(socket, 503, 'Service Unavailable', STOPPING_TEXTS.stoppedBeforeArrival, refusal)
     } else continue
     answered.push(socket)
   }
@@ -52,21 +54,10 @@ export function refuseStillSending(connections: Iterable<Connection>): Connectio
  * Sends the 503 on the handler's response. The handler answers later, if ever (a 400 for a body cut
  * under it): the listener's answer is recorded, so the request's log line says what the client got.
  */
-function answerInPlaceOfHandler(res: ServerResponse, error: string): void {
+function answerInPlaceOfHandler(res: ServerResponse, error: string, headers: AnswerHeaders): void {
   recordListenerAnswer(res, { status: 503, error, answeredBy: 'shutdown grace over' })
-  const body = JSON.stringify({ error })
-  res.writeHead(503, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    'retry-after': String(RETRY_AFTER_SECONDS),
-    connection: 'close',
-  })
-  res.end(body)
-}
-
-function rawAnswer(): string {
-  const body = JSON.stringify({ error: STOPPING_TEXTS.stoppedBeforeArrival })
-  return `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${RETRY_AFTER_SECONDS}\r\nConnection: close\r\n\r\n${body}`
+  res.shouldKeepAlive = false
+  answerWithError(res, 503, error, headers)
 }
 
 /**

@@ -11,6 +11,7 @@ import { createWorkerApp } from './worker-app.ts'
 import { withTimeout } from './with-timeout.ts'
 import { errorText } from './error-text.ts'
 import type { ListenerClosed } from './node-listener.ts'
+import { securityHeaders } from './security-headers.ts'
 
 export interface StartServerOptions {
   /** SERVICE__* variables; defaults to process.env. */
@@ -65,6 +66,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
       headersTimeoutMs: config.server.headersTimeoutMs,
       shutdownGraceMs: config.server.shutdownGraceMs,
+      // The listeners' own answers (a 408, 431, the grace's 503) carry the security headers of the app's.
+      answerHeaders: securityHeaders({ cors: config.server.corsOrigins.length > 0 }),
       onHandlerError: (error) =>
         context.observability.logger.error({ error: errorText(error), stack: (error as Error)?.stack }, 'request handler failed'),
     })
@@ -100,6 +103,7 @@ type ListenOptions = {
   keepAliveTimeoutMs: number
   headersTimeoutMs: number
   shutdownGraceMs: number
+  answerHeaders: Readonly<Record<string, string>>
   onHandlerError: (error: unknown) => void
 }
 

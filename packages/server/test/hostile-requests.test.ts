@@ -418,6 +418,32 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
       expect(response.headers.get('referrer-policy')).toBe('no-referrer')
       expect(response.headers.get('access-control-allow-origin')).toBeNull()
     }
+    // The listener's own refusals, given before any request reaches the app, carry the same headers.
+    const names = [
+      'x-content-type-options',
+      'content-security-policy',
+      'x-frame-options',
+      'referrer-policy',
+      'cross-origin-resource-policy',
+    ]
+    const health = await fetch(`${server.url}/api/v1/health`)
+    const appHeaders = Object.fromEntries(names.map((name) => [name, health.headers.get(name)]))
+    expect(appHeaders['x-content-type-options']).toBe('nosniff')
+    const refusals = {
+      400: await rawRequest({ port: server.port, head: 'BREW /pot HTCPCP/9\r\nGarbage' }),
+      414: await rawRequest({ port: server.port, head: `GET /api/v1/health?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x` }),
+      431: await rawRequest({ port: server.port, head: head('/api/v1/health', { 'X-Padding': 'p'.repeat(20_000) }) }),
+      'no Host': await rawRequest({ port: server.port, head: 'GET /api/v1/health HTTP/1.1' }),
+      417: await rawRequest({
+        port: server.port,
+        head: head('/api/v1/health', { 'Content-Length': 1, Expect: 'tea' }),
+        body: [Buffer.from('x')],
+      }),
+      405: await rawRequest({ port: server.port, head: 'CONNECT 127.0.0.1:6379 HTTP/1.1\r\nHost: 127.0.0.1:6379' }),
+    }
+    for (const [refusal, answer] of Object.entries(refusals)) {
+      expect([refusal, Object.fromEntries(names.map((name) => [name, answer.headers[name] ?? null]))]).toEqual([refusal, appHeaders])
+    }
     const preflight = await fetch(`${server.url}/api/v1/compress`, {
       method: 'OPTIONS',
       headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' },

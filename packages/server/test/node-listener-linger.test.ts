@@ -3,6 +3,7 @@ import { H3 } from 'h3'
 import { toNodeHandler } from 'h3/node'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { listenNode, type NodeListener } from '../src/node-listener.ts'
+import { securityHeaders } from '../src/security-headers.ts'
 
 const MB = 1024 * 1024
 
@@ -33,6 +34,7 @@ beforeAll(async () => {
     keepAliveTimeoutMs: 65_000,
     headersTimeoutMs: 20_000,
     shutdownGraceMs: 2_000,
+    answerHeaders: securityHeaders({ cors: false }),
   })
 })
 afterAll(() => listener?.close())

@@ -220,6 +220,8 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
       const raw = await slowHead.closed()
       expect([raw.status, raw.headers.connection, raw.headers['retry-after']]).toEqual([503, 'close', '5'])
       expect(JSON.parse(raw.body)).toEqual(refusal)
+      // The security headers of the app's answers (security-headers.ts), on the listener's own answers too.
+      expect([answer.headers.get('x-content-type-options'), raw.headers['x-content-type-options']]).toEqual(['nosniff', 'nosniff'])
       const stopping = { error: 'service unavailable: this process is stopping; send the request again' }
       const abandoned = await read
       expect([abandoned.status, abandoned.headers.get('connection'), abandoned.headers.get('retry-after')]).toEqual([503, 'close', '5'])

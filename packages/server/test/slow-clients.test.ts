@@ -163,6 +163,8 @@ describe.skipIf(!available)('slow, stalled and half-closed clients against the r
       const elapsed = Date.now() - started
       expect(answer).toMatch(/^HTTP\/1\.1 408 /)
       expect(answer).toMatch(/\r\nconnection: close\r\n/i)
+      // The security headers of the app's answers (security-headers.ts), on the listener's own answer too.
+      expect(answer).toMatch(/\r\nx-content-type-options: nosniff\r\n/i)
       expect(jsonOf(answer)).toEqual({ error: "malformed request: the request's line and headers did not arrive within 1 second" })
       expect(elapsed).toBeGreaterThanOrEqual(HEADERS_MS - 100)
       expect(elapsed).toBeLessThan(HEADERS_MS + 1500)
