@@ -42,7 +42,9 @@ const CUT_HANDLERS_END_MS = 2_000
  * every answer of a drain say `Connection: close` (fetch-drain.ts): Bun closes the connection then,
  * Deno not while the body has not all arrived. A client that half-closed after its request gets no
  * answer from a handler that awaits anything: both servers drop the request on that FIN and offer
- * no setting to keep it (docs/deployment.md).
+ * no setting to keep it; a head still arriving when the grace ends is closed unanswered, as neither
+ * server hands over a connection before its request's head is whole (docs/deployment.md, the limits
+ * of the Deno and Bun servers, with what was tried).
  */
 export async function listenFetch(runtime: RuntimeName, handler: FetchHandler, options: FetchListenerOptions): Promise<FetchListener> {
   const { serve } = await import('srvx')
