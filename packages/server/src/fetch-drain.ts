@@ -1,4 +1,5 @@
 import type { FetchHandler } from './fetch-listener.ts'
+import type { ListenerRefusal } from './listener-answer.ts'
 import { STOPPING_TEXTS } from './stopping-texts.ts'
 
 /** The requests a fetch listener (Deno, Bun) has in flight, and what its drain does to new ones. */
@@ -35,7 +36,12 @@ const STOPPING_RETRY_AFTER_SECONDS = 1
  */
 export function inFlightRequests(
   handler: FetchHandler,
-  options: { refuseBodiesWhileDraining: boolean; answerHeaders: Readonly<Record<string, string>> },
+  options: {
+    refuseBodiesWhileDraining: boolean
+    answerHeaders: Readonly<Record<string, string>>
+    /** Told of each request refused here, which never reaches the app (and its request log). */
+    onRefusal?: (refusal: ListenerRefusal) => void
+  },
 ): Drain {
   const running = new Map<Promise<Response>, { body: boolean }>()
   let draining = false
@@ -43,7 +49,16 @@ export function inFlightRequests(
     Promise.allSettled([...running].filter(([, request]) => request.body || !withBody).map(([answer]) => answer)).then(() => undefined)
   return {
     async fetch(request) {
-      if (draining && options.refuseBodiesWhileDraining && request.body !== null) return stoppingRefusal(options.answerHeaders)
+      if (draining && options.refuseBodiesWhileDraining && request.body !== null) {
+        options.onRefusal?.({
+          status: 503,
+          error: STOPPING_TEXTS.stopping,
+          answeredBy: 'drain',
+          method: request.method,
+          path: new URL(request.url).pathname,
+        })
+        return stoppingRefusal(options.answerHeaders)
+      }
       const answer = Promise.resolve().then(() => handler(request))
       running.set(answer, { body: request.body !== null })
       try {

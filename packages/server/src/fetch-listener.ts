@@ -1,3 +1,4 @@
+import type { ListenerRefusal } from './listener-answer.ts'
 import type { ListenerClosed } from './node-listener.ts'
 import { type Drain, inFlightRequests } from './fetch-drain.ts'
 import type { RuntimeName } from './runtime.ts'
@@ -17,6 +18,8 @@ export interface FetchListenerOptions {
   onHandlerError?: (error: unknown) => void
   /** Headers on every answer the listener gives itself (the drain's 503, a failed handler's 500): the app's security headers (security-headers.ts). */
   answerHeaders: Readonly<Record<string, string>>
+  /** Told of each answer the listener gave where no request reached the app (Deno's drain's 503): logged by the caller. */
+  onRefusal?: (refusal: ListenerRefusal) => void
 }
 
 export interface FetchListener {
@@ -52,7 +55,11 @@ export async function listenFetch(runtime: RuntimeName, handler: FetchHandler, o
     options.onHandlerError?.(error)
     return Response.json({ error: 'internal error: request handler failed' }, { status: 500, headers: options.answerHeaders })
   }
-  const requests = inFlightRequests(handler, { refuseBodiesWhileDraining: runtime === 'deno', answerHeaders: options.answerHeaders })
+  const requests = inFlightRequests(handler, {
+    refuseBodiesWhileDraining: runtime === 'deno',
+    answerHeaders: options.answerHeaders,
+    onRefusal: options.onRefusal,
+  })
   // Deno's shutdown() waits for what is in flight with no bound: this signal cuts it once the grace is over.
   const cut = new AbortController()
   let server: Awaited<ReturnType<typeof serve>>

@@ -23,3 +23,14 @@ export function recordListenerAnswer(response: object, answer: ListenerAnswer): 
 export function listenerAnswerOn(response: object | undefined): ListenerAnswer | undefined {
   return response ? answers.get(response) : undefined
 }
+
+/**
+ * An answer the listener gave where no request reached the app, so no request log line was written:
+ * bytes that are no request (400, 408, 414, 431), CONNECT, no Host, an unknown Expect, a head still
+ * arriving when the shutdown grace ended. The listener's caller logs it as a request line.
+ */
+export interface ListenerRefusal extends ListenerAnswer {
+  /** When the request's line was read. */
+  method?: string
+  path?: string
+}

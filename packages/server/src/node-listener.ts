@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import type { ListenerRefusal } from './listener-answer.ts'
 import {
   type AnswerHeaders,
   answerClientError,
@@ -7,6 +8,7 @@ import {
   answerWithError,
   missingHost,
   refuseExpectation,
+  requestLine,
 } from './node-protocol-refusals.ts'
 import { refuseStillSending, SHUTDOWN_REFUSAL_LINGER_MS } from './node-shutdown-refusal.ts'
 import { REFUSAL_LINGER } from './refusal-linger.ts'
@@ -35,6 +37,8 @@ export interface NodeListenerOptions {
    * 414, 431, 417, the grace's 503, a failed handler's 500): the app's security headers (security-headers.ts).
    */
   answerHeaders: AnswerHeaders
+  /** Told of each answer the listener gave where no request reached the handler (which logs its own): logged by the caller. */
+  onRefusal?: (refusal: ListenerRefusal) => void
 }
 
 /** How long closing waits for the handlers of the requests it cut to remove what they stored. */
@@ -109,15 +113,16 @@ export async function listenNode(handler: NodeHandler, options: NodeListenerOpti
   server.on('checkExpectation', (req, res) => {
     closeAfterEarlyAnswer(req, res)
     req.on('error', () => undefined)
-    refuseExpectation(res, options.answerHeaders)
+    options.onRefusal?.(refuseExpectation(req, res, options.answerHeaders))
   })
   server.on('connection', watchRequestLines)
   const connections = openConnections(server)
-  server.on('connect', (req: IncomingMessage, socket: Socket) => answerConnect(req, socket, options.answerHeaders))
+  server.on('connect', (req: IncomingMessage, socket: Socket) => options.onRefusal?.(answerConnect(req, socket, options.answerHeaders)))
   const bounds = { headersTimeoutMs: options.headersTimeoutMs, maxHeaderSize }
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
-    answerClientError(error, socket, bounds, options.answerHeaders),
-  )
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const refusal = answerClientError(error, socket, bounds, options.answerHeaders)
+    if (refusal) options.onRefusal?.(refusal)
+  })
 
   await listenOn(server, options.port, options.host)
   const address = server.address()
@@ -153,7 +158,10 @@ async function serveRequest(
   req.on('error', () => undefined)
   res.on('error', () => undefined)
   const noHost = missingHost(req)
-  if (noHost) return answerWithError(res, 400, noHost, options.answerHeaders)
+  if (noHost) {
+    answerWithError(res, 400, noHost, options.answerHeaders)
+    return options.onRefusal?.({ status: 400, error: noHost, answeredBy: 'listener', ...requestLine(req) })
+  }
   try {
     await handler(req, res)
   } catch (error) {
@@ -201,7 +209,7 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
 async function closeServer(
   server: Server,
   { running, connections }: { running: Set<Promise<unknown>>; connections: Set<Socket> },
-  { shutdownGraceMs: graceMs, answerHeaders }: NodeListenerOptions,
+  { shutdownGraceMs: graceMs, answerHeaders, onRefusal }: NodeListenerOptions,
 ): Promise<ListenerClosed> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
   server.closeIdleConnections()
@@ -212,7 +220,7 @@ async function closeServer(
   const cut = running.size
   // A request with no answer under way gets a 503 it can read, where it got a bare hang-up (node-shutdown-refusal.ts).
   server.closeIdleConnections()
-  const answered = refuseStillSending(connections, answerHeaders)
+  const answered = refuseStillSending(connections, answerHeaders, onRefusal)
   const gone = answered.map(
     (socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve()))),
   )

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ERROR_TEXTS } from '@mos/sdk/contract'
+import type { ListenerRefusal } from './listener-answer.ts'
 import { overflowedInRequestLine } from './request-line-overflow.ts'
 import { headerLines } from './security-headers.ts'
 
@@ -34,13 +35,24 @@ export interface RefusalBounds {
  * A client sending garbage before a request exists (or too slowly): answer with the contract's
  * error shape and close, where Node's default would send a bare status line.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, bounds: RefusalBounds, headers: AnswerHeaders): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+  bounds: RefusalBounds,
+  headers: AnswerHeaders,
+): ListenerRefusal | undefined {
   // As Node's default handler: never write into a response already on its way.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
-  if (!socket.writable || inFlight || error.code === 'ECONNRESET') return void socket.destroy()
+  if (!socket.writable || inFlight || error.code === 'ECONNRESET') {
+    socket.destroy()
+    return undefined
+  }
   // Node's header clock also runs on a new connection before its first byte: one that asked nothing
   // is closed as an idle keep-alive connection is, without an answer to a request never made.
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0) return void socket.destroy()
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0) {
+    socket.destroy()
+    return undefined
+  }
   const [status, reason, detail] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'Request Timeout', `the request's line and headers did not arrive within ${seconds(bounds.headersTimeoutMs)}`]
@@ -52,7 +64,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
           ? // The client shut its side mid-request (mid-body): its request can never complete.
             [400, 'Bad Request', 'the request ended before it was complete']
           : [400, 'Bad Request', `invalid HTTP${parserReason(error)}`]
-  endWithAnswer(socket, status, reason, ERROR_TEXTS.malformedBody(detail), headers)
+  const text = ERROR_TEXTS.malformedBody(detail)
+  endWithAnswer(socket, status, reason, text, headers)
+  return { status, error: text, answeredBy: 'http parser' }
 }
 
 /** `ms` in words: "1 second", "20 seconds", "1.5 seconds". */
@@ -76,9 +90,11 @@ function parserReason(error: NodeJS.ErrnoException & { reason?: unknown }): stri
  * CONNECT (a proxy tunnel, which this service is not): 405. With no 'connect' listener Node destroys
  * the socket, and the client got no answer at all.
  */
-export function answerConnect(req: IncomingMessage, socket: Socket, headers: AnswerHeaders): void {
+export function answerConnect(req: IncomingMessage, socket: Socket, headers: AnswerHeaders): ListenerRefusal {
   socket.on('error', () => undefined)
-  endWithAnswer(socket, 405, 'Method Not Allowed', ERROR_TEXTS.methodNotAllowed('CONNECT', req.url ?? ''), headers)
+  const text = ERROR_TEXTS.methodNotAllowed('CONNECT', req.url ?? '')
+  endWithAnswer(socket, 405, 'Method Not Allowed', text, headers)
+  return { status: 405, error: text, answeredBy: 'listener', method: 'CONNECT', path: req.url ?? '' }
 }
 
 /** Sends the contract's error on a response of the HTTP server (the listener closes the connection if the body is unread). */
@@ -88,8 +104,15 @@ export function answerWithError(res: ServerResponse, status: number, error: stri
 }
 
 /** An `Expect` other than 100-continue: 417, where Node's default sends it with no body. */
-export function refuseExpectation(res: ServerResponse, headers: AnswerHeaders): void {
-  answerWithError(res, 417, ERROR_TEXTS.malformedBody('the only Expect header taken is 100-continue'), headers)
+export function refuseExpectation(req: IncomingMessage, res: ServerResponse, headers: AnswerHeaders): ListenerRefusal {
+  const text = ERROR_TEXTS.malformedBody('the only Expect header taken is 100-continue')
+  answerWithError(res, 417, text, headers)
+  return { status: 417, error: text, answeredBy: 'listener', ...requestLine(req) }
+}
+
+/** The method and path of a request the listener answers, for its log line. */
+export function requestLine(req: IncomingMessage): { method?: string; path?: string } {
+  return { method: req.method, path: req.url?.split('?')[0] }
 }
 
 /**

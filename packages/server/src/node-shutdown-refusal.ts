@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { recordListenerAnswer } from './listener-answer.ts'
+import { type ListenerRefusal, recordListenerAnswer } from './listener-answer.ts'
 import { type AnswerHeaders, answerWithError, endWithAnswer } from './node-protocol-refusals.ts'
 import { STOPPING_TEXTS } from './stopping-texts.ts'
 
@@ -27,7 +27,11 @@ type Connection = Socket & { _httpMessage?: ServerResponse | null }
  * a request whose head is still arriving. A response already under way (its status is out) and a
  * connection that sent nothing are left to be cut as before. Returns the connections answered.
  */
-export function refuseStillSending(connections: Iterable<Connection>, headers: AnswerHeaders): Connection[] {
+export function refuseStillSending(
+  connections: Iterable<Connection>,
+  headers: AnswerHeaders,
+  onRefusal?: (refusal: ListenerRefusal) => void,
+): Connection[] {
   const refusal = { ...headers, 'Retry-After': String(RETRY_AFTER_SECONDS) }
   const answered: Connection[] = []
   for (const socket of connections) {
@@ -44,6 +48,7 @@ export function refuseStillSending(connections: Iterable<Connection>, headers: A
       // A request's head is still arriving (an idle keep-alive connection was closed by the drain).
       dropWhatFollows(socket)
       endWithAnswer(socket, 503, 'Service Unavailable', STOPPING_TEXTS.stoppedBeforeArrival, refusal)
+      onRefusal?.({ status: 503, error: STOPPING_TEXTS.stoppedBeforeArrival, answeredBy: 'shutdown grace over' })
     } else continue
     answered.push(socket)
   }

@@ -10,6 +10,7 @@ import { currentRuntime } from './runtime.ts'
 import { createWorkerApp } from './worker-app.ts'
 import { withTimeout } from './with-timeout.ts'
 import { errorText } from './error-text.ts'
+import type { ListenerRefusal } from './listener-answer.ts'
 import type { ListenerClosed } from './node-listener.ts'
 import { securityHeaders } from './security-headers.ts'
 
@@ -68,6 +69,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       shutdownGraceMs: config.server.shutdownGraceMs,
       // The listeners' own answers (a 408, 431, the grace's 503) carry the security headers of the app's.
       answerHeaders: securityHeaders({ cors: config.server.corsOrigins.length > 0 }),
+      // No request reached the app, which logs every request it answers: the line is written here.
+      onRefusal: (refusal) => context.observability.logger[refusal.status >= 500 ? 'warn' : 'info'](refusal, 'request'),
       onHandlerError: (error) =>
         context.observability.logger.error({ error: errorText(error), stack: (error as Error)?.stack }, 'request handler failed'),
     })
@@ -104,6 +107,7 @@ type ListenOptions = {
   headersTimeoutMs: number
   shutdownGraceMs: number
   answerHeaders: Readonly<Record<string, string>>
+  onRefusal: (refusal: ListenerRefusal) => void
   onHandlerError: (error: unknown) => void
 }
 

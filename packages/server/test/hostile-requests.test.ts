@@ -444,6 +444,30 @@ describe.skipIf(!available)('hostile requests against the real server (fs storag
     for (const [refusal, answer] of Object.entries(refusals)) {
       expect([refusal, Object.fromEntries(names.map((name) => [name, answer.headers[name] ?? null]))]).toEqual([refusal, appHeaders])
     }
+    // No request reached the app, which logs every request it answers: each is logged by the listener's caller.
+    const refusalLines = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((text) => text.startsWith('{') && text.includes('"answeredBy"'))
+        .map((text) => JSON.parse(text) as Record<string, unknown>)
+    const expected = [
+      { msg: 'request', status: 400, answeredBy: 'http parser', error: expect.stringMatching(/^malformed request: invalid HTTP/) },
+      { msg: 'request', status: 414, answeredBy: 'http parser', error: expect.stringContaining('the URL is too long') },
+      { msg: 'request', status: 431, answeredBy: 'http parser', error: 'malformed request: headers too large' },
+      {
+        msg: 'request',
+        status: 400,
+        answeredBy: 'listener',
+        method: 'GET',
+        path: '/api/v1/health',
+        error: expect.stringContaining('Host'),
+      },
+      { msg: 'request', status: 417, answeredBy: 'listener', method: 'POST', path: '/api/v1/health' },
+      { msg: 'request', status: 405, answeredBy: 'listener', method: 'CONNECT', path: '127.0.0.1:6379' },
+    ].map((line) => expect.objectContaining(line) as { asymmetricMatch(entry: unknown): boolean })
+    const logged = await until(refusalLines, (lines) => expected.every((line) => lines.some((entry) => line.asymmetricMatch(entry))), 5_000)
+    expect(logged).toEqual(expect.arrayContaining(expected))
     const preflight = await fetch(`${server.url}/api/v1/compress`, {
       method: 'OPTIONS',
       headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' },

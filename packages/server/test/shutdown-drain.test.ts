@@ -230,6 +230,12 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
       closeSync(writer!)
       expect(await server.exited).toBe(0)
       await rm(stuck)
+      // The head still arriving reached no handler: the listener's caller logs its 503.
+      expect(logLines(server).find((line) => line.msg === 'request' && line.path === undefined)).toMatchObject({
+        status: 503,
+        answeredBy: 'shutdown grace over',
+        error: refusal.error,
+      })
       expect(logLines(server).find((line) => line.msg === 'request' && line.path === `/api/v1/tasks/${stuckId}`)).toMatchObject({
         status: 503,
         answeredBy: 'shutdown grace over',
@@ -350,6 +356,10 @@ for (const runtime of ['deno', 'bun'] as const) {
             expect(late.status).toBe(503)
             expect(late.headers).toMatchObject({ connection: 'close', 'retry-after': '1' })
             expect(JSON.parse(late.body)).toEqual({ error: 'service unavailable: this process is stopping; send the request again' })
+            // It never reached the app (and its request log): the listener's caller logs it.
+            expect(
+              await until(() => logLines(api.server).find((line) => line.msg === 'request' && line.answeredBy === 'drain'), Boolean, 5_000),
+            ).toMatchObject({ status: 503, method: 'POST', path: '/api/v1/compress', error: JSON.parse(late.body).error })
           }
 
           const answer = await upload
