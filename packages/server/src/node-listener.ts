@@ -10,7 +10,7 @@ import {
   refuseExpectation,
   requestLine,
 } from './node-protocol-refusals.ts'
-import { refuseStillSending, SHUTDOWN_REFUSAL_LINGER_MS } from './node-shutdown-refusal.ts'
+import { refuseUnanswered, SHUTDOWN_REFUSAL_LINGER_MS } from './node-shutdown-refusal.ts'
 import { REFUSAL_LINGER } from './refusal-linger.ts'
 import { watchRequestLines } from './request-line-overflow.ts'
 import { settlesWithin as within } from './with-timeout.ts'
@@ -220,7 +220,7 @@ async function closeServer(
   const cut = running.size
   // A request with no answer under way gets a 503 it can read, where it got a bare hang-up (node-shutdown-refusal.ts).
   server.closeIdleConnections()
-  const answered = refuseStillSending(connections, answerHeaders, onRefusal)
+  const answered = refuseUnanswered(connections, answerHeaders, onRefusal)
   const gone = answered.map(
     (socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve()))),
   )

@@ -27,12 +27,12 @@ type Connection = Socket & { _httpMessage?: ServerResponse | null }
  * a request whose head is still arriving. A response already under way (its status is out) and a
  * connection that sent nothing are left to be cut as before. Returns the connections answered.
  */
-export function refuseStillSending(
+export function refuseUnanswered(
   connections: Iterable<Connection>,
   headers: AnswerHeaders,
   onRefusal?: (refusal: ListenerRefusal) => void,
 ): Connection[] {
-  const refusal = { ...headers, 'Retry-After': String(RETRY_AFTER_SECONDS) }
+  const refusalHeaders = { ...headers, 'Retry-After': String(RETRY_AFTER_SECONDS) }
   const answered: Connection[] = []
   for (const socket of connections) {
     if (socket.destroyed || !socket.writable) continue
@@ -42,12 +42,12 @@ export function refuseStillSending(
       if (res.headersSent) continue
       dropWhatFollows(socket)
       const arrived = req.complete
-      answerInPlaceOfHandler(res, arrived ? STOPPING_TEXTS.stopping : STOPPING_TEXTS.stoppedBeforeArrival, refusal)
+      answerInPlaceOfHandler(res, arrived ? STOPPING_TEXTS.stopping : STOPPING_TEXTS.stoppedBeforeArrival, refusalHeaders)
       if (!arrived) failBody(req)
     } else if (socket.bytesRead > 0) {
       // A request's head is still arriving (an idle keep-alive connection was closed by the drain).
       dropWhatFollows(socket)
-      endWithAnswer(socket, 503, 'Service Unavailable', STOPPING_TEXTS.stoppedBeforeArrival, refusal)
+      endWithAnswer(socket, 503, 'Service Unavailable', STOPPING_TEXTS.stoppedBeforeArrival, refusalHeaders)
       onRefusal?.({ status: 503, error: STOPPING_TEXTS.stoppedBeforeArrival, answeredBy: 'shutdown grace over' })
     } else continue
     answered.push(socket)
