@@ -354,7 +354,8 @@ for (const runtime of ['deno', 'bun'] as const) {
               body: [Buffer.from('hello')],
             })
             expect(late.status).toBe(503)
-            expect(late.headers).toMatchObject({ connection: 'close', 'retry-after': '1' })
+            // With the security headers of the app's answers (security-headers.ts), though the app never saw it.
+            expect(late.headers).toMatchObject({ connection: 'close', 'retry-after': '1', 'x-content-type-options': 'nosniff' })
             expect(JSON.parse(late.body)).toEqual({ error: 'service unavailable: this process is stopping; send the request again' })
             // It never reached the app (and its request log): the listener's caller logs it.
             expect(
