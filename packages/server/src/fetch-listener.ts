@@ -116,12 +116,12 @@ async function drainServer(
     const cut = requests.count()
     await stop.now()
     await within(requests.allAnswered(), CUT_HANDLERS_END_MS)
-    return { cut }
+    return { cut, refused: 0 }
   }
   requests.startDrain()
   // Deno: shutdown() only once the uploads are in; if the grace ends first it is not called at all.
   if (runtime === 'deno' && !(await within(requests.bodiesAnswered(), graceMs))) return cutNow()
-  if (await within(stop.graceful(), Math.max(0, deadline - Date.now()))) return { cut: 0 }
+  if (await within(stop.graceful(), Math.max(0, deadline - Date.now()))) return { cut: 0, refused: 0 }
   return cutNow()
 }
 

@@ -50,9 +50,14 @@ const CUT_HANDLERS_END_MS = 2_000
  */
 const DRAIN_IDLE_SWEEP_MS = 100
 
-/** What closing did: how many requests were still in flight when the grace was over, and were cut. */
+/**
+ * What closing did: how many requests were still in flight when the grace was over, and were cut, and
+ * how many connections with no answer under way got the 503 first (Node; the fetch runtimes' servers
+ * give no such hold on a connection, so none there).
+ */
 export interface ListenerClosed {
   cut: number
+  refused: number
 }
 
 export interface NodeListener {
@@ -216,7 +221,7 @@ async function closeServer(
   const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_IDLE_SWEEP_MS)
   const drained = await within(closed, graceMs)
   clearInterval(sweep)
-  if (drained) return { cut: 0 }
+  if (drained) return { cut: 0, refused: 0 }
   const cut = running.size
   // A request with no answer under way gets a 503 it can read, where it got a bare hang-up (node-shutdown-refusal.ts).
   server.closeIdleConnections()
@@ -228,7 +233,7 @@ async function closeServer(
   server.closeAllConnections()
   await closed
   await within(Promise.allSettled(running), CUT_HANDLERS_END_MS)
-  return { cut }
+  return { cut, refused: answered.length }
 }
 
 /**

@@ -210,8 +210,9 @@ describe('single node: SIGTERM mid-upload (fs storage)', () => {
       })
       expect(lines.find((entry) => entry.cut !== undefined)).toMatchObject({
         cut: 1,
+        refused: 1,
         graceMs: 1500,
-        msg: 'shutdown grace of 1500 ms over: 1 request still in flight cut (SERVICE__SERVER__SHUTDOWN_GRACE_MS)',
+        msg: 'shutdown grace of 1500 ms over: 1 request still in flight cut; 1 connection with no answer under way first answered 503 (send the request again) (SERVICE__SERVER__SHUTDOWN_GRACE_MS)',
       })
     } finally {
       await stopMos(server, 5000)
