@@ -18,7 +18,9 @@ export interface IdempotencyEntry {
 export interface IdempotencyStore {
   /** Claims `id` for a request: undefined when it is this request's, else the entry that holds it. */
   claim(id: string, fingerprint: string, ttlMs: number): Promise<IdempotencyEntry | undefined>
-  /** Records the claimed request's answer (kept until the claim's expiry). */
+  /** Keeps this request's claim for `ttlMs` more (its handler is still at work). */
+  renew(id: string, ttlMs: number): Promise<void>
+  /** Records the claimed request's answer (kept until the entry's expiry). */
   complete(id: string, entry: IdempotencyEntry): Promise<void>
   /** Gives a claim up (the request failed: a retry may run it again). */
   release(id: string): Promise<void>
@@ -39,6 +41,9 @@ export function createRedisIdempotencyStore(client: Redis, prefix: string): Idem
       const set = await client.set(key(id), JSON.stringify(entry), 'PX', ttlMs, 'NX')
       // Gone between the SET and the GET (expired just then): the next attempt claims it.
       return set === 'OK' ? undefined : ((await get(id)) ?? { fingerprint: '', expiresAt: 0 })
+    },
+    async renew(id, ttlMs) {
+      await client.pexpire(key(id), ttlMs)
     },
     async complete(id, entry) {
       await client.set(key(id), JSON.stringify(entry), 'PXAT', entry.expiresAt)
@@ -76,6 +81,8 @@ export function createRecordsIdempotencyStore(records: Storage): IdempotencyStor
       if (existing) inFlight.delete(id)
       return existing
     },
+    // A claim here lives as long as its handler does: it is in this process's memory, gone with it.
+    renew: async () => undefined,
     async complete(id, entry) {
       try {
         await records.setItem(itemKey(id), entry)

@@ -11,6 +11,16 @@ import type { IdempotencyStore } from './idempotency-store.ts'
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000
 
 /**
+ * How long a claim of a key still being handled lasts unless renewed; its handler renews it every
+ * third of that while it works. A process that dies holding a claim (killed, out of memory, or cut
+ * at the end of its shutdown grace after answering 503 "send the request again") thus frees the key
+ * within this bound: claimed for the key's 24 h, every retry with it was a 409 for a day. 15 s: the
+ * SDK's first retry after that 503 (Retry-After 5, then up to 10 s of waiting for the key, below)
+ * finds the key free and runs.
+ */
+export const IN_FLIGHT_CLAIM_MS = 15_000
+
+/**
  * How long a retry waits for the first request with its key to be answered before it gets a 409:
  * the first request is past its upload then, so what is left is a few record writes.
  */
@@ -72,7 +82,7 @@ export async function idempotent<T>(request: IdempotentRequest, run: () => Promi
   const id = `${request.owner}:${await sha256Hex(request.key)}`
   const fingerprint = await requestFingerprint(request.files, request.path, request.upload)
   for (let waited = 0; ; waited += IN_FLIGHT_WAIT.stepMs) {
-    const held = await store.claim(id, fingerprint, IDEMPOTENCY_TTL_MS)
+    const held = await store.claim(id, fingerprint, IN_FLIGHT_CLAIM_MS)
     if (!held) break
     if (held.fingerprint && held.fingerprint !== fingerprint) throw new ApiError(422, EXTENSION_ERROR_TEXTS.idempotencyKeyReused())
     if (held.response !== undefined) {
@@ -86,14 +96,19 @@ export async function idempotent<T>(request: IdempotentRequest, run: () => Promi
     await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_WAIT.stepMs))
   }
   let response: T
+  // A renewal that fails (Redis away) is let be: the claim then lapses as a dead process's would.
+  const renewal = setInterval(() => void store.renew(id, IN_FLIGHT_CLAIM_MS).catch(() => undefined), IN_FLIGHT_CLAIM_MS / 3)
   try {
     response = await run()
   } catch (error) {
     await store.release(id).catch(() => undefined)
     throw error
+  } finally {
+    clearInterval(renewal)
   }
   // The task exists now: a failure to record the answer must not fail (and clean up) the request;
-  // a retry then waits for the claim's expiry instead of making a second task.
+  // a retry after the claim lapses then makes a second task, as a task is run at least once
+  // (docs/api.md, Retries after a crash), where a claim held for 24 h answered every retry 409.
   await store.complete(id, { fingerprint, response, expiresAt: Date.now() + IDEMPOTENCY_TTL_MS }).catch(() => undefined)
   return response
 }
