@@ -5,7 +5,7 @@ import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { createEnginePool, loadPlatform } from '../src/index.ts'
-import { validatorReport } from './support/fidelity-readback.ts'
+import { readValidOutput } from './support/fidelity-readback.ts'
 import { success } from './support/job-result.ts'
 import { bmpPixel, tgaPixel } from './support/source-pixels.ts'
 
@@ -105,14 +105,7 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
   afterAll(() => pool.destroy())
   const run = async (name: string, bytes: Uint8Array, format: string, options: Record<string, unknown>) =>
     success(await pool.run({ name, input: { bytes: bytes.slice() }, format, options } as Parameters<typeof pool.run>[0]))
-  /** The written model as a Document, after glTF-Validator found no error in it. */
-  const readValid = async (bytes: Uint8Array, extension: string): Promise<Document> => {
-    expect((await validatorReport(bytes, extension)).errors).toEqual([])
-    if (extension === 'glb') return platform.io.readBinary(bytes)
-    const files = unzipSync(bytes)
-    const json = JSON.parse(new TextDecoder().decode(files['model.gltf']!))
-    return platform.io.readJSON({ json, resources: files })
-  }
+  const readValid = (bytes: Uint8Array, extension: string) => readValidOutput(platform, bytes, extension)
   const material = (doc: Document) => doc.getRoot().listMaterials()[0]!
   const duckZip = async () =>
     zipSync({

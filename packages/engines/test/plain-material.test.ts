@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import type { Document, Primitive } from '@gltf-transform/core'
-import { unzipSync, zipSync } from 'fflate'
+import { zipSync } from 'fflate'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { createEnginePool, loadPlatform } from '../src/index.ts'
-import { validatorReport } from './support/fidelity-readback.ts'
+import { readValidOutput } from './support/fidelity-readback.ts'
 import { success } from './support/job-result.ts'
 
 /**
@@ -30,13 +30,7 @@ describe.skipIf(!available)('meshes without a material: plain grey and non-metal
   afterAll(() => pool.destroy())
   const run = async (name: string, bytes: Uint8Array, format: string, options: Record<string, unknown>) =>
     success(await pool.run({ name, input: { bytes: bytes.slice() }, format, options } as Parameters<typeof pool.run>[0]))
-  /** The written model as a Document, after glTF-Validator found no error in it. */
-  const readValid = async (bytes: Uint8Array, extension: string): Promise<Document> => {
-    expect((await validatorReport(bytes, extension)).errors).toEqual([])
-    if (extension === 'glb') return platform.io.readBinary(bytes)
-    const files = unzipSync(bytes)
-    return platform.io.readJSON({ json: JSON.parse(new TextDecoder().decode(files['model.gltf']!)), resources: files })
-  }
+  const readValid = (bytes: Uint8Array, extension: string) => readValidOutput(platform, bytes, extension)
   const primitives = (doc: Document): Primitive[] =>
     doc
       .getRoot()

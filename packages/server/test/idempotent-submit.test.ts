@@ -2,41 +2,26 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { EXTENSION_ERROR_TEXTS, EXTENSION_HEADERS } from '@mos/sdk/contract'
-import { mockEvent } from 'h3'
 import { Redis } from 'ioredis'
 import { createStorage } from 'unstorage'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { until } from '../../../test/support/poll.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
 import { ApiError } from '../src/errors.ts'
-import { createRecordsIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from '../src/idempotency/idempotency-store.ts'
-import { IDEMPOTENCY_TTL_MS, IN_FLIGHT_CLAIM_MS, idempotent, type IdempotentRequest } from '../src/idempotency/idempotent-submit.ts'
-import type { FileStore } from '../src/storage/file-store.ts'
+import { createRecordsIdempotencyStore, createRedisIdempotencyStore } from '../src/idempotency/idempotency-store.ts'
+import { IDEMPOTENCY_TTL_MS, IN_FLIGHT_CLAIM_MS, idempotent } from '../src/idempotency/idempotent-submit.ts'
+import { idempotentCompress } from './support/idempotent-request.ts'
 
 const hasRedis = await redisAvailable()
 const HOLDER = fileURLToPath(new URL('./support/idempotency-holder.ts', import.meta.url))
 
 afterEach(() => vi.useRealTimers())
 
-/** A compress request with `key` and no files (the fingerprint reads no stored file). */
-function requestTo(store: IdempotencyStore, key: string): IdempotentRequest {
-  return {
-    event: mockEvent('http://mos/api/v1/compress', { method: 'POST' }),
-    store,
-    files: {} as FileStore,
-    key,
-    owner: 'owner',
-    path: '/compress',
-    upload: { fields: { engine: 'draco' }, files: [] },
-    discard: async () => undefined,
-  }
-}
-
 describe('idempotent: a duplicate of a request still being handled', () => {
   it('waits 10 s, then gets the 409 with Retry-After: 1; its retry once the first has answered gets the first task', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const store = createRecordsIdempotencyStore(createStorage())
-    const request = () => requestTo(store, 'k-1')
+    const request = () => idempotentCompress(store, 'k-1')
     let answer: (response: { task_id: string }) => void = () => undefined
     const first = idempotent(request(), () => new Promise<{ task_id: string }>((resolve) => (answer = resolve)))
     let settled = false
@@ -112,7 +97,7 @@ describe.skipIf(!hasRedis)('idempotent on Redis: the claim of a request still be
     let answer: (response: { task_id: string }) => void = () => undefined
     let handling: () => void = () => undefined
     const began = new Promise<void>((resolve) => (handling = resolve))
-    const first = idempotent(requestTo(store, 'renewed'), () => {
+    const first = idempotent(idempotentCompress(store, 'renewed'), () => {
       handling()
       return new Promise<{ task_id: string }>((resolve) => (answer = resolve))
     })

@@ -5,8 +5,11 @@ import { readdirSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, extname, join } from 'node:path'
 import { promisify } from 'node:util'
+import type { Document } from '@gltf-transform/core'
 import { unzipSync } from 'fflate'
 import { validateBytes } from 'gltf-validator'
+import { expect } from 'vitest'
+import type { Platform } from '../../src/index.ts'
 import { ASSIMP_DEFAULT_MATERIAL, type Contents, noContents, type Target } from './fidelity.ts'
 
 const run = promisify(execFile)
@@ -107,4 +110,15 @@ export async function validatorReport(bytes: Uint8Array, extension: string): Pro
     errors: report.issues.messages.filter((m) => m.severity === 0).map((m) => `${m.code} at ${m.pointer ?? '?'}`),
     morphTargets: info?.hasMorphTargets === true,
   }
+}
+
+/**
+ * A written model (a .glb, or a glTF zip's `model.gltf` with its files) as a Document, once
+ * glTF-Validator found no error in it.
+ */
+export async function readValidOutput(platform: Platform, bytes: Uint8Array, extension: string): Promise<Document> {
+  expect((await validatorReport(bytes, extension)).errors).toEqual([])
+  if (extension === 'glb') return platform.io.readBinary(bytes)
+  const files = unzipSync(bytes)
+  return platform.io.readJSON({ json: JSON.parse(new TextDecoder().decode(files['model.gltf']!)), resources: files })
 }
