@@ -2,11 +2,9 @@ import { readFile } from 'node:fs/promises'
 import type { Document, Texture } from '@gltf-transform/core'
 import { strToU8, unzipSync, zipSync } from 'fflate'
 import sharp from 'sharp'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
-import { createEnginePool, loadPlatform } from '../src/index.ts'
-import { readValidOutput } from './support/fidelity-readback.ts'
-import { success } from './support/job-result.ts'
+import { poolReadingBack } from './support/fidelity-readback.ts'
 import { bmpPixel, tgaPixel } from './support/source-pixels.ts'
 
 /**
@@ -100,12 +98,7 @@ async function pngPixels(texture: Texture | null | undefined): Promise<number[]>
 }
 
 describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs in their slots, what cannot is named', async () => {
-  const pool = createEnginePool({ threads: 1 })
-  const platform = await loadPlatform()
-  afterAll(() => pool.destroy())
-  const run = async (name: string, bytes: Uint8Array, format: string, options: Record<string, unknown>) =>
-    success(await pool.run({ name, input: { bytes: bytes.slice() }, format, options } as Parameters<typeof pool.run>[0]))
-  const readValid = (bytes: Uint8Array, extension: string) => readValidOutput(platform, bytes, extension)
+  const { run, readValid } = await poolReadingBack()
   const material = (doc: Document) => doc.getRoot().listMaterials()[0]!
   const duckZip = async () =>
     zipSync({

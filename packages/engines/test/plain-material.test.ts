@@ -1,11 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import type { Document, Primitive } from '@gltf-transform/core'
 import { zipSync } from 'fflate'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
-import { createEnginePool, loadPlatform } from '../src/index.ts'
-import { readValidOutput } from './support/fidelity-readback.ts'
-import { success } from './support/job-result.ts'
+import { poolReadingBack } from './support/fidelity-readback.ts'
 
 /**
  * Meshes that come without a material (an OBJ without an .mtl, an STL, a PLY without a texture) are
@@ -25,12 +23,7 @@ const { available, paths } = corpusFiles({
 const file = async (path: string) => new Uint8Array(await readFile(path))
 
 describe.skipIf(!available)('meshes without a material: plain grey and non-metallic in glTF outputs', async () => {
-  const pool = createEnginePool({ threads: 1 })
-  const platform = await loadPlatform()
-  afterAll(() => pool.destroy())
-  const run = async (name: string, bytes: Uint8Array, format: string, options: Record<string, unknown>) =>
-    success(await pool.run({ name, input: { bytes: bytes.slice() }, format, options } as Parameters<typeof pool.run>[0]))
-  const readValid = (bytes: Uint8Array, extension: string) => readValidOutput(platform, bytes, extension)
+  const { run, readValid } = await poolReadingBack()
   const primitives = (doc: Document): Primitive[] =>
     doc
       .getRoot()

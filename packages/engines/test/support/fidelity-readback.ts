@@ -8,8 +8,9 @@ import { promisify } from 'node:util'
 import type { Document } from '@gltf-transform/core'
 import { unzipSync } from 'fflate'
 import { validateBytes } from 'gltf-validator'
-import { expect } from 'vitest'
-import type { Platform } from '../../src/index.ts'
+import { afterAll, expect } from 'vitest'
+import { createEnginePool, loadPlatform, type Platform } from '../../src/index.ts'
+import { success } from './job-result.ts'
 import { ASSIMP_DEFAULT_MATERIAL, type Contents, noContents, type Target } from './fidelity.ts'
 
 const run = promisify(execFile)
@@ -121,4 +122,18 @@ export async function readValidOutput(platform: Platform, bytes: Uint8Array, ext
   if (extension === 'glb') return platform.io.readBinary(bytes)
   const files = unzipSync(bytes)
   return platform.io.readJSON({ json: JSON.parse(new TextDecoder().decode(files['model.gltf']!)), resources: files })
+}
+
+/**
+ * For a describe block: an engine pool of one thread (destroyed after the block) with `run`, a job's
+ * result that must succeed, and `readValid`, its output read back once it validates.
+ */
+export async function poolReadingBack() {
+  const pool = createEnginePool({ threads: 1 })
+  const platform = await loadPlatform()
+  afterAll(() => pool.destroy())
+  const run = async (name: string, bytes: Uint8Array, format: string, options: Record<string, unknown>) =>
+    success(await pool.run({ name, input: { bytes: bytes.slice() }, format, options } as Parameters<typeof pool.run>[0]))
+  const readValid = (bytes: Uint8Array, extension: string) => readValidOutput(platform, bytes, extension)
+  return { pool, platform, run, readValid }
 }
