@@ -51,8 +51,8 @@ function headersFor(method: string, extra?: HeadersInit): Headers {
   return headers
 }
 
-/** A console request answered with JSON (or 204: undefined). Network failures are said in words too. */
-export async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+/** The service's answer to a console request, whatever its status; a network failure rejects in words. */
+async function send(path: string, init: RequestInit = {}): Promise<Response> {
   const method = (init.method ?? 'GET').toUpperCase()
   let response: Response
   try {
@@ -61,6 +61,12 @@ export async function request<T>(path: string, init: RequestInit = {}): Promise<
     throw new RequestError(0, 'the service cannot be reached: check that it is running and the network')
   }
   if (response.status === 401 && endsSession(path)) sessionEnded()
+  return response
+}
+
+/** A console request answered with JSON (or 204: undefined). Network failures are said in words too. */
+export async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const response = await send(path, init)
   if (!response.ok) throw await errorOf(response)
   if (response.status === 204) return undefined as T
   return (await response.json()) as T
@@ -108,6 +114,22 @@ export async function downloadResult(taskId: string): Promise<Blob> {
   const response = await fetch(downloadPath(taskId), { credentials: 'same-origin' })
   if (!response.ok) throw await errorOf(response)
   return response.blob()
+}
+
+/**
+ * Resolves when a task's result can be downloaded now, else rejects with the service's words (`result of task … is no
+ * longer available` once its file is gone, `task not found: …` once the task is). A download link followed blindly
+ * opened such an answer's raw JSON as the page. A HEAD asks without moving the file (the service asks its store for the
+ * size); only when it is refused is the GET sent, whose error answer is a few bytes of JSON carrying the words a HEAD
+ * cannot. The result itself is then saved by the browser's own download, never held in the page's memory.
+ */
+export async function checkDownload(taskId: string): Promise<void> {
+  const path = downloadPath(taskId)
+  if ((await send(path, { method: 'HEAD' })).ok) return
+  const answer = await send(path)
+  // There after all (a HEAD refused by something in between): the browser's download fetches it again.
+  if (answer.ok) return void (await answer.body?.cancel())
+  throw await errorOf(answer)
 }
 
 export function downloadPath(taskId: string): string {

@@ -14,6 +14,7 @@ import { expectDrawn, SLOW, start, taskIdOf, trianglesOf, runTask, untilEnded } 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
   cow: shared('obj', 'cow.obj'),
+  ogre: shared('obj', 'ogre.obj'),
   cubes: shared('gltf', 'many-cubes.gltf'),
   cubesBin: shared('gltf', 'many-cubes.bin'),
   spider: assimp('OBJ', 'spider.obj'),
@@ -155,6 +156,91 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
           .poll(() => card.getByTestId('task-status').textContent())
           .toBe('Upload refused: unsupported format: txt (the whole batch of 2 files was refused)')
       expect(await box.locator('h3').textContent()).toBe('BoxTextured.glb')
+      // A card with no task on the service is taken off the page by Dismiss, which is all it offers.
+      expect(await txt.getByRole('button').allTextContents()).toEqual(['Dismiss'])
+      const notes = page.getByTestId('task-card').filter({ hasText: 'notes.txt' })
+      const [cards, notesCards] = [await page.getByTestId('task-card').count(), await notes.count()]
+      await txt.getByRole('button', { name: 'Dismiss' }).click()
+      await expect.poll(() => page.getByTestId('task-card').count()).toBe(cards - 1)
+      expect(await notes.count()).toBe(notesCards - 1)
+    },
+    SLOW,
+  )
+
+  it(
+    "cancels a task from its card (it reads 'Cancelled', not a red failure), says why a cancel came too late, says a result gone on Download (card and Admin), and deletes a card's task",
+    async () => {
+      // Compresses of ogre.obj through the API fill both engine threads, so the cards' tasks wait in the queue behind them.
+      const ahead = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const form = new FormData()
+          form.append('file', new Blob([await readFile(corpus.paths.ogre)]), 'ogre.obj')
+          form.append('engine', 'draco')
+          form.append('simplify_ratio', '0.3')
+          const answer = await fetch(`${mos!.url}/api/v1/compress`, { method: 'POST', headers: { 'X-API-Key': API_KEY }, body: form })
+          return ((await answer.json()) as { task_id: string }).task_id
+        }),
+      )
+      expect(ahead).toHaveLength(8)
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.getByLabel('engine').selectOption('meshopt')
+      await page.locator('#files').setInputFiles([corpus.paths.box, corpus.paths.cow])
+      await page.getByLabel(/Send as one batch/).uncheck()
+      await start(page, 2)
+      const [late, cancelled] = [page.getByTestId('task-card').nth(0), page.getByTestId('task-card').nth(1)]
+      // Cancel is there once the service has answered the upload with the task's id.
+      await late.getByRole('button', { name: 'Cancel' }).waitFor()
+      const lateId = await taskIdOf(late)
+      // The late card's cancel is held on its way until its task has completed: the service then has nothing to cancel.
+      let held: Route | undefined
+      await page.route('**/admin/tasks/*/cancel', (route) => {
+        if (route.request().url().includes(lateId)) held = route
+        else void route.continue()
+      })
+      try {
+        await cancelled.getByRole('button', { name: 'Cancel' }).click()
+        await expect.poll(() => cancelled.getByTestId('task-status').textContent(), { timeout: SLOW }).toBe('Cancelled')
+        expect(await cancelled.getAttribute('class')).toContain('task-cancelled')
+        expect(await cancelled.getAttribute('class')).not.toContain('task-failed')
+        expect(await cancelled.getByTestId('task-status').getAttribute('class')).not.toContain('error')
+        expect(await cancelled.getByRole('button').allTextContents()).toEqual(['Delete'])
+
+        await late.getByRole('button', { name: 'Cancel' }).click()
+        await expect.poll(() => held !== undefined).toBe(true)
+        expect(await late.getByRole('button', { name: 'Cancelling…' }).isDisabled()).toBe(true)
+        await untilEnded(late)
+        await held!.continue()
+      } finally {
+        await page.unroute('**/admin/tasks/*/cancel')
+      }
+      await expect
+        .poll(() => late.getByTestId('control-problem').textContent())
+        .toBe(`Could not cancel the task: task ${lateId} is completed: nothing to cancel`)
+      expect(await late.getByTestId('task-status').textContent()).toBe('Completed 100%')
+
+      // Its result swept from the store (as the retention sweep or a lost disk would): Download says so on the card,
+      // where the link opened the service's 404 JSON.
+      const output = join(dir!, 'files', 'tasks', lateId, 'output')
+      await rm(output)
+      await late.getByTestId('download').click()
+      await expect
+        .poll(() => late.getByTestId('download-problem').textContent())
+        .toBe(`Could not download: result of task ${lateId} is no longer available`)
+      // And in Admin's record of it.
+      await page.getByRole('link', { name: 'Admin' }).click()
+      await page.getByTestId('task-table').getByRole('button', { name: lateId }).click()
+      const record = page.getByTestId('task-record')
+      await record.getByTestId('record-download').click()
+      await expect
+        .poll(() => record.getByTestId('download-problem').textContent())
+        .toBe(`Could not download: result of task ${lateId} is no longer available`)
+      await page.getByRole('link', { name: 'Work' }).click()
+
+      // Delete: the task goes from the service, and its card from the page.
+      const cards = await page.getByTestId('task-card').count()
+      await late.getByRole('button', { name: 'Delete' }).click()
+      await expect.poll(() => page.getByTestId('task-card').count()).toBe(cards - 1)
+      expect(await page.evaluate(async (id) => (await fetch(`/admin/tasks/${id}`)).status, lateId)).toBe(404)
     },
     SLOW,
   )
@@ -183,7 +269,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   )
 
   it(
-    "says why a key is not valid, and why a listed task failed (a cancel reads 'cancelled')",
+    "says why a key is not valid, and a listed task that was cancelled as 'Cancelled'",
     async () => {
       await page.getByRole('link', { name: 'Admin' }).click()
       await page.getByLabel('Licence key to verify').fill('not-a-key')
@@ -206,7 +292,8 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
         .getByTestId('task-table')
         .locator('tbody tr')
         .filter({ has: page.getByRole('button', { name: id }) })
-      await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toBe('failed: cancelled')
+      // Said as the Work page's cards say it, not as a failure ("failed: cancelled").
+      await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toBe('Cancelled')
       cancelledId = id
     },
     SLOW,

@@ -508,7 +508,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       const { task_id: fromApi } = (await answer.json()) as { task_id: string }
       const row = table.locator('tbody tr').filter({ has: page.getByRole('button', { name: fromApi }) })
       await expect.poll(() => table.locator('tbody tr').first().textContent(), { timeout: SLOW }).toContain(fromApi)
-      await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toMatch(/^(completed|failed\b)/)
+      await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toMatch(/^(Completed 100%|Failed: )/)
       expect(await row.textContent()).toContain('from-the-api.glb')
       await page.getByLabel('Type').selectOption('diagnose')
       await page.getByRole('button', { name: 'Filter' }).click()

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { TaskRecord } from '../src/types.ts'
+import { taskStateWords } from '../src/task-state.ts'
 import { progressBarOf, statusLine } from '../src/work/task-card.tsx'
 
 const task = (status: TaskRecord['status'], extra: Partial<TaskRecord> = {}): TaskRecord => ({ task_id: 't', status, ...extra })
@@ -36,5 +37,16 @@ describe("a task card's status line", () => {
     const completed = { uploaded: 1, task: task('completed', { progress: 100 }), removed: true }
     expect(statusLine(completed)).toBe('No longer on the service (deleted, or lost with its data); last known: completed 100%')
     expect(progressBarOf(completed)).toEqual({ kind: 'none' })
+  })
+})
+
+describe("a task's state in words (the Work page's cards and Admin's task list)", () => {
+  it('says a cancelled task is cancelled, not failed, and any other failure with its reason', () => {
+    expect(taskStateWords(task('failed', { error: 'cancelled' }))).toBe('Cancelled')
+    expect(statusLine({ uploaded: 1, task: task('failed', { error: 'cancelled' }) })).toBe('Cancelled')
+    expect(taskStateWords(task('failed', { error: 'unsupported format: txt' }))).toBe('Failed: unsupported format: txt')
+    expect(taskStateWords(task('failed'))).toBe('Failed: no reason given')
+    expect(taskStateWords(task('pending'))).toBe('Waiting in the queue')
+    expect(taskStateWords(task('processing', { progress: 7 }))).toBe('Processing 7%')
   })
 })

@@ -1,10 +1,13 @@
 import { useEffect, useState } from 'preact/hooks'
-import { downloadPath, formatBytes, postJson, request } from '../api.ts'
+import { formatBytes, request } from '../api.ts'
+import { cancelTask, deleteTask } from '../task-control.ts'
+import { taskStateWords } from '../task-state.ts'
 import type { TaskPage, TaskRecord } from '../types.ts'
 import { TaskEvents } from '../work/task-events.ts'
 import { KeyValues } from './key-values.tsx'
 import { type TaskFilters, withChange, withFirstPage, withoutTask } from './live-tasks.ts'
 import { DataTable } from '../ui/data-table.tsx'
+import { DownloadLink } from '../ui/download-link.tsx'
 import { isOlder } from '../work/record-order.ts'
 
 /** The record shown below the list; `removed` once the service says the task is gone (deleted elsewhere, expired). */
@@ -91,8 +94,7 @@ export function TasksPanel() {
 
   const control = async (id: string, action: 'cancel' | 'delete') => {
     try {
-      if (action === 'cancel') await postJson(`/admin/tasks/${encodeURIComponent(id)}/cancel`, {})
-      else await request(`/admin/tasks/${encodeURIComponent(id)}`, { method: 'DELETE' })
+      await (action === 'cancel' ? cancelTask(id) : deleteTask(id))
       setMessage(`Task ${id}: ${action === 'cancel' ? 'cancelled' : 'deleted'}.`)
       setSelected(null)
       void load(null)
@@ -146,12 +148,8 @@ export function TasksPanel() {
                 </button>
               </th>
               <td>{task.type ?? '—'}</td>
-              <td>
-                {task.status}
-                {task.status === 'processing' ? ` ${task.progress ?? 0}%` : ''}
-                {/* Why it failed: "cancelled" and an engine's words read differently, and the row is where one looks. */}
-                {task.status === 'failed' && task.error ? <span class="muted">: {task.error}</span> : null}
-              </td>
+              {/* As the Work page's cards say it: why it failed (the row is where one looks), a cancel as `Cancelled`. */}
+              <td>{taskStateWords(task)}</td>
               <td>
                 {task.input_filename ?? '—'} <span class="muted">{formatBytes(task.input_size_bytes)}</span>
               </td>
@@ -177,9 +175,9 @@ export function TasksPanel() {
           ) : null}
           <p class="actions">
             {selected.status === 'completed' && !selected.removed ? (
-              <a class="button" href={downloadPath(selected.task_id)}>
+              <DownloadLink taskId={selected.task_id} filename={selected.output?.filename} testId="record-download">
                 Download
-              </a>
+              </DownloadLink>
             ) : null}
             {!selected.removed && (selected.status === 'pending' || selected.status === 'processing') ? (
               <button type="button" class="secondary" onClick={() => control(selected.task_id, 'cancel')}>

@@ -1,8 +1,11 @@
 import { useState } from 'preact/hooks'
-import { downloadPath, formatBytes } from '../api.ts'
+import { formatBytes } from '../api.ts'
+import { hasEnded, shownStateOf, taskStateWords } from '../task-state.ts'
 import type { TaskRecord } from '../types.ts'
+import { DownloadLink } from '../ui/download-link.tsx'
 import { extensionOf, VIEWABLE_EXTENSIONS } from '../viewer/load-model.ts'
 import type { ModelPackage } from '../viewer/model-package.ts'
+import { type CardActions, CardControls } from './card-controls.tsx'
 import { CompareImages, CompareView } from './compare-view.tsx'
 import { DiagnoseReport } from './diagnose-report.tsx'
 import { droppedInput, sizeLine } from './dropped-input.ts'
@@ -26,22 +29,6 @@ export interface WorkItem {
   removed?: boolean
 }
 
-const STATUS_WORDS: Record<TaskRecord['status'], string> = {
-  pending: 'waiting in the queue',
-  processing: 'processing',
-  completed: 'completed',
-  failed: 'failed',
-}
-
-/** Whether the task has reached an end the service will not take back. */
-const hasEnded = (task: TaskRecord | undefined) => task?.status === 'completed' || task?.status === 'failed'
-
-function taskLine(task: TaskRecord): string {
-  if (task.status === 'processing') return `Processing ${task.progress ?? 0}%`
-  if (task.status === 'failed') return `Failed: ${task.error ?? 'no reason given'}`
-  return task.status === 'completed' ? 'Completed 100%' : `${STATUS_WORDS[task.status]}`
-}
-
 /**
  * The card's status in words. A task still open while the service cannot be reached is said as
  * unknown, with the last state it reported: the service may be restarting it, or have lost it, and
@@ -51,7 +38,7 @@ export function statusLine(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'ta
   if (item.uploadError) return `Upload refused: ${item.uploadError}`
   if (!item.task) return `Uploading ${Math.round(item.uploaded * 100)}%`
   const { task } = item
-  const last = taskLine(task)
+  const last = taskStateWords(task)
   if (item.removed) return `No longer on the service (deleted, or lost with its data); last known: ${last.toLowerCase()}`
   if (!reachable && !hasEnded(task)) return `Unknown while the service cannot be reached; last known: ${last.toLowerCase()}`
   return last
@@ -74,12 +61,15 @@ export function progressBarOf(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 
   return { kind: 'moving' } // pending
 }
 
-export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable?: boolean }) {
+export function TaskCard({ item, reachable = true, actions }: { item: WorkItem; reachable?: boolean; actions: CardActions }) {
   const [showCompare, setShowCompare] = useState(true)
   const task = item.task
   const bar = progressBarOf(item)
   const gone = Boolean(item.removed)
   const failed = Boolean(item.uploadError) || task?.status === 'failed' || gone
+  // A cancel is an end the user asked for: said plainly, without the red a fault gets.
+  const cancelled = !gone && task !== undefined && shownStateOf(task) === 'cancelled'
+  const alarming = failed && !cancelled
   const done = task?.status === 'completed'
   const running = !failed && !done
   // What the record said stays readable once the task is gone; what needs its output (the download, the views) goes with it.
@@ -95,7 +85,7 @@ export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable
 
   return (
     <article
-      class={`card task ${failed ? 'task-failed' : ''}`}
+      class={`card task ${alarming ? 'task-failed' : ''} ${cancelled ? 'task-cancelled' : ''}`}
       aria-labelledby={labelId}
       data-testid="task-card"
       data-status={gone ? 'removed' : (task?.status ?? 'uploading')}
@@ -122,10 +112,11 @@ export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable
             data-testid="task-progress"
           />
         )}
-        <span id={`${labelId}-status`} class={failed ? 'error' : ''} role="status" aria-live="polite" data-testid="task-status">
+        <span id={`${labelId}-status`} class={alarming ? 'error' : ''} role="status" aria-live="polite" data-testid="task-status">
           {statusLine(item, reachable)}
         </span>
       </div>
+      <CardControls item={item} actions={actions} />
       {done && task ? (
         <>
           <p class="outcome">
@@ -133,9 +124,9 @@ export function TaskCard({ item, reachable = true }: { item: WorkItem; reachable
               <>
                 <span data-testid="sizes">{sizeLine(input, task.output.size_bytes, task.output.savings_percent)}</span>{' '}
                 {outputThere ? (
-                  <a class="button" href={downloadPath(task.task_id)} download={task.output.filename} data-testid="download">
+                  <DownloadLink taskId={task.task_id} filename={task.output.filename} testId="download">
                     Download {task.output.filename}
-                  </a>
+                  </DownloadLink>
                 ) : null}
               </>
             ) : null}

@@ -74,6 +74,14 @@ export class TaskEvents {
     void this.read(taskId)
   }
 
+  /**
+   * Reads a task now, open or ended: after the page acted on it (a cancel, refused or not, a delete refused), the card
+   * shows the service's word at once, whether the stream carries the change or is down.
+   */
+  refresh(taskId: string): Promise<void> {
+    return this.read(taskId)
+  }
+
   private open(): void {
     if (this.source) return
     this.source = new EventSource(this.path, { withCredentials: true })

@@ -1,11 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { upload } from '../api.ts'
+import { cancelTask, deleteTask } from '../task-control.ts'
 import type { ConsoleConfig, TaskRecord } from '../types.ts'
 import { extensionOf } from '../viewer/load-model.ts'
 import { COMPANION_EXTENSIONS, type ModelPackage, packageFromFiles, zipOf } from '../viewer/model-package.ts'
 import { chosenProblems } from './chosen-problems.ts'
 import { type FieldValues, formEntries } from './form-values.ts'
 import { OptionFields } from './option-fields.tsx'
+import type { CardActions } from './card-controls.tsx'
 import { TaskCard, type WorkItem } from './task-card.tsx'
 import { TaskEvents } from './task-events.ts'
 import { Toggle } from '../ui/toggle.tsx'
@@ -96,6 +98,8 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
     )
     setFiles(chosen)
   }
+
+  const actions = useMemo(() => cardActions(events, setItems), [events])
 
   const update = (key: string, change: Partial<WorkItem>) =>
     setItems((current) => current.map((item) => (item.key === key ? { ...item, ...change } : item)))
@@ -245,9 +249,41 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       <section aria-label="Tasks" class="tasks" data-unreachable={reachable ? undefined : ''}>
         {items.length === 0 ? <p class="muted">Tasks you start appear here with their progress.</p> : null}
         {items.map((item) => (
-          <TaskCard key={item.key} item={item} reachable={reachable} />
+          <TaskCard key={item.key} item={item} reachable={reachable} actions={actions} />
         ))}
       </section>
     </>
   )
+}
+
+/**
+ * What a card's Cancel, Delete and Dismiss do. Cancel and a refused Delete read the task again at once, so the card
+ * follows: a cancelled task reads `Cancelled`, one that ended meanwhile shows how, one gone says so (the event stream
+ * would bring it too, but not while it is down).
+ */
+function cardActions(events: TaskEvents, setItems: (change: (current: WorkItem[]) => WorkItem[]) => void): CardActions {
+  const drop = (item: WorkItem) => setItems((current) => current.filter((other) => other.key !== item.key))
+  return {
+    cancel: async (item) => {
+      const id = item.task?.task_id
+      if (!id) return
+      try {
+        await cancelTask(id)
+      } finally {
+        void events.refresh(id)
+      }
+    },
+    remove: async (item) => {
+      const id = item.task?.task_id
+      if (!id) return
+      try {
+        await deleteTask(id)
+      } catch (error) {
+        void events.refresh(id)
+        throw error
+      }
+      drop(item)
+    },
+    dismiss: drop,
+  }
 }

@@ -1,0 +1,67 @@
+import { useState } from 'preact/hooks'
+import { hasEnded } from '../task-state.ts'
+import type { WorkItem } from './task-card.tsx'
+
+/** What a card's buttons do; the Work page holds the cards and the event stream that moves them. */
+export interface CardActions {
+  /** Asks the service to cancel the card's task; rejects with its words (a task that ended meanwhile: 409). */
+  cancel: (item: WorkItem) => Promise<void>
+  /** Deletes the card's task on the service (record and files), then takes the card off the page. */
+  remove: (item: WorkItem) => Promise<void>
+  /** Takes the card off the page only: its task is not on the service (refused upload, deleted elsewhere). */
+  dismiss: (item: WorkItem) => void
+}
+
+type Pending = 'cancel' | 'remove' | undefined
+
+/**
+ * A card's controls: Cancel while its task waits or runs, Delete once it has ended, Dismiss for a card with no task
+ * on the service. The card's state itself follows the task's events (a cancel that went through reads `Cancelled`
+ * there); what is said here is what the press did, or why the service refused it, in its words.
+ */
+export function CardControls({ item, actions }: { item: WorkItem; actions: CardActions }) {
+  const [pending, setPending] = useState<Pending>()
+  const [outcome, setOutcome] = useState('')
+  const task = item.task
+  const onService = Boolean(task) && !item.removed
+  const uploading = !task && !item.uploadError
+
+  const run = async (action: 'cancel' | 'remove') => {
+    setPending(action)
+    setOutcome('')
+    try {
+      await actions[action](item)
+    } catch (error) {
+      setOutcome(`Could not ${action === 'cancel' ? 'cancel' : 'delete'} the task: ${(error as Error).message}`)
+    } finally {
+      setPending(undefined)
+    }
+  }
+
+  // Nothing to control while the file is still on its way: the task does not exist yet.
+  if (uploading) return null
+  return (
+    <p class="actions card-controls">
+      {onService && !hasEnded(task) ? (
+        <button type="button" class="secondary" disabled={pending !== undefined} onClick={() => run('cancel')}>
+          {pending === 'cancel' ? 'Cancelling…' : 'Cancel'}
+        </button>
+      ) : null}
+      {onService && hasEnded(task) ? (
+        <button type="button" class="secondary" disabled={pending !== undefined} onClick={() => run('remove')}>
+          {pending === 'remove' ? 'Deleting…' : 'Delete'}
+        </button>
+      ) : null}
+      {onService ? null : (
+        <button type="button" class="secondary" onClick={() => actions.dismiss(item)}>
+          Dismiss
+        </button>
+      )}
+      {outcome ? (
+        <span class="error" role="alert" data-testid="control-problem">
+          {outcome}
+        </span>
+      ) : null}
+    </p>
+  )
+}
