@@ -326,6 +326,8 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       // The cancelled task's record: its upload's size in bytes for people, its times local.
       await page.getByTestId('task-table').getByRole('button', { name: cancelledId }).click()
       const record = page.getByTestId('task-record')
+      // Headed by its state in words, above the document's `status: failed` and `error: cancelled`.
+      expect(await record.getByTestId('record-state').textContent()).toBe('Cancelled')
       const size = await stat(corpus.paths.box)
       expect(await valuesOf(record, 'input size').textContent()).toBe(`${(size.size / 1024).toFixed(1)} KB`)
       expect(await record.locator('time').count()).toBeGreaterThan(1)

@@ -168,6 +168,8 @@ export function TasksPanel() {
       {selected ? (
         <section class="record" aria-label={`Task ${selected.task_id}`} data-testid="task-record">
           <h3>Task {selected.task_id}</h3>
+          {/* The record below is the service's document (`status: failed`, `error: cancelled`); its state in the list's words heads it. */}
+          <p data-testid="record-state">{taskStateWords(selected)}</p>
           {selected.removed ? (
             <p class="error" role="status" data-testid="record-removed">
               No longer on the service (deleted, or its retention ended): what it said is below, its output is gone with it.
