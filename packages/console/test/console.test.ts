@@ -240,6 +240,14 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       expect(await report.textContent()).toContain('uncompressed geometry')
       const recommendations = await report.locator('.recommendations li').allTextContents()
       expect(recommendations.some((line) => line.startsWith('compress with engine draco'))).toBe(true)
+      // The outcome is a report, not a smaller model: its size alone, where "189.9 KB → 1.2 KB" read as a 99% saving.
+      const reportBytes = await page.evaluate(
+        async (id) => ((await (await fetch(`/admin/tasks/${id}`)).json()) as { output: { size_bytes: number } }).output.size_bytes,
+        await taskIdOf(card),
+      )
+      expect(await card.getByTestId('sizes').textContent()).toBe(
+        `Report: ${(reportBytes / 1024).toFixed(1)} KB (a diagnosis reads the model and leaves it as it was)`,
+      )
       taskIds.push(await taskIdOf(card))
     },
     SLOW * 2,

@@ -8,7 +8,7 @@ import type { ModelPackage } from '../viewer/model-package.ts'
 import { type CardActions, CardControls } from './card-controls.tsx'
 import { CompareImages, CompareView } from './compare-view.tsx'
 import { DiagnoseReport } from './diagnose-report.tsx'
-import { droppedInput, sizeLine } from './dropped-input.ts'
+import { droppedInput, reportLine, sizeLine } from './dropped-input.ts'
 import { StepReports } from './step-reports.tsx'
 
 /** One submitted file: its upload, then its task's live progress, then what came out. */
@@ -122,7 +122,11 @@ export function TaskCard({ item, reachable = true, actions }: { item: WorkItem; 
           <p class="outcome">
             {task.output ? (
               <>
-                <span data-testid="sizes">{sizeLine(input, task.output.size_bytes, task.output.savings_percent)}</span>{' '}
+                <span data-testid="sizes">
+                  {task.type === 'diagnose'
+                    ? reportLine(task.output.size_bytes)
+                    : sizeLine(input, task.output.size_bytes, task.output.savings_percent)}
+                </span>{' '}
                 {outputThere ? (
                   <DownloadLink taskId={task.task_id} filename={task.output.filename} testId="download">
                     Download {task.output.filename}
