@@ -323,6 +323,21 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       const values = await page.locator('main dd, main td').allTextContents()
       expect(values.filter((text) => /^(-1|undefined|null|NaN)$|\b(undefined|NaN)\b/.test(text.trim()))).toEqual([])
 
+      // A task id wrapped in its column (as on a laptop's width, made here by narrowing the button for the measure) starts
+      // each line at the column's edge, where the button centred them.
+      const lineStarts = await page
+        .getByTestId('task-table')
+        .getByRole('button', { name: cancelledId })
+        .evaluate((button) => {
+          button.style.width = '14ch'
+          const range = document.createRange()
+          range.selectNodeContents(button)
+          const starts = [...range.getClientRects()].map((line) => Math.round(line.left))
+          button.style.width = ''
+          return starts
+        })
+      expect(lineStarts.length).toBeGreaterThan(1)
+      expect(new Set(lineStarts).size).toBe(1)
       // The cancelled task's record: its upload's size in bytes for people, its times local.
       await page.getByTestId('task-table').getByRole('button', { name: cancelledId }).click()
       const record = page.getByTestId('task-record')
