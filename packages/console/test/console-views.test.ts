@@ -148,7 +148,8 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
         { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') },
       ])
       await page.getByLabel(/Send as one batch/).check()
-      await page.getByLabel('engine').selectOption('meshopt')
+      // The engine chosen above for single files stays chosen in the batch's form, where it came up empty ("Choose…").
+      expect(await page.getByLabel('engine').inputValue()).toBe('meshopt')
       await start(page, 2)
       const [txt, box] = [page.getByTestId('task-card').nth(1), page.getByTestId('task-card').first()]
       for (const card of [box, txt])

@@ -1,6 +1,6 @@
 import { COMPRESS_PRESETS } from '@mos/sdk/contract'
 import { describe, expect, it } from 'vitest'
-import { formEntries, presetNote, shownValues, withChoice } from '../src/work/form-values.ts'
+import { carriedOver, formEntries, presetNote, shownValues, withChoice } from '../src/work/form-values.ts'
 import type { FieldInfo } from '../src/types.ts'
 
 /** Compress's fields as GET /config gives them (the ones that matter here). */
@@ -96,5 +96,16 @@ describe('a field whose range changes with another field', () => {
 
   it('leaves the field being typed in alone, even out of range (the browser says why Start refuses it)', () => {
     expect(withChoice(textureOptimize, { format: 'png' }, 'quality', '50')).toEqual({ format: 'png', quality: '50' })
+  })
+})
+
+describe('switching between the single and the batch form', () => {
+  it('carries what was set to the fields both forms have, and keeps what the form switched to already had', () => {
+    const batchFields: FieldInfo[] = [
+      { name: 'engine', kind: 'enum', required: true, choices: ['draco', 'meshopt'] },
+      { name: 'level', kind: 'integer', default: 7 },
+    ]
+    expect(carriedOver(batchFields, { engine: 'meshopt', simplify_ratio: '0.5' }, {})).toEqual({ engine: 'meshopt' })
+    expect(carriedOver(batchFields, { engine: 'meshopt', level: '3' }, { level: '9' })).toEqual({ engine: 'meshopt', level: '9' })
   })
 })

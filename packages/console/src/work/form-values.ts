@@ -100,3 +100,18 @@ export function formEntries(fields: FieldInfo[], chosen: FieldValues): [string, 
     .map((field): [string, string] => [field.name, shown[field.name] ?? ''])
     .filter(([, value]) => value !== '')
 }
+
+/**
+ * The values of the form switched to (a single task's, or a batch's) with what the user set in the one left, for the
+ * fields both forms have: an engine chosen for one file stays chosen when the files go as one batch, where the batch
+ * form came up with its engine empty ("Choose…") and Start then stopped at the browser's bubble. What was already set
+ * in the form switched to stays.
+ */
+export function carriedOver(fields: FieldInfo[], from: FieldValues, into: FieldValues): FieldValues {
+  const carried: FieldValues = {}
+  for (const field of fields) {
+    const value = from[field.name]
+    if (value !== undefined) carried[field.name] = value
+  }
+  return { ...carried, ...into }
+}

@@ -5,7 +5,7 @@ import type { ConsoleConfig, TaskRecord } from '../types.ts'
 import { extensionOf } from '../viewer/load-model.ts'
 import { COMPANION_EXTENSIONS, type ModelPackage, packageFromFiles, zipOf } from '../viewer/model-package.ts'
 import { chosenProblems } from './chosen-problems.ts'
-import { type FieldValues, formEntries } from './form-values.ts'
+import { carriedOver, type FieldValues, formEntries } from './form-values.ts'
 import { OptionFields } from './option-fields.tsx'
 import type { CardActions } from './card-controls.tsx'
 import { TaskCard, type WorkItem } from './task-card.tsx'
@@ -227,7 +227,12 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
             id="as-batch"
             label={`Send as one batch${config.batch?.max_files ? ` (up to ${config.batch.max_files} files)` : ''}`}
             checked={asBatch}
-            onChange={setAsBatch}
+            onChange={(checked) => {
+              setAsBatch(checked)
+              if (!config.batch) return
+              if (checked) setBatchValues(carriedOver(config.batch.fields, values, batchValues))
+              else setValues(carriedOver(operation.fields, batchValues, values))
+            }}
           />
         ) : null}
         <fieldset>
