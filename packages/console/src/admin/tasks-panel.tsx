@@ -94,9 +94,16 @@ export function TasksPanel() {
 
   const control = async (id: string, action: 'cancel' | 'delete') => {
     try {
-      await (action === 'cancel' ? cancelTask(id) : deleteTask(id))
+      if (action === 'cancel') {
+        // The record stays open and shows the task cancelled (read again now, the stream may be down), where it closed
+        // and the reader had to find the task in the list again to see what became of it.
+        await cancelTask(id)
+        setSelected(await request<TaskRecord>(`/admin/tasks/${encodeURIComponent(id)}`))
+      } else {
+        await deleteTask(id)
+        setSelected(null)
+      }
       setMessage(`Task ${id}: ${action === 'cancel' ? 'cancelled' : 'deleted'}.`)
-      setSelected(null)
       void load(null)
     } catch (failure) {
       setMessage(`Could not ${action} task ${id}: ${(failure as Error).message}`)
