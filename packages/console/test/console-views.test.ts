@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -311,6 +311,12 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
         .filter({ has: page.getByRole('button', { name: id }) })
       // Said as the Work page's cards say it, not as a failure ("failed: cancelled").
       await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: SLOW }).toBe('Cancelled')
+      // Its owner is the key that submitted it, by the start of the digest the record holds (the whole one in the title).
+      const digest = createHash('sha256').update(API_KEY).digest('hex').slice(0, 32)
+      expect(await row.locator('td').nth(3).textContent()).toBe(`API key ${digest.slice(0, 8)}…`)
+      expect(await row.locator('td').nth(3).getAttribute('title')).toContain(digest)
+      const consoleRow = page.getByTestId('task-table').locator('tbody tr').filter({ hasText: 'broken.glb' }).first()
+      expect(await consoleRow.locator('td').nth(3).textContent()).toBe('this console')
       cancelledId = id
     },
     SLOW,

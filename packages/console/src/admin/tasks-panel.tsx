@@ -5,6 +5,7 @@ import { taskStateWords } from '../task-state.ts'
 import type { TaskPage, TaskRecord } from '../types.ts'
 import { TaskEvents } from '../work/task-events.ts'
 import { KeyValues } from './key-values.tsx'
+import { ownerWords } from './owner-words.ts'
 import { type TaskFilters, withChange, withFirstPage, withoutTask } from './live-tasks.ts'
 import { DataTable } from '../ui/data-table.tsx'
 import { DownloadLink } from '../ui/download-link.tsx'
@@ -160,7 +161,7 @@ export function TasksPanel() {
               <td>
                 {task.input_filename ?? '—'} <span class="muted">{formatBytes(task.input_size_bytes)}</span>
               </td>
-              <td>{task.owner ?? '—'}</td>
+              <td title={ownerWords(task.owner).title}>{ownerWords(task.owner).text}</td>
               <td>{task.created_at ? new Date(task.created_at).toLocaleString() : '—'}</td>
             </tr>
           ))}
