@@ -81,9 +81,12 @@ export function postJson<T>(path: string, body: unknown): Promise<T> {
  * Uploads a multipart form with XMLHttpRequest, the one browser API that reports upload progress:
  * a large model's upload shows its bytes moving instead of a still page.
  */
-export function upload<T>(path: string, form: FormData, onProgress: (share: number) => void): Promise<T> {
+export function upload<T>(path: string, form: FormData, onProgress: (share: number) => void, signal?: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
+    // Cancel upload on a card: the bytes stop, and the service, which answers a request cut short with no task, makes none.
+    signal?.addEventListener('abort', () => xhr.abort(), { once: true })
+    xhr.onabort = () => reject(new RequestError(0, 'the upload was cancelled'))
     xhr.open('POST', path)
     xhr.withCredentials = true
     xhr.setRequestHeader('Accept', 'application/json')

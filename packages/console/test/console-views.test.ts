@@ -186,9 +186,39 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
   )
 
   it(
-    "cancels a task from its card (it reads 'Cancelled', not a red failure), says why a cancel came too late, says a result gone on Download (card and Admin), and deletes a card's task",
+    "cancels an upload, and a task from its card (it reads 'Cancelled', not a red failure), says why a cancel came too late, says a result gone on Download (card and Admin), and deletes a card's task",
     async () => {
       // Compresses of ogre.obj through the API fill both engine threads, so the cards' tasks wait in the queue behind them.
+      // An upload stopped on its way (a network slowed to 200 KB/s, the real service at the other end): the card says
+      // no task was made, and none was.
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.getByLabel('engine').selectOption('meshopt')
+      const network = await page.context().newCDPSession(page)
+      await network.send('Network.enable')
+      await network.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: 200_000,
+      })
+      try {
+        await page.locator('#files').setInputFiles(corpus.paths.ogre)
+        const stopped = await start(page)
+        await expect.poll(() => stopped.getByTestId('task-status').textContent()).toMatch(/^Uploading [1-9]\d?%$/)
+        await stopped.getByRole('button', { name: 'Cancel upload' }).click()
+        await expect.poll(() => stopped.getByTestId('task-status').textContent()).toBe('Upload cancelled: no task was made')
+        expect(await stopped.getAttribute('class')).toContain('task-cancelled')
+        expect(await stopped.getByRole('button').allTextContents()).toEqual(['Dismiss'])
+      } finally {
+        await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 })
+        await network.detach()
+      }
+      const consoleOgres = await page.evaluate(async () => {
+        const { tasks } = (await (await fetch('/admin/tasks?limit=100')).json()) as { tasks: { owner: string; input_filename: string }[] }
+        return tasks.filter((task) => task.owner === 'console:admin' && task.input_filename === 'ogre.obj').length
+      })
+      expect(consoleOgres).toBe(0)
+
       expect(await submitOgres(mos!.url, 8)).toHaveLength(8)
       await page.getByLabel('Operation').selectOption('compress')
       await page.getByLabel('engine').selectOption('meshopt')
@@ -197,7 +227,7 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       await start(page, 2)
       const [late, cancelled] = [page.getByTestId('task-card').nth(0), page.getByTestId('task-card').nth(1)]
       // Cancel is there once the service has answered the upload with the task's id.
-      await late.getByRole('button', { name: 'Cancel' }).waitFor()
+      await late.getByRole('button', { name: 'Cancel', exact: true }).waitFor()
       const lateId = await taskIdOf(late)
       // The late card's cancel is held on its way until its task has completed: the service then has nothing to cancel.
       let held: Route | undefined
@@ -206,14 +236,14 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
         else void route.continue()
       })
       try {
-        await cancelled.getByRole('button', { name: 'Cancel' }).click()
+        await cancelled.getByRole('button', { name: 'Cancel', exact: true }).click()
         await expect.poll(() => cancelled.getByTestId('task-status').textContent(), { timeout: SLOW }).toBe('Cancelled')
         expect(await cancelled.getAttribute('class')).toContain('task-cancelled')
         expect(await cancelled.getAttribute('class')).not.toContain('task-failed')
         expect(await cancelled.getByTestId('task-status').getAttribute('class')).not.toContain('error')
         expect(await cancelled.getByRole('button').allTextContents()).toEqual(['Delete'])
 
-        await late.getByRole('button', { name: 'Cancel' }).click()
+        await late.getByRole('button', { name: 'Cancel', exact: true }).click()
         await expect.poll(() => held !== undefined).toBe(true)
         expect(await late.getByRole('button', { name: 'Cancelling…' }).isDisabled()).toBe(true)
         await untilEnded(late)
@@ -247,10 +277,10 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       const last = queued.at(-1)!
       await page.getByTestId('task-table').getByRole('button', { name: last }).click()
       await expect.poll(() => record.getByTestId('record-state').textContent()).toMatch(/^(Waiting in the queue|Processing \d+%)$/)
-      await record.getByRole('button', { name: 'Cancel' }).click()
+      await record.getByRole('button', { name: 'Cancel', exact: true }).click()
       await expect.poll(() => record.getByTestId('record-state').textContent()).toBe('Cancelled')
       expect(await record.locator('h3').textContent()).toBe(`Task ${last}`)
-      expect(await record.getByRole('button', { name: 'Cancel' }).count()).toBe(0)
+      expect(await record.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(0)
       await page.getByRole('link', { name: 'Work' }).click()
 
       // Delete: the task goes from the service, and its card from the page.

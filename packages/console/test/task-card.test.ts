@@ -50,3 +50,11 @@ describe("a task's state in words (the Work page's cards and Admin's task list)"
     expect(taskStateWords(task('processing', { progress: 7 }))).toBe('Processing 7%')
   })
 })
+
+describe('a card whose upload was cancelled', () => {
+  it('says no task was made, with no bar', () => {
+    const item = { uploaded: 0.3, uploadCancelled: true }
+    expect(statusLine(item)).toBe('Upload cancelled: no task was made')
+    expect(progressBarOf(item)).toEqual({ kind: 'none' })
+  })
+})

@@ -10,6 +10,8 @@ export interface CardActions {
   remove: (item: WorkItem) => Promise<void>
   /** Takes the card off the page only: its task is not on the service (refused upload, deleted elsewhere). */
   dismiss: (item: WorkItem) => void
+  /** Stops the card's upload (and its batch's: one request); the card then says no task was made. */
+  cancelUpload: (item: WorkItem) => void
 }
 
 type Pending = 'cancel' | 'remove' | undefined
@@ -24,7 +26,7 @@ export function CardControls({ item, actions }: { item: WorkItem; actions: CardA
   const [outcome, setOutcome] = useState('')
   const task = item.task
   const onService = Boolean(task) && !item.removed
-  const uploading = !task && !item.uploadError
+  const uploading = !task && !item.uploadError && !item.uploadCancelled
 
   const run = async (action: 'cancel' | 'remove') => {
     setPending(action)
@@ -38,8 +40,16 @@ export function CardControls({ item, actions }: { item: WorkItem; actions: CardA
     }
   }
 
-  // Nothing to control while the file is still on its way: the task does not exist yet.
-  if (uploading) return null
+  // While the file is on its way the task does not exist yet: what can be stopped is the upload.
+  if (uploading) {
+    return (
+      <p class="actions card-controls">
+        <button type="button" class="secondary" onClick={() => actions.cancelUpload(item)}>
+          Cancel upload
+        </button>
+      </p>
+    )
+  }
   return (
     <p class="actions card-controls">
       {onService && !hasEnded(task) ? (

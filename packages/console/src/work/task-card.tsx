@@ -21,6 +21,10 @@ export interface WorkItem {
   /** Share of the upload sent, 0..1, until the service answers. */
   uploaded: number
   uploadError?: string
+  /** Stops the upload (Cancel upload); one for all the cards of a batch, which goes as one request. */
+  uploadAbort?: AbortController
+  /** The user stopped the upload: no task was made. */
+  uploadCancelled?: boolean
   task?: TaskRecord
   /**
    * The service no longer has the task (deleted, or lost with its data): its last record is all the page knows,
@@ -34,7 +38,11 @@ export interface WorkItem {
  * unknown, with the last state it reported: the service may be restarting it, or have lost it, and
  * the card must not say "Processing" as if it knew (the next answer brings the real state back).
  */
-export function statusLine(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'task' | 'removed'>, reachable = true): string {
+export function statusLine(
+  item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'uploadCancelled' | 'task' | 'removed'>,
+  reachable = true,
+): string {
+  if (item.uploadCancelled) return 'Upload cancelled: no task was made'
   if (item.uploadError) return `Upload refused: ${item.uploadError}`
   if (!item.task) return `Uploading ${Math.round(item.uploaded * 100)}%`
   const { task } = item
@@ -52,9 +60,9 @@ export function statusLine(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'ta
  */
 export type ProgressBar = { kind: 'share'; percent: number } | { kind: 'moving' } | { kind: 'none' }
 
-export function progressBarOf(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'task' | 'removed'>): ProgressBar {
+export function progressBarOf(item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'uploadCancelled' | 'task' | 'removed'>): ProgressBar {
   // A task gone from the service is neither busy nor done, whatever it was: a full bar would say its result is there.
-  if (item.uploadError || item.task?.status === 'failed' || item.removed) return { kind: 'none' }
+  if (item.uploadError || item.uploadCancelled || item.task?.status === 'failed' || item.removed) return { kind: 'none' }
   if (!item.task) return { kind: 'share', percent: Math.round(item.uploaded * 100) }
   if (item.task.status === 'completed') return { kind: 'share', percent: 100 }
   if (item.task.status === 'processing') return { kind: 'share', percent: item.task.progress ?? 0 }
@@ -66,9 +74,9 @@ export function TaskCard({ item, reachable = true, actions }: { item: WorkItem; 
   const task = item.task
   const bar = progressBarOf(item)
   const gone = Boolean(item.removed)
-  const failed = Boolean(item.uploadError) || task?.status === 'failed' || gone
-  // A cancel is an end the user asked for: said plainly, without the red a fault gets.
-  const cancelled = !gone && task !== undefined && shownStateOf(task) === 'cancelled'
+  const failed = Boolean(item.uploadError || item.uploadCancelled) || task?.status === 'failed' || gone
+  // A cancel (of the task, or of its upload) is an end the user asked for: said plainly, without the red a fault gets.
+  const cancelled = Boolean(item.uploadCancelled) || (!gone && task !== undefined && shownStateOf(task) === 'cancelled')
   const alarming = failed && !cancelled
   const done = task?.status === 'completed'
   const running = !failed && !done

@@ -110,13 +110,16 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
     for (const [name, value] of formEntries(operation.fields, values)) form.append(name, value)
     form.append('file', item.file, item.file.name)
     try {
-      const answer = await upload<{ task_id: string; status: 'pending' }>(operation.admin_path, form, (share) =>
-        update(item.key, { uploaded: share }),
+      const answer = await upload<{ task_id: string; status: 'pending' }>(
+        operation.admin_path,
+        form,
+        (share) => update(item.key, { uploaded: share }),
+        item.uploadAbort?.signal,
       )
       update(item.key, { uploaded: 1, task: { task_id: answer.task_id, status: 'pending', type: operation.type } })
       events.watch(answer.task_id)
     } catch (error) {
-      update(item.key, { uploadError: (error as Error).message })
+      update(item.key, item.uploadAbort?.signal.aborted ? { uploadCancelled: true } : { uploadError: (error as Error).message })
     }
   }
 
@@ -128,7 +131,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
     const progress = (share: number) =>
       setItems((current) => current.map((item) => (batchItems.some((sent) => sent.key === item.key) ? { ...item, uploaded: share } : item)))
     try {
-      const answer = await upload<BatchAnswer>(config.batch.admin_path, form, progress)
+      const answer = await upload<BatchAnswer>(config.batch.admin_path, form, progress, batchItems[0]?.uploadAbort?.signal)
       setItems((current) =>
         current.map((item) => {
           const index = batchItems.findIndex((sent) => sent.key === item.key)
@@ -143,9 +146,8 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       // The service takes a batch whole or not at all: each card says so, where a sound model's card read as if it
       // were refused for another file's fault ("unsupported format: txt" under BoxTextured.glb).
       const message = `${(error as Error).message} (the whole batch of ${batchItems.length} files was refused)`
-      setItems((current) =>
-        current.map((item) => (batchItems.some((sent) => sent.key === item.key) ? { ...item, uploadError: message } : item)),
-      )
+      const change: Partial<WorkItem> = batchItems[0]?.uploadAbort?.signal.aborted ? { uploadCancelled: true } : { uploadError: message }
+      setItems((current) => current.map((item) => (batchItems.some((sent) => sent.key === item.key) ? { ...item, ...change } : item)))
     }
   }
 
@@ -163,11 +165,20 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       return
     }
     setProblem('')
-    const created = files.map(({ file, pack }) => ({ key: String(nextKey++), file, pack, uploaded: 0 }))
+    const batch = asBatch && batchPossible
+    // A batch is one request: its cards share the controller that stops it.
+    const shared = batch ? new AbortController() : undefined
+    const created = files.map(({ file, pack }) => ({
+      key: String(nextKey++),
+      file,
+      pack,
+      uploaded: 0,
+      uploadAbort: shared ?? new AbortController(),
+    }))
     setItems((current) => [...created, ...current])
     setFiles([])
     if (fileInput.current) fileInput.current.value = ''
-    if (asBatch && batchPossible) void submitBatch(created)
+    if (batch) void submitBatch(created)
     else for (const item of created) void submitOne(item)
   }
 
@@ -290,5 +301,6 @@ function cardActions(events: TaskEvents, setItems: (change: (current: WorkItem[]
       drop(item)
     },
     dismiss: drop,
+    cancelUpload: (item) => item.uploadAbort?.abort(),
   }
 }
