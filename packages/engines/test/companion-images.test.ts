@@ -1,9 +1,12 @@
 import { readFile } from 'node:fs/promises'
-import type { Document, Texture } from '@gltf-transform/core'
+import { Document, type Texture } from '@gltf-transform/core'
 import { strToU8, unzipSync, zipSync } from 'fflate'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
+import { writeFbx } from '../src/io/fbx-writer.ts'
+import { createForeignImages } from '../src/io/foreign-images.ts'
+import { readModel } from '../src/io/index.ts'
 import { poolReadingBack } from './support/fidelity-readback.ts'
 import { bmpPixel, tgaPixel } from './support/source-pixels.ts'
 
@@ -98,7 +101,7 @@ async function pngPixels(texture: Texture | null | undefined): Promise<number[]>
 }
 
 describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs in their slots, what cannot is named', async () => {
-  const { run, readValid } = await poolReadingBack()
+  const { run, readValid, platform } = await poolReadingBack()
   const material = (doc: Document) => doc.getRoot().listMaterials()[0]!
   const duckZip = async () =>
     zipSync({
@@ -253,7 +256,7 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
       const result = await run('convert', zip, 'zip', { target_format: target })
       expect(result.details?.warnings, target).toEqual([
         '[obj] texture ".\\SpiderTex.gif" is an animated GIF of 2 frames: its first frame is kept, as a PNG',
-        '[obj] texture ".\\drkwood2.gif" is a GIF image, which Mos could not decode (damaged, over 8192×8192 pixels, or embedded in the model file); dropped',
+        '[obj] texture ".\\drkwood2.gif" is a GIF image, which Mos could not decode (damaged, or over 8192×8192 pixels); dropped',
         '[obj] texture ".\\engineflare1.jpg" is not in the upload; dropped',
       ])
       const doc = await readValid(result.bytes!, result.extension!)
@@ -284,9 +287,100 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
     expect(await pngPixels(material(doc).getBaseColorTexture())).toEqual([...pixels.data])
   })
 
+  it('a zip whose model references a GIF, beside TIFF files it does not: only the GIF is decoded', async () => {
+    const gif = new Uint8Array(
+      await sharp(pattern(3).data, raw(pattern(3)))
+        .gif()
+        .toBuffer(),
+    )
+    // Files with a TIFF's magic and nothing sharp can decode after it: decoding one would be seen (a
+    // decode asked for, a warning), as 300 real scans would cost time and memory.
+    const scan = new Uint8Array(1 << 20).fill(7)
+    scan.set([0x49, 0x49, 0x2a, 0])
+    const dae = (await readFile(paths.duck, 'utf8')).replace('<init_from>./duckCM.tga</init_from>', '<init_from>./duckCM.gif</init_from>')
+    const zip = zipSync({ 'duck.dae': strToU8(dae), 'duckCM.gif': gif, 'scans/scan-001.tif': scan, 'scans/scan-002.tiff': scan.slice() })
+    const images = createForeignImages()
+    const doc = await readModel(platform, zip, 'zip', { sharp, foreignImages: images })
+    expect(images.decodeCount).toBe(1)
+    expect(await pngPixels(material(doc).getBaseColorTexture())).toEqual(await decodedPixels(gif))
+    const result = await run('convert', zip, 'zip', { target_format: 'glb' })
+    expect(result.details?.warnings).toBeUndefined()
+    expect(await pngPixels(material(await readValid(result.bytes!, 'glb')).getBaseColorTexture())).toEqual(await decodedPixels(gif))
+  })
+
+  it('FBX with an animated GIF, a TIFF and an AVIF embedded, and a damaged TIFF: PNGs of their pixels, the first frame and the damaged one named', async () => {
+    const frame = async (shift: number) =>
+      sharp(pattern(shift).data, raw(pattern(shift)))
+        .png()
+        .toBuffer()
+    const gif = new Uint8Array(
+      await sharp([await frame(0), await frame(100)], { join: { animated: true } })
+        .gif()
+        .toBuffer(),
+    )
+    const tiff = new Uint8Array(
+      await sharp(pattern(20).data, raw(pattern(20)))
+        .tiff({ compression: 'lzw' })
+        .toBuffer(),
+    )
+    const avif = new Uint8Array(
+      await sharp(pattern(40).data, raw(pattern(40)))
+        .avif({ lossless: true })
+        .toBuffer(),
+    )
+    // Mos's own FBX writer embeds each texture's bytes as a Video's Content, as DCC tools do.
+    const fbx = await writeFbx(
+      quads([
+        ['Anim', gif],
+        ['Tiff', tiff],
+        ['Avif', avif],
+        ['Cut', tiff.slice(0, 60)],
+      ]),
+    )
+    for (const target of ['glb', 'gltf']) {
+      const result = await run('convert', fbx.bytes, 'fbx', { target_format: target })
+      expect(result.details?.warnings, target).toEqual([
+        '[fbx] texture "Anim.png" is an animated GIF of 2 frames: its first frame is kept, as a PNG',
+        '[fbx] texture "Cut.png" is a TIFF image, which Mos could not decode (damaged, or over 8192×8192 pixels); dropped',
+      ])
+      const doc = await readValid(result.bytes!, result.extension!)
+      const byName = new Map(
+        doc
+          .getRoot()
+          .listMaterials()
+          .map((m) => [m.getName(), m.getBaseColorTexture()]),
+      )
+      expect(await pngPixels(byName.get('Anim'))).toEqual(await decodedPixels(gif))
+      expect(await pngPixels(byName.get('Tiff'))).toEqual([...pattern(20).data])
+      expect(await pngPixels(byName.get('Avif'))).toEqual(await decodedPixels(avif))
+      expect(byName.get('Cut')).toBeNull()
+    }
+  })
+
   it('FBX with a TGA embedded: a PNG base colour, valid', async () => {
     const doc = await readValid((await run('convert', await file(paths.fbxTga), 'fbx', { target_format: 'glb' })).bytes!, 'glb')
     const texture = material(doc).getBaseColorTexture()
     expect([texture?.getMimeType(), texture?.getSize()]).toEqual(['image/png', [256, 256]])
   })
 })
+
+/** A document of one textured quad per [name, image bytes], each material and texture under the name. */
+function quads(textures: [string, Uint8Array][]): Document {
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const accessor = (type: 'VEC3' | 'VEC2' | 'SCALAR', array: Float32Array | Uint16Array) =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const scene = doc.createScene()
+  textures.forEach(([name, bytes], index) => {
+    const texture = doc.createTexture(name).setImage(bytes).setMimeType('image/png')
+    const primitive = doc
+      .createPrimitive()
+      .setAttribute('POSITION', accessor('VEC3', new Float32Array([0, 0, index, 1, 0, index, 1, 1, index, 0, 1, index])))
+      .setAttribute('NORMAL', accessor('VEC3', new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1])))
+      .setAttribute('TEXCOORD_0', accessor('VEC2', new Float32Array([0, 0, 1, 0, 1, 1, 0, 1])))
+      .setIndices(accessor('SCALAR', new Uint16Array([0, 1, 2, 0, 2, 3])))
+      .setMaterial(doc.createMaterial(name).setBaseColorTexture(texture))
+    scene.addChild(doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive)))
+  })
+  return doc
+}

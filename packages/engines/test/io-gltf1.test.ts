@@ -791,6 +791,38 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     }
   })
 
+  it("converts data URI images that are a TIFF (diffuse) and an animated GIF (emission) to PNG, the pixels as sharp decodes them, the GIF's first frame noted", async () => {
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    const logo = await sharp(new Uint8Array(await readFile(join(paths.box, 'CesiumLogoFlat.png'))))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true })
+    const tiff = await sharp(logo.data, { raw: logo.info }).tiff({ compression: 'lzw' }).toBuffer()
+    const frame = (r: number) =>
+      sharp({ create: { width: 4, height: 2, channels: 3, background: { r, g: 96, b: 0 } } })
+        .png()
+        .toBuffer()
+    const gif = await sharp([await frame(255), await frame(0)], { join: { animated: true } })
+      .gif()
+      .toBuffer()
+    json.images.Image0001.uri = `data:image/tiff;base64,${tiff.toString('base64')}`
+    json.images.glow = { name: 'Glow', uri: `data:image/gif;base64,${gif.toString('base64')}` }
+    json.textures.glowTexture = { ...json.textures.texture_Image0001, source: 'glow' }
+    const material = Object.values(json.materials)[0] as { values: Record<string, unknown> }
+    material.values.emission = 'glowTexture'
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const [converted] = doc.getRoot().listMaterials()
+    expect(converted!.getBaseColorTexture()!.getMimeType()).toBe('image/png')
+    expect(await pixels(converted!.getBaseColorTexture()!.getImage()!)).toEqual(logo.data)
+    expect(converted!.getEmissiveTexture()!.getMimeType()).toBe('image/png')
+    expect(await pixels(converted!.getEmissiveTexture()!.getImage()!)).toEqual(
+      await sharp(gif, { pages: 1 }).ensureAlpha().raw().toBuffer(),
+    )
+    expect(warnings.filter((w) => /GIF|TIFF|decode/.test(w))).toEqual([
+      `[gltf 1.0] material "${Object.keys(json.materials)[0]}": its emission texture (image "glow") is an animated GIF of 2 frames: its first frame is kept, as a PNG`,
+    ])
+  })
+
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {
     const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
     const report = JSON.parse(new TextDecoder().decode(result.bytes!))

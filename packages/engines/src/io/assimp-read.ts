@@ -5,6 +5,7 @@ import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-module.ts'
 import { daeWorkaround } from './dae-workarounds.ts'
+import type { ForeignImages } from './foreign-images.ts'
 import { imageFileExtension, imageStem, toGltfImage, unusableImageNote } from './image-files.ts'
 import { decodeUriSafely, type ResolveFile } from './upload-files.ts'
 
@@ -15,6 +16,8 @@ export interface AssimpReadOptions {
   limits?: AssimpInputLimits
   /** Files assimp must read beside the model (a glTF 1.0 file's buffers), under the names the model gives them. */
   companions?: Record<string, Uint8Array>
+  /** The GIF, TIFF and AVIF images sharp decoded on an earlier read, for those embedded in the model (foreign-images.ts). */
+  images?: ForeignImages
 }
 
 /** glTF-Transform's resource key for a GLB's binary chunk. */
@@ -52,7 +55,7 @@ export async function readWithAssimp(
   // A model uploaded alone (no resolver: not from a zip) cannot have its textures beside it: the note says how to send them.
   const extension = ASSIMP_FORMATS[format].file.split('.').pop()
   const alone = options.resolve ? '' : ` (a .${extension} uploaded alone brings no other file: upload a zip of it and its textures)`
-  const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note), alone)
+  const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note), alone, options.images)
   const doc = await platform.io.readJSON(jsonDoc).catch((error: unknown) => {
     throw new ModelInputError(`could not read the ${label} file (assimp's glTF hand-over is invalid: ${errorMessage(error)})`)
   })
@@ -147,11 +150,17 @@ async function convertToGlb(
 /**
  * assimp's GLB keeps images it cannot embed as URIs (a COLLADA file's textures, an FBX file's
  * external ones) and embeds images in their source format (FBX may hold TGA). Finds external images
- * through `resolve`, turns TGA and BMP into PNG, names each image after its file, and returns the URIs of
+ * through `resolve`, turns TGA and BMP into PNG (and GIF, TIFF, AVIF, through `images`), names each image after its file, and returns the URIs of
  * images that stay unusable; their textures are dropped, with a note naming the file (and, for a
  * file missing, `missingHint`).
  */
-function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: string) => void, missingHint: string): Set<string> {
+function attachImages(
+  jsonDoc: JSONDocument,
+  resolve: ResolveFile,
+  note: (text: string) => void,
+  missingHint: string,
+  images?: ForeignImages,
+): Set<string> {
   const dropped = new Set<string>()
   const usedUris = new Set<string>()
   const { json } = jsonDoc
@@ -168,7 +177,8 @@ function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: 
       return
     }
     const label = reference ?? image.name ?? `image ${index}`
-    const converted = toGltfImage(source)
+    // An embedded GIF, TIFF or AVIF (an FBX's Video/Content) is a PNG from `images`; a zip's is one already.
+    const converted = toGltfImage(source, images)
     delete image.bufferView
     if (!converted) {
       note(unusableImageNote(decodeUriSafely(label), source))
@@ -177,6 +187,7 @@ function attachImages(jsonDoc: JSONDocument, resolve: ResolveFile, note: (text: 
       dropped.add(image.uri)
       return
     }
+    if (converted.note) note(`texture "${decodeUriSafely(label)}" ${converted.note}`)
     // The file's own name, so that written outputs name the image as the author did (duckCM.png).
     const stem = imageStem(reference ?? image.name ?? '') || `image-${index}`
     const extension = imageFileExtension(converted.mimeType)

@@ -1,13 +1,7 @@
+import { createHash } from 'node:crypto'
 import type sharpModule from 'sharp'
 import { DECODED_IMAGE_MAX_PIXELS } from './tga.ts'
 import type { ResolveFile } from './upload-files.ts'
-
-/** What decodes the images glTF cannot hold: sharp, passed in by the worker that loaded it. */
-export interface ForeignImageDecoder {
-  sharp: typeof sharpModule
-  /** Hears the notes on what a decoded image lost (an animated GIF's frames after the first). */
-  warn: (text: string) => void
-}
 
 /**
  * Image formats that textures of OBJ, COLLADA, FBX, PLY and glTF 1.0 models come in, that glTF does
@@ -21,53 +15,91 @@ const DECODED: [RegExp, string][] = [
   [/^[\s\S]{4}ftyp[\s\S]{0,24}avi[fs]/, 'AVIF'],
 ]
 
-/** Decoded files and, by their new bytes, the notes to give when a model references them. */
-export interface DecodedUpload {
-  files: Map<string, Uint8Array>
-  notes: Map<Uint8Array, string>
+/** A GIF, TIFF or AVIF as sharp decoded it: a PNG, and what it lost (an animated GIF's later frames). */
+export interface DecodedImage {
+  png: Uint8Array
+  /** Told after the texture's name: 'is an animated GIF of 2 frames: its first frame is kept, as a PNG'. */
+  note?: string
 }
 
 /**
- * The upload's files with every GIF, TIFF and AVIF re-encoded as PNG (alpha kept; an animated GIF's
- * first frame, noted), so that every reader finding a texture through the upload's resolver gets an
- * image glTF holds. Done on the files, before the model is read, because the readers are synchronous
- * and sharp is not. Decoding is bounded as TGA and BMP are (DECODED_IMAGE_MAX_PIXELS); a file sharp
- * cannot decode (damaged, larger) keeps its bytes and is dropped by the reader with its note.
+ * The GIF, TIFF and AVIF images a model's readers met, and the PNGs sharp made of them. The readers
+ * are synchronous and sharp is not, so a model is read once asking (each image met is recorded as
+ * wanted and, not yet decoded, dropped), the wanted images are decoded, and the model is read again
+ * finding them (readModel in index.ts): only the images the model references or embeds are decoded,
+ * never the rest of a zip (a folder of scans beside the model), and a model without such an image
+ * is read once. Images are known by their bytes' digest, the same whether a zip's file or embedded.
  */
-export async function decodeForeignImages(files: ReadonlyMap<string, Uint8Array>, sharp: typeof sharpModule): Promise<DecodedUpload> {
-  const out = new Map(files)
-  const notes = new Map<Uint8Array, string>()
-  for (const [path, bytes] of files) {
-    const kind = foreignKind(bytes)
-    if (!kind) continue
-    try {
-      // pages: 1 is the first frame of an animated GIF (or the first page of a multi-page TIFF).
-      const image = sharp(bytes, { limitInputPixels: DECODED_IMAGE_MAX_PIXELS, pages: 1 })
-      const { pages } = await image.metadata()
-      const png = new Uint8Array(await image.png().toBuffer())
-      out.set(path, png)
-      if (pages !== undefined && pages > 1) {
-        const what = kind === 'GIF' ? `an animated GIF of ${pages} frames: its first frame` : `a ${kind} of ${pages} pages: its first page`
-        notes.set(png, `is ${what} is kept, as a PNG`)
-      }
-    } catch {
-      // The reader names the file as one Mos could not decode (unusableImageNote).
-    }
-  }
-  return { files: out, notes }
+export interface ForeignImages {
+  /** The PNG of a GIF, TIFF or AVIF decoded before; undefined for other bytes, and for one not decoded (then wanted) or undecodable. */
+  decoded(bytes: Uint8Array): DecodedImage | undefined
+  /** Whether an image met since the last {@link ForeignImages.decodeWanted} waits to be decoded. */
+  hasWanted(): boolean
+  /**
+   * Decodes the wanted images with sharp (alpha kept; an animated GIF's first frame, noted), bounded as
+   * TGA and BMP are (DECODED_IMAGE_MAX_PIXELS); one sharp cannot decode (damaged, larger) stays undecoded,
+   * and the reader drops it with its note (unusableImageNote).
+   */
+  decodeWanted(sharp: typeof sharpModule): Promise<void>
+  /** How many images sharp was asked to decode, for tests to see that unreferenced files are not. */
+  readonly decodeCount: number
 }
 
-/** The resolver of a decoded upload: as `resolve`, telling `warn` once about each file with a note the model references. */
-export function notingResolver(resolve: ResolveFile, notes: Map<Uint8Array, string>, warn: (text: string) => void): ResolveFile {
+/** A new, empty record of a read's foreign images (see {@link ForeignImages}). */
+export function createForeignImages(): ForeignImages {
+  const wanted = new Map<string, { bytes: Uint8Array; kind: string }>()
+  // null: sharp could not decode it; not asked again on a later read.
+  const done = new Map<string, DecodedImage | null>()
+  let decodeCount = 0
+  return {
+    decoded(bytes) {
+      const kind = foreignKind(bytes)
+      if (!kind) return undefined
+      const key = createHash('sha1').update(bytes).digest('hex')
+      if (done.has(key)) return done.get(key) ?? undefined
+      wanted.set(key, { bytes, kind })
+      return undefined
+    },
+    hasWanted: () => wanted.size > 0,
+    async decodeWanted(sharp) {
+      for (const [key, { bytes, kind }] of wanted) {
+        decodeCount++
+        done.set(key, await decodeWithSharp(sharp, bytes, kind).catch(() => null))
+      }
+      wanted.clear()
+    },
+    get decodeCount() {
+      return decodeCount
+    },
+  }
+}
+
+async function decodeWithSharp(sharp: typeof sharpModule, bytes: Uint8Array, kind: string): Promise<DecodedImage> {
+  // pages: 1 is the first frame of an animated GIF (or the first page of a multi-page TIFF).
+  const image = sharp(bytes, { limitInputPixels: DECODED_IMAGE_MAX_PIXELS, pages: 1 })
+  const { pages } = await image.metadata()
+  const png = new Uint8Array(await image.png().toBuffer())
+  if (pages === undefined || pages <= 1) return { png }
+  const what = kind === 'GIF' ? `an animated GIF of ${pages} frames: its first frame` : `a ${kind} of ${pages} pages: its first page`
+  return { png, note: `is ${what} is kept, as a PNG` }
+}
+
+/**
+ * The resolver of a zip's files with its GIF, TIFF and AVIF files as the PNGs `images` decoded, telling
+ * `warn` once about each such file with a note the model references; one not decoded yet is given as
+ * it is (and is now wanted).
+ */
+export function decodingResolver(resolve: ResolveFile, images: ForeignImages, warn: (text: string) => void): ResolveFile {
   const told = new Set<Uint8Array>()
   return (reference) => {
     const found = resolve(reference)
-    const note = found && notes.get(found)
-    if (found && note && !told.has(found)) {
-      told.add(found)
-      warn(`texture "${reference}" ${note}`)
+    const decoded = found && images.decoded(found)
+    if (!decoded) return found
+    if (decoded.note && !told.has(decoded.png)) {
+      told.add(decoded.png)
+      warn(`texture "${reference}" ${decoded.note}`)
     }
-    return found
+    return decoded.png
   }
 }
 

@@ -8,7 +8,7 @@ import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
 import { gltfJsonText, uploadedFormat } from './gltf-text.ts'
 import { createUploadResolver, decodeUriSafely, type ResolveFile } from './upload-files.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
-import { decodeForeignImages, type ForeignImageDecoder, notingResolver } from './foreign-images.ts'
+import { decodingResolver, type ForeignImages } from './foreign-images.ts'
 
 /**
  * Reads a model of another format found inside the zip, finding the files it references through
@@ -39,12 +39,9 @@ export async function readZip(
   options: ReadOptions,
   readInner: ReadInner,
   onModelFile?: (file: ModelFile) => void,
-  images?: ForeignImageDecoder,
+  images?: { decoded: ForeignImages; warn: (text: string) => void },
 ): Promise<Document> {
-  const unpacked = unzipSafely(bytes, zipLimits(options))
-  // Every model's textures are found through the files: GIF, TIFF and AVIF become PNG first (foreign-images.ts).
-  const decoded = images ? await decodeForeignImages(unpacked, images.sharp) : undefined
-  const files = decoded?.files ?? unpacked
+  const files = unzipSafely(bytes, zipLimits(options))
   const models = [...files.keys()].filter((path) => MODEL_EXTENSIONS.includes(extensionOf(path)))
   models.sort((a, b) => MODEL_EXTENSIONS.indexOf(extensionOf(a)) - MODEL_EXTENSIONS.indexOf(extensionOf(b)) || depth(a) - depth(b))
   const model = models[0]
@@ -57,8 +54,10 @@ export async function readZip(
   }
   // A GLB named .gltf is read as the GLB it is, as on its own (uploadedFormat); readInner's reader says so.
   const named = extensionOf(model)
-  const resolve = decoded
-    ? notingResolver(createUploadResolver(files, model), decoded.notes, (text) => images!.warn(`[${named}] ${text}`))
+  // Every model's textures are found through the files: a GIF, TIFF or AVIF it references is the PNG
+  // sharp made of it on an earlier read (foreign-images.ts); the zip's other files are never decoded.
+  const resolve = images
+    ? decodingResolver(createUploadResolver(files, model), images.decoded, (text) => images.warn(`[${named}] ${text}`))
     : createUploadResolver(files, model)
   const format = uploadedFormat(named, files.get(model)!)
   onModelFile?.({ path: model, format, bytes: files.get(model)! })

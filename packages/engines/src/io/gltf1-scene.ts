@@ -4,7 +4,8 @@ import { type Gltf1Lights, restoreGltf1Lights } from './gltf1-lights.ts'
 import { KHRMaterialsUnlit } from '@gltf-transform/extensions'
 import { restoreGltf1Colors } from './gltf1-colors.ts'
 import { type Gltf1Skins, restoreGltf1Skins } from './gltf1-skins.ts'
-import { type Gltf1Textures, restoreGltf1Textures } from './gltf1-textures.ts'
+import type { ForeignImages } from './foreign-images.ts'
+import { type Gltf1Textures, type Gltf1TextureSource, restoreGltf1Textures } from './gltf1-textures.ts'
 import type { ResolveFile } from './upload-files.ts'
 import { type Gltf1Nodes, matchGltf1Nodes, OUTSIDE_SCENE } from './gltf1-nodes.ts'
 
@@ -50,13 +51,19 @@ const FLOAT = 5126
  * `buffers` holds each 1.0 buffer's bytes by id; `resolve` finds the image files the JSON names. Returns a note per animation channel it could not take,
  * and for what of the lights glTF 2.0 cannot hold.
  */
-export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<string, Uint8Array>, resolve: ResolveFile): string[] {
+export function restoreGltf1Scene(
+  doc: Document,
+  json: Gltf1Scene,
+  buffers: Map<string, Uint8Array>,
+  resolve: ResolveFile,
+  images?: ForeignImages,
+): string[] {
   const nodes = matchGltf1Nodes(doc, json)
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
   restoreCameras(doc, json, nodes)
   const notes = restoreGltf1Lights(doc, json, nodes)
   const materials = byUniqueName(doc.getRoot().listMaterials(), entries(json.materials))
-  notes.push(...restoreMaterials(doc, json, materials, resolve))
+  notes.push(...restoreMaterials(doc, { json, resolve, ...(images ? { images } : {}) }, materials))
   notes.push(...restoreGltf1Skins(doc, json, nodes, materials, buffers))
   notes.push(...restoreGltf1Colors(doc, json, nodes, materials, buffers))
   for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)
@@ -153,7 +160,8 @@ const BLEND = 3042
  * alpha, and the emission colour; and its textures: the diffuse one's sampler, the emission one (gltf1-textures.ts). assimp names
  * each material after its 1.0 id. Returns a note for each texture that is not carried.
  */
-function restoreMaterials(doc: Document, json: Gltf1Scene, materials: Map<string, Material>, resolve: ResolveFile): string[] {
+function restoreMaterials(doc: Document, textures: Gltf1TextureSource & { json: Gltf1Scene }, materials: Map<string, Material>): string[] {
+  const { json } = textures
   const notes: string[] = []
   for (const [id, material] of materials) {
     const source = json.materials![id]!
@@ -180,7 +188,7 @@ function restoreMaterials(doc: Document, json: Gltf1Scene, materials: Map<string
     ) {
       material.setEmissiveFactor(emission.slice(0, 3) as vec3)
     }
-    notes.push(...restoreGltf1Textures(doc, { json, resolve }, id, material, values, technique))
+    notes.push(...restoreGltf1Textures(doc, textures, id, material, values, technique))
     if (common?.technique === 'CONSTANT') makeUnlit(doc, material)
     setExtras(material, source)
   }

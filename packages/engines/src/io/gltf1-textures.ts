@@ -1,4 +1,5 @@
 import type { Document, Material, Texture, TextureInfo } from '@gltf-transform/core'
+import type { ForeignImages } from './foreign-images.ts'
 import { toGltfImage } from './image-files.ts'
 import type { ResolveFile } from './upload-files.ts'
 import { decodeDataUri, type Entry } from './gltf1-json.ts'
@@ -15,6 +16,8 @@ export interface Gltf1Textures {
 export interface Gltf1TextureSource {
   json: Gltf1Textures
   resolve: ResolveFile
+  /** The GIF, TIFF and AVIF images sharp decoded on an earlier read (foreign-images.ts), for data URIs. */
+  images?: ForeignImages
 }
 
 /** The WebGL enums 1.0 and 2.0 samplers share. */
@@ -65,7 +68,7 @@ export function restoreGltf1Textures(
     if (parameter === BASE_COLOR) {
       if (info) setSampler(info, sampler).setTexCoord(texCoordSet(technique))
     } else if (parameter === 'emission') {
-      const made = textureOf(doc, source, texture)
+      const made = textureOf(doc, source, texture, (note) => notes.push(`material "${id}": its emission texture ${note}`))
       if (typeof made === 'string') notes.push(`material "${id}": its emission texture not carried (${made})`)
       else {
         material.setEmissiveTexture(made).setEmissiveFactor([1, 1, 1])
@@ -99,16 +102,22 @@ function texCoordSet(technique: Entry | undefined): number {
  * The 2.0 texture of a 1.0 texture's image: one the document already holds with the same bytes
  * (the diffuse texture assimp made of it), or a new one; a string saying why where there is none.
  */
-function textureOf(doc: Document, { json, resolve }: Gltf1TextureSource, texture: Entry): Texture | string {
+function textureOf(
+  doc: Document,
+  { json, resolve, images }: Gltf1TextureSource,
+  texture: Entry,
+  tell: (note: string) => void,
+): Texture | string {
   const entry = json.images?.[String(texture.source)]
   const uri = entry?.uri
   const bytes = typeof uri !== 'string' ? undefined : uri.startsWith('data:') ? decodeDataUri(uri) : resolve(uri)
   if (!bytes) return `its image "${String(texture.source)}" is not in the file`
   // The same conversion as the diffuse texture's (assimp-read.ts): TGA and BMP become PNG, and a
-  // zip's GIF, TIFF and AVIF are PNGs already; only PNG and JPEG, which 2.0 holds without an extension, are kept.
-  const image = toGltfImage(bytes)
+  // zip's GIF, TIFF and AVIF are PNGs already, a data URI's are through `images`; only PNG and JPEG, which 2.0 holds without an extension, are kept.
+  const image = toGltfImage(bytes, images)
   if (!image || (image.mimeType !== 'image/png' && image.mimeType !== 'image/jpeg'))
-    return `its image "${String(texture.source)}" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP; in a zip GIF, TIFF, AVIF)`
+    return `its image "${String(texture.source)}" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP, GIF, TIFF, AVIF)`
+  if (image.note) tell(`(image "${String(texture.source)}") ${image.note}`)
   const same = doc
     .getRoot()
     .listTextures()

@@ -9,6 +9,7 @@ import { type Gltf1Scene, restoreGltf1Scene } from './gltf1-scene.ts'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
 import { isGlb } from './gltf.ts'
 import { gltfJsonText } from './gltf-text.ts'
+import type { ForeignImages } from './foreign-images.ts'
 import type { ResolveFile } from './upload-files.ts'
 
 /**
@@ -75,6 +76,8 @@ export interface Gltf1ReadOptions {
   /** Finds the files the model references (its .bin buffers and images) among the upload's other files. */
   resolve?: ResolveFile
   limits?: AssimpInputLimits
+  /** The GIF, TIFF and AVIF images sharp decoded on an earlier read, for those in data URIs (foreign-images.ts). */
+  images?: ForeignImages
 }
 
 /**
@@ -112,8 +115,8 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
     throw new ModelInputError(`glTF 1.0 file and buffers of ${total} bytes exceed the limit of ${limits.maxInputBytes} bytes`)
   }
   checkAccessors(json, buffers)
-  const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions })
-  const notes = restoreGltf1Scene(doc, json, buffers, resolve)
+  const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions, images: options.images })
+  const notes = restoreGltf1Scene(doc, json, buffers, resolve, options.images)
   for (const note of [...notes, ...notCarried(json, doc)]) doc.getLogger().warn(`[gltf 1.0] ${note}`)
   return doc
 }

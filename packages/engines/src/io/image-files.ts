@@ -1,5 +1,6 @@
 import type { Document, Texture } from '@gltf-transform/core'
 import { decodeBmp } from './bmp.ts'
+import type { ForeignImages } from './foreign-images.ts'
 import { encodePng } from './png-encode.ts'
 import { decodeTga } from './tga.ts'
 import { baseName, type ResolveFile } from './upload-files.ts'
@@ -32,17 +33,23 @@ export function sniffImage(bytes: Uint8Array): GltfImageType | undefined {
  * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA and BMP (common
  * beside COLLADA, OBJ and FBX files) decoded and re-encoded as PNG, which keeps every pixel; undefined
  * for anything else (DDS, PSD, a BMP holding a JPEG, ...), which {@link unusableImageNote} names. GIF,
- * TIFF and AVIF need sharp, which is asynchronous: a zip's are PNGs before this sees them (foreign-images.ts).
+ * TIFF and AVIF need sharp, which is asynchronous: embedded ones are the PNGs `images` decoded on an
+ * earlier read of the model (foreign-images.ts), with a `note` of what was lost to tell after the texture's name.
  */
-export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: GltfImageType } | undefined {
+export function toGltfImage(
+  bytes: Uint8Array,
+  images?: ForeignImages,
+): { bytes: Uint8Array; mimeType: GltfImageType; note?: string } | undefined {
   const mimeType = sniffImage(bytes)
   if (mimeType) return { bytes, mimeType }
+  const foreign = images?.decoded(bytes)
+  if (foreign) return { bytes: foreign.png, mimeType: 'image/png', ...(foreign.note ? { note: foreign.note } : {}) }
   const decoded = decodeBmp(bytes) ?? decodeTga(bytes)
   return decoded ? { bytes: encodePng(decoded), mimeType: 'image/png' } : undefined
 }
 
-/** Why a GIF, TIFF or AVIF is still itself when a reader sees it: a zip's are decoded before (foreign-images.ts). */
-const UNDECODED = 'Mos could not decode (damaged, over 8192×8192 pixels, or embedded in the model file)'
+/** Why a GIF, TIFF or AVIF is still itself when a reader sees it: those Mos reads are decoded before (foreign-images.ts). */
+const UNDECODED = 'Mos could not decode (damaged, or over 8192×8192 pixels)'
 
 /** Image formats told by their magic numbers, for notes on the images Mos cannot carry: what each is, and why. */
 const FOREIGN_IMAGES: [RegExp, string, string][] = [
@@ -76,7 +83,7 @@ export function unusableImageNote(name: string, bytes: Uint8Array): string {
   const [, what, why] = FOREIGN_IMAGES.find(([magic]) => magic.test(head)) ?? [undefined, tga, '']
   const kind = what
     ? `${what}, which ${why || 'Mos cannot convert to PNG, JPEG, WebP or KTX2'}`
-    : 'not an image Mos can decode (PNG, JPEG, WebP, KTX2, TGA, BMP, and in a zip GIF, TIFF, AVIF)'
+    : 'not an image Mos can decode (PNG, JPEG, WebP, KTX2, TGA, BMP, GIF, TIFF, AVIF)'
   return `texture "${name}" is ${kind}; dropped`
 }
 

@@ -15,6 +15,8 @@ import { makeGltfValid, renumberAttributeSets, stringifyNames } from './gltf-val
 import { droppedByTarget } from './target-holds.ts'
 import { type ModelFile, readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
+import { createForeignImages, type ForeignImages } from './foreign-images.ts'
+import { withHeldLogs } from './held-logger.ts'
 import { readObj, writeObj } from './obj.ts'
 import { givePlainMaterial, rememberSourceFormat } from './plain-material.ts'
 import { readPly, writePly } from './ply.ts'
@@ -30,8 +32,10 @@ export interface ModelReadOptions extends ReadOptions {
    * a diagnosis reports are that file's, not the container's.
    */
   onModelFile?: (file: ModelFile) => void
-  /** sharp, to turn the GIF, TIFF and AVIF textures of a zip's model into PNGs; without it they are dropped with a note. */
+  /** sharp, to turn the GIF, TIFF and AVIF textures a model references or embeds into PNGs; without it they are dropped with a note. */
   sharp?: typeof sharpModule
+  /** The record of those images and their PNGs (foreign-images.ts); made by readModel when not given (tests give one to look at). */
+  foreignImages?: ForeignImages
 }
 
 /** A model format's reader and writer between bytes and a glTF-Transform Document. */
@@ -75,17 +79,17 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
         platform.io,
         bytes,
         options,
-        (format, inner, resolve) => readModel(platform, inner, format, { ...options, resolve }),
+        (format, inner, resolve) => readOnce(platform, inner, format, { ...options, resolve }),
         options.onModelFile,
-        options.sharp && { sharp: options.sharp, warn: (text) => platform.logger.warn(text) },
+        options.foreignImages && { decoded: options.foreignImages, warn: (text) => platform.logger.warn(text) },
       ),
   },
   fbx: {
-    read: (platform, bytes, options) => readFbx(platform, bytes, { resolve: options?.resolve }),
+    read: (platform, bytes, options) => readFbx(platform, bytes, { resolve: options?.resolve, images: options?.foreignImages }),
     write: async (_platform, doc) => writeFbx(doc),
   },
   dae: {
-    read: (platform, bytes, options) => readDae(platform, bytes, { resolve: options?.resolve }),
+    read: (platform, bytes, options) => readDae(platform, bytes, { resolve: options?.resolve, images: options?.foreignImages }),
     // COLLADA cannot embed images: with textures the result is a zip of the .dae and its images.
     write: async (_platform, doc) => writeDae(doc),
   },
@@ -104,7 +108,8 @@ function gltfCodec(
   return {
     read: async (platform, bytes, options) => {
       const json = jsonOf(bytes)
-      if (isBinaryGltf1(bytes) || isGltf1Json(json)) return readGltf1(platform, bytes, { resolve: options?.resolve })
+      if (isBinaryGltf1(bytes) || isGltf1Json(json))
+        return readGltf1(platform, bytes, { resolve: options?.resolve, images: options?.foreignImages })
       checkGltfAllocation(json ?? {}, options)
       return asInputError(() => read(platform.io, bytes), { bytes })
     },
@@ -130,8 +135,28 @@ export function writableFormats(): string[] {
     .map(([format]) => format)
 }
 
-/** Reads model bytes of the given format (a `.gltf` that is a GLB: as the GLB, `uploadedFormat`) into a Document. */
+/**
+ * Reads model bytes of the given format (a `.gltf` that is a GLB: as the GLB, `uploadedFormat`) into a Document.
+ * With `options.sharp`, a model that references or embeds GIF, TIFF or AVIF images is read twice: the
+ * synchronous readers cannot wait for sharp, so the first read records the images it meets (its warnings
+ * held back), sharp decodes those, and the second read finds them as PNGs (foreign-images.ts). A model
+ * without such an image (most) is read once; with one, the second read costs what the first did.
+ */
 export async function readModel(platform: Platform, bytes: Uint8Array, named: string, options: ModelReadOptions = {}): Promise<Document> {
+  const { sharp } = options
+  if (!sharp) return readOnce(platform, bytes, named, options)
+  const foreignImages = options.foreignImages ?? createForeignImages()
+  const first = await withHeldLogs(platform, () => readOnce(platform, bytes, named, { ...options, foreignImages }))
+  if (!foreignImages.hasWanted()) {
+    first.tell()
+    return first.result.setLogger(platform.logger)
+  }
+  await foreignImages.decodeWanted(sharp)
+  return readOnce(platform, bytes, named, { ...options, foreignImages })
+}
+
+/** Reads the model once, GIF, TIFF and AVIF images found only as `options.foreignImages` holds them decoded. */
+async function readOnce(platform: Platform, bytes: Uint8Array, named: string, options: ModelReadOptions): Promise<Document> {
   const format = uploadedFormat(named, bytes, platform.logger)
   const read = FORMAT_CODECS[format]?.read
   if (!read) throw new ModelInputError(`unsupported input format: ${format}`)
