@@ -287,7 +287,7 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
     expect(await pngPixels(material(doc).getBaseColorTexture())).toEqual([...pixels.data])
   })
 
-  it('a zip whose model references a GIF, beside TIFF files it does not: only the GIF is decoded', async () => {
+  it('a zip whose model (COLLADA, OBJ) references a GIF, beside TIFF files it does not: only the GIF is decoded', async () => {
     const gif = new Uint8Array(
       await sharp(pattern(3).data, raw(pattern(3)))
         .gif()
@@ -297,15 +297,23 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
     // decode asked for, a warning), as 300 real scans would cost time and memory.
     const scan = new Uint8Array(1 << 20).fill(7)
     scan.set([0x49, 0x49, 0x2a, 0])
+    const scans = { 'scans/scan-001.tif': scan, 'scans/scan-002.tiff': scan.map((byte, i) => (i < 4 ? byte : 9)) }
     const dae = (await readFile(paths.duck, 'utf8')).replace('<init_from>./duckCM.tga</init_from>', '<init_from>./duckCM.gif</init_from>')
-    const zip = zipSync({ 'duck.dae': strToU8(dae), 'duckCM.gif': gif, 'scans/scan-001.tif': scan, 'scans/scan-002.tiff': scan.slice() })
-    const images = createForeignImages()
-    const doc = await readModel(platform, zip, 'zip', { sharp, foreignImages: images })
-    expect(images.decodeCount).toBe(1)
-    expect(await pngPixels(material(doc).getBaseColorTexture())).toEqual(await decodedPixels(gif))
-    const result = await run('convert', zip, 'zip', { target_format: 'glb' })
-    expect(result.details?.warnings).toBeUndefined()
-    expect(await pngPixels(material(await readValid(result.bytes!, 'glb')).getBaseColorTexture())).toEqual(await decodedPixels(gif))
+    const obj = 'mtllib quad.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nusemtl quad\nf 1/1 2/2 3/3\n'
+    const zips = {
+      // COLLADA is read through assimp, which decodes as it finds its images; OBJ's reader is synchronous: read twice.
+      dae: zipSync({ 'duck.dae': strToU8(dae), 'duckCM.gif': gif, ...scans }),
+      obj: zipSync({ 'quad.obj': strToU8(obj), 'quad.mtl': strToU8('newmtl quad\nmap_Kd quad.gif\n'), 'quad.gif': gif, ...scans }),
+    }
+    for (const [model, zip] of Object.entries(zips)) {
+      const images = createForeignImages(sharp)
+      const doc = await readModel(platform, zip, 'zip', { sharp, foreignImages: images })
+      expect(images.decodeCount, model).toBe(1)
+      expect(await pngPixels(material(doc).getBaseColorTexture())).toEqual(await decodedPixels(gif))
+      const result = await run('convert', zip, 'zip', { target_format: 'glb' })
+      expect(result.details?.warnings, model).toBeUndefined()
+      expect(await pngPixels(material(await readValid(result.bytes!, 'glb')).getBaseColorTexture())).toEqual(await decodedPixels(gif))
+    }
   })
 
   it('FBX with an animated GIF, a TIFF and an AVIF embedded, and a damaged TIFF: PNGs of their pixels, the first frame and the damaged one named', async () => {

@@ -23,12 +23,13 @@ export interface DecodedImage {
 }
 
 /**
- * The GIF, TIFF and AVIF images a model's readers met, and the PNGs sharp made of them. The readers
- * are synchronous and sharp is not, so a model is read once asking (each image met is recorded as
- * wanted and, not yet decoded, dropped), the wanted images are decoded, and the model is read again
- * finding them (readModel in index.ts): only the images the model references or embeds are decoded,
- * never the rest of a zip (a folder of scans beside the model), and a model without such an image
- * is read once. Images are known by their bytes' digest, the same whether a zip's file or embedded.
+ * The GIF, TIFF and AVIF images a model's readers met, and the PNGs sharp made of them: only the images
+ * the model references or embeds are decoded, never the rest of a zip (a folder of scans beside the
+ * model). Each image met is recorded as wanted; a reader that is asynchronous where it finds its images
+ * (assimp's, glTF 1.0's) decodes them then and carries on. The OBJ and PLY readers are synchronous, and
+ * sharp is not: such a model is read once asking (its wanted images dropped), they are decoded, and it
+ * is read again finding them (readModel in index.ts); a model without such an image is read once.
+ * Images are known by their bytes' digest, the same whether a zip's file or embedded.
  */
 export interface ForeignImages {
   /** The PNG of a GIF, TIFF or AVIF decoded before; undefined for other bytes, and for one not decoded (then wanted) or undecodable. */
@@ -40,13 +41,13 @@ export interface ForeignImages {
    * TGA and BMP are (DECODED_IMAGE_MAX_PIXELS); one sharp cannot decode (damaged, larger) stays undecoded,
    * and the reader drops it with its note (unusableImageNote).
    */
-  decodeWanted(sharp: typeof sharpModule): Promise<void>
+  decodeWanted(): Promise<void>
   /** How many images sharp was asked to decode, for tests to see that unreferenced files are not. */
   readonly decodeCount: number
 }
 
-/** A new, empty record of a read's foreign images (see {@link ForeignImages}). */
-export function createForeignImages(): ForeignImages {
+/** A new, empty record of a read's foreign images, decoded by `sharp` (passed in by the worker that loaded it; see {@link ForeignImages}). */
+export function createForeignImages(sharp: typeof sharpModule): ForeignImages {
   const wanted = new Map<string, { bytes: Uint8Array; kind: string }>()
   // null: sharp could not decode it; not asked again on a later read.
   const done = new Map<string, DecodedImage | null>()
@@ -61,7 +62,7 @@ export function createForeignImages(): ForeignImages {
       return undefined
     },
     hasWanted: () => wanted.size > 0,
-    async decodeWanted(sharp) {
+    async decodeWanted() {
       for (const [key, { bytes, kind }] of wanted) {
         decodeCount++
         done.set(key, await decodeWithSharp(sharp, bytes, kind).catch(() => null))

@@ -115,6 +115,16 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
     throw new ModelInputError(`glTF 1.0 file and buffers of ${total} bytes exceed the limit of ${limits.maxInputBytes} bytes`)
   }
   checkAccessors(json, buffers)
+  if (options.images) {
+    // Its images' GIF, TIFF and AVIF (a data URI's too) decoded now, while this read can wait for sharp:
+    // the emission texture is made after assimp's read (gltf1-textures.ts), which cannot.
+    for (const [, image] of entries(json.images)) {
+      const uri = image.uri
+      const source = typeof uri !== 'string' ? undefined : uri.startsWith('data:') ? decodeDataUri(uri) : resolve(uri)
+      if (source) options.images.decoded(source)
+    }
+    await options.images.decodeWanted()
+  }
   const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions, images: options.images })
   const notes = restoreGltf1Scene(doc, json, buffers, resolve, options.images)
   for (const note of [...notes, ...notCarried(json, doc)]) doc.getLogger().warn(`[gltf 1.0] ${note}`)

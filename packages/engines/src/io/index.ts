@@ -137,21 +137,22 @@ export function writableFormats(): string[] {
 
 /**
  * Reads model bytes of the given format (a `.gltf` that is a GLB: as the GLB, `uploadedFormat`) into a Document.
- * With `options.sharp`, a model that references or embeds GIF, TIFF or AVIF images is read twice: the
- * synchronous readers cannot wait for sharp, so the first read records the images it meets (its warnings
- * held back), sharp decodes those, and the second read finds them as PNGs (foreign-images.ts). A model
- * without such an image (most) is read once; with one, the second read costs what the first did.
+ * With `options.sharp`, GIF, TIFF and AVIF images the model references or embeds become PNGs
+ * (foreign-images.ts): assimp's readers (FBX, COLLADA, glTF 1.0) decode them as they find them; the
+ * synchronous OBJ and PLY readers cannot wait for sharp, so such a model is read twice: the first read
+ * records the images it meets (its logs held back), sharp decodes those, the second finds them as PNGs.
+ * Every other model is read once.
  */
 export async function readModel(platform: Platform, bytes: Uint8Array, named: string, options: ModelReadOptions = {}): Promise<Document> {
   const { sharp } = options
   if (!sharp) return readOnce(platform, bytes, named, options)
-  const foreignImages = options.foreignImages ?? createForeignImages()
+  const foreignImages = options.foreignImages ?? createForeignImages(sharp)
   const first = await withHeldLogs(platform, () => readOnce(platform, bytes, named, { ...options, foreignImages }))
   if (!foreignImages.hasWanted()) {
     first.tell()
     return first.result.setLogger(platform.logger)
   }
-  await foreignImages.decodeWanted(sharp)
+  await foreignImages.decodeWanted()
   return readOnce(platform, bytes, named, { ...options, foreignImages })
 }
 

@@ -70,7 +70,7 @@ export async function diagnoseBytes(
   // A zip's model file: its format and version are what the diagnosis reports (contract 2.3: the model's).
   let model: ModelFile = { path: '', format, bytes }
   try {
-    // With sharp, a zip's GIF, TIFF and AVIF textures are read as convert reads them, not reported as dropped.
+    // With sharp, the GIF, TIFF and AVIF textures a model references or embeds are read as convert reads them, not reported as dropped.
     const sharp = options.sharp ? { sharp: options.sharp } : {}
     doc = await readModel(platform, bytes, format, { ...readOptions, ...sharp, onModelFile: (file) => (model = file) })
   } catch (error) {
