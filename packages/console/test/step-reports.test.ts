@@ -79,7 +79,7 @@ describe("a task card's step lines", () => {
   })
 
   it('says what the output-size rule did', () => {
-    const note = 'the result (598580 bytes) is larger than the input (237848 bytes): the input is returned unchanged'
+    const note = 'the result, 584.6 KB (598,580 bytes), is larger than the input, 232.3 KB (237,848 bytes): the input is returned unchanged'
     expect(stepLines(completed({ size_rule: { input_bytes: 237_848, result_bytes: 598_580, kept_input: true, note } }))).toEqual([
       `Output size: ${note}`,
     ])

@@ -1,3 +1,4 @@
+import { byteSize } from '../byte-size.ts'
 import { IMAGE_EXTENSION_FORMATS } from '../io/image.ts'
 import { zipContentBytes } from '../io/zip.ts'
 import type { OperationInput, OperationOutput } from './operation.ts'
@@ -44,7 +45,7 @@ export function enforceOutputSize(rule: OutputSizeRule, input: OperationInput, o
   const inputBytes = input.bytes.byteLength
   const resultBytes = output.bytes.byteLength
   if (resultBytes <= inputBytes || rule.kind === 'may-grow') return output
-  const sizes = `the result (${resultBytes} bytes) is larger than the input (${inputBytes} bytes)`
+  const sizes = `the result, ${byteSize(resultBytes)}, is larger than the input, ${byteSize(inputBytes)}`
   const keep = rule.kind === 'never-larger' && sameContainer(input.format, output.extension)
   const unpacked = input.format === 'zip' && !keep ? zipContentBytes(input.bytes) : undefined
   const note = keep
@@ -70,7 +71,7 @@ export function enforceOutputSize(rule: OutputSizeRule, input: OperationInput, o
  * even those gets the rule's own reason (a compress result larger than its model is a defect).
  */
 function zipUploadNote(resultBytes: number, inputBytes: number, unpacked: number, rule: OutputSizeRule): string {
-  const upload = `the result (${resultBytes} bytes) is larger than the upload (${inputBytes} bytes), a deflated zip whose files hold ${unpacked} bytes`
+  const upload = `the result, ${byteSize(resultBytes)}, is larger than the upload, ${byteSize(inputBytes)}, a deflated zip whose files hold ${byteSize(unpacked)}`
   if (resultBytes <= unpacked) return `${upload}: the result is ${((resultBytes / unpacked) * 100).toFixed(1)} % of them`
   const because = rule.kind === 'report-larger' ? rule.because : 'since that file type is the result'
   return `${upload}, and larger than those too: returned, ${because}`
