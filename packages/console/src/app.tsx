@@ -27,10 +27,16 @@ export function App() {
   }
 
   useEffect(() => {
-    request<Session>('/auth/me')
-      .then(signedIn)
+    // /auth/session, not /auth/me: "not signed in" is its 200 `signed_in: false`, where /auth/me's 401 was logged by the
+    // browser as an error on every sign-in page.
+    request<{ signed_in: false } | ({ signed_in: true } & Session)>('/auth/session')
+      .then((answer) => {
+        if (!answer.signed_in) return signedIn(null)
+        const { signed_in: _signedIn, ...session } = answer
+        signedIn(session)
+      })
       .catch((error: unknown) => {
-        if (!(error instanceof RequestError && error.status === 401)) setFailure(String((error as Error).message))
+        setFailure(String((error as Error).message))
         signedIn(null)
       })
     onSessionEnded(() => {

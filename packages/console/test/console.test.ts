@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core'
 import type { CompletedTask } from '@mos/sdk/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
@@ -86,6 +86,26 @@ describe.skipIf(!runnable)('the console in chromium', () => {
     await stopMos(mos)
     await stopMos(mosB)
     if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('opens the sign-in page with no error in the browser console: not being signed in yet is no error', async () => {
+    const errors: string[] = []
+    const collect = (message: ConsoleMessage) => {
+      if (message.type() === 'error') errors.push(message.text())
+    }
+    page.on('console', collect)
+    try {
+      // Every request the page makes at load answered (the session question among them), then the form it led to.
+      const quiet = page.waitForLoadState('networkidle')
+      await page.goto(`${mos!.url}/`)
+      await quiet
+      await page.getByLabel('Administrator password').waitFor()
+      expect(await page.title()).toBe('Sign in · Mos console')
+      // Where /auth/me's 401 was logged: "Failed to load resource: the server responded with a status of 401".
+      expect(errors).toEqual([])
+    } finally {
+      page.off('console', collect)
+    }
   })
 
   it('refuses a wrong password, in words', async () => {

@@ -167,6 +167,21 @@ describe.each(VARIANTS)('console sign-in and sessions in variant %s', (variant) 
     }
   })
 
+  it("answers GET /auth/session 200 either way: /auth/me's record and signed_in true, or signed_in false where /auth/me says 401", async () => {
+    for (const headers of [{} as Record<string, string>, { cookie: `mos_session=${'A'.repeat(43)}` }, { 'X-API-Key': API_KEY }]) {
+      const response = await mos.fetcher('/auth/session', { headers })
+      expect([response.status, response.headers.get('cache-control'), await response.json()]).toEqual([
+        200,
+        'no-store',
+        { signed_in: false },
+      ])
+    }
+    const admin = await signIn(mos.fetcher)
+    const me = await (await mos.fetcher('/auth/me', { headers: { cookie: admin.cookie } })).json()
+    const session = await mos.fetcher('/auth/session', { headers: { cookie: admin.cookie } })
+    expect([session.status, await session.json()]).toEqual([200, { signed_in: true, ...me }])
+  })
+
   it('keeps the API and the console apart: no cookie opens the API, no API key opens the console', async () => {
     const admin = await signIn(mos.fetcher)
     const noKey = await mos.api('/api/v1/tasks', {}, null)

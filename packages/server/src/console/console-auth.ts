@@ -37,6 +37,12 @@ export interface ConsoleAuth {
   /** GET /auth/me. */
   me(event: H3Event): Promise<{ user: string; csrf_token: string; expires_at: string }>
   /**
+   * GET /auth/session: /auth/me's answer with `signed_in: true`, or 200 `{"signed_in": false}` where /auth/me answers
+   * 401. A page asking at load whether it is signed in expects "no" as often as "yes", and a browser logs every 4xx
+   * as an error in its console: the sign-in page opened with one. /auth/me keeps its 401 for the SDK and probes.
+   */
+  session(event: H3Event): Promise<{ signed_in: false } | { signed_in: true; user: string; csrf_token: string; expires_at: string }>
+  /**
    * The session of a console request, or 401; for a state-changing method also the CSRF token and
    * the Origin (403). Never reads X-API-Key: an API key opens nothing here.
    */
@@ -180,6 +186,11 @@ export function createConsoleAuth(config: Pick<Config, 'console' | 'server' | 'r
     async me(event) {
       event.res.headers.set('cache-control', 'no-store')
       return sessionView((await currentSession(sessions, event)).session)
+    },
+    async session(event) {
+      event.res.headers.set('cache-control', 'no-store')
+      const session = await sessions.find(sessionCookie(event))
+      return session ? { signed_in: true as const, ...sessionView(session) } : { signed_in: false as const }
     },
     requireSession,
   }

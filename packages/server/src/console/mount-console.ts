@@ -45,6 +45,7 @@ export function mountConsole(app: H3, ctx: ServiceContext): void {
   app.post('/auth/login', (event) => auth.login(event))
   app.post('/auth/logout', (event) => auth.logout(event))
   app.get('/auth/me', (event) => auth.me(event))
+  app.get('/auth/session', (event) => auth.session(event))
   app.get(
     '/config',
     signedIn(() => consoleConfigDocument(ctx)),
