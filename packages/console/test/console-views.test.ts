@@ -406,12 +406,27 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       await record.getByTestId('record-removed').waitFor()
       expect(await record.getByRole('button', { name: 'Delete' }).count()).toBe(0)
 
-      // Filters no task matches: the list says so, where it showed a table of column headers and no row.
+      // Filters no task matches: the list says so, where it showed a table of column headers and no row. A read of the
+      // unfiltered list still on its way (held here until the filtered one has landed) does not put its rows back when it
+      // answers last, where it replaced the filtered list with every task.
+      let hold: (route: Route) => void = () => {}
+      const unfiltered = new Promise<Route>((resolve) => {
+        hold = resolve
+      })
+      await page.route((url) => url.pathname === '/admin/tasks' && !url.searchParams.has('status'), hold, { times: 1 })
+      await page.getByRole('button', { name: 'Filter' }).click()
+      const held = await unfiltered
       await page.getByLabel('Status').selectOption('pending')
       await page.getByLabel('Type').selectOption('texture_ktx2')
       await page.getByRole('button', { name: 'Filter' }).click()
       await expect.poll(() => page.getByTestId('no-tasks').textContent()).toBe('No task matches these filters.')
+      const heldAnswered = page.waitForEvent('requestfinished', (finished) => finished === held.request())
+      await held.continue()
+      await heldAnswered
+      // Its body read and any render it caused done (two frames after the request finished).
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))
       expect(await page.getByTestId('task-table').count()).toBe(0)
+      expect(await page.getByTestId('no-tasks').textContent()).toBe('No task matches these filters.')
       await page.getByRole('link', { name: 'Work' }).click()
     },
     SLOW,

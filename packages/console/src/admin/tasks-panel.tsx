@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatBytes, request } from '../api.ts'
 import { cancelTask, deleteTask } from '../task-control.ts'
 import { taskStateWords } from '../task-state.ts'
@@ -49,21 +49,30 @@ export function TasksPanel() {
   const [loading, setLoading] = useState(false)
   const [selected, setSelected] = useState<OpenRecord | null>(null)
   const [message, setMessage] = useState('')
+  /**
+   * The number of the latest list read. Only its answer is shown: an earlier read (the filters before the last Filter, a
+   * Load more of the list before) answers on the network's schedule, and one landing after the newer read put back the
+   * rows the filters now exclude.
+   */
+  const latestLoad = useRef(0)
 
   const load = async (from: string | null) => {
+    const number = ++latestLoad.current
+    const isLatest = () => number === latestLoad.current
     setLoading(true)
     const query = new URLSearchParams({ limit: '20' })
     for (const [name, value] of Object.entries(applied)) if (value) query.set(name, value)
     if (from) query.set('cursor', from)
     try {
       const page = await request<TaskPage>(`/admin/tasks?${query}`)
+      if (!isLatest()) return
       setTasks((current) => (from ? [...current, ...page.tasks] : withFirstPage(current, page.tasks, applied)))
       setCursor(page.next_cursor)
       setError('')
     } catch (failure) {
-      setError((failure as Error).message)
+      if (isLatest()) setError((failure as Error).message)
     } finally {
-      setLoading(false)
+      if (isLatest()) setLoading(false)
     }
   }
 
