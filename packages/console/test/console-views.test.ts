@@ -418,6 +418,9 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       const held = await unfiltered
       await page.getByLabel('Status').selectOption('pending')
       await page.getByLabel('Type').selectOption('texture_ktx2')
+      // The task filter's batch field and the Batches section's are told apart by name, where both were "Batch id".
+      expect(await page.getByRole('textbox', { name: 'In batch', exact: true }).getAttribute('id')).toBe('filter-batch')
+      expect(await page.getByRole('textbox', { name: 'Batch id to show', exact: true }).getAttribute('id')).toBe('batch-id')
       await page.getByRole('button', { name: 'Filter' }).click()
       await expect.poll(() => page.getByTestId('no-tasks').textContent()).toBe('No task matches these filters.')
       const heldAnswered = page.waitForEvent('requestfinished', (finished) => finished === held.request())

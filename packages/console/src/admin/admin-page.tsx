@@ -72,7 +72,7 @@ function BatchLookup() {
     <section class="card" aria-labelledby="batch-title">
       <h2 id="batch-title">Batches</h2>
       <form class="inline-form" onSubmit={look}>
-        <label for="batch-id">Batch id</label>
+        <label for="batch-id">Batch id to show</label>
         <input id="batch-id" value={id} required onInput={(event) => setId((event.target as HTMLInputElement).value)} />
         <button type="submit">Show</button>
       </form>

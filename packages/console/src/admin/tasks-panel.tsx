@@ -136,8 +136,8 @@ export function TasksPanel() {
         <FilterChoice id="filter-status" label="Status" choices={STATUSES} value={filters.status} onChange={setFilter('status')} />
         <FilterChoice id="filter-type" label="Type" choices={TYPES} value={filters.type} onChange={setFilter('type')} />
         <div class="field">
-          <label for="filter-batch">Batch id</label>
-          <input id="filter-batch" value={filters.batch_id} onInput={setFilter('batch_id')} />
+          <label for="filter-batch">In batch</label>
+          <input id="filter-batch" placeholder="batch id" value={filters.batch_id} onInput={setFilter('batch_id')} />
         </div>
         <button type="submit">Filter</button>
       </form>
