@@ -283,9 +283,23 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       expect(await record.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(0)
       await page.getByRole('link', { name: 'Work' }).click()
 
-      // Delete: the task goes from the service, and its card from the page.
+      // Delete asks first, in the page, keeping the task by default: the focused answer keeps it (Enter), as Escape does.
       const cards = await page.getByTestId('task-card').count()
+      const question = late.getByRole('group', { name: `Delete task ${lateId} for good? Its record and files cannot be brought back.` })
       await late.getByRole('button', { name: 'Delete' }).click()
+      await question.waitFor()
+      expect(await question.getByRole('button', { name: 'Keep it' }).evaluate((button) => button === document.activeElement)).toBe(true)
+      await page.keyboard.press('Enter')
+      await late.getByRole('button', { name: 'Delete' }).click()
+      await question.waitFor()
+      await page.keyboard.press('Escape')
+      await late.getByRole('button', { name: 'Delete' }).waitFor()
+      expect(await question.count()).toBe(0)
+      expect(await page.getByTestId('task-card').count()).toBe(cards)
+      expect(await page.evaluate(async (id) => (await fetch(`/admin/tasks/${id}`)).status, lateId)).toBe(200)
+      // Confirmed: the task goes from the service, and its card from the page.
+      await late.getByRole('button', { name: 'Delete' }).click()
+      await question.getByRole('button', { name: 'Delete for good' }).click()
       await expect.poll(() => page.getByTestId('task-card').count()).toBe(cards - 1)
       expect(await page.evaluate(async (id) => (await fetch(`/admin/tasks/${id}`)).status, lateId)).toBe(404)
     },

@@ -574,7 +574,15 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       await page.getByLabel('Type').selectOption('convert')
       await page.getByRole('button', { name: 'Filter' }).click()
       await page.getByTestId('task-table').getByRole('button', { name: id }).click()
-      await page.getByTestId('task-record').getByRole('button', { name: 'Delete' }).click()
+      // Delete asks first; the answer focused keeps the task and the record open.
+      const record = page.getByTestId('task-record')
+      await record.getByRole('button', { name: 'Delete' }).click()
+      const question = record.getByRole('group', { name: `Delete task ${id} for good? Its record and files cannot be brought back.` })
+      await question.getByRole('button', { name: 'Keep it' }).click()
+      expect(await question.count()).toBe(0)
+      expect(await page.evaluate(async (taskId) => (await fetch(`/admin/tasks/${taskId}`)).status, id)).toBe(200)
+      await record.getByRole('button', { name: 'Delete' }).click()
+      await question.getByRole('button', { name: 'Delete for good' }).click()
       await page.getByText(`Task ${id}: deleted.`).waitFor()
       await page.getByRole('link', { name: 'Work' }).click()
       // The stream's task-removed reached the hidden Work page: where its link answered 404, the card says why there is none.

@@ -7,6 +7,7 @@ import { TaskEvents } from '../work/task-events.ts'
 import { KeyValues } from './key-values.tsx'
 import { ownerWords } from './owner-words.ts'
 import { type TaskFilters, withChange, withFirstPage, withoutTask } from './live-tasks.ts'
+import { ConfirmDelete } from '../ui/confirm-delete.tsx'
 import { DataTable } from '../ui/data-table.tsx'
 import { DownloadLink } from '../ui/download-link.tsx'
 import { isOlder } from '../work/record-order.ts'
@@ -192,7 +193,7 @@ export function TasksPanel() {
               No longer on the service (deleted, or its retention ended): what it said is below, its output is gone with it.
             </p>
           ) : null}
-          <p class="actions">
+          <div class="actions">
             {selected.status === 'completed' && !selected.removed ? (
               <DownloadLink taskId={selected.task_id} filename={selected.output?.filename} testId="record-download">
                 Download
@@ -204,14 +205,12 @@ export function TasksPanel() {
               </button>
             ) : null}
             {selected.removed ? null : (
-              <button type="button" class="danger" onClick={() => control(selected.task_id, 'delete')}>
-                Delete
-              </button>
+              <ConfirmDelete key={selected.task_id} taskId={selected.task_id} onConfirm={() => control(selected.task_id, 'delete')} />
             )}
             <button type="button" class="secondary" onClick={() => setSelected(null)}>
               Close
             </button>
-          </p>
+          </div>
           <KeyValues value={recordFields(selected)} label={`Record of task ${selected.task_id}`} />
         </section>
       ) : null}

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { hasEnded } from '../task-state.ts'
+import { ConfirmDelete } from '../ui/confirm-delete.tsx'
 import type { WorkItem } from './task-card.tsx'
 
 /** What a card's buttons do; the Work page holds the cards and the event stream that moves them. */
@@ -43,24 +44,27 @@ export function CardControls({ item, actions }: { item: WorkItem; actions: CardA
   // While the file is on its way the task does not exist yet: what can be stopped is the upload.
   if (uploading) {
     return (
-      <p class="actions card-controls">
+      <div class="actions card-controls">
         <button type="button" class="secondary" onClick={() => actions.cancelUpload(item)}>
           Cancel upload
         </button>
-      </p>
+      </div>
     )
   }
   return (
-    <p class="actions card-controls">
+    <div class="actions card-controls">
       {onService && !hasEnded(task) ? (
         <button type="button" class="secondary" disabled={pending !== undefined} onClick={() => run('cancel')}>
           {pending === 'cancel' ? 'Cancelling…' : 'Cancel'}
         </button>
       ) : null}
       {onService && hasEnded(task) ? (
-        <button type="button" class="secondary" disabled={pending !== undefined} onClick={() => run('remove')}>
-          {pending === 'remove' ? 'Deleting…' : 'Delete'}
-        </button>
+        <ConfirmDelete
+          taskId={task?.task_id ?? ''}
+          busy={pending !== undefined}
+          label={pending === 'remove' ? 'Deleting…' : 'Delete'}
+          onConfirm={() => run('remove')}
+        />
       ) : null}
       {onService ? null : (
         <button type="button" class="secondary" onClick={() => actions.dismiss(item)}>
@@ -72,6 +76,6 @@ export function CardControls({ item, actions }: { item: WorkItem; actions: CardA
           {outcome}
         </span>
       ) : null}
-    </p>
+    </div>
   )
 }
