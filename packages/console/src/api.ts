@@ -78,6 +78,17 @@ export function postJson<T>(path: string, body: unknown): Promise<T> {
 }
 
 /**
+ * An upload stopped by its caller. `sent`: the whole body had gone out when it stopped, so the service may have made the
+ * task all the same (it makes it once the body is read, and the answer was still on its way); before that it cannot
+ * have, since a request cut short makes none.
+ */
+export class UploadCancelled extends RequestError {
+  constructor(readonly sent: boolean) {
+    super(0, 'the upload was cancelled')
+  }
+}
+
+/**
  * Uploads a multipart form with XMLHttpRequest, the one browser API that reports upload progress:
  * a large model's upload shows its bytes moving instead of a still page.
  */
@@ -86,7 +97,11 @@ export function upload<T>(path: string, form: FormData, onProgress: (share: numb
     const xhr = new XMLHttpRequest()
     // Cancel upload on a card: the bytes stop, and the service, which answers a request cut short with no task, makes none.
     signal?.addEventListener('abort', () => xhr.abort(), { once: true })
-    xhr.onabort = () => reject(new RequestError(0, 'the upload was cancelled'))
+    let sent = false
+    xhr.upload.onload = () => {
+      sent = true
+    }
+    xhr.onabort = () => reject(new UploadCancelled(sent))
     xhr.open('POST', path)
     xhr.withCredentials = true
     xhr.setRequestHeader('Accept', 'application/json')

@@ -219,6 +219,32 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       })
       expect(consoleOgres).toBe(0)
 
+      // An upload stopped once the whole file had gone (the answer held back by 3 s of latency): the service made the task,
+      // and the card says it may have, where it said "no task was made" of a task the service had.
+      const consoleBoxes = () =>
+        page.evaluate(async () => {
+          const { tasks } = (await (await fetch('/admin/tasks?limit=100')).json()) as { tasks: { owner: string; input_filename: string }[] }
+          return tasks.filter((task) => task.owner === 'console:admin' && task.input_filename === 'BoxTextured.glb').length
+        })
+      const boxesBefore = await consoleBoxes()
+      const slow = await page.context().newCDPSession(page)
+      await slow.send('Network.enable')
+      await slow.send('Network.emulateNetworkConditions', { offline: false, latency: 3000, downloadThroughput: -1, uploadThroughput: -1 })
+      try {
+        await page.locator('#files').setInputFiles(corpus.paths.box)
+        const sent = await start(page)
+        await expect.poll(() => sent.getByTestId('task-status').textContent()).toBe('Uploading 100%')
+        await sent.getByRole('button', { name: 'Cancel upload' }).click()
+        await expect
+          .poll(() => sent.getByTestId('task-status').textContent())
+          .toBe("Upload stopped after the file was sent: the service may have made the task anyway (if so, it is in Admin's task list)")
+        expect(await sent.getByRole('button').allTextContents()).toEqual(['Dismiss'])
+      } finally {
+        await slow.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 })
+        await slow.detach()
+      }
+      await expect.poll(consoleBoxes).toBe(boxesBefore + 1)
+
       expect(await submitOgres(mos!.url, 8)).toHaveLength(8)
       await page.getByLabel('Operation').selectOption('compress')
       await page.getByLabel('engine').selectOption('meshopt')

@@ -53,8 +53,16 @@ describe("a task's state in words (the Work page's cards and Admin's task list)"
 
 describe('a card whose upload was cancelled', () => {
   it('says no task was made, with no bar', () => {
-    const item = { uploaded: 0.3, uploadCancelled: true }
+    const item = { uploaded: 0.3, uploadCancelled: 'unsent' as const }
     expect(statusLine(item)).toBe('Upload cancelled: no task was made')
+    expect(progressBarOf(item)).toEqual({ kind: 'none' })
+  })
+
+  it('says the task may have been made when the whole file had gone before the stop', () => {
+    const item = { uploaded: 1, uploadCancelled: 'sent' as const }
+    expect(statusLine(item)).toBe(
+      "Upload stopped after the file was sent: the service may have made the task anyway (if so, it is in Admin's task list)",
+    )
     expect(progressBarOf(item)).toEqual({ kind: 'none' })
   })
 })

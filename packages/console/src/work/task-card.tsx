@@ -23,8 +23,11 @@ export interface WorkItem {
   uploadError?: string
   /** Stops the upload (Cancel upload); one for all the cards of a batch, which goes as one request. */
   uploadAbort?: AbortController
-  /** The user stopped the upload: no task was made. */
-  uploadCancelled?: boolean
+  /**
+   * The user stopped the upload: `unsent` before the whole file had gone (no task was made), `sent` after (the service
+   * may have made it: the answer was on its way).
+   */
+  uploadCancelled?: 'unsent' | 'sent'
   task?: TaskRecord
   /**
    * The service no longer has the task (deleted, or lost with its data): its last record is all the page knows,
@@ -42,7 +45,9 @@ export function statusLine(
   item: Pick<WorkItem, 'uploaded' | 'uploadError' | 'uploadCancelled' | 'task' | 'removed'>,
   reachable = true,
 ): string {
-  if (item.uploadCancelled) return 'Upload cancelled: no task was made'
+  if (item.uploadCancelled === 'unsent') return 'Upload cancelled: no task was made'
+  if (item.uploadCancelled === 'sent')
+    return "Upload stopped after the file was sent: the service may have made the task anyway (if so, it is in Admin's task list)"
   if (item.uploadError) return `Upload refused: ${item.uploadError}`
   if (!item.task) return `Uploading ${Math.round(item.uploaded * 100)}%`
   const { task } = item

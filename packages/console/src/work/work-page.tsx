@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { upload } from '../api.ts'
+import { UploadCancelled, upload } from '../api.ts'
 import { cancelTask, deleteTask } from '../task-control.ts'
 import type { ConsoleConfig, TaskRecord } from '../types.ts'
 import { extensionOf } from '../viewer/load-model.ts'
@@ -19,6 +19,9 @@ interface BatchAnswer {
 }
 
 let nextKey = 0
+
+/** When a stopped upload stopped: after the whole file had gone, the service may have made the task. */
+const cancelledWhen = (error: unknown): 'unsent' | 'sent' => (error instanceof UploadCancelled && error.sent ? 'sent' : 'unsent')
 
 /** What Start will send: a file, or the zip of a model dropped with its companion files (`pack`). */
 interface Chosen {
@@ -119,7 +122,10 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       update(item.key, { uploaded: 1, task: { task_id: answer.task_id, status: 'pending', type: operation.type } })
       events.watch(answer.task_id)
     } catch (error) {
-      update(item.key, item.uploadAbort?.signal.aborted ? { uploadCancelled: true } : { uploadError: (error as Error).message })
+      update(
+        item.key,
+        item.uploadAbort?.signal.aborted ? { uploadCancelled: cancelledWhen(error) } : { uploadError: (error as Error).message },
+      )
     }
   }
 
@@ -146,7 +152,9 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       // The service takes a batch whole or not at all: each card says so, where a sound model's card read as if it
       // were refused for another file's fault ("unsupported format: txt" under BoxTextured.glb).
       const message = `${(error as Error).message} (the whole batch of ${batchItems.length} files was refused)`
-      const change: Partial<WorkItem> = batchItems[0]?.uploadAbort?.signal.aborted ? { uploadCancelled: true } : { uploadError: message }
+      const change: Partial<WorkItem> = batchItems[0]?.uploadAbort?.signal.aborted
+        ? { uploadCancelled: cancelledWhen(error) }
+        : { uploadError: message }
       setItems((current) => current.map((item) => (batchItems.some((sent) => sent.key === item.key) ? { ...item, ...change } : item)))
     }
   }
