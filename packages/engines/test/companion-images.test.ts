@@ -100,6 +100,29 @@ async function pngPixels(texture: Texture | null | undefined): Promise<number[]>
   return [...(await sharp(texture!.getImage()!).ensureAlpha().raw().toBuffer())]
 }
 
+/** An animated GIF of two frames, the test pattern and the pattern shifted: a reader must keep the first. */
+async function twoFrameGif(): Promise<Uint8Array> {
+  const frame = (shift: number) =>
+    sharp(pattern(shift).data, raw(pattern(shift)))
+      .png()
+      .toBuffer()
+  return new Uint8Array(
+    await sharp([await frame(0), await frame(100)], { join: { animated: true } })
+      .gif()
+      .toBuffer(),
+  )
+}
+
+/** Each material's base colour texture, by the material's name. */
+function baseColourTextures(doc: Document): Map<string, Texture | null> {
+  return new Map(
+    doc
+      .getRoot()
+      .listMaterials()
+      .map((material) => [material.getName(), material.getBaseColorTexture()]),
+  )
+}
+
 describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs in their slots, what cannot is named', async () => {
   const { run, readValid, platform } = await poolReadingBack()
   const material = (doc: Document) => doc.getRoot().listMaterials()[0]!
@@ -229,15 +252,7 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
       .toBuffer()
     // Its major brand made mif1, as some encoders write it: AVIF only among the compatible brands.
     avif.write('mif1', 8, 'latin1')
-    const frame = async (shift: number) =>
-      sharp(pattern(shift).data, raw(pattern(shift)))
-        .png()
-        .toBuffer()
-    const gif = new Uint8Array(
-      await sharp([await frame(0), await frame(100)], { join: { animated: true } })
-        .gif()
-        .toBuffer(),
-    )
+    const gif = await twoFrameGif()
     const mtl = (await readFile(paths.spiderMtl, 'utf8'))
       .replace('map_Kd .\\wal67ar_small.jpg', 'map_Kd .\\wal67ar_small.tif')
       .replace('map_Kd .\\wal69ar_small.jpg', 'map_Kd textures/wal69ar_small.avif')
@@ -260,12 +275,7 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
         '[obj] texture ".\\engineflare1.jpg" is not in the upload; dropped',
       ])
       const doc = await readValid(result.bytes!, result.extension!)
-      const byName = new Map(
-        doc
-          .getRoot()
-          .listMaterials()
-          .map((m) => [m.getName(), m.getBaseColorTexture()]),
-      )
+      const byName = baseColourTextures(doc)
       // TIFF is lossless: the very pixels made; the AVIF and the GIF (quantised) as sharp decodes them.
       expect(await pngPixels(byName.get('Skin'))).toEqual([...tiffPixels.data])
       expect(await pngPixels(byName.get('Brusttex'))).toEqual(await decodedPixels(avif))
@@ -317,15 +327,7 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
   })
 
   it('FBX with an animated GIF, a TIFF and an AVIF embedded, and a damaged TIFF: PNGs of their pixels, the first frame and the damaged one named', async () => {
-    const frame = async (shift: number) =>
-      sharp(pattern(shift).data, raw(pattern(shift)))
-        .png()
-        .toBuffer()
-    const gif = new Uint8Array(
-      await sharp([await frame(0), await frame(100)], { join: { animated: true } })
-        .gif()
-        .toBuffer(),
-    )
+    const gif = await twoFrameGif()
     const tiff = new Uint8Array(
       await sharp(pattern(20).data, raw(pattern(20)))
         .tiff({ compression: 'lzw' })
@@ -352,12 +354,7 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
         '[fbx] texture "Cut.png" is a TIFF image, which Mos could not decode (damaged, or over 8192×8192 pixels); dropped',
       ])
       const doc = await readValid(result.bytes!, result.extension!)
-      const byName = new Map(
-        doc
-          .getRoot()
-          .listMaterials()
-          .map((m) => [m.getName(), m.getBaseColorTexture()]),
-      )
+      const byName = baseColourTextures(doc)
       expect(await pngPixels(byName.get('Anim'))).toEqual(await decodedPixels(gif))
       expect(await pngPixels(byName.get('Tiff'))).toEqual([...pattern(20).data])
       expect(await pngPixels(byName.get('Avif'))).toEqual(await decodedPixels(avif))
