@@ -1,6 +1,6 @@
+import { EXTENSION_ERROR_TEXTS } from '@mos/sdk/contract'
 import type { FetchHandler } from './fetch-listener.ts'
 import type { ListenerRefusal } from './listener-answer.ts'
-import { STOPPING_TEXTS } from './stopping-texts.ts'
 
 /** The requests a fetch listener (Deno, Bun) has in flight, and what its drain does to new ones. */
 export interface Drain {
@@ -52,7 +52,7 @@ export function inFlightRequests(
       if (draining && options.refuseBodiesWhileDraining && request.body !== null) {
         options.onRefusal?.({
           status: 503,
-          error: STOPPING_TEXTS.stopping,
+          error: EXTENSION_ERROR_TEXTS.processStopping(),
           answeredBy: 'drain',
           method: request.method,
           path: new URL(request.url).pathname,
@@ -86,7 +86,7 @@ function closingConnection(response: Response): Response {
 
 function stoppingRefusal(answerHeaders: Readonly<Record<string, string>>): Response {
   return Response.json(
-    { error: STOPPING_TEXTS.stopping },
+    { error: EXTENSION_ERROR_TEXTS.processStopping() },
     { status: 503, headers: { ...answerHeaders, connection: 'close', 'retry-after': String(STOPPING_RETRY_AFTER_SECONDS) } },
   )
 }

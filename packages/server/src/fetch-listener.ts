@@ -1,3 +1,4 @@
+import { ERROR_TEXTS } from '@mos/sdk/contract'
 import type { ListenerRefusal } from './listener-answer.ts'
 import type { ListenerClosed } from './node-listener.ts'
 import { type Drain, inFlightRequests } from './fetch-drain.ts'
@@ -53,7 +54,7 @@ export async function listenFetch(runtime: RuntimeName, handler: FetchHandler, o
   const { serve } = await import('srvx')
   const fail = (error: unknown) => {
     options.onHandlerError?.(error)
-    return Response.json({ error: 'internal error: request handler failed' }, { status: 500, headers: options.answerHeaders })
+    return Response.json({ error: ERROR_TEXTS.internal('request handler failed') }, { status: 500, headers: options.answerHeaders })
   }
   const requests = inFlightRequests(handler, {
     refuseBodiesWhileDraining: runtime === 'deno',

@@ -1,3 +1,4 @@
+import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { ListenerRefusal } from './listener-answer.ts'
@@ -259,7 +260,7 @@ function failResponse(res: ServerResponse, headers: AnswerHeaders): void {
     res.destroy()
     return
   }
-  answerWithError(res, 500, 'internal error: request handler failed', headers)
+  answerWithError(res, 500, ERROR_TEXTS.internal('request handler failed'), headers)
 }
 
 /**

@@ -1,8 +1,8 @@
+import { EXTENSION_ERROR_TEXTS } from '@mos/sdk/contract'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { type ListenerRefusal, recordListenerAnswer } from './listener-answer.ts'
 import { type AnswerHeaders, answerWithError, endWithAnswer } from './node-protocol-refusals.ts'
-import { STOPPING_TEXTS } from './stopping-texts.ts'
 
 /**
  * The answer to a request still in flight when the shutdown grace is over, where it got a bare
@@ -42,13 +42,17 @@ export function refuseUnanswered(
       if (res.headersSent) continue
       dropWhatFollows(socket)
       const arrived = req.complete
-      answerInPlaceOfHandler(res, arrived ? STOPPING_TEXTS.stopping : STOPPING_TEXTS.stoppedBeforeArrival, refusalHeaders)
+      answerInPlaceOfHandler(
+        res,
+        arrived ? EXTENSION_ERROR_TEXTS.processStopping() : EXTENSION_ERROR_TEXTS.stoppedBeforeArrival(),
+        refusalHeaders,
+      )
       if (!arrived) failBody(req)
     } else if (socket.bytesRead > 0) {
       // A request's head is still arriving (an idle keep-alive connection was closed by the drain).
       dropWhatFollows(socket)
-      endWithAnswer(socket, 503, 'Service Unavailable', STOPPING_TEXTS.stoppedBeforeArrival, refusalHeaders)
-      onRefusal?.({ status: 503, error: STOPPING_TEXTS.stoppedBeforeArrival, answeredBy: 'shutdown grace over' })
+      endWithAnswer(socket, 503, 'Service Unavailable', EXTENSION_ERROR_TEXTS.stoppedBeforeArrival(), refusalHeaders)
+      onRefusal?.({ status: 503, error: EXTENSION_ERROR_TEXTS.stoppedBeforeArrival(), answeredBy: 'shutdown grace over' })
     } else continue
     answered.push(socket)
   }

@@ -29,6 +29,13 @@ export const EXTENSION_ERROR_TEXTS = {
   idempotencyKeyReused: () => 'Idempotency-Key was already used with a different request: use a new key for a new request',
   /** 409: the first request with this key is still being handled. */
   idempotencyKeyInFlight: () => 'a request with this Idempotency-Key is still being handled: retry in a moment',
+  /**
+   * 503 with Retry-After: a whole request a stopping process will not serve (refused during a drain, or its handler
+   * still at work when the shutdown grace ended). Any other process, or this one restarted, takes it.
+   */
+  processStopping: () => 'service unavailable: this process is stopping; send the request again',
+  /** 503 with Retry-After: a request still arriving when the shutdown grace ended. */
+  stoppedBeforeArrival: () => 'service unavailable: the service stopped before the request arrived in full; send it again',
   /** 400: callback_url given on a deployment without a webhook secret. */
   webhooksNotConfigured: () => 'invalid value for callback_url: webhooks are not configured on this deployment',
 } as const

@@ -1,3 +1,4 @@
+import { ERROR_TEXTS } from '@mos/sdk/contract'
 import { createApp } from '../app.ts'
 import { ConfigError, loadConfig } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
@@ -43,7 +44,7 @@ export default {
       response = await createApp(context).fetch(lingering.request)
     } catch (error) {
       logger.error({ error: errorText(error) }, 'request handler failed')
-      response = Response.json({ error: 'internal error: request handler failed' }, { status: 500 })
+      response = Response.json({ error: ERROR_TEXTS.internal('request handler failed') }, { status: 500 })
     }
     const answer = await lingering.answer(response, execution)
     if (answer === response) return closeAfterResponse(response, context, execution)

@@ -97,9 +97,9 @@ export function createRequestLog(options: RequestLogOptions) {
         ...(listener ? { error: listener.error } : facts.error ? { error: facts.error } : {}),
         ...(facts.stack ? { stack: facts.stack } : {}),
       }
-      // The end of a drain the operator asked for: a warning, not a fault of the service.
-      // 501 is the deployment saying what it does not offer, not a fault of the service.
+      // The listener's answer at the end of a drain the operator asked for: a warning, not a fault of the service.
       // A probe's 503 is the answer it exists to give: a warning, not a fault.
+      // 501 is the deployment saying what it does not offer, not a fault of the service.
       if (listener) options.logger.warn(fields, 'request')
       else if (quiet.has(event.url.pathname)) options.logger[response.status >= 500 ? 'warn' : 'debug'](fields, 'request')
       else if (response.status >= 500 && facts.setupState) options.logger.warn(fields, 'request')
