@@ -6,13 +6,14 @@ import type { ResolveFile } from './upload-files.ts'
 /**
  * Image formats that textures of OBJ, COLLADA, FBX, PLY and glTF 1.0 models come in, that glTF does
  * not hold, and that sharp's prebuilt libvips decodes (sharp.format: gif, tiff, and heif, which reads
- * AVIF only: no HEVC decoder ships with it, so a HEIC stays a foreign image). Told by magic number.
+ * AVIF only: no HEVC decoder ships with it, so a HEIC stays a foreign image). Told by magic number;
+ * `what` names one in a note when sharp could not decode it (image-files.ts).
  */
-const DECODED: [RegExp, string][] = [
-  [/^GIF8[79]a/, 'GIF'],
-  [/^(II\*\0|MM\0\*)/, 'TIFF'],
+export const SHARP_DECODED: { magic: RegExp; kind: string; what: string }[] = [
+  { magic: /^GIF8/, kind: 'GIF', what: 'a GIF image' },
+  { magic: /^(II\*\0|MM\0\*)/, kind: 'TIFF', what: 'a TIFF image' },
   // An ISO-BMFF file whose brands (major, or a compatible one: some write mif1 first) name AVIF.
-  [/^[\s\S]{4}ftyp[\s\S]{0,24}avi[fs]/, 'AVIF'],
+  { magic: /^[\s\S]{4}ftyp[\s\S]{0,24}avi[fs]/, kind: 'AVIF', what: 'an AVIF image' },
 ]
 
 /** A GIF, TIFF or AVIF as sharp decoded it: a PNG, and what it lost (an animated GIF's later frames). */
@@ -106,5 +107,5 @@ export function decodingResolver(resolve: ResolveFile, images: ForeignImages, wa
 
 function foreignKind(bytes: Uint8Array): string | undefined {
   const head = String.fromCharCode(...bytes.subarray(0, 32))
-  return DECODED.find(([magic]) => magic.test(head))?.[1]
+  return SHARP_DECODED.find(({ magic }) => magic.test(head))?.kind
 }

@@ -1,6 +1,6 @@
 import type { Document, Texture } from '@gltf-transform/core'
 import { decodeBmp } from './bmp.ts'
-import type { ForeignImages } from './foreign-images.ts'
+import { type ForeignImages, SHARP_DECODED } from './foreign-images.ts'
 import { encodePng } from './png-encode.ts'
 import { decodeTga } from './tga.ts'
 import { baseName, type ResolveFile } from './upload-files.ts'
@@ -55,9 +55,7 @@ const UNDECODED = 'Mos could not decode (damaged, or over 8192×8192 pixels)'
 const FOREIGN_IMAGES: [RegExp, string, string][] = [
   [/^DDS /, 'a DDS image', ''],
   [/^8BPS/, 'a Photoshop (PSD) image', ''],
-  [/^GIF8/, 'a GIF image', UNDECODED],
-  [/^(II\*\0|MM\0\*)/, 'a TIFF image', UNDECODED],
-  [/^[\s\S]{4}ftyp[\s\S]{0,24}avi[fs]/, 'an AVIF image', UNDECODED],
+  ...SHARP_DECODED.map(({ magic, what }): [RegExp, string, string] => [magic, what, UNDECODED]),
   // sharp's prebuilt libvips reads AVIF only: HEVC (HEIC) has no decoder in it.
   [/^[\s\S]{4}ftyp(heic|heix|mif1|msf1)/, 'a HEIF image', ''],
   [/^\x76\x2f\x31\x01/, 'an OpenEXR image', ''],
