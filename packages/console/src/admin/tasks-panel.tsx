@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatBytes, request } from '../api.ts'
 import { cancelTask, deleteTask } from '../task-control.ts'
-import { taskStateWords } from '../task-state.ts'
+import { hasEnded, taskStateWords } from '../task-state.ts'
 import type { TaskPage, TaskRecord } from '../types.ts'
 import { TaskEvents } from '../work/task-events.ts'
 import { KeyValues } from './key-values.tsx'
@@ -199,7 +199,7 @@ export function TasksPanel() {
                 Download
               </DownloadLink>
             ) : null}
-            {!selected.removed && (selected.status === 'pending' || selected.status === 'processing') ? (
+            {!selected.removed && !hasEnded(selected) ? (
               <button type="button" class="secondary" onClick={() => control(selected.task_id, 'cancel')}>
                 Cancel
               </button>

@@ -1,4 +1,5 @@
 import { RequestError, request } from '../api.ts'
+import { hasEnded } from '../task-state.ts'
 import type { TaskRecord } from '../types.ts'
 import { ShownRecords } from './record-order.ts'
 
@@ -162,7 +163,7 @@ export class TaskEvents {
   private deliver(record: TaskRecord): void {
     const id = record.task_id
     if (!this.shown.accept(record, this.watched.has(id))) return
-    if ((record.status === 'completed' || record.status === 'failed') && this.watched.delete(id)) this.ended.add(id)
+    if (hasEnded(record) && this.watched.delete(id)) this.ended.add(id)
     for (const listener of this.listeners) listener(record)
   }
 

@@ -20,8 +20,12 @@ interface BatchAnswer {
 
 let nextKey = 0
 
-/** When a stopped upload stopped: after the whole file had gone, the service may have made the task. */
-const cancelledWhen = (error: unknown): 'unsent' | 'sent' => (error instanceof UploadCancelled && error.sent ? 'sent' : 'unsent')
+/**
+ * What a card says of an upload that failed: stopped by its Cancel upload (after the whole file had gone, the service
+ * may have made the task), else refused in `words`.
+ */
+const failedUpload = (error: unknown, words: string): Partial<WorkItem> =>
+  error instanceof UploadCancelled ? { uploadCancelled: error.sent ? 'sent' : 'unsent' } : { uploadError: words }
 
 /** What Start will send: a file, or the zip of a model dropped with its companion files (`pack`). */
 interface Chosen {
@@ -122,10 +126,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       update(item.key, { uploaded: 1, task: { task_id: answer.task_id, status: 'pending', type: operation.type } })
       events.watch(answer.task_id)
     } catch (error) {
-      update(
-        item.key,
-        item.uploadAbort?.signal.aborted ? { uploadCancelled: cancelledWhen(error) } : { uploadError: (error as Error).message },
-      )
+      update(item.key, failedUpload(error, (error as Error).message))
     }
   }
 
@@ -152,9 +153,7 @@ export function WorkPage({ config }: { config: ConsoleConfig }) {
       // The service takes a batch whole or not at all: each card says so, where a sound model's card read as if it
       // were refused for another file's fault ("unsupported format: txt" under BoxTextured.glb).
       const message = `${(error as Error).message} (the whole batch of ${batchItems.length} files was refused)`
-      const change: Partial<WorkItem> = batchItems[0]?.uploadAbort?.signal.aborted
-        ? { uploadCancelled: cancelledWhen(error) }
-        : { uploadError: message }
+      const change = failedUpload(error, message)
       setItems((current) => current.map((item) => (batchItems.some((sent) => sent.key === item.key) ? { ...item, ...change } : item)))
     }
   }
