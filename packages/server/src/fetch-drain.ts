@@ -1,4 +1,4 @@
-import { EXTENSION_ERROR_TEXTS } from '@mos/sdk/contract'
+import { EXTENSION_ERROR_TEXTS, STOPPING_RETRY_AFTER_SECONDS } from '@mos/sdk/contract'
 import type { FetchHandler } from './fetch-listener.ts'
 import type { ListenerRefusal } from './listener-answer.ts'
 
@@ -15,9 +15,6 @@ export interface Drain {
   /** Settles once every request in flight now has been answered. */
   allAnswered(): Promise<void>
 }
-
-/** Seconds a request refused during a drain is told to wait before it is sent again (to another process). */
-const STOPPING_RETRY_AFTER_SECONDS = 1
 
 /**
  * Counts the requests in flight, from the handler's call to its answer, and sets how connections

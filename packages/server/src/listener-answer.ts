@@ -24,6 +24,28 @@ export function listenerAnswerOn(response: object | undefined): ListenerAnswer |
   return response ? answers.get(response) : undefined
 }
 
+const committing = new WeakSet<object>()
+
+/**
+ * The handler is about to act for good (a submit: spend a trial file, record its task, queue it):
+ * from now on the listener does not answer in its place, and waits for its answer instead
+ * (node-shutdown-refusal.ts). Returns false, and marks nothing, when the listener has answered
+ * already: its 503 said the request was not served, so the handler must not act and undoes what it
+ * stored. Listener and handler run on one thread, so no answer can slip between the check and the mark.
+ * `response` is undefined where no listener answers in a handler's place (Deno, Bun, in-process): true.
+ */
+export function beginCommit(response: object | undefined): boolean {
+  if (!response) return true
+  if (answers.has(response)) return false
+  committing.add(response)
+  return true
+}
+
+/** Whether the handler on `response` has begun to act for good (`beginCommit`). */
+export function isCommitting(response: object): boolean {
+  return committing.has(response)
+}
+
 /**
  * An answer the listener gave where no request reached the app, so no request log line was written:
  * bytes that are no request (400, 408, 414, 431), CONNECT, no Host, an unknown Expect, a head still

@@ -45,6 +45,14 @@ export interface NodeListenerOptions {
 /** How long closing waits for the handlers of the requests it cut to remove what they stored. */
 const CUT_HANDLERS_END_MS = 2_000
 /**
+ * How long the end of the grace waits for the answer of a handler that has begun to act for good (a
+ * submit recording its task, `beginCommit`), where it answers no 503 in its place: that is a trial
+ * file, a record and a queue entry, milliseconds on a store that answers. Past it the store has
+ * stopped answering mid-write; the connection is cut unanswered, as the process cannot tell either
+ * whether the task was recorded (docs/api.md: a submit sent again should carry its Idempotency-Key).
+ */
+const COMMITTING_ANSWER_MS = 5_000
+/**
  * How often a drain closes the connections that turned idle: one whose answer was already under
  * way when it began went out without `Connection: close`, so Node keeps that connection open for
  * its next request, and `server.close()` would wait for its keep-alive time-out (65 s).
@@ -59,6 +67,8 @@ const DRAIN_IDLE_SWEEP_MS = 100
 export interface ListenerClosed {
   cut: number
   refused: number
+  /** Node: requests whose handler was acting for good when the grace ended and gave its own answer after it. */
+  waited?: number
 }
 
 export interface NodeListener {
@@ -206,8 +216,10 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
  * Drains, as a balancer or an orchestrator expects of a process told to stop: no new connection is
  * accepted, idle keep-alive connections close at once, and requests in flight get `graceMs` to
  * finish and get their answer (with `Connection: close`, see sayCloseOnLastAnswer). After it, a
- * request with no answer under way (still arriving, or its handler still at work) gets a 503 and a
- * moment to read it, and the connections are cut; the drain of tasks happens after, in the context. Resolves once the
+ * request with no answer under way (still arriving, or its handler still at work before it acts for
+ * good) gets a 503 and a moment to read it, a handler acting for good (a submit recording its task)
+ * gets up to COMMITTING_ANSWER_MS to give its own answer, and the connections are cut; the drain of
+ * tasks happens after, in the context. Resolves once the
  * handlers of the cut requests have ended too (at most CUT_HANDLERS_END_MS): an upload cut there
  * removes what it had stored and writes its log line, which it did not when the process went on to
  * close its stores and exit under it (an empty task folder left, no line for the request).
@@ -226,15 +238,19 @@ async function closeServer(
   const cut = running.size
   // A request with no answer under way gets a 503 it can read, where it got a bare hang-up (node-shutdown-refusal.ts).
   server.closeIdleConnections()
-  const answered = refuseUnanswered(connections, answerHeaders, onRefusal)
+  const { answered, committing } = refuseUnanswered(connections, answerHeaders, onRefusal)
   const gone = answered.map(
     (socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve()))),
   )
-  if (gone.length > 0) await within(Promise.all(gone), SHUTDOWN_REFUSAL_LINGER_MS)
+  const lingered = gone.length > 0 ? within(Promise.all(gone), SHUTDOWN_REFUSAL_LINGER_MS) : undefined
+  // A handler acting for good gives its own answer (its task, or why not), which says what was done.
+  const committed = committing.map((res) => new Promise<void>((resolve) => res.once('close', () => resolve())))
+  await Promise.all([lingered, committed.length > 0 ? within(Promise.all(committed), COMMITTING_ANSWER_MS) : undefined])
+  const waited = committing.filter((res) => res.writableFinished).length
   server.closeAllConnections()
   await closed
   await within(Promise.allSettled(running), CUT_HANDLERS_END_MS)
-  return { cut, refused: answered.length }
+  return { cut: cut - waited, refused: answered.length, waited }
 }
 
 /**

@@ -1,7 +1,7 @@
-import { EXTENSION_ERROR_TEXTS } from '@mos/sdk/contract'
+import { EXTENSION_ERROR_TEXTS, STOPPING_RETRY_AFTER_SECONDS } from '@mos/sdk/contract'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { type ListenerRefusal, recordListenerAnswer } from './listener-answer.ts'
+import { isCommitting, type ListenerRefusal, recordListenerAnswer } from './listener-answer.ts'
 import { type AnswerHeaders, answerWithError, endWithAnswer } from './node-protocol-refusals.ts'
 
 /**
@@ -10,8 +10,6 @@ import { type AnswerHeaders, answerWithError, endWithAnswer } from './node-proto
  * one restarted, takes it), then the connection closes once it had a moment to read it.
  */
 
-/** The wait asked of the client: a process stopped alone takes seconds to come back; with replicas any wait works. */
-const RETRY_AFTER_SECONDS = 5
 /**
  * How long the answered connections are read and dropped before they are cut: closing a socket with
  * the client's bytes unread resets it, and a client reset before it read our answer never sees it.
@@ -20,26 +18,45 @@ export const SHUTDOWN_REFUSAL_LINGER_MS = 1_000
 
 type Connection = Socket & { _httpMessage?: ServerResponse | null }
 
+/** What the end of the grace did to the connections: answered 503, or left to a handler acting for good. */
+export interface GraceEnd {
+  /** The connections answered 503 here. */
+  answered: Connection[]
+  /** The responses of whole requests whose handler has begun to act for good (`beginCommit`): their own answer is waited for. */
+  committing: ServerResponse[]
+}
+
 /**
  * Answers every connection whose request has no answer under way: a request whose body is still
  * arriving (its handler's body fails, so it removes what it stored), a whole request whose handler
- * is still at work (a store that stopped answering: it is abandoned, as it would be by the cut), and
- * a request whose head is still arriving. A response already under way (its status is out) and a
- * connection that sent nothing are left to be cut as before. Returns the connections answered.
+ * is still at work before it acts for good (a store that stopped answering while the upload was
+ * stored or its key claimed: the handler, if it ever resumes, finds this answer and does nothing,
+ * removing its upload), and a request whose head is still arriving. The 503 thus always means
+ * "nothing was done: send it again".
+ *
+ * A handler that has begun to act for good (a submit recording its task: `beginCommit`) is not
+ * answered in its place: a 503 there could be false (its task may yet be recorded and run, and a
+ * client that sends the request again without an Idempotency-Key would get two), so its own answer
+ * is waited for (node-listener.ts). A response already under way (its status is out) and a
+ * connection that sent nothing are left to be cut as before.
  */
 export function refuseUnanswered(
   connections: Iterable<Connection>,
   headers: AnswerHeaders,
   onRefusal?: (refusal: ListenerRefusal) => void,
-): Connection[] {
-  const refusalHeaders = { ...headers, 'Retry-After': String(RETRY_AFTER_SECONDS) }
-  const answered: Connection[] = []
+): GraceEnd {
+  const refusalHeaders = { ...headers, 'Retry-After': String(STOPPING_RETRY_AFTER_SECONDS) }
+  const end: GraceEnd = { answered: [], committing: [] }
   for (const socket of connections) {
     if (socket.destroyed || !socket.writable) continue
     const res = socket._httpMessage
     const req = (res as (ServerResponse & { req?: IncomingMessage }) | null | undefined)?.req
     if (res && req) {
       if (res.headersSent) continue
+      if (isCommitting(res)) {
+        end.committing.push(res)
+        continue
+      }
       dropWhatFollows(socket)
       const arrived = req.complete
       answerInPlaceOfHandler(
@@ -54,9 +71,9 @@ export function refuseUnanswered(
       endWithAnswer(socket, 503, 'Service Unavailable', EXTENSION_ERROR_TEXTS.stoppedBeforeArrival(), refusalHeaders)
       onRefusal?.({ status: 503, error: EXTENSION_ERROR_TEXTS.stoppedBeforeArrival(), answeredBy: 'shutdown grace over' })
     } else continue
-    answered.push(socket)
+    end.answered.push(socket)
   }
-  return answered
+  return end
 }
 
 /**

@@ -115,17 +115,20 @@ type ListenOptions = {
 function logDrained(context: ServiceContext, closed: ListenerClosed): void {
   const { logger } = context.observability
   const graceMs = context.config.server.shutdownGraceMs
-  if (closed.cut === 0 && closed.refused === 0) logger.info({ cut: 0 }, 'requests in flight finished')
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+  // A submit recording its task when the grace ended was waited for: it answered, past the grace.
+  const waited = closed.waited ? { waited: closed.waited } : {}
+  const late = closed.waited ? `; ${plural(closed.waited, 'request')} recording a task answered after the grace` : ''
+  if (closed.cut === 0 && closed.refused === 0) logger.info({ cut: 0, ...waited }, `requests in flight finished${late}`)
   else {
-    const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
     // The 503 tells the client to send again: the count says how many were told, not only cut.
     const refused =
       closed.refused > 0
         ? `; ${plural(closed.refused, 'connection')} with no answer under way first answered 503 (send the request again)`
         : ''
     logger.warn(
-      { cut: closed.cut, refused: closed.refused, graceMs },
-      `shutdown grace of ${graceMs} ms over: ${plural(closed.cut, 'request')} still in flight cut${refused} (SERVICE__SERVER__SHUTDOWN_GRACE_MS)`,
+      { cut: closed.cut, refused: closed.refused, ...waited, graceMs },
+      `shutdown grace of ${graceMs} ms over: ${plural(closed.cut, 'request')} still in flight cut${refused}${late} (SERVICE__SERVER__SHUTDOWN_GRACE_MS)`,
     )
   }
 }

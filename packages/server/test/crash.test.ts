@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sleep, until } from '../../../test/support/poll.ts'
 import { writeBigMesh } from './support/big-mesh.ts'
-import { completedTaskSchema, submitResponseSchema } from '@mos/sdk/contract'
+import { completedTaskSchema, STOPPING_RETRY_AFTER_SECONDS, submitResponseSchema } from '@mos/sdk/contract'
 import { API_KEY, fetchMos, form, partFileOnDisk, tempDir, tree, waitForTask } from './support/harness.ts'
 import { startMos, stopMos, type MosProcess } from './support/processes.ts'
 
@@ -194,7 +194,10 @@ describe('single node: SIGTERM mid-upload (fs storage)', () => {
       expect(await server.exited).toBe(0)
       // Cut, it is told so in words it can act on (node-shutdown-refusal.ts; shutdown-drain.test.ts has the rest).
       const answer = await upload
-      expect(answer instanceof Response ? [answer.status, answer.headers.get('retry-after')] : answer).toEqual([503, '5'])
+      expect(answer instanceof Response ? [answer.status, answer.headers.get('retry-after')] : answer).toEqual([
+        503,
+        String(STOPPING_RETRY_AFTER_SECONDS),
+      ])
       expect(await tree(join(base, 'records'))).toEqual([])
       expect(await tree(files)).toEqual(['tasks'])
       const lines = server

@@ -1,15 +1,18 @@
 import { execFileSync } from 'node:child_process'
-import { closeSync, constants, openSync } from 'node:fs'
-import { mkdir, readFile, rm } from 'node:fs/promises'
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs'
+import { readFile, rm } from 'node:fs/promises'
 import { connect, type Socket } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { EXTENSION_ERROR_TEXTS, EXTENSION_HEADERS, STOPPING_RETRY_AFTER_SECONDS } from '@mos/sdk/contract'
 import { describe, expect, it } from 'vitest'
 import { runtimeBinary } from '../../../scripts/runtime-binary.mjs'
 import { corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { sleep, until } from '../../../test/support/poll.ts'
 import { REDIS_URL, redisAvailable, removeRedisKeys, uniquePrefix } from '../../../test/support/redis.ts'
-import { API_KEY, partFileOnDisk, tempDir, tree } from './support/harness.ts'
-import { sharedRedisEnv, startMos, stopMos, type MosProcess } from './support/processes.ts'
+import { keyOwner } from '../src/tasks/task-owner.ts'
+import { sha256Hex } from '../src/web-crypto.ts'
+import { API_KEY, fetchMos, form, partFileOnDisk, tempDir, tree } from './support/harness.ts'
+import { sharedRedisEnv, startMos, stopMos, stopMosGroup, type MosProcess } from './support/processes.ts'
 import { parseAnswer, rawRequest } from './support/raw-http.ts'
 
 /**
@@ -95,6 +98,32 @@ async function pacedUpload(port: number, count: number): Promise<ReturnType<type
     paceMs: 100,
     timeoutMs: 20_000,
   })
+}
+
+/**
+ * A record whose reads block until the returned descriptor is written and closed, as a records
+ * folder on a network mount that stopped answering does: a FIFO at its path. Resolves once a
+ * handler has it open to read (opening the writing end without waiting succeeds only then).
+ */
+async function storeThatStopsAnswering(path: string): Promise<number> {
+  // Made before the first await, so the FIFO is there once the call returns: a request sent right
+  // after it must find the record blocking, not missing (a 404 never opens it; seen under CI's load).
+  mkdirSync(dirname(path), { recursive: true })
+  execFileSync('mkfifo', [path])
+  const writer = await until(
+    () => {
+      try {
+        return openSync(path, constants.O_WRONLY | constants.O_NONBLOCK)
+      } catch {
+        return undefined
+      }
+    },
+    (fd) => fd !== undefined,
+    10_000,
+    20,
+  )
+  if (writer === undefined) throw new Error(`no handler read ${path}`)
+  return writer
 }
 
 /** The JSON lines the process wrote. */
@@ -193,41 +222,36 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
       // Opening its writing end without waiting succeeds only once the handler has it open to read.
       const stuckId = crypto.randomUUID()
       const stuck = join(base, 'records', 'tasks', stuckId)
-      await mkdir(join(base, 'records', 'tasks'), { recursive: true })
-      execFileSync('mkfifo', [stuck])
+      const stuckRead = storeThatStopsAnswering(stuck)
       const read = fetch(`${server.url}/api/v1/tasks/${stuckId}`, { headers: { 'x-api-key': API_KEY } })
-      const writer = await until(
-        () => {
-          try {
-            return openSync(stuck, constants.O_WRONLY | constants.O_NONBLOCK)
-          } catch {
-            return undefined
-          }
-        },
-        (fd) => fd !== undefined,
-        5_000,
-        20,
-      )
-      expect(writer, 'the handler reads the record').toBeDefined()
+      const writer = await stuckRead
       await partFileOnDisk(join(base, 'files'))
       server.child.kill('SIGTERM')
 
       const refusal = { error: 'service unavailable: the service stopped before the request arrived in full; send it again' }
       const answer = await upload
       clearInterval(timer)
-      expect([answer.status, answer.headers.get('connection'), answer.headers.get('retry-after')]).toEqual([503, 'close', '5'])
+      expect([answer.status, answer.headers.get('connection'), answer.headers.get('retry-after')]).toEqual([
+        503,
+        'close',
+        String(STOPPING_RETRY_AFTER_SECONDS),
+      ])
       expect(await answer.json()).toEqual(refusal)
       const raw = await slowHead.closed()
-      expect([raw.status, raw.headers.connection, raw.headers['retry-after']]).toEqual([503, 'close', '5'])
+      expect([raw.status, raw.headers.connection, raw.headers['retry-after']]).toEqual([503, 'close', String(STOPPING_RETRY_AFTER_SECONDS)])
       expect(JSON.parse(raw.body)).toEqual(refusal)
       // The security headers of the app's answers (security-headers.ts), on the listener's own answers too.
       expect([answer.headers.get('x-content-type-options'), raw.headers['x-content-type-options']]).toEqual(['nosniff', 'nosniff'])
       const stopping = { error: 'service unavailable: this process is stopping; send the request again' }
       const abandoned = await read
-      expect([abandoned.status, abandoned.headers.get('connection'), abandoned.headers.get('retry-after')]).toEqual([503, 'close', '5'])
+      expect([abandoned.status, abandoned.headers.get('connection'), abandoned.headers.get('retry-after')]).toEqual([
+        503,
+        'close',
+        String(STOPPING_RETRY_AFTER_SECONDS),
+      ])
       expect(await abandoned.json()).toEqual(stopping)
       // The record's read ends (end of file), so its handler ends and writes its line.
-      closeSync(writer!)
+      closeSync(writer)
       expect(await server.exited).toBe(0)
       await rm(stuck)
       // The head still arriving reached no handler: the listener's caller logs its 503.
@@ -256,6 +280,111 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
       await stopMos(server, 5000)
       await dir.remove()
     }
+  }, 60_000)
+
+  /**
+   * Runs `run` with a fresh data folder and a way to start draining processes on it (one after
+   * another: a restart on the same data), then stops what it started and removes the folder.
+   */
+  async function onOneDataDir(run: (base: string, start: (name: string) => Promise<MosProcess>) => Promise<void>): Promise<void> {
+    const dir = await tempDir()
+    const base = join(dir.path, 'data')
+    const started: MosProcess[] = []
+    try {
+      await run(base, async (name) => {
+        started.push(await startDraining(name, base, 1_000))
+        return started.at(-1)!
+      })
+    } finally {
+      await stopMosGroup(started)
+      await dir.remove()
+    }
+  }
+
+  /** Submits suzanne.obj for draco compression, with `key` as its Idempotency-Key when given. */
+  async function submitSuzanne(server: MosProcess, key?: string): Promise<Response> {
+    return fetch(`${server.url}/api/v1/compress`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, ...(key ? { [EXTENSION_HEADERS.idempotencyKey]: key } : {}) },
+      body: await form({ engine: 'draco' }, [paths.suzanne]),
+    })
+  }
+
+  /** The ids of the tasks the test key owns. */
+  async function taskIds(server: MosProcess): Promise<string[]> {
+    const list = (await (await fetchMos(server, '/api/v1/tasks')).json()) as { tasks: { task_id: string }[] }
+    return list.tasks.map((task) => task.task_id)
+  }
+
+  it('a submit held after its upload was stored and before its task is recorded gets the 503 when the grace ends, and does nothing: its upload is removed, no task exists after a restart, and sent again it makes one', async () => {
+    await onOneDataDir(async (base, start) => {
+      const server = await start('drain-uncommitted')
+      // The submit's Idempotency-Key is claimed after its upload is stored and before anything is
+      // recorded: its record, on a store that stopped answering, holds the handler there.
+      const key = 'drain-uncommitted'
+      const claim = join(base, 'records', 'idempotency', await keyOwner(API_KEY), await sha256Hex(key))
+      const claimRead = storeThatStopsAnswering(claim)
+      const submit = submitSuzanne(server, key)
+      const writer = await claimRead
+      expect(
+        (await tree(join(base, 'files'))).filter((path) => path.endsWith('/input')),
+        'the upload is stored',
+      ).toHaveLength(1)
+      server.child.kill('SIGTERM')
+
+      const refused = await submit
+      expect([refused.status, refused.headers.get('connection'), refused.headers.get('retry-after')]).toEqual([
+        503,
+        'close',
+        String(STOPPING_RETRY_AFTER_SECONDS),
+      ])
+      expect(await refused.json()).toEqual({ error: EXTENSION_ERROR_TEXTS.processStopping() })
+      // The store answers again (no answer kept for the key): the handler goes on, finds the 503 sent
+      // in its place, records nothing and removes its upload.
+      closeSync(writer)
+      expect(await server.exited).toBe(0)
+      await rm(claim)
+      const folders = ['tasks', 'idempotency', `idempotency/${await keyOwner(API_KEY)}`]
+      const left = [...(await tree(join(base, 'files'))), ...(await tree(join(base, 'records')))]
+      expect(left.filter((path) => !folders.includes(path))).toEqual([])
+
+      const restarted = await start('drain-uncommitted-again')
+      expect(await taskIds(restarted)).toEqual([])
+      const again = await submitSuzanne(restarted, key)
+      const { task_id } = (await again.json()) as { task_id: string }
+      expect(again.headers.get(EXTENSION_HEADERS.idempotentReplayed)).toBeNull()
+      expect(await taskIds(restarted)).toEqual([task_id])
+    })
+  }, 60_000)
+
+  it('a submit recording its task when the grace ends is not answered 503 in its place: once its store answers it gets its task, which exists after a restart', async () => {
+    await onOneDataDir(async (base, start) => {
+      const server = await start('drain-committing')
+      // With no licence a submit spends a trial file first, as it records its task: the trial
+      // count, on a store that stopped answering, holds the handler there.
+      const trial = join(base, 'records', 'license', 'trial')
+      const trialRead = storeThatStopsAnswering(trial)
+      const submit = submitSuzanne(server)
+      let answered = false
+      void submit.then(() => (answered = true))
+      const writer = await trialRead
+      server.child.kill('SIGTERM')
+      // Twice the grace: an answer in the handler's place would have been sent by now.
+      await sleep(2_000)
+      expect(answered).toBe(false)
+      writeSync(writer, JSON.stringify({ used_files: 0 }))
+      closeSync(writer)
+
+      const created = await submit
+      expect(created.headers.get('connection')).toBe('close')
+      const { task_id } = (await created.json()) as { task_id: string }
+      expect(task_id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(await server.exited).toBe(0)
+      expect(logLines(server).find((line) => line.waited !== undefined)).toMatchObject({ cut: 0, waited: 1 })
+
+      const restarted = await start('drain-committing-again')
+      expect(await taskIds(restarted)).toEqual([task_id])
+    })
   }, 60_000)
 
   it('a second SIGTERM during the drain stops at once, cutting what was in flight', async () => {
@@ -355,7 +484,11 @@ for (const runtime of ['deno', 'bun'] as const) {
             })
             expect(late.status).toBe(503)
             // With the security headers of the app's answers (security-headers.ts), though the app never saw it.
-            expect(late.headers).toMatchObject({ connection: 'close', 'retry-after': '1', 'x-content-type-options': 'nosniff' })
+            expect(late.headers).toMatchObject({
+              connection: 'close',
+              'retry-after': String(STOPPING_RETRY_AFTER_SECONDS),
+              'x-content-type-options': 'nosniff',
+            })
             expect(JSON.parse(late.body)).toEqual({ error: 'service unavailable: this process is stopping; send the request again' })
             // It never reached the app (and its request log): the listener's caller logs it.
             expect(

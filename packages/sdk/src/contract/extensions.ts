@@ -23,6 +23,18 @@ export const EXTENSION_HEADERS = {
 /** Longest Idempotency-Key accepted (characters; printable ASCII). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
 
+/**
+ * The wait, in seconds, in the `Retry-After` of a stopping process's 503 (`processStopping`,
+ * `stoppedBeforeArrival`), on every runtime: the client is asked the same whichever refused it.
+ * Behind a balancer any wait finds another instance. A process that runs alone is back only once it
+ * has finished its running tasks, exited and been started again (a Node process listens 0.4–0.5 s
+ * after it is spawned, measured on 2 cores): at 1 s, the wait Deno's drain asked, the SDK's two
+ * retries of a keyed submit were spent within about 3 s on a process still draining or not yet
+ * listening. 5 s also fits the claim an Idempotency-Key keeps after its process died mid-submit
+ * (15 s: this wait and the 10 s a retry waits for the key, server's IN_FLIGHT_CLAIM_MS).
+ */
+export const STOPPING_RETRY_AFTER_SECONDS = 5
+
 /** Wire texts of the extensions' errors (the body is `{"error": text}` as every error). */
 export const EXTENSION_ERROR_TEXTS = {
   /** 422: the key was used before with another request. */

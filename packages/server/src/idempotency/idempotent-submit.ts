@@ -15,7 +15,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000
  * third of that while it works. A process that dies holding a claim (killed, out of memory, or cut
  * at the end of its shutdown grace after answering 503 "send the request again") thus frees the key
  * within this bound: claimed for the key's 24 h, every retry with it was a 409 for a day. 15 s: the
- * SDK's first retry after that 503 (Retry-After 5, then up to 10 s of waiting for the key, below)
+ * SDK's first retry after that 503 (Retry-After STOPPING_RETRY_AFTER_SECONDS, 5 s, then up to 10 s of waiting for the key, below)
  * finds the key free and runs.
  */
 export const IN_FLIGHT_CLAIM_MS = 15_000

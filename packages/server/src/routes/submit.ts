@@ -1,5 +1,6 @@
 import {
   ERROR_TEXTS,
+  EXTENSION_ERROR_TEXTS,
   IMAGE_EXTENSIONS,
   LIMIT_EXCEEDED_STATUS,
   type ParseResult,
@@ -10,6 +11,7 @@ import {
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
+import { beginCommit } from '../listener-answer.ts'
 import { idempotencyKeyOf, idempotent, type IdempotentRequest } from '../idempotency/idempotent-submit.ts'
 import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
@@ -51,13 +53,22 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
   throw new ApiError(LIMIT_EXCEEDED_STATUS[ctx.variant], ERROR_TEXTS.textureTooLarge(formatMb(file.size), formatMb(maxTextureBytes)))
 }
 
-/** Runs a submit once per Idempotency-Key (a Mos extension) against the service's stores. */
+/**
+ * Runs a submit once per Idempotency-Key (a Mos extension) against the service's stores. `run` acts
+ * for good (trial file, task record, queue), so it begins only if the listener has not answered in
+ * the handler's place meanwhile (a stopping process's 503 at the end of its grace, while the upload
+ * was being stored or its key claimed): that 503 says nothing was done, so nothing is, and the
+ * caller's refusal path removes the upload. Once begun, the listener waits for its answer instead.
+ */
 export function idempotentSubmit<T>(
   ctx: ServiceContext,
   request: Omit<IdempotentRequest, 'store' | 'files'>,
   run: () => Promise<T>,
 ): Promise<T> {
-  return idempotent({ ...request, store: ctx.storage.idempotency, files: ctx.storage.files }, run)
+  return idempotent({ ...request, store: ctx.storage.idempotency, files: ctx.storage.files }, () => {
+    if (!beginCommit(request.event.runtime?.node?.res)) throw new ApiError(503, EXTENSION_ERROR_TEXTS.processStopping())
+    return run()
+  })
 }
 
 /**
