@@ -67,7 +67,15 @@ type FlushQueue = (error: Error, options?: unknown) => void
  * the reason, and that is what /readyz, the retry warnings and the request log showed.
  *
  * ioredis hands every queued command its error in one place, `flushQueue` (private in its typings,
- * stable across v4 and v5), so that is where the words are replaced.
+ * stable across v4 and v5), so that is where the words are replaced. Why a patch and not an option
+ * or a wrapper (ioredis 5.11): the error is built inside its close handler
+ * (`flushQueue(new MaxRetriesPerRequestError(n))`, redis/event_handler.js) and no option names it;
+ * the commands are sent from a dozen call sites (records, idempotency, trial counter, rate limit,
+ * batches, sweep lock, task channel), each of which would have to catch and rewrap with this
+ * connection's watch, and a Proxy over every command would be a larger reach into the client than
+ * this one method. Renamed in a later ioredis, `bind` below throws as the first connection opens,
+ * and storage-unavailable.test.ts (a Redis of the test's own, stopped under a running service: a
+ * real outage, no patch on the test's side) fails on the words.
  */
 export function describeUnreachable(client: Redis, url: string, watch: ConnectionWatch): void {
   const target = client as unknown as { flushQueue: FlushQueue }
