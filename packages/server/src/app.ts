@@ -130,11 +130,11 @@ function mountTaskRoutes(app: H3, ctx: ServiceContext, keyed: Keyed): void {
   )
   app.post(
     `${API_PREFIX}/tasks/:id/cancel`,
-    keyed((event, _apiKey, owner) => cancelTask(ctx, routeParam(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => cancelTask(event, ctx, routeParam(event, 'id'), owner)),
   )
   app.delete(
     `${API_PREFIX}/tasks/:id`,
-    keyed((event, _apiKey, owner) => deleteTask(ctx, routeParam(event, 'id'), owner)),
+    keyed((event, _apiKey, owner) => deleteTask(event, ctx, routeParam(event, 'id'), owner)),
   )
 }
 

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs'
-import { readFile, rm } from 'node:fs/promises'
+import { lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { connect, type Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import { EXTENSION_ERROR_TEXTS, EXTENSION_HEADERS, STOPPING_RETRY_AFTER_SECONDS } from '@mos/sdk/contract'
@@ -384,6 +384,48 @@ describe.skipIf(!available)('single node: SIGTERM drains requests in flight', ()
 
       const restarted = await start('drain-committing-again')
       expect(await taskIds(restarted)).toEqual([task_id])
+    })
+  }, 60_000)
+
+  it('a DELETE held on its task record when the grace ends gets the 503 and, once its store answers, deletes nothing', async () => {
+    await onOneDataDir(async (base, start) => {
+      const server = await start('drain-delete')
+      const taskId = crypto.randomUUID()
+      const input = join(base, 'files', 'tasks', taskId, 'input')
+      await mkdir(dirname(input), { recursive: true })
+      await writeFile(input, await readFile(paths.suzanne))
+      const record = join(base, 'records', 'tasks', taskId)
+      const recordRead = storeThatStopsAnswering(record)
+      const removal = fetchMos(server, `/api/v1/tasks/${taskId}`, { method: 'DELETE' })
+      const writer = await recordRead
+      server.child.kill('SIGTERM')
+
+      const refused = await removal
+      expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, String(STOPPING_RETRY_AFTER_SECONDS)])
+      expect(await refused.json()).toEqual({ error: EXTENSION_ERROR_TEXTS.processStopping() })
+      // The store answers again with the task, pending: the handler finds the 503 sent in its place
+      // before it cancels and removes anything.
+      const pending = {
+        task_id: taskId,
+        type: 'compress',
+        status: 'pending',
+        input_filename: 'suzanne.obj',
+        input_size_bytes: (await stat(input)).size,
+        created_at: new Date().toISOString(),
+        owner: await keyOwner(API_KEY),
+        job: { inputKey: `tasks/${taskId}/input`, format: 'obj', options: { engine: 'draco' }, attempts: 0 },
+      }
+      writeSync(writer, JSON.stringify(pending))
+      closeSync(writer)
+      expect(await server.exited).toBe(0)
+      // A cancel would have written the record in place of the FIFO; a removal, removed it and the input.
+      expect((await lstat(record)).isFIFO()).toBe(true)
+      expect((await stat(input)).size).toBe(pending.input_size_bytes)
+      expect(logLines(server).find((line) => line.msg === 'request' && line.method === 'DELETE')).toMatchObject({
+        status: 503,
+        answeredBy: 'shutdown grace over',
+      })
+      await rm(record)
     })
   }, 60_000)
 

@@ -89,11 +89,11 @@ function mountAdminWork(app: H3, ctx: ServiceContext, signedIn: SignedIn): void 
   )
   app.post(
     '/admin/tasks/:id/cancel',
-    signedIn((event) => cancelTask(ctx, id(event), ALL_OWNERS)),
+    signedIn((event) => cancelTask(event, ctx, id(event), ALL_OWNERS)),
   )
   app.delete(
     '/admin/tasks/:id',
-    signedIn((event) => deleteTask(ctx, id(event), ALL_OWNERS)),
+    signedIn((event) => deleteTask(event, ctx, id(event), ALL_OWNERS)),
   )
   app.get(
     '/admin/batches/:id',

@@ -3,6 +3,7 @@ import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { readJsonText } from '../uploads/read-json-body.ts'
+import { enterCommit } from './commit-point.ts'
 import { infoDocumentA, infoDocumentB, verifyDocumentA, verifyDocumentB } from '../licensing/license-documents.ts'
 
 /** A licence key is a few hundred bytes: the body is bounded at a few KB, read or declared. */
@@ -33,7 +34,10 @@ export async function verifyLicense(event: H3Event, ctx: ServiceContext, mayActi
   const key = await readLicenseKey(event, ctx.config.server.bodyIdleTimeoutMs)
   const check = ctx.access.licensing.check(key)
   const activated = check.ok && mayActivate
-  if (activated) await ctx.access.licensing.activate(key)
+  if (activated) {
+    enterCommit(event)
+    await ctx.access.licensing.activate(key)
+  }
   if (ctx.variant === 'A') return { ...verifyDocumentA(check, ctx.config.limits), activated }
   const document = verifyDocumentB(check)
   if (!document.success) {

@@ -1,6 +1,5 @@
 import {
   ERROR_TEXTS,
-  EXTENSION_ERROR_TEXTS,
   IMAGE_EXTENSIONS,
   LIMIT_EXCEEDED_STATUS,
   type ParseResult,
@@ -11,13 +10,13 @@ import {
 import type { H3Event } from 'h3'
 import type { ServiceContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
-import { beginCommit } from '../listener-answer.ts'
 import { idempotencyKeyOf, idempotent, type IdempotentRequest } from '../idempotency/idempotent-submit.ts'
 import { callbackUrlOf } from '../webhooks/callback-field.ts'
 import { requestFacts } from '../logging/request-log.ts'
 import { admitFiles } from '../limits/admission.ts'
 import { taskFileKey } from '../tasks/task-runner.ts'
 import { newTaskId } from '../tasks/task-service.ts'
+import { enterCommit } from './commit-point.ts'
 import { formatMb, readUploadStream, type UploadedFile } from '../uploads/read-upload.ts'
 
 /** One submit endpoint: which task it creates, which inputs it takes, how its fields validate. */
@@ -55,10 +54,9 @@ function assertTextureLimit(ctx: ServiceContext, type: TaskType, file: UploadedF
 
 /**
  * Runs a submit once per Idempotency-Key (a Mos extension) against the service's stores. `run` acts
- * for good (trial file, task record, queue), so it begins only if the listener has not answered in
- * the handler's place meanwhile (a stopping process's 503 at the end of its grace, while the upload
- * was being stored or its key claimed): that 503 says nothing was done, so nothing is, and the
- * caller's refusal path removes the upload. Once begun, the listener waits for its answer instead.
+ * for good (trial file, task record, queue), so it begins past `enterCommit`: not at all if a
+ * stopping process answered 503 in the handler's place while the upload was stored or its key
+ * claimed (the caller's refusal path then removes the upload).
  */
 export function idempotentSubmit<T>(
   ctx: ServiceContext,
@@ -66,7 +64,7 @@ export function idempotentSubmit<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   return idempotent({ ...request, store: ctx.storage.idempotency, files: ctx.storage.files }, () => {
-    if (!beginCommit(request.event.runtime?.node?.res)) throw new ApiError(503, EXTENSION_ERROR_TEXTS.processStopping())
+    enterCommit(request.event)
     return run()
   })
 }
