@@ -823,6 +823,25 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     ])
   })
 
+  it('names an emission texture whose GIF sharp cannot decode as not carried, the material drawn as without it', async () => {
+    const json = JSON.parse(await readFile(paths.embedded, 'utf8'))
+    const gif = await sharp(await glowPng())
+      .gif()
+      .toBuffer()
+    // The GIF cut after its header: sharp cannot decode it.
+    json.images.glow = { name: 'Glow', uri: `data:image/gif;base64,${gif.subarray(0, 40).toString('base64')}` }
+    json.textures.glowTexture = { ...json.textures.texture_Image0001, source: 'glow' }
+    const [id, material] = Object.entries(json.materials)[0] as [string, { values: Record<string, unknown> }]
+    material.values.emission = 'glowTexture'
+    const { doc, warnings } = await convert(new TextEncoder().encode(JSON.stringify(json)), 'gltf')
+    const [converted] = doc.getRoot().listMaterials()
+    expect([converted!.getEmissiveTexture(), converted!.getEmissiveFactor()]).toEqual([null, [0, 0, 0]])
+    expect(converted!.getBaseColorTexture()?.getMimeType()).toBe('image/png')
+    expect(warnings.filter((w) => w.includes('emission texture'))).toEqual([
+      `[gltf 1.0] material "${id}": its emission texture not carried (its image "glow" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP, GIF, TIFF, AVIF))`,
+    ])
+  })
+
   it('diagnoses a glTF 1.0 file as version 1.0, with no glTF 2.0 validator findings about it', async () => {
     const result = success(await run('diagnose', new Uint8Array(await readFile(paths.embedded)), 'gltf'))
     const report = JSON.parse(new TextDecoder().decode(result.bytes!))

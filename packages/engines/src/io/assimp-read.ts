@@ -5,8 +5,8 @@ import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-module.ts'
 import { daeWorkaround } from './dae-workarounds.ts'
-import type { ForeignImages } from './foreign-images.ts'
-import { imageFileExtension, imageStem, toGltfImage, unusableImageNote } from './image-files.ts'
+import { foreignImage, noteForeignTexture } from './foreign-images.ts'
+import { foreignTextureNote, imageFileExtension, imageStem, toGltfImage, unusableImageNote } from './image-files.ts'
 import { decodeUriSafely, type ResolveFile } from './upload-files.ts'
 
 /** Options of the FBX and COLLADA readers. */
@@ -16,8 +16,6 @@ export interface AssimpReadOptions {
   limits?: AssimpInputLimits
   /** Files assimp must read beside the model (a glTF 1.0 file's buffers), under the names the model gives them. */
   companions?: Record<string, Uint8Array>
-  /** The GIF, TIFF and AVIF images sharp decoded on an earlier read, for those embedded in the model (foreign-images.ts). */
-  images?: ForeignImages
 }
 
 /** glTF-Transform's resource key for a GLB's binary chunk. */
@@ -55,22 +53,16 @@ export async function readWithAssimp(
   // A model uploaded alone (no resolver: not from a zip) cannot have its textures beside it: the note says how to send them.
   const extension = ASSIMP_FORMATS[format].file.split('.').pop()
   const alone = options.resolve ? '' : ` (a .${extension} uploaded alone brings no other file: upload a zip of it and its textures)`
-  if (options.images) {
-    // Each image's GIF, TIFF or AVIF decoded now, while this read can wait for sharp: reading the model
-    // again for them (readModel) would double the time of a large FBX (measured: 0.5 s → 1 s for ogre.obj written as a 1.4 MB FBX).
-    for (const image of jsonDoc.json.images ?? []) {
-      const source = imageSource(jsonDoc, image, options.resolve ?? (() => undefined))
-      if (source) options.images.decoded(source)
-    }
-    await options.images.decodeWanted()
-  }
-  const dropped = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note), alone, options.images)
+  const { dropped, foreign } = attachImages(jsonDoc, options.resolve ?? (() => undefined), (note) => notes.push(note), alone)
   const doc = await platform.io.readJSON(jsonDoc).catch((error: unknown) => {
     throw new ModelInputError(`could not read the ${label} file (assimp's glTF hand-over is invalid: ${errorMessage(error)})`)
   })
   for (const note of notes) doc.getLogger().warn(`[${format}] ${note}`)
   for (const texture of doc.getRoot().listTextures()) {
     if (dropped.has(texture.getURI())) texture.dispose()
+    const kept = foreign.get(texture.getURI())
+    // Its GIF, TIFF or AVIF is decoded after the read (decode-foreign-textures.ts), its notes worded as here.
+    if (kept) noteForeignTexture(texture, foreignTextureNote(format, kept.name, kept.bytes))
   }
   await doc.transform(weldBitwise())
   return doc
@@ -159,18 +151,19 @@ async function convertToGlb(
 /**
  * assimp's GLB keeps images it cannot embed as URIs (a COLLADA file's textures, an FBX file's
  * external ones) and embeds images in their source format (FBX may hold TGA). Finds external images
- * through `resolve`, turns TGA and BMP into PNG (and GIF, TIFF, AVIF, through `images`), names each image after its file, and returns the URIs of
+ * through `resolve`, turns TGA and BMP into PNG, names each image after its file, and returns the URIs of
  * images that stay unusable; their textures are dropped, with a note naming the file (and, for a
- * file missing, `missingHint`).
+ * file missing, `missingHint`). A GIF, TIFF or AVIF is kept as found, for the pass after the read
+ * (decode-foreign-textures.ts); `foreign` holds, by URI, its name for the notes and its bytes.
  */
 function attachImages(
   jsonDoc: JSONDocument,
   resolve: ResolveFile,
   note: (text: string) => void,
   missingHint: string,
-  images?: ForeignImages,
-): Set<string> {
+): { dropped: Set<string>; foreign: Map<string, { name: string; bytes: Uint8Array }> } {
   const dropped = new Set<string>()
+  const foreign = new Map<string, { name: string; bytes: Uint8Array }>()
   const usedUris = new Set<string>()
   const { json } = jsonDoc
   json.images?.forEach((image, index) => {
@@ -185,8 +178,8 @@ function attachImages(
       return
     }
     const label = reference ?? image.name ?? `image ${index}`
-    // An embedded GIF, TIFF or AVIF (an FBX's Video/Content) is a PNG from `images`; a zip's is one already.
-    const converted = toGltfImage(source, images)
+    const gltfImage = toGltfImage(source)
+    const converted = gltfImage ? { ...gltfImage, extension: imageFileExtension(gltfImage.mimeType) } : foreignImage(source)
     delete image.bufferView
     if (!converted) {
       note(unusableImageNote(decodeUriSafely(label), source))
@@ -195,10 +188,9 @@ function attachImages(
       dropped.add(image.uri)
       return
     }
-    if (converted.note) note(`texture "${decodeUriSafely(label)}" ${converted.note}`)
     // The file's own name, so that written outputs name the image as the author did (duckCM.png).
     const stem = imageStem(reference ?? image.name ?? '') || `image-${index}`
-    const extension = imageFileExtension(converted.mimeType)
+    const extension = converted.extension
     let uri = `${stem}.${extension}`
     if (usedUris.has(uri.toLowerCase())) uri = `${stem}-${index}.${extension}`
     usedUris.add(uri.toLowerCase())
@@ -207,8 +199,9 @@ function attachImages(
     image.name ??= stem
     image.mimeType = converted.mimeType
     jsonDoc.resources[uri] = new Uint8Array(converted.bytes)
+    if (!gltfImage) foreign.set(uri, { name: decodeUriSafely(label), bytes: source })
   })
-  return dropped
+  return { dropped, foreign }
 }
 
 /**

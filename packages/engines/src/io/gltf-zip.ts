@@ -8,7 +8,6 @@ import { asInputError, checkGltfAllocation } from './gltf-limits.ts'
 import { gltfJsonText, uploadedFormat } from './gltf-text.ts'
 import { createUploadResolver, decodeUriSafely, type ResolveFile } from './upload-files.ts'
 import { unzipSafely, zipFiles, zipLimits, type ZipLevel } from './zip.ts'
-import { decodingResolver, type ForeignImages } from './foreign-images.ts'
 
 /**
  * Reads a model of another format found inside the zip, finding the files it references through
@@ -39,7 +38,6 @@ export async function readZip(
   options: ReadOptions,
   readInner: ReadInner,
   onModelFile?: (file: ModelFile) => void,
-  images?: { decoded: ForeignImages; warn: (text: string) => void },
 ): Promise<Document> {
   const files = unzipSafely(bytes, zipLimits(options))
   const models = [...files.keys()].filter((path) => MODEL_EXTENSIONS.includes(extensionOf(path)))
@@ -54,11 +52,9 @@ export async function readZip(
   }
   // A GLB named .gltf is read as the GLB it is, as on its own (uploadedFormat); readInner's reader says so.
   const named = extensionOf(model)
-  // Every model's textures are found through the files: a GIF, TIFF or AVIF it references is the PNG
-  // sharp made of it on an earlier read (foreign-images.ts); the zip's other files are never decoded.
-  const resolve = images
-    ? decodingResolver(createUploadResolver(files, model), images.decoded, (text) => images.warn(`[${named}] ${text}`))
-    : createUploadResolver(files, model)
+  // Every model's textures are found through the files; a GIF, TIFF or AVIF among them is decoded after
+  // the read, from the model's textures (decode-foreign-textures.ts): the zip's other files never are.
+  const resolve = createUploadResolver(files, model)
   const format = uploadedFormat(named, files.get(model)!)
   onModelFile?.({ path: model, format, bytes: files.get(model)! })
   if (format === 'gltf') {

@@ -4,7 +4,6 @@ import { type Gltf1Lights, restoreGltf1Lights } from './gltf1-lights.ts'
 import { KHRMaterialsUnlit } from '@gltf-transform/extensions'
 import { restoreGltf1Colors } from './gltf1-colors.ts'
 import { type Gltf1Skins, restoreGltf1Skins } from './gltf1-skins.ts'
-import type { ForeignImages } from './foreign-images.ts'
 import { type Gltf1Textures, type Gltf1TextureSource, restoreGltf1Textures } from './gltf1-textures.ts'
 import type { ResolveFile } from './upload-files.ts'
 import { type Gltf1Nodes, matchGltf1Nodes, OUTSIDE_SCENE } from './gltf1-nodes.ts'
@@ -51,19 +50,13 @@ const FLOAT = 5126
  * `buffers` holds each 1.0 buffer's bytes by id; `resolve` finds the image files the JSON names. Returns a note per animation channel it could not take,
  * and for what of the lights glTF 2.0 cannot hold.
  */
-export function restoreGltf1Scene(
-  doc: Document,
-  json: Gltf1Scene,
-  buffers: Map<string, Uint8Array>,
-  resolve: ResolveFile,
-  images?: ForeignImages,
-): string[] {
+export function restoreGltf1Scene(doc: Document, json: Gltf1Scene, buffers: Map<string, Uint8Array>, resolve: ResolveFile): string[] {
   const nodes = matchGltf1Nodes(doc, json)
   for (const [id, node] of nodes) restoreNode(node, json.nodes![id]!)
   restoreCameras(doc, json, nodes)
   const notes = restoreGltf1Lights(doc, json, nodes)
   const materials = byUniqueName(doc.getRoot().listMaterials(), entries(json.materials))
-  notes.push(...restoreMaterials(doc, { json, resolve, ...(images ? { images } : {}) }, materials))
+  notes.push(...restoreMaterials(doc, { json, resolve }, materials))
   notes.push(...restoreGltf1Skins(doc, json, nodes, materials, buffers))
   notes.push(...restoreGltf1Colors(doc, json, nodes, materials, buffers))
   for (const [id, animation] of entries(json.animations)) buildAnimation(doc, id, animation, json, nodes, buffers, notes)

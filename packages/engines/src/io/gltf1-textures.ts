@@ -1,5 +1,5 @@
 import type { Document, Material, Texture, TextureInfo } from '@gltf-transform/core'
-import type { ForeignImages } from './foreign-images.ts'
+import { foreignImage, holdsForeignImage, noteForeignTexture } from './foreign-images.ts'
 import { toGltfImage } from './image-files.ts'
 import type { ResolveFile } from './upload-files.ts'
 import { decodeDataUri, type Entry } from './gltf1-json.ts'
@@ -16,8 +16,6 @@ export interface Gltf1Textures {
 export interface Gltf1TextureSource {
   json: Gltf1Textures
   resolve: ResolveFile
-  /** The GIF, TIFF and AVIF images sharp decoded on an earlier read (foreign-images.ts), for data URIs. */
-  images?: ForeignImages
 }
 
 /** The WebGL enums 1.0 and 2.0 samplers share. */
@@ -68,12 +66,21 @@ export function restoreGltf1Textures(
     if (parameter === BASE_COLOR) {
       if (info) setSampler(info, sampler).setTexCoord(texCoordSet(technique))
     } else if (parameter === 'emission') {
-      const made = textureOf(doc, source, texture, (note) => notes.push(`material "${id}": its emission texture ${note}`))
+      const made = textureOf(doc, source, texture)
       if (typeof made === 'string') notes.push(`material "${id}": its emission texture not carried (${made})`)
       else {
+        const before = material.getEmissiveFactor()
         material.setEmissiveTexture(made).setEmissiveFactor([1, 1, 1])
         const emissive = material.getEmissiveTextureInfo()!
         setSampler(emissive, sampler).setTexCoord(texCoordSet(technique))
+        // A GIF, TIFF or AVIF is decoded after the read (decode-foreign-textures.ts); one sharp cannot is not carried, as any other.
+        const image = String(texture.source)
+        if (holdsForeignImage(made))
+          noteForeignTexture(made, {
+            partly: (note) => `[gltf 1.0] material "${id}": its emission texture (image "${image}") ${note}`,
+            dropped: `[gltf 1.0] material "${id}": its emission texture not carried (${notConverted(image)})`,
+            undo: () => material.setEmissiveFactor(before),
+          })
       }
     } else {
       const why = NOT_HELD[parameter] ?? 'glTF 2.0 materials have no such input'
@@ -102,22 +109,16 @@ function texCoordSet(technique: Entry | undefined): number {
  * The 2.0 texture of a 1.0 texture's image: one the document already holds with the same bytes
  * (the diffuse texture assimp made of it), or a new one; a string saying why where there is none.
  */
-function textureOf(
-  doc: Document,
-  { json, resolve, images }: Gltf1TextureSource,
-  texture: Entry,
-  tell: (note: string) => void,
-): Texture | string {
+function textureOf(doc: Document, { json, resolve }: Gltf1TextureSource, texture: Entry): Texture | string {
   const entry = json.images?.[String(texture.source)]
   const uri = entry?.uri
   const bytes = typeof uri !== 'string' ? undefined : uri.startsWith('data:') ? decodeDataUri(uri) : resolve(uri)
   if (!bytes) return `its image "${String(texture.source)}" is not in the file`
-  // The same conversion as the diffuse texture's (assimp-read.ts): TGA and BMP become PNG, and a
-  // zip's GIF, TIFF and AVIF are PNGs already, a data URI's are through `images`; only PNG and JPEG, which 2.0 holds without an extension, are kept.
-  const image = toGltfImage(bytes, images)
-  if (!image || (image.mimeType !== 'image/png' && image.mimeType !== 'image/jpeg'))
-    return `its image "${String(texture.source)}" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP, GIF, TIFF, AVIF)`
-  if (image.note) tell(`(image "${String(texture.source)}") ${image.note}`)
+  // The same conversion as the diffuse texture's (assimp-read.ts): TGA and BMP become PNG, GIF, TIFF
+  // and AVIF are kept to be decoded after the read; only PNG and JPEG, which 2.0 holds without an extension, are kept.
+  const gltfImage = toGltfImage(bytes)
+  const image = gltfImage && (gltfImage.mimeType === 'image/png' || gltfImage.mimeType === 'image/jpeg') ? gltfImage : foreignImage(bytes)
+  if (!image) return notConverted(String(texture.source))
   const same = doc
     .getRoot()
     .listTextures()
@@ -125,6 +126,10 @@ function textureOf(
   if (same) return same
   const name = typeof entry?.name === 'string' ? entry.name : String(texture.source)
   return doc.createTexture(name).setImage(image.bytes).setMimeType(image.mimeType)
+}
+
+function notConverted(image: string): string {
+  return `its image "${image}" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP, GIF, TIFF, AVIF)`
 }
 
 function setSampler(info: TextureInfo, sampler: Entry | undefined): TextureInfo {

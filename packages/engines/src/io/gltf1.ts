@@ -9,7 +9,6 @@ import { type Gltf1Scene, restoreGltf1Scene } from './gltf1-scene.ts'
 import { COMPONENT_BYTES, TYPE_COMPONENTS } from './gltf-ranges.ts'
 import { isGlb } from './gltf.ts'
 import { gltfJsonText } from './gltf-text.ts'
-import type { ForeignImages } from './foreign-images.ts'
 import type { ResolveFile } from './upload-files.ts'
 
 /**
@@ -76,8 +75,6 @@ export interface Gltf1ReadOptions {
   /** Finds the files the model references (its .bin buffers and images) among the upload's other files. */
   resolve?: ResolveFile
   limits?: AssimpInputLimits
-  /** The GIF, TIFF and AVIF images sharp decoded on an earlier read, for those in data URIs (foreign-images.ts). */
-  images?: ForeignImages
 }
 
 /**
@@ -115,18 +112,8 @@ export async function readGltf1(platform: Platform, bytes: Uint8Array, options: 
     throw new ModelInputError(`glTF 1.0 file and buffers of ${total} bytes exceed the limit of ${limits.maxInputBytes} bytes`)
   }
   checkAccessors(json, buffers)
-  if (options.images) {
-    // Its images' GIF, TIFF and AVIF (a data URI's too) decoded now, while this read can wait for sharp:
-    // the emission texture is made after assimp's read (gltf1-textures.ts), which cannot.
-    for (const [, image] of entries(json.images)) {
-      const uri = image.uri
-      const source = typeof uri !== 'string' ? undefined : uri.startsWith('data:') ? decodeDataUri(uri) : resolve(uri)
-      if (source) options.images.decoded(source)
-    }
-    await options.images.decodeWanted()
-  }
-  const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions, images: options.images })
-  const notes = restoreGltf1Scene(doc, json, buffers, resolve, options.images)
+  const doc = await readWithAssimp(platform, text, 'gltf1', { resolve, limits, companions })
+  const notes = restoreGltf1Scene(doc, json, buffers, resolve)
   for (const note of [...notes, ...notCarried(json, doc)]) doc.getLogger().warn(`[gltf 1.0] ${note}`)
   return doc
 }

@@ -1,6 +1,6 @@
 import type { Document, Texture } from '@gltf-transform/core'
 import { decodeBmp } from './bmp.ts'
-import { type ForeignImages, SHARP_DECODED } from './foreign-images.ts'
+import { foreignImage, type ForeignTextureNote, noteForeignTexture, SHARP_DECODED } from './foreign-images.ts'
 import { encodePng } from './png-encode.ts'
 import { decodeTga } from './tga.ts'
 import { baseName, type ResolveFile } from './upload-files.ts'
@@ -33,22 +33,17 @@ export function sniffImage(bytes: Uint8Array): GltfImageType | undefined {
  * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA and BMP (common
  * beside COLLADA, OBJ and FBX files) decoded and re-encoded as PNG, which keeps every pixel; undefined
  * for anything else (DDS, PSD, a BMP holding a JPEG, ...), which {@link unusableImageNote} names. GIF,
- * TIFF and AVIF need sharp, which is asynchronous: embedded ones are the PNGs `images` decoded on an
- * earlier read of the model (foreign-images.ts), with a `note` of what was lost to tell after the texture's name.
+ * TIFF and AVIF need sharp, which is asynchronous: readers keep them as found (`foreignImage`), and
+ * the pass after the read decodes them (decode-foreign-textures.ts).
  */
-export function toGltfImage(
-  bytes: Uint8Array,
-  images?: ForeignImages,
-): { bytes: Uint8Array; mimeType: GltfImageType; note?: string } | undefined {
+export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: GltfImageType } | undefined {
   const mimeType = sniffImage(bytes)
   if (mimeType) return { bytes, mimeType }
-  const foreign = images?.decoded(bytes)
-  if (foreign) return { bytes: foreign.png, mimeType: 'image/png', ...(foreign.note ? { note: foreign.note } : {}) }
   const decoded = decodeBmp(bytes) ?? decodeTga(bytes)
   return decoded ? { bytes: encodePng(decoded), mimeType: 'image/png' } : undefined
 }
 
-/** Why a GIF, TIFF or AVIF is still itself when a reader sees it: those Mos reads are decoded before (foreign-images.ts). */
+/** Why a GIF, TIFF or AVIF is dropped: sharp could not decode it after the read (decode-foreign-textures.ts), or was not given. */
 const UNDECODED = 'Mos could not decode (damaged, or over 8192×8192 pixels)'
 
 /** Image formats told by their magic numbers, for notes on the images Mos cannot carry: what each is, and why. */
@@ -83,6 +78,18 @@ export function unusableImageNote(name: string, bytes: Uint8Array): string {
     ? `${what}, which ${why || 'Mos cannot convert to PNG, JPEG, WebP or KTX2'}`
     : 'not an image Mos can decode (PNG, JPEG, WebP, KTX2, TGA, BMP, GIF, TIFF, AVIF)'
   return `texture "${name}" is ${kind}; dropped`
+}
+
+/**
+ * The notes of a texture file a reader keeps as a GIF, TIFF or AVIF, as that reader names the file,
+ * for the pass after the read that decodes it (decode-foreign-textures.ts).
+ *
+ * @example
+ * foreignTextureNote('obj', '.\\SpiderTex.gif', gifBytes).partly?.('is an animated GIF of 2 frames: its first frame is kept, as a PNG')
+ * // '[obj] texture ".\\SpiderTex.gif" is an animated GIF of 2 frames: its first frame is kept, as a PNG'
+ */
+export function foreignTextureNote(reader: string, name: string, bytes: Uint8Array): ForeignTextureNote {
+  return { partly: (note) => `[${reader}] texture "${name}" ${note}`, dropped: `[${reader}] ${unusableImageNote(name, bytes)}` }
 }
 
 /** An image written as a file beside (COLLADA, OBJ) or inside (FBX) the model. */
@@ -159,17 +166,16 @@ export function createTextureLoader(
   return (file) => {
     if (textures.has(file)) return textures.get(file)
     const found = resolve(file)
-    const image = found && toGltfImage(found)
+    const gltfImage = found && toGltfImage(found)
+    const image = gltfImage ? { ...gltfImage, extension: imageFileExtension(gltfImage.mimeType) } : found && foreignImage(found)
     if (!found) warn(`[${reader}] texture "${file}" is not in the upload; dropped`)
     else if (!image) warn(`[${reader}] ${unusableImageNote(file, found)}`)
     const stem = imageStem(file) || 'texture'
     const made = image
-      ? doc
-          .createTexture(stem)
-          .setImage(image.bytes)
-          .setMimeType(image.mimeType)
-          .setURI(`${stem}.${imageFileExtension(image.mimeType)}`)
+      ? doc.createTexture(stem).setImage(image.bytes).setMimeType(image.mimeType).setURI(`${stem}.${image.extension}`)
       : undefined
+    // A GIF, TIFF or AVIF is decoded after the read, and named in its notes as here.
+    if (made && found && !gltfImage) noteForeignTexture(made, foreignTextureNote(reader, file, found))
     textures.set(file, made)
     return made
   }

@@ -15,8 +15,7 @@ import { makeGltfValid, renumberAttributeSets, stringifyNames } from './gltf-val
 import { droppedByTarget } from './target-holds.ts'
 import { type ModelFile, readZip, writeGltfZip } from './gltf-zip.ts'
 import type { ReadOptions } from './limits.ts'
-import { createForeignImages, type ForeignImages } from './foreign-images.ts'
-import { withHeldLogs } from './held-logger.ts'
+import { decodeForeignTextures } from './decode-foreign-textures.ts'
 import { readObj, writeObj } from './obj.ts'
 import { givePlainMaterial, rememberSourceFormat } from './plain-material.ts'
 import { readPly, writePly } from './ply.ts'
@@ -34,8 +33,6 @@ export interface ModelReadOptions extends ReadOptions {
   onModelFile?: (file: ModelFile) => void
   /** sharp, to turn the GIF, TIFF and AVIF textures a model references or embeds into PNGs; without it they are dropped with a note. */
   sharp?: typeof sharpModule
-  /** The record of those images and their PNGs (foreign-images.ts); made by readModel when not given (tests give one to look at). */
-  foreignImages?: ForeignImages
 }
 
 /** A model format's reader and writer between bytes and a glTF-Transform Document. */
@@ -81,15 +78,14 @@ export const FORMAT_CODECS: Record<string, FormatCodec> = {
         options,
         (format, inner, resolve) => readOnce(platform, inner, format, { ...options, resolve }),
         options.onModelFile,
-        options.foreignImages && { decoded: options.foreignImages, warn: (text) => platform.logger.warn(text) },
       ),
   },
   fbx: {
-    read: (platform, bytes, options) => readFbx(platform, bytes, { resolve: options?.resolve, images: options?.foreignImages }),
+    read: (platform, bytes, options) => readFbx(platform, bytes, { resolve: options?.resolve }),
     write: async (_platform, doc) => writeFbx(doc),
   },
   dae: {
-    read: (platform, bytes, options) => readDae(platform, bytes, { resolve: options?.resolve, images: options?.foreignImages }),
+    read: (platform, bytes, options) => readDae(platform, bytes, { resolve: options?.resolve }),
     // COLLADA cannot embed images: with textures the result is a zip of the .dae and its images.
     write: async (_platform, doc) => writeDae(doc),
   },
@@ -108,8 +104,7 @@ function gltfCodec(
   return {
     read: async (platform, bytes, options) => {
       const json = jsonOf(bytes)
-      if (isBinaryGltf1(bytes) || isGltf1Json(json))
-        return readGltf1(platform, bytes, { resolve: options?.resolve, images: options?.foreignImages })
+      if (isBinaryGltf1(bytes) || isGltf1Json(json)) return readGltf1(platform, bytes, { resolve: options?.resolve })
       checkGltfAllocation(json ?? {}, options)
       return asInputError(() => read(platform.io, bytes), { bytes })
     },
@@ -137,26 +132,26 @@ export function writableFormats(): string[] {
 
 /**
  * Reads model bytes of the given format (a `.gltf` that is a GLB: as the GLB, `uploadedFormat`) into a Document.
- * With `options.sharp`, GIF, TIFF and AVIF images the model references or embeds become PNGs
- * (foreign-images.ts): assimp's readers (FBX, COLLADA, glTF 1.0) decode them as they find them; the
- * synchronous OBJ and PLY readers cannot wait for sharp, so such a model is read twice: the first read
- * records the images it meets (its logs held back), sharp decodes those, the second finds them as PNGs.
- * Every other model is read once.
+ * Readers keep the GIF, TIFF and AVIF images a model references or embeds as found (the OBJ and PLY
+ * readers are synchronous, sharp is not); then, before anything else sees the Document, one pass
+ * makes them PNGs with `options.sharp`, or drops them with a note without it (decode-foreign-textures.ts).
+ *
+ * @example
+ * const doc = await readModel(platform, zipBytes, 'zip', { sharp })
  */
 export async function readModel(platform: Platform, bytes: Uint8Array, named: string, options: ModelReadOptions = {}): Promise<Document> {
-  const { sharp } = options
-  if (!sharp) return readOnce(platform, bytes, named, options)
-  const foreignImages = options.foreignImages ?? createForeignImages(sharp)
-  const first = await withHeldLogs(platform, () => readOnce(platform, bytes, named, { ...options, foreignImages }))
-  if (!foreignImages.hasWanted()) {
-    first.tell()
-    return first.result.setLogger(platform.logger)
+  // Notes of a texture no reader named say the reader of the file that holds the model (a zip's .gltf).
+  let reader = uploadedFormat(named, bytes)
+  const onModelFile = (file: ModelFile) => {
+    reader = file.format
+    options.onModelFile?.(file)
   }
-  await foreignImages.decodeWanted()
-  return readOnce(platform, bytes, named, { ...options, foreignImages })
+  const doc = await readOnce(platform, bytes, named, { ...options, onModelFile })
+  await decodeForeignTextures(doc, { ...(options.sharp ? { sharp: options.sharp } : {}), reader })
+  return doc
 }
 
-/** Reads the model once, GIF, TIFF and AVIF images found only as `options.foreignImages` holds them decoded. */
+/** Reads the model (or a zip's model, through its codec) with the reader of its format. */
 async function readOnce(platform: Platform, bytes: Uint8Array, named: string, options: ModelReadOptions): Promise<Document> {
   const format = uploadedFormat(named, bytes, platform.logger)
   const read = FORMAT_CODECS[format]?.read

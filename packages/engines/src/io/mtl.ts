@@ -1,4 +1,5 @@
 import type { Document, Material, Texture } from '@gltf-transform/core'
+import { holdsForeignImage, noteForeignTexture } from './foreign-images.ts'
 import { createImageFiles, createTextureLoader, type ImageFile } from './image-files.ts'
 import { finiteOrZero, formatFloat } from './text.ts'
 import type { ResolveFile } from './upload-files.ts'
@@ -64,10 +65,7 @@ export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: 
       }
       case 'map_ke': {
         const t = texture(mapFileName(rest))
-        if (!t) break
-        current.setEmissiveTexture(t)
-        // The map scales Ke; a map without Ke is meant to glow as painted.
-        if (current.getEmissiveFactor().every((c) => c === 0)) current.setEmissiveFactor([1, 1, 1])
+        if (t) setEmissiveMap(current, t)
         break
       }
       case 'map_bump':
@@ -81,6 +79,21 @@ export function readMtl(doc: Document, text: string, resolve: ResolveFile, out: 
       // Ka, Ks, Ns, illum: no glTF metallic-roughness equivalent worth guessing
     }
   }
+}
+
+/** A `map_Ke`: the map scales Ke; a map without Ke is meant to glow as painted. */
+function setEmissiveMap(material: Material, texture: Texture): void {
+  material.setEmissiveTexture(texture)
+  if (material.getEmissiveFactor().some((c) => c !== 0)) return
+  material.setEmissiveFactor([1, 1, 1])
+  // A GIF sharp cannot decode after the read is dropped: as if the map were never found, no glow
+  // (unless a later `Ke` set the factor).
+  if (!holdsForeignImage(texture)) return
+  noteForeignTexture(texture, {
+    undo: () => {
+      if (material.getEmissiveFactor().every((c) => c === 1)) material.setEmissiveFactor([0, 0, 0])
+    },
+  })
 }
 
 /** The .mtl written beside an OBJ, with the images it references. */

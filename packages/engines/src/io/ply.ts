@@ -1,6 +1,7 @@
 import { Document, type ILogger, type Material } from '@gltf-transform/core'
 import { ModelInputError } from '../errors.ts'
 import { flattenDocument, type FlatPrimitive } from './flatten.ts'
+import { holdsForeignImage, noteForeignTexture } from './foreign-images.ts'
 import { createImageFiles, createTextureLoader, type ImageFile } from './image-files.ts'
 import type { WrittenModel } from './index.ts'
 import { zipFiles } from './zip.ts'
@@ -294,7 +295,10 @@ function textureMaterials(
   const texture = createTextureLoader(doc, resolve, warn, 'ply')
   return files.map((file) => {
     const image = texture(file)
-    return image && doc.createMaterial(image.getName()).setBaseColorTexture(image).setMetallicFactor(0).setRoughnessFactor(1)
+    const material = image && doc.createMaterial(image.getName()).setBaseColorTexture(image).setMetallicFactor(0).setRoughnessFactor(1)
+    // A GIF that sharp cannot decode after the read is dropped with its material: as if never found, no material.
+    if (image && material && holdsForeignImage(image)) noteForeignTexture(image, { undo: () => material.dispose() })
+    return material
   })
 }
 
