@@ -1,6 +1,9 @@
 import { Document } from '@gltf-transform/core'
+import { strFromU8, unzipSync } from 'fflate'
 import { describe, expect, it } from 'vitest'
 import { createImageFiles, imageStem } from '../src/io/image-files.ts'
+import { writeObj } from '../src/io/obj.ts'
+import { texturedTriangle } from './support/textured-triangle.ts'
 import { createUploadResolver } from '../src/io/upload-files.ts'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
@@ -72,5 +75,20 @@ describe('image file names in written zips', () => {
     const d = texture('', '', PNG, 'image/png')
     const imageFile = createImageFiles()
     expect([a, b, c, d, a].map((t) => imageFile(t).fileName)).toEqual(['Wood.png', 'wood_1.png', 'photo.jpg', 'texture.png', 'Wood.png'])
+  })
+
+  it("name an image glTF does not hold by its own type, never .png: its MIME type's, else its URI's", () => {
+    const dds = new Uint8Array(136)
+    dds.set(bytes('DDS '))
+    // A glTF file's MSFT_texture_dds image, a file of an unknown type named by its URI, and one that says nothing.
+    const { doc, texture: rock } = texturedTriangle('rock', dds, 'image/vnd-ms.dds')
+    const sky = doc.createTexture('').setURI('maps/sky.EXR').setImage(bytes('v/1\u0001'))
+    const blob = doc.createTexture('blob').setImage(bytes('????'))
+    const imageFile = createImageFiles()
+    expect([rock, sky, blob].map((t) => imageFile(t).fileName)).toEqual(['rock.dds', 'sky.exr', 'blob.bin'])
+    // As an OBJ writes it: the .mtl names the file the zip holds.
+    const files = unzipSync(writeObj(doc).bytes)
+    expect(Object.keys(files).filter((name) => !/\.(obj|mtl)$/.test(name))).toEqual(['rock.dds'])
+    expect(strFromU8(Object.entries(files).find(([name]) => name.endsWith('.mtl'))![1])).toContain('map_Kd rock.dds')
   })
 })

@@ -139,7 +139,7 @@ export function createImageFiles(): (texture: Texture) => ImageFile {
     if (!file) {
       const bytes = texture.getImage() ?? new Uint8Array(0)
       const type = sniffImage(bytes) ?? (texture.getMimeType() as GltfImageType)
-      const extension = TYPE_EXTENSION[type] ?? 'png'
+      const extension = TYPE_EXTENSION[type] ?? ownExtension(texture)
       const uri = texture.getURI()
       const stem = imageStem(uri && !uri.startsWith('data:') ? uri : texture.getName()) || 'texture'
       let fileName = `${stem}.${extension}`
@@ -150,6 +150,17 @@ export function createImageFiles(): (texture: Texture) => ImageFile {
     }
     return file
   }
+}
+
+/**
+ * The extension of a texture's image that glTF does not hold, from its MIME type (`image/vnd-ms.dds`, a
+ * glTF file's MSFT_texture_dds → `dds`) or else its URI's (`rock.exr`), `bin` when neither says: a
+ * writer names such bytes for what they are, never `.png`. Readers' GIF, TIFF and AVIF never get here:
+ * they are PNGs before anything sees the Document (decode-foreign-textures.ts).
+ */
+function ownExtension(texture: Texture): string {
+  const subtype = /^image\/(?:x-|vnd[.-]ms[.-])?([a-z0-9]+)$/i.exec(texture.getMimeType())?.[1]
+  return (subtype ?? /\.([a-z0-9]+)$/i.exec(texture.getURI())?.[1] ?? 'bin').toLowerCase()
 }
 
 /**
