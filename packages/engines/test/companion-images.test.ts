@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { writeFbx } from '../src/io/fbx-writer.ts'
 import { readModel } from '../src/io/index.ts'
-import { poolReadingBack } from './support/fidelity-readback.ts'
+import { ddsFile } from './support/dds-files.ts'
+import { baseColourTextures, poolReadingBack } from './support/fidelity-readback.ts'
 import { bmpPixel, tgaPixel } from './support/source-pixels.ts'
 
 /**
@@ -50,14 +51,8 @@ async function expectSamePixels(texture: Texture | null | undefined, source: Uin
   }
 }
 
-/** A DDS header and one DXT1 block: a texture format Mos does not decode. */
-function ddsFile(): Uint8Array {
-  const bytes = new Uint8Array(128 + 8)
-  bytes.set(strToU8('DDS '))
-  new DataView(bytes.buffer).setUint32(4, 124, true)
-  bytes.set(strToU8('DXT1'), 84)
-  return bytes
-}
+/** A DDS of one BC6H block: HDR, which Mos does not convert (the DDS textures it does: companion-dds-psd.test.ts). */
+const bc6hDds = () => ddsFile({ width: 4, height: 4, dxgi: 95 }, new Uint8Array(16))
 
 /** duck.dae with a normal map (`<bump>`, a 32-bit TGA in a folder) and an emissive map (an 8-bit BMP) beside its TGA base colour. */
 async function duckWithMaps(): Promise<string> {
@@ -109,16 +104,6 @@ async function twoFrameGif(): Promise<Uint8Array> {
     await sharp([await frame(0), await frame(100)], { join: { animated: true } })
       .gif()
       .toBuffer(),
-  )
-}
-
-/** Each material's base colour texture, by the material's name. */
-function baseColourTextures(doc: Document): Map<string, Texture | null> {
-  return new Map(
-    doc
-      .getRoot()
-      .listMaterials()
-      .map((material) => [material.getName(), material.getBaseColorTexture()]),
   )
 }
 
@@ -200,12 +185,12 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
       'spider/sydney.bmp': await file(paths.sydneyBmp),
       'spider/textures/duckCM.tga': await file(paths.duckTga),
       'spider/holygrail.tga': await file(paths.grailTga),
-      'spider/drkwood2.dds': ddsFile(),
+      'spider/drkwood2.dds': bc6hDds(),
       'spider/wal69ar_small.jpg': await file(paths.wal69),
     })
     const result = await run('convert', zip, 'zip', { target_format: 'glb' })
     expect(result.details?.warnings).toEqual([
-      '[obj] texture ".\\drkwood2.dds" is a DDS image, which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped',
+      '[obj] texture ".\\drkwood2.dds" is a DDS image in BC6H (HDR), which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped',
       '[obj] texture ".\\engineflare1.jpg" is not in the upload; dropped',
     ])
     const doc = await readValid(result.bytes!, 'glb')
@@ -223,11 +208,11 @@ describe.skipIf(!available)('companion images: TGA and BMP textures become PNGs 
 
   it('COLLADA whose texture is a DDS, or missing: the task names each file', async () => {
     const dae = (await duckWithMaps()).replace('<init_from>./duckCM.tga</init_from>', '<init_from>textures/duckCM.dds</init_from>')
-    const result = await run('convert', zipSync({ 'duck.dae': strToU8(dae), 'textures/duckCM.dds': ddsFile() }), 'zip', {
+    const result = await run('convert', zipSync({ 'duck.dae': strToU8(dae), 'textures/duckCM.dds': bc6hDds() }), 'zip', {
       target_format: 'glb',
     })
     expect(result.details?.warnings).toEqual([
-      '[dae] texture "textures/duckCM.dds" is a DDS image, which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped',
+      '[dae] texture "textures/duckCM.dds" is a DDS image in BC6H (HDR), which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped',
       '[dae] texture "maps/holygrail.tga" is not in the upload; dropped',
       '[dae] texture ".\\faerie2.bmp" is not in the upload; dropped',
     ])

@@ -838,7 +838,7 @@ describe.skipIf(!available)('glTF 1.0 input, read through assimp', async () => {
     expect([converted!.getEmissiveTexture(), converted!.getEmissiveFactor()]).toEqual([null, [0, 0, 0]])
     expect(converted!.getBaseColorTexture()?.getMimeType()).toBe('image/png')
     expect(warnings.filter((w) => w.includes('emission texture'))).toEqual([
-      `[gltf 1.0] material "${id}": its emission texture not carried (its image "glow" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP, GIF, TIFF, AVIF))`,
+      `[gltf 1.0] material "${id}": its emission texture not carried (its image "glow" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP, DDS, PSD, GIF, TIFF, AVIF))`,
     ])
   })
 

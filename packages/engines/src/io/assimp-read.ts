@@ -188,6 +188,7 @@ function attachImages(
       dropped.add(image.uri)
       return
     }
+    if (gltfImage?.note) note(`texture "${decodeUriSafely(label)}" ${gltfImage.note}`)
     // The file's own name, so that written outputs name the image as the author did (duckCM.png).
     const stem = imageStem(reference ?? image.name ?? '') || `image-${index}`
     const extension = converted.extension

@@ -179,16 +179,22 @@ function putPixel(header: BmpHeader, bytes: Uint8Array, view: DataView, row: num
     out[o + 3] = 255
   } else {
     const value = bitsPerPixel === 16 ? view.getUint16(row + x * 2, true) : view.getUint32(row + x * 4, true)
-    out[o] = channel(value, masks[0])
-    out[o + 1] = channel(value, masks[1])
-    out[o + 2] = channel(value, masks[2])
-    out[o + 3] = masks[3] ? channel(value, masks[3]) : 255
+    out[o] = maskedChannel(value, masks[0])
+    out[o + 1] = maskedChannel(value, masks[1])
+    out[o + 2] = maskedChannel(value, masks[2])
+    out[o + 3] = masks[3] ? maskedChannel(value, masks[3]) : 255
   }
   return true
 }
 
-/** The masked bits of `value` scaled to 0–255 (a 5-bit 31 becomes 255, as every decoder does). */
-function channel(value: number, mask: number): number {
+/**
+ * The masked bits of `value` scaled to 0–255 (a 5-bit 31 becomes 255, as every decoder does); wider
+ * fields keep their top 8 bits. BMP bit fields and DDS pixel formats (dds.ts) are read alike.
+ *
+ * @example
+ * maskedChannel(0x7c00, 0x7c00) // 255
+ */
+export function maskedChannel(value: number, mask: number): number {
   if (mask === 0) return 0
   const shift = 31 - Math.clz32(mask & -mask) // the mask's trailing zeros
   const bits = 32 - Math.clz32(mask >>> shift)

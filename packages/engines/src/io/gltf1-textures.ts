@@ -66,7 +66,7 @@ export function restoreGltf1Textures(
     if (parameter === BASE_COLOR) {
       if (info) setSampler(info, sampler).setTexCoord(texCoordSet(technique))
     } else if (parameter === 'emission') {
-      const made = textureOf(doc, source, texture)
+      const made = textureOf(doc, source, texture, (note) => notes.push(`material "${id}": its emission texture ${note}`))
       if (typeof made === 'string') notes.push(`material "${id}": its emission texture not carried (${made})`)
       else {
         const before = material.getEmissiveFactor()
@@ -109,16 +109,17 @@ function texCoordSet(technique: Entry | undefined): number {
  * The 2.0 texture of a 1.0 texture's image: one the document already holds with the same bytes
  * (the diffuse texture assimp made of it), or a new one; a string saying why where there is none.
  */
-function textureOf(doc: Document, { json, resolve }: Gltf1TextureSource, texture: Entry): Texture | string {
+function textureOf(doc: Document, { json, resolve }: Gltf1TextureSource, texture: Entry, tell: (note: string) => void): Texture | string {
   const entry = json.images?.[String(texture.source)]
   const uri = entry?.uri
   const bytes = typeof uri !== 'string' ? undefined : uri.startsWith('data:') ? decodeDataUri(uri) : resolve(uri)
   if (!bytes) return `its image "${String(texture.source)}" is not in the file`
-  // The same conversion as the diffuse texture's (assimp-read.ts): TGA and BMP become PNG, GIF, TIFF
-  // and AVIF are kept to be decoded after the read; only PNG and JPEG, which 2.0 holds without an extension, are kept.
+  // The same conversion as the diffuse texture's (assimp-read.ts): TGA, BMP, DDS and PSD become PNG, GIF,
+  // TIFF and AVIF are kept to be decoded after the read; only PNG and JPEG, which 2.0 holds without an extension, are kept.
   const gltfImage = toGltfImage(bytes)
   const image = gltfImage && (gltfImage.mimeType === 'image/png' || gltfImage.mimeType === 'image/jpeg') ? gltfImage : foreignImage(bytes)
   if (!image) return notConverted(String(texture.source))
+  if (gltfImage?.note) tell(`(image "${String(texture.source)}") ${gltfImage.note}`)
   const same = doc
     .getRoot()
     .listTextures()
@@ -129,7 +130,7 @@ function textureOf(doc: Document, { json, resolve }: Gltf1TextureSource, texture
 }
 
 function notConverted(image: string): string {
-  return `its image "${image}" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP, GIF, TIFF, AVIF)`
+  return `its image "${image}" is not an image glTF 2.0 holds or Mos converts (PNG, JPEG, TGA, BMP, DDS, PSD, GIF, TIFF, AVIF)`
 }
 
 function setSampler(info: TextureInfo, sampler: Entry | undefined): TextureInfo {

@@ -1,8 +1,10 @@
 import type { Document, Texture } from '@gltf-transform/core'
 import { decodeBmp } from './bmp.ts'
+import { decodeDds, undecodedDds } from './dds.ts'
 import { foreignImage, type ForeignTextureNote, noteForeignTexture, SHARP_DECODED } from './foreign-images.ts'
 import { encodePng } from './png-encode.ts'
-import { decodeTga } from './tga.ts'
+import { decodePsd, undecodedPsd } from './psd.ts'
+import { decodeTga, type RgbaImage } from './tga.ts'
 import { baseName, type ResolveFile } from './upload-files.ts'
 
 /** The glTF image types, told from the bytes' magic numbers. */
@@ -30,26 +32,27 @@ export function sniffImage(bytes: Uint8Array): GltfImageType | undefined {
 }
 
 /**
- * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA and BMP (common
- * beside COLLADA, OBJ and FBX files) decoded and re-encoded as PNG, which keeps every pixel; undefined
- * for anything else (DDS, PSD, a BMP holding a JPEG, ...), which {@link unusableImageNote} names. GIF,
+ * A referenced image as glTF can hold it: PNG, JPEG, WebP and KTX2 as they are, TGA, BMP, DDS and PSD
+ * (common beside COLLADA, OBJ and FBX files) decoded and re-encoded as PNG, which keeps every decoded
+ * pixel, with a `note` where a DDS loses faces or slices or is a rebuilt BC5 normal map; undefined for
+ * anything else (a BC6H DDS, a BMP holding a JPEG, ...), which {@link unusableImageNote} names. GIF,
  * TIFF and AVIF need sharp, which is asynchronous: readers keep them as found (`foreignImage`), and
  * the pass after the read decodes them (decode-foreign-textures.ts).
  */
-export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: GltfImageType } | undefined {
+export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: GltfImageType; note?: string } | undefined {
   const mimeType = sniffImage(bytes)
   if (mimeType) return { bytes, mimeType }
-  const decoded = decodeBmp(bytes) ?? decodeTga(bytes)
-  return decoded ? { bytes: encodePng(decoded), mimeType: 'image/png' } : undefined
+  // TGA, which has no magic number, last: the others' first bytes are no TGA header.
+  const decoded: (RgbaImage & { note?: string }) | undefined = decodeBmp(bytes) ?? decodeDds(bytes) ?? decodePsd(bytes) ?? decodeTga(bytes)
+  if (!decoded) return undefined
+  return { bytes: encodePng(decoded), mimeType: 'image/png', ...(decoded.note ? { note: decoded.note } : {}) }
 }
 
-/** Why a GIF, TIFF or AVIF is dropped: sharp could not decode it after the read (decode-foreign-textures.ts), or was not given. */
+/** Why a GIF, TIFF or AVIF is dropped (sharp could not decode it after the read, decode-foreign-textures.ts, or was not given), or a DDS or PSD its decoder refused. */
 const UNDECODED = 'Mos could not decode (damaged, or over 8192×8192 pixels)'
 
 /** Image formats told by their magic numbers, for notes on the images Mos cannot carry: what each is, and why. */
 const FOREIGN_IMAGES: [RegExp, string, string][] = [
-  [/^DDS /, 'a DDS image', ''],
-  [/^8BPS/, 'a Photoshop (PSD) image', ''],
   ...SHARP_DECODED.map(({ magic, what }): [RegExp, string, string] => [magic, what, UNDECODED]),
   // sharp's prebuilt libvips reads AVIF only: HEVC (HEIC) has no decoder in it.
   [/^[\s\S]{4}ftyp(heic|heix|mif1|msf1)/, 'a HEIF image', ''],
@@ -64,8 +67,8 @@ const FOREIGN_IMAGES: [RegExp, string, string][] = [
  * its bytes are, so that the author knows which file to re-save as PNG or JPEG.
  *
  * @example
- * unusableImageNote('maps/rock.dds', ddsBytes)
- * // 'texture "maps/rock.dds" is a DDS image, which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped'
+ * unusableImageNote('maps/sky.dds', bc6hBytes)
+ * // 'texture "maps/sky.dds" is a DDS image in BC6H (HDR), which Mos cannot convert to PNG, JPEG, WebP or KTX2; dropped'
  */
 export function unusableImageNote(name: string, bytes: Uint8Array): string {
   const head = String.fromCharCode(...bytes.subarray(0, 32))
@@ -73,10 +76,14 @@ export function unusableImageNote(name: string, bytes: Uint8Array): string {
   const tga = /\.tga$/i.test(name)
     ? 'a TGA of a kind Mos does not decode (it reads 8-bit grey, colour-mapped, 15-, 16-, 24- and 32-bit, up to 8192×8192 pixels)'
     : undefined
-  const [, what, why] = FOREIGN_IMAGES.find(([magic]) => magic.test(head)) ?? [undefined, tga, '']
+  // A DDS or PSD its decoder refused: the format it does not convert (BC6H, Lab, ...), or damaged.
+  const undecoded = undecodedDds(bytes) ?? undecodedPsd(bytes)
+  const [, what, why] = undecoded
+    ? [undefined, undecoded.what, undecoded.damaged ? UNDECODED : '']
+    : (FOREIGN_IMAGES.find(([magic]) => magic.test(head)) ?? [undefined, tga, ''])
   const kind = what
     ? `${what}, which ${why || 'Mos cannot convert to PNG, JPEG, WebP or KTX2'}`
-    : 'not an image Mos can decode (PNG, JPEG, WebP, KTX2, TGA, BMP, GIF, TIFF, AVIF)'
+    : 'not an image Mos can decode (PNG, JPEG, WebP, KTX2, TGA, BMP, DDS, PSD, GIF, TIFF, AVIF)'
   return `texture "${name}" is ${kind}; dropped`
 }
 
@@ -181,6 +188,7 @@ export function createTextureLoader(
     const image = gltfImage ? { ...gltfImage, extension: imageFileExtension(gltfImage.mimeType) } : found && foreignImage(found)
     if (!found) warn(`[${reader}] texture "${file}" is not in the upload; dropped`)
     else if (!image) warn(`[${reader}] ${unusableImageNote(file, found)}`)
+    else if (gltfImage?.note) warn(`[${reader}] texture "${file}" ${gltfImage.note}`)
     const stem = imageStem(file) || 'texture'
     const made = image
       ? doc.createTexture(stem).setImage(image.bytes).setMimeType(image.mimeType).setURI(`${stem}.${image.extension}`)

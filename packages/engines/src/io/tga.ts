@@ -11,6 +11,16 @@ export interface RgbaImage {
 }
 
 /**
+ * Why the readers' own decoders (DDS, PSD) did not decode a file, for its note: what it is ('a DDS image
+ * in BC6H (HDR)'), and whether it is damaged (cut short, over {@link DECODED_IMAGE_MAX_PIXELS}) rather
+ * than of a kind Mos does not convert.
+ */
+export interface UndecodedImage {
+  what: string
+  damaged: boolean
+}
+
+/**
  * Largest image the readers' own decoders (TGA, BMP) decode, in pixels: the texture limit's default
  * (8192², 256 MB of RGBA), which the texture operations check on the header. A few MB of RLE packets
  * (128 pixels in 4 bytes) or of 1-bit BMP rows declare far more: at 16384² a 2 MB TGA took 1 GB.

@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, extname, join } from 'node:path'
 import { promisify } from 'node:util'
-import type { Document } from '@gltf-transform/core'
+import type { Document, Texture } from '@gltf-transform/core'
 import { unzipSync } from 'fflate'
 import { validateBytes } from 'gltf-validator'
 import { afterAll, expect } from 'vitest'
@@ -136,4 +136,14 @@ export async function poolReadingBack() {
     success(await pool.run({ name, input: { bytes: bytes.slice() }, format, options } as Parameters<typeof pool.run>[0]))
   const readValid = (bytes: Uint8Array, extension: string) => readValidOutput(platform, bytes, extension)
   return { pool, platform, run, readValid }
+}
+
+/** Each material's base colour texture, by the material's name. */
+export function baseColourTextures(doc: Document): Map<string, Texture | null> {
+  return new Map(
+    doc
+      .getRoot()
+      .listMaterials()
+      .map((material) => [material.getName(), material.getBaseColorTexture()]),
+  )
 }
