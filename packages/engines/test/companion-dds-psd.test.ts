@@ -1,11 +1,12 @@
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { Texture } from '@gltf-transform/core'
 import { strToU8, unzipSync, zipSync } from 'fflate'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { decodeTga, type RgbaImage } from '../src/io/tga.ts'
-import { basisDecoded, ddsFile } from './support/dds-files.ts'
+import { basisDecoded, ddsFile, uastcAsBc7 } from './support/dds-files.ts'
 import { baseColourTextures, poolReadingBack } from './support/fidelity-readback.ts'
 import { imageMagickFile, pixelError } from './support/image-magick.ts'
 
@@ -21,12 +22,13 @@ const { available, paths } = corpusFiles({
   spiderMtl: assimp('OBJ', 'spider.mtl'),
   spiderTex: assimp('OBJ', 'SpiderTex.jpg'),
   wal69: assimp('OBJ', 'wal69ar_small.jpg'),
+  box1: assimp('glTF', 'BoxTextured-glTF'),
 })
 
 const file = async (path: string) => new Uint8Array(await readFile(path))
 
-/** A JPEG (of the corpus, or written) as RGBA pixels (sharp's decoding). */
-async function jpegPixels(path: string | Buffer): Promise<RgbaImage> {
+/** A JPEG or PNG (of the corpus, or written) as RGBA pixels (sharp's decoding). */
+async function imagePixels(path: string | Buffer): Promise<RgbaImage> {
   const { data, info } = await sharp(path).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
   return { width: info.width, height: info.height, data: new Uint8Array(data) }
 }
@@ -42,8 +44,8 @@ describe.skipIf(!available)('companion images: DDS and PSD textures become PNGs 
   const { run, readValid } = await poolReadingBack()
 
   it('OBJ whose .mtl names a DXT5 DDS and an RLE PSD: both PNGs of their pixels, to glb and gltf, nothing dropped', async () => {
-    const spider = await jpegPixels(paths.spiderTex)
-    const wall = await jpegPixels(paths.wal69)
+    const spider = await imagePixels(paths.spiderTex)
+    const wall = await imagePixels(paths.wal69)
     const mtl = (await readFile(paths.spiderMtl, 'utf8'))
       .replace('map_Kd .\\SpiderTex.jpg', 'map_Kd .\\SpiderTex.dds')
       .replace('map_Kd .\\wal67ar_small.jpg', 'map_Kd textures\\wal67ar_small.psd')
@@ -76,7 +78,7 @@ describe.skipIf(!available)('companion images: DDS and PSD textures become PNGs 
   })
 
   it('OBJ whose .mtl names a BC6H DDS, a cut-short one and a BC5 normal map: each named, the model converted with its other textures', async () => {
-    const dxt5 = await imageMagickFile(await jpegPixels(paths.wal69), ['-define', 'dds:compression=dxt5'], 'dds')
+    const dxt5 = await imageMagickFile(await imagePixels(paths.wal69), ['-define', 'dds:compression=dxt5'], 'dds')
     const mtl = (await readFile(paths.spiderMtl, 'utf8'))
       .replace('map_Kd .\\SpiderTex.jpg', 'map_Kd .\\SpiderTex.dds\nnorm rock_n.dds')
       .replace('map_Kd .\\drkwood2.jpg', 'map_Kd .\\drkwood2.dds')
@@ -114,7 +116,27 @@ describe.skipIf(!available)('companion images: DDS and PSD textures become PNGs 
     expect(textures.get('BeinTex')).toBeNull()
     const kept = textures.get('Brusttex')!
     expect(kept.getMimeType()).toBe('image/jpeg')
-    expect(pixelError(await jpegPixels(Buffer.from(kept.getImage()!)), await jpegPixels(paths.wal69))).toEqual({ mean: 0, max: 0 })
+    expect(pixelError(await imagePixels(Buffer.from(kept.getImage()!)), await imagePixels(paths.wal69))).toEqual({ mean: 0, max: 0 })
+  })
+
+  it('glTF 1.0 whose image is a BC7 DDS: its pixels as the PNG base colour, nothing dropped', async () => {
+    const files: Record<string, Uint8Array> = {}
+    for (const name of await readdir(paths.box1)) files[name] = await file(join(paths.box1, name))
+    const logo = await imagePixels(join(paths.box1, 'CesiumLogoFlat.png'))
+    files['BoxTextured.gltf'] = strToU8(
+      new TextDecoder().decode(files['BoxTextured.gltf']).replace('"CesiumLogoFlat.png"', '"CesiumLogoFlat.dds"'),
+    )
+    const { blocks } = await uastcAsBc7(logo)
+    const dds = ddsFile({ width: logo.width, height: logo.height, dxgi: 99 }, blocks)
+    files['CesiumLogoFlat.dds'] = dds
+    delete files['CesiumLogoFlat.png']
+    const result = await run('convert', zipSync(files), 'zip', { target_format: 'glb' })
+    // The one warning is glTF 1.0's own: nothing about the image.
+    expect(result.details?.warnings).toEqual([expect.stringMatching(/^\[gltf 1\.0\] 1 technique \(GLSL shaders\) not carried/)])
+    const texture = (await readValid(result.bytes!, 'glb')).getRoot().listMaterials()[0]!.getBaseColorTexture()
+    const png = await pngImage(texture)
+    expect(pixelError(png, await basisDecoded(dds))).toEqual({ mean: 0, max: 0 })
+    expect(pixelError(png, logo).mean).toBeLessThan(2)
   })
 
   it('COLLADA (through assimp) whose texture is a 16-bit PSD or an uncompressed DDS: the TGA it was made from, every pixel', async () => {

@@ -59,6 +59,18 @@ describe('PSD decoding', () => {
     }
   })
 
+  it('a flat PSD (no layers) with an alpha channel: alpha kept, colours as stored (Photoshop lays only layers over white)', async () => {
+    const image = overWhite(blockTestImage())
+    const layered = await imageMagickFile(image, ['-compress', 'rle'], 'psd')
+    // ImageMagick writes a layer section (one layer, its count negative): the same file without it.
+    const view = new DataView(layered.buffer)
+    let layers = 26
+    for (let i = 0; i < 2; i++) layers += 4 + view.getUint32(layers)
+    expect(view.getInt16(layers + 8)).toBe(-1)
+    const flat = Uint8Array.from([...layered.subarray(0, layers), 0, 0, 0, 0, ...layered.subarray(layers + 4 + view.getUint32(layers))])
+    expect(pixelError(decodePsd(flat)!, image)).toEqual({ mean: 0, max: 0 })
+  })
+
   it('opaque RGB, grey (8- and 16-bit) and CMYK: every pixel, as ImageMagick wrote it', async () => {
     const opaque = blockTestImage(70, 38, { opaque: true })
     const rgb = decodePsd(await imageMagickFile(opaque, ['-alpha', 'off', '-compress', 'rle'], 'psd'))!

@@ -131,8 +131,8 @@ function readSections(
   const layersLength = length(layers, big)
   const offset = layers + width + layersLength
   if (offset > bytes.byteLength) return undefined
-  // The layer info's own length comes first, then its layer count.
-  const count = layersLength >= width + 2 ? view.getInt16(layers + width * 2) : 0
+  // The layer info's own length comes first, then its layer count (none where that length is 0: a global mask only).
+  const count = layersLength >= width * 2 + 2 && length(layers + width, big) >= 2 ? view.getInt16(layers + width * 2) : 0
   return {
     palette: bytes.subarray(30, 30 + modeLength),
     merged: hasMergedImage(bytes, view, resources + 4, resourcesEnd),

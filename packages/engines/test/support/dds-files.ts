@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { loadBasisEncoder } from '../../src/basis-encoder.ts'
+import { encodeBasisKtx2, loadBasisEncoder } from '../../src/basis-encoder.ts'
 import type { RgbaImage } from '../../src/io/tga.ts'
 
 // DDS files built by the format's layout (Microsoft's DDS_HEADER, DDS_PIXELFORMAT and DDS_HEADER_DXT10),
@@ -117,4 +117,29 @@ interface TranscodedFile {
   ): boolean
   close(): void
   delete(): void
+}
+
+/**
+ * An image as BC7 blocks, made by a real encoder: Binomial's (basis_encoder.wasm) UASTC, transcoded to BC7
+ * by its transcoder, and the RGBA32 the same transcoder decodes the UASTC to (modes 5 and 6 for most images).
+ */
+export async function uastcAsBc7(image: RgbaImage): Promise<{ blocks: Uint8Array; rgba: RgbaImage }> {
+  const basis = await loadBasisEncoder()
+  const transcoder = basis as unknown as BasisTranscoder
+  const ktx2 = new transcoder.KTX2File(
+    encodeBasisKtx2(basis, image.data, image.width, image.height, { uastc: true, quality: 2, srgb: true, mipmaps: false }),
+  )
+  try {
+    const transcode = (format: number) => {
+      const out = new Uint8Array(ktx2.getImageTranscodedSizeInBytes(0, 0, 0, format))
+      expect(ktx2.transcodeImage(out, 0, 0, 0, format, 0, -1, -1)).toBeTruthy()
+      return out
+    }
+    expect(ktx2.startTranscoding()).toBeTruthy()
+    const blocks = transcode(transcoder.transcoder_texture_format.cTFBC7_RGBA.value)
+    return { blocks, rgba: { ...image, data: transcode(transcoder.transcoder_texture_format.cTFRGBA32.value) } }
+  } finally {
+    ktx2.close()
+    ktx2.delete()
+  }
 }
