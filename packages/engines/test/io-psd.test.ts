@@ -33,7 +33,7 @@ function imageDataOffset(psd: Uint8Array): number {
 }
 
 describe('PSD decoding', () => {
-  it('reads ImageMagick RGB PSDs with alpha, raw and RLE, 8- and 16-bit: alpha exact, colours unmatted from white', async () => {
+  it('reads ImageMagick RGB PSDs (and a PSB) with alpha, raw and RLE, 8- and 16-bit: alpha exact, colours unmatted from white', async () => {
     const image = blockTestImage()
     for (const [args, compression, depth] of [
       [['-compress', 'none'], 0, 8],
@@ -57,6 +57,12 @@ describe('PSD decoding', () => {
       expect(error.colour, args.join(' ')).toBeLessThanOrEqual(1)
       expect(pixelError(decoded, image, (x) => x < 32)).toEqual({ mean: 0, max: 0 })
     }
+    // PSB (version 2): 8-byte section lengths, 4-byte RLE row lengths.
+    const psb = await imageMagickFile(overWhite(image), ['-depth', '16', '-compress', 'rle'], 'psb')
+    expect(new DataView(psb.buffer).getUint16(4)).toBe(2)
+    const fromPsb = shownError(decodePsd(psb)!, image)
+    expect(fromPsb.alpha).toBe(0)
+    expect(fromPsb.colour).toBeLessThanOrEqual(1)
   })
 
   it('a flat PSD (no layers) with an alpha channel: alpha kept, colours as stored (Photoshop lays only layers over white)', async () => {
