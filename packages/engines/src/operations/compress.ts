@@ -3,8 +3,8 @@ import { glbChunkLengths } from '../io/gltf.ts'
 import { writeModel } from '../io/index.ts'
 import { compress, COMPRESS_DEFAULTS, storedTexcoordBits } from '../ops/compress.ts'
 import { optimizeScene, SCENE_OPTIONS, settleMergeDetails, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
-import type { TextureReport } from '../ops/texture-report.ts'
-import { defineOperation, modelOutput } from './operation.ts'
+import { summarizeTextures, type TextureReport } from '../ops/texture-report.ts'
+import { defineOperation, modelOutput, TEXTURE_LIMITS } from './operation.ts'
 
 /**
  * Why a meshopt result of a Draco input can be larger than that input, and what keeps it smaller:
@@ -48,6 +48,11 @@ export const compressOperation = defineOperation({
     meshopt_compression_level: z.enum(['high', 'medium', 'low']).optional(),
     meshopt_extension: z.enum(['ext', 'khr']).optional(),
     texture_progressive_jpeg: z.boolean().optional(),
+    texture_format: z.enum(['webp', 'jpeg', 'png', 'ktx2']).optional(),
+    texture_quality: z.number().int().min(1).max(100).optional(),
+    lossy_normal_maps: z.boolean().optional(),
+    // The tier's per-image limits, for the textures texture_format re-encodes (the server adds them to jobs that take them).
+    ...TEXTURE_LIMITS,
     // Expanded by the contract's parser into the fields it sets (which arrive beside it); kept as sent.
     preset: z.enum(['web', 'mobile', 'archive']).optional(),
     ...SCENE_OPTIONS.shape,
@@ -86,13 +91,16 @@ export const compressOperation = defineOperation({
     const details = await optimizeScene(doc, scene, resources)
     context.report(40)
     const repacked: TextureReport[] = []
+    const reencoded: TextureReport[] = []
     const { meshoptEncoder } = context.platform
-    await doc.transform(
-      compress({ ...encoding, meshoptEncoder, notes, sharp: context.sharp, imageThreads: context.imageThreads, repacked }),
-    )
+    const basis = fields.texture_format === 'ktx2' ? await context.loadBasis() : undefined
+    const { sharp, imageThreads } = context
+    await doc.transform(compress({ ...encoding, meshoptEncoder, notes, sharp, imageThreads, repacked, reencoded, basis }))
     settleSimplifyDetails(details, doc)
     settleMergeDetails(details, doc)
     if (repacked.length > 0) details.textures_repacked = repacked
+    // texture_format's re-encoding, reported as the texture operations report theirs.
+    if (fields.texture_format) Object.assign(details, summarizeTextures(reencoded))
     context.report(85)
     const written = await writeModel(context.platform, doc, 'glb')
     if (written.bytes.byteLength > input.bytes.byteLength) {

@@ -1,4 +1,5 @@
-import type { Document, Transform } from '@gltf-transform/core'
+import type { Document, Texture, Transform } from '@gltf-transform/core'
+import type { BasisModule } from '../basis-encoder.ts'
 import { EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions'
 import { ModelInputError } from '../errors.ts'
 import { assertEncodableGeometry } from './encodable-geometry.ts'
@@ -22,6 +23,7 @@ import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
 import { recodeTexturesLosslessly } from './lossless-textures.ts'
+import { reencodeTextures, type CompressTextureFormat } from './compress-textures.ts'
 import { quantizeMorphWeights, quantizeRotationKeyframes } from '../geometry/keyframe-outputs.ts'
 import { reduceKeyframes } from '../geometry/keyframes.ts'
 
@@ -46,6 +48,22 @@ export interface CompressOptions {
    * smaller; off by default, since it costs the task 50–70 ms a megapixel (a warm thread) where gltfpack copies images.
    */
   texture_progressive_jpeg?: boolean
+  /**
+   * Mos extension: every texture re-encoded to this format after the prune (compress-textures.ts), in
+   * place of the lossless re-coding for the textures it re-encodes; absent, textures keep their format.
+   */
+  texture_format?: CompressTextureFormat
+  /** Mos extension: JPEG and WebP quality (1–100) for `texture_format`; texture_optimize's default when not given. */
+  texture_quality?: number
+  /** Mos extension: normal maps re-encoded like the other textures by `texture_format` (lossy; ETC1S in KTX2). */
+  lossy_normal_maps?: boolean
+  /** The Basis Universal module, passed in by the caller where `texture_format` is `ktx2`. */
+  basis?: BasisModule
+  /** The tier's per-image limits, for the textures `texture_format` re-encodes (as the texture operations). */
+  maxTextureBytes?: number
+  maxPixels?: number
+  /** Filled with the report per texture of `texture_format`'s re-encoding (the texture operations' report). */
+  reencoded?: TextureReport[]
   /** The meshoptimizer encoder, passed in by the caller (see Platform). */
   meshoptEncoder?: unknown
   /** Where to say what compression dropped from the file (the task's `details.notes`). */
@@ -62,7 +80,21 @@ export interface CompressOptions {
 }
 
 export const COMPRESS_DEFAULTS: Required<
-  Omit<CompressOptions, 'engine' | 'meshoptEncoder' | 'notes' | 'sharp' | 'imageThreads' | 'repacked'>
+  Omit<
+    CompressOptions,
+    | 'engine'
+    | 'meshoptEncoder'
+    | 'notes'
+    | 'sharp'
+    | 'imageThreads'
+    | 'repacked'
+    | 'texture_format'
+    | 'texture_quality'
+    | 'basis'
+    | 'maxTextureBytes'
+    | 'maxPixels'
+    | 'reencoded'
+  >
 > = {
   level: 7,
   position_quantization_bits: 14,
@@ -73,6 +105,7 @@ export const COMPRESS_DEFAULTS: Required<
   meshopt_compression_level: 'high',
   meshopt_extension: 'ext',
   texture_progressive_jpeg: false,
+  lossy_normal_maps: false,
 }
 
 /** Meshopt's quantizing levels store texture coordinates on gltfpack's 12-bit grid, whatever texcoord_quantization_bits says (its lossless level: floats). */
@@ -141,16 +174,49 @@ export function compress(options: CompressOptions): Transform {
     // Keyframes go where the encoding quantizes anyway: not in meshopt's lossless level.
     const reduceKeys = !(o.engine === 'meshopt' && o.meshopt_compression_level === 'low')
     await cleanForEncoding(doc, options.notes, options.sharp, reduceKeys)
-    // Lossless, and after the prune, so no texture about to go is worked on.
-    const { sharp, imageThreads } = options
-    const recoded = await recodeTexturesLosslessly(doc, { sharp, imageThreads, progressive: o.texture_progressive_jpeg })
-    options.repacked?.push(...recoded)
+    // After the prune, so no texture about to go is worked on.
+    await encodeTextures(doc, o)
     // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
     // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
     if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await weldIdenticalVertices(doc)
     if (o.engine === 'draco') encodeWithDraco(doc, o)
     else await encodeWithMeshopt(doc, o)
   }
+}
+
+/**
+ * The textures' step: each texture in its smallest lossless coding (lossless-textures.ts), and
+ * re-encoded to `texture_format` where asked (compress-textures.ts), filling `repacked` and `reencoded`.
+ * KTX2 encodes every image it can decode whatever its coding, so the lossless re-coding only takes the
+ * textures it leaves (no image is encoded twice). JPEG, WebP and PNG come after it: their re-encoding
+ * keeps a texture whose result is not smaller than what it is compared with, and compared with the
+ * PNG as the input stored it, WebP grew what the lossless re-packing shrinks (ClearCoatTest's labels:
+ * WebP 8 774 B where the re-packed PNG is 3 769 B, its roughness stripes 1 878 B for 218 B).
+ */
+async function encodeTextures(doc: Document, o: ResolvedCompressOptions): Promise<void> {
+  const { sharp, imageThreads } = o
+  const untouched = o.texture_format === 'ktx2' ? await reencodeAskedTextures(doc, o) : undefined
+  const recoded = await recodeTexturesLosslessly(doc, { sharp, imageThreads, progressive: o.texture_progressive_jpeg, only: untouched })
+  o.repacked?.push(...recoded)
+  if (o.texture_format && o.texture_format !== 'ktx2') await reencodeAskedTextures(doc, o)
+}
+
+/** Re-encodes the textures to `texture_format` (compress-textures.ts), filling `reencoded`; answers the textures it left untouched. */
+async function reencodeAskedTextures(doc: Document, o: ResolvedCompressOptions): Promise<Set<Texture>> {
+  if (!o.texture_format || !o.sharp) throw new Error('texture_format needs a format and sharp')
+  const { reports, untouched } = await reencodeTextures(doc, {
+    format: o.texture_format,
+    quality: o.texture_quality,
+    lossyNormalMaps: o.lossy_normal_maps,
+    sharp: o.sharp,
+    basis: o.basis,
+    imageThreads: o.imageThreads,
+    maxTextureBytes: o.maxTextureBytes,
+    maxPixels: o.maxPixels,
+    notes: o.notes,
+  })
+  o.reencoded?.push(...reports)
+  return untouched
 }
 
 /**
