@@ -8,9 +8,13 @@ export interface Session {
   expires_at: string
 }
 
+/** When a field applies (the contract's FieldCondition, as GET /config gives it). */
 export interface FieldCondition {
   field: string
-  equals: string
+  /** The other field's value, or one of its values. */
+  equals: string | string[]
+  /** Applies too while the other field is empty (texture_progressive_jpeg with no texture_format). */
+  orAbsent?: boolean
 }
 
 export type FieldKind = 'enum' | 'integer' | 'number' | 'boolean' | 'string'

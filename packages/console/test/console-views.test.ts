@@ -2,14 +2,13 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { CompletedTask } from '@mos/sdk/contract'
 import type { Browser, Locator, Page, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { chromiumAvailable, consolePasswordHash, launchChromium, litShare } from './support/browser.ts'
-import { expectDrawn, SLOW, start, taskIdOf, trianglesOf, runTask, untilEnded } from './support/console-page.ts'
+import { expectDrawn, recordOf, SLOW, start, taskIdOf, trianglesOf, runTask, untilEnded } from './support/console-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -28,15 +27,6 @@ const SPIDER_TEXTURES = ['SpiderTex.jpg', 'drkwood2.jpg', 'engineflare1.jpg', 'w
 const runnable = corpus.available && chromiumAvailable()
 const PASSWORD = `pw-${randomBytes(12).toString('base64url')}`
 const API_KEY = `console-views-${randomBytes(8).toString('hex')}`
-
-/** The record of a card's task, as the service gives it (`GET /admin/tasks/{id}`, the page's own session). */
-async function recordOf(page: Page, card: Locator): Promise<CompletedTask & Record<string, unknown>> {
-  const id = await taskIdOf(card)
-  return page.evaluate(
-    async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as CompletedTask & Record<string, unknown>,
-    id,
-  )
-}
 
 /** A GLB with the bytes of its first Draco buffer scrambled after the 12 of its header (version, method, flags). */
 function withCorruptDraco(glb: Buffer): Buffer {
@@ -314,10 +304,13 @@ describe.skipIf(!runnable)('the work page’s cards and views in chromium', () =
       const question = late.getByRole('group', { name: `Delete task ${lateId} for good? Its record and files cannot be brought back.` })
       await late.getByRole('button', { name: 'Delete' }).click()
       await question.waitFor()
-      expect(await question.getByRole('button', { name: 'Keep it' }).evaluate((button) => button === document.activeElement)).toBe(true)
+      const keepFocused = () => question.getByRole('button', { name: 'Keep it' }).evaluate((button) => button === document.activeElement)
+      expect(await keepFocused()).toBe(true)
       await page.keyboard.press('Enter')
       await late.getByRole('button', { name: 'Delete' }).click()
       await question.waitFor()
+      // Escape is the question's key: pressed once its effect has focused "Keep it" (a frame after it shows), as a user's is.
+      await expect.poll(() => keepFocused()).toBe(true)
       await page.keyboard.press('Escape')
       await late.getByRole('button', { name: 'Delete' }).waitFor()
       expect(await question.count()).toBe(0)

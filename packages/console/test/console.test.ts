@@ -9,7 +9,17 @@ import { assimp, corpusFiles, shared } from '../../../test/support/corpus.ts'
 import { localServiceEnv, throwAwayLicenceEnv } from '../../../test/support/service-env.ts'
 import { startMos, stopMos, type MosProcess } from '../../server/test/support/processes.ts'
 import { chromiumAvailable, consolePasswordHash, launchChromium } from './support/browser.ts'
-import { expectDrawn, followEventStreams, SLOW, start, taskIdOf, trianglesOf, runTask, untilEnded } from './support/console-page.ts'
+import {
+  expectDrawn,
+  followEventStreams,
+  recordOf,
+  SLOW,
+  start,
+  taskIdOf,
+  trianglesOf,
+  runTask,
+  untilEnded,
+} from './support/console-page.ts'
 
 const corpus = corpusFiles({
   box: assimp('glTF2', 'BoxTextured-glTF-Binary', 'BoxTextured.glb'),
@@ -355,11 +365,7 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       const card = await start(page)
       await untilEnded(card)
       expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
-      const id = await taskIdOf(card)
-      const record = await page.evaluate(
-        async (taskId) => (await (await fetch(`/admin/tasks/${taskId}`)).json()) as CompletedTask & { options: Record<string, unknown> },
-        id,
-      )
+      const record = await recordOf(page, card)
       // What the service ran: the preset's fields, but the ratio the user typed.
       expect(record.options).toMatchObject({
         merge: true,
@@ -375,6 +381,36 @@ describe.skipIf(!runnable)('the console in chromium', () => {
       )
       await page.getByLabel('preset').selectOption('')
       await page.getByLabel('simplify_ratio').fill('')
+    },
+    SLOW * 2,
+  )
+
+  it(
+    're-encodes the textures in the compress task: texture_format shows the fields that apply to it, and the WebP result draws',
+    async () => {
+      await page.getByLabel('Operation').selectOption('compress')
+      await page.locator('#files').setInputFiles(corpus.paths.box)
+      await page.getByLabel('engine').selectOption('meshopt')
+      const count = (name: string) => page.getByLabel(name, { exact: true }).count()
+      // No texture_format: progressive JPEG applies, the quality does not.
+      expect([await count('texture_progressive_jpeg'), await count('texture_quality')]).toEqual([1, 0])
+      await page.getByLabel('texture_format').selectOption('ktx2')
+      await expect.poll(() => count('texture_progressive_jpeg')).toBe(0)
+      expect([await count('texture_quality'), await count('lossy_normal_maps')]).toEqual([0, 1])
+      await page.getByLabel('texture_format').selectOption('webp')
+      const quality = page.getByLabel('texture_quality', { exact: true })
+      expect(await quality.inputValue()).toBe('82')
+      await quality.fill('30')
+      const card = await start(page)
+      await untilEnded(card)
+      expect(await card.getByTestId('task-status').textContent()).toBe('Completed 100%')
+      const record = await recordOf(page, card)
+      expect(record.options).toMatchObject({ texture_format: 'webp', texture_quality: 30 })
+      expect(record.textures).toEqual([expect.objectContaining({ from: 'image/png', to: 'image/webp' })])
+      // three.js reads EXT_texture_webp: the output view draws the WebP-textured box, 211×211 as before.
+      expect(await card.locator('.stats').nth(1).textContent()).toContain('211×211')
+      await expectDrawn(card, 'output-view')
+      await page.getByLabel('texture_format').selectOption('')
     },
     SLOW * 2,
   )

@@ -1,6 +1,6 @@
 import { COMPRESS_PRESETS } from '@mos/sdk/contract'
 import { describe, expect, it } from 'vitest'
-import { carriedOver, formEntries, presetNote, shownValues, withChoice } from '../src/work/form-values.ts'
+import { applies, carriedOver, formEntries, presetNote, shownValues, withChoice } from '../src/work/form-values.ts'
 import type { FieldInfo } from '../src/types.ts'
 
 /** Compress's fields as GET /config gives them (the ones that matter here). */
@@ -96,6 +96,54 @@ describe('a field whose range changes with another field', () => {
 
   it('leaves the field being typed in alone, even out of range (the browser says why Start refuses it)', () => {
     expect(withChoice(textureOptimize, { format: 'png' }, 'quality', '50')).toEqual({ format: 'png', quality: '50' })
+  })
+})
+
+describe('a field that applies under some values of another, or while it is empty', () => {
+  // As GET /config gives compress's texture fields (the contract's FieldCondition).
+  const textures: FieldInfo[] = [
+    { name: 'texture_format', kind: 'enum', default: null, choices: ['webp', 'jpeg', 'png', 'ktx2'] },
+    {
+      name: 'texture_progressive_jpeg',
+      kind: 'boolean',
+      default: false,
+      applies_when: { field: 'texture_format', equals: ['jpeg'], orAbsent: true },
+    },
+    {
+      name: 'texture_quality',
+      kind: 'integer',
+      default: 82,
+      min: 1,
+      max: 100,
+      applies_when: { field: 'texture_format', equals: ['jpeg', 'webp'] },
+    },
+  ]
+  const [, progressive, quality] = textures
+
+  it('applies as the contract says: quality with jpeg or webp, progressive JPEG with jpeg or no texture_format', () => {
+    expect(['', 'webp', 'jpeg', 'png', 'ktx2'].map((format) => applies(quality!, { texture_format: format }))).toEqual([
+      false,
+      true,
+      true,
+      false,
+      false,
+    ])
+    expect(['', 'webp', 'jpeg', 'png', 'ktx2'].map((format) => applies(progressive!, { texture_format: format }))).toEqual([
+      true,
+      false,
+      true,
+      false,
+      false,
+    ])
+    expect(applies(progressive!, {})).toBe(true)
+  })
+
+  it('sends what applies only: a progressive JPEG set before webp was chosen is not sent', () => {
+    const chosen = { texture_progressive_jpeg: 'true', texture_format: 'webp', texture_quality: '70' }
+    expect(formEntries(textures, chosen)).toEqual([
+      ['texture_format', 'webp'],
+      ['texture_quality', '70'],
+    ])
   })
 })
 

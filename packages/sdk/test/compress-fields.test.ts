@@ -13,7 +13,10 @@ describe("compress's Mos extension fields in the contract", () => {
       'simplify_error',
       'texture_max_size',
       'texture_power_of_two',
+      'texture_format',
       'texture_progressive_jpeg',
+      'texture_quality',
+      'lossy_normal_maps',
       'palette',
       'merge',
       'instance',
@@ -84,6 +87,52 @@ describe("compress's Mos extension fields in the contract", () => {
     }
   })
 
+  it('takes texture_format with its quality (jpeg, webp), lossy_normal_maps (jpeg, webp, ktx2) and progressive JPEG (jpeg or none)', () => {
+    const parse = (fields: Record<string, string>) => parseCompressFields('A', { engine: 'meshopt', ...fields })
+    expect(parse({ texture_format: 'WebP' })).toMatchObject({
+      ok: true,
+      value: { texture_format: 'webp', texture_quality: 82, lossy_normal_maps: false },
+    })
+    const ktx2 = parse({ texture_format: 'ktx2', lossy_normal_maps: 'true' })
+    expect(ktx2).toMatchObject({ ok: true, value: { texture_format: 'ktx2', lossy_normal_maps: true } })
+    expect(ktx2.ok && ktx2.value).not.toHaveProperty('texture_quality')
+    expect(ktx2.ok && ktx2.value).not.toHaveProperty('texture_progressive_jpeg')
+    expect(parse({ texture_format: 'jpeg', texture_quality: '60', texture_progressive_jpeg: 'true' })).toMatchObject({
+      ok: true,
+      value: { texture_quality: 60, texture_progressive_jpeg: true },
+    })
+    const refused = (name: string, when: string) => ({ ok: false, error: ERROR_TEXTS.invalidField(name, `applies only when ${when}`) })
+    expect(parse({ texture_format: 'webp', texture_progressive_jpeg: 'true' })).toEqual(
+      refused('texture_progressive_jpeg', 'texture_format is jpeg or not given'),
+    )
+    expect(parse({ texture_format: 'ktx2', texture_quality: '90' })).toEqual(refused('texture_quality', 'texture_format is jpeg or webp'))
+    expect(parse({ texture_format: 'png', texture_quality: '90' })).toEqual(refused('texture_quality', 'texture_format is jpeg or webp'))
+    expect(parse({ texture_quality: '90' })).toEqual(refused('texture_quality', 'texture_format is jpeg or webp'))
+    expect(parse({ lossy_normal_maps: 'true' })).toEqual(refused('lossy_normal_maps', 'texture_format is jpeg or webp or ktx2'))
+    expect(parse({ texture_format: 'png', lossy_normal_maps: 'false' })).toEqual(
+      refused('lossy_normal_maps', 'texture_format is jpeg or webp or ktx2'),
+    )
+    // A bad format is named as such before the fields that depend on it.
+    expect(parse({ texture_format: 'avif', texture_quality: '90' })).toEqual({
+      ok: false,
+      error: ERROR_TEXTS.invalidField('texture_format', 'must be one of webp, jpeg, png, ktx2'),
+    })
+    expect(parse({ texture_format: 'jpeg', texture_quality: '101' })).toEqual({
+      ok: false,
+      error: ERROR_TEXTS.invalidField('texture_quality', 'must be an integer from 1 to 100'),
+    })
+  })
+
+  it("a preset sets only the fields that apply to the request: web with texture_format=webp leaves JPEG's progressive coding out", () => {
+    const parsed = parseCompressFields('A', { engine: 'draco', preset: 'web', texture_format: 'webp' })
+    expect(parsed).toMatchObject({ ok: true, value: { merge: true, texture_max_size: 2048, texture_format: 'webp' } })
+    expect(parsed.ok && parsed.value).not.toHaveProperty('texture_progressive_jpeg')
+    const jpeg = parseCompressFields('A', { engine: 'draco', preset: 'web', texture_format: 'jpeg' })
+    expect(jpeg).toMatchObject({ ok: true, value: { texture_progressive_jpeg: true, texture_format: 'jpeg' } })
+    // No preset sets a texture format: re-encoding lossy textures lossy again is a loss only a request may ask for.
+    for (const preset of Object.values(COMPRESS_PRESETS)) expect(preset).not.toHaveProperty('texture_format')
+  })
+
   it('types them in the SDK', () => {
     const client = createClient({ baseURL: 'http://x', variant: 'A' })
     const params = expectTypeOf(client.compress).parameter(0)
@@ -91,6 +140,9 @@ describe("compress's Mos extension fields in the contract", () => {
     params.toHaveProperty('preset').toEqualTypeOf<'web' | 'mobile' | 'archive' | undefined>()
     params.toHaveProperty('merge').toEqualTypeOf<boolean | undefined>()
     params.toHaveProperty('texture_progressive_jpeg').toEqualTypeOf<boolean | undefined>()
+    params.toHaveProperty('texture_format').toEqualTypeOf<'webp' | 'jpeg' | 'png' | 'ktx2' | undefined>()
+    params.toHaveProperty('texture_quality').toEqualTypeOf<number | undefined>()
+    params.toHaveProperty('lossy_normal_maps').toEqualTypeOf<boolean | undefined>()
     params.toHaveProperty('palette').toEqualTypeOf<boolean | undefined>()
     params.toHaveProperty('meshopt_extension').toEqualTypeOf<'ext' | 'khr' | undefined>()
     expectTypeOf(client.capabilities).returns.resolves.toHaveProperty('mos_extensions')
@@ -110,6 +162,7 @@ describe("compress's Mos extension fields in the contract", () => {
     params.toHaveProperty('merge').toEqualTypeOf<boolean | undefined>()
     params.toHaveProperty('instance').toEqualTypeOf<boolean | undefined>()
     params.toHaveProperty('meshopt_extension').toEqualTypeOf<'ext' | 'khr' | undefined>()
+    params.toHaveProperty('texture_format').toEqualTypeOf<'webp' | 'jpeg' | 'png' | 'ktx2' | undefined>()
     params.toHaveProperty('callback_url').toEqualTypeOf<string | undefined>()
   })
 })

@@ -154,6 +154,8 @@ describe.skipIf(!available)('batch fields take the rules of /compress, on the co
       { engine: 'draco', meshopt_compression_level: 'low' },
       { engine: 'meshopt', texture_max_size: '8' },
       { engine: 'meshopt', preset: 'tiny' },
+      { engine: 'meshopt', texture_format: 'ktx2', texture_quality: '90' },
+      { engine: 'draco', texture_format: 'webp', texture_progressive_jpeg: 'true' },
     ])('refuses %o with the text /compress gives', async (fields) => {
       const single = await post('/compress', fields, 'file')
       expect(single.status).toBe(400)

@@ -80,7 +80,17 @@ describe.skipIf(!available).each(VARIANTS)('compress and convert extension field
     const doc = VARIANT_SCHEMAS[variant].capabilities.parse(await (await get('/api/v1/capabilities')).json())
     // The contract's declaration (its list: sdk's compress-fields.test.ts), served as declared.
     expect(doc.mos_extensions?.compress).toEqual(extensionFieldNames(variant).compress)
-    expect(doc.mos_extensions?.compress).toEqual(expect.arrayContaining(['meshopt_extension', 'preset', 'merge', 'instance']))
+    expect(doc.mos_extensions?.compress).toEqual(
+      expect.arrayContaining([
+        'meshopt_extension',
+        'preset',
+        'merge',
+        'instance',
+        'texture_format',
+        'texture_quality',
+        'lossy_normal_maps',
+      ]),
+    )
     expect(doc.mos_extensions?.convert).toEqual(CONVERT_EXTENSION_FIELDS)
     expect(doc.mos_extensions?.texture_optimize).toEqual(['lossy_normal_maps'])
   })
@@ -96,12 +106,56 @@ describe.skipIf(!available).each(VARIANTS)('compress and convert extension field
       ['texture_progressive_jpeg', 'yes please', 'must be true or false'],
       ['palette', '2', 'must be true or false'],
       ['meshopt_extension', 'zstd', 'must be one of ext, khr'],
+      ['texture_format', 'avif', 'must be one of webp, jpeg, png, ktx2'],
     ]
     for (const [field, value, rule] of cases) {
       const response = await compress({ engine: 'meshopt', [field]: value }, paths.shapes)
       expect(response.status, `${field}=${value}`).toBe(400)
       expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField(field, rule) })
     }
+  })
+
+  it('refuses the texture fields where the texture_format given (or none) gives them no meaning, naming when they apply', async () => {
+    const cases: [Record<string, string>, string, string][] = [
+      [{ texture_format: 'webp', texture_progressive_jpeg: 'true' }, 'texture_progressive_jpeg', 'texture_format is jpeg or not given'],
+      [{ texture_format: 'ktx2', texture_quality: '80' }, 'texture_quality', 'texture_format is jpeg or webp'],
+      [{ texture_quality: '80' }, 'texture_quality', 'texture_format is jpeg or webp'],
+      [{ texture_format: 'png', lossy_normal_maps: 'true' }, 'lossy_normal_maps', 'texture_format is jpeg or webp or ktx2'],
+      [{ texture_format: 'jpeg', texture_quality: '0' }, 'texture_quality', ''],
+    ]
+    for (const [fields, field, when] of cases) {
+      const response = await compress({ engine: 'draco', ...fields }, paths.shapes)
+      expect(response.status, JSON.stringify(fields)).toBe(400)
+      const rule = when ? `applies only when ${when}` : 'must be an integer from 1 to 100'
+      expect(await response.json()).toEqual({ error: ERROR_TEXTS.invalidField(field, rule) })
+    }
+  })
+
+  it('texture_format=webp with preset=web: the JPEG texture comes back WebP under a required EXT_texture_webp, reported and noted', async () => {
+    const glb = join(dir.path, 'jpeg-textured-webp.glb')
+    const jpeg = new Uint8Array(await readFile(paths.normalMap))
+    await writeFile(glb, await jpegTexturedGlb(jpeg))
+    const { record, model } = await compressed({ engine: 'meshopt', preset: 'web', texture_format: 'webp', texture_quality: 75 }, glb)
+    const required = model
+      .getRoot()
+      .listExtensionsUsed()
+      .filter((extension) => extension.isRequired())
+      .map((extension) => extension.extensionName)
+    expect(required).toEqual(expect.arrayContaining(['EXT_meshopt_compression', 'EXT_texture_webp']))
+    const texture = model.getRoot().listTextures()[0]!
+    expect(texture.getMimeType()).toBe('image/webp')
+    const { width, height, format } = await sharp(texture.getImage()!).metadata()
+    expect({ width, height, format }).toEqual({
+      ...(await sharp(jpeg)
+        .metadata()
+        .then(({ width, height }) => ({ width, height }))),
+      format: 'webp',
+    })
+    expect(record.textures).toEqual([
+      expect.objectContaining({ from: 'image/jpeg', to: 'image/webp', after: texture.getImage()!.byteLength }),
+    ])
+    expect(record.texture_bytes_after).toBe(texture.getImage()!.byteLength)
+    expect(record.notes).toEqual(expect.arrayContaining([expect.stringContaining('EXT_texture_webp as a required extension')]))
   })
 
   it('meshopt_extension=khr: the download declares KHR_meshopt_compression alone and reads to what ext gives, smaller; draco refuses it', async () => {

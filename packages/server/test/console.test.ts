@@ -452,7 +452,7 @@ describe.each(VARIANTS)('GET /config in variant %s', (variant) => {
     max: number | null
     min_exclusive: boolean
     choices: string[] | null
-    applies_when: { field: string; equals: string } | null
+    applies_when: { field: string; equals: string | string[]; orAbsent?: boolean } | null
     alternatives: { when: { field: string; equals: string }; min: number | null; max: number | null }[]
     presets: Record<string, Record<string, string | number | boolean>> | null
   }
@@ -477,7 +477,9 @@ describe.each(VARIANTS)('GET /config in variant %s', (variant) => {
       const base = Object.fromEntries(operation.fields.filter((f) => f.required).map((f) => [f.name, String(samples(f).accepted[0])]))
       expect(endpoint.parseFields(variant, base).ok, `${operation.type} with ${JSON.stringify(base)}`).toBe(true)
       for (const field of operation.fields) {
-        const condition = field.applies_when ? { [field.applies_when.field]: field.applies_when.equals } : {}
+        // The condition's value (its first, where it lists several: texture_quality's jpeg or webp).
+        const listed = (when: { equals: string | string[] }) => [when.equals].flat()
+        const condition = field.applies_when ? { [field.applies_when.field]: listed(field.applies_when)[0]! } : {}
         const { accepted, refused } = samples(field)
         for (const value of accepted) {
           const raw = { ...base, ...condition, [field.name]: String(value) }
@@ -494,11 +496,11 @@ describe.each(VARIANTS)('GET /config in variant %s', (variant) => {
         }
         if (field.applies_when) {
           // Sent without its condition, the field is refused: the form must hide it.
-          const { field: on, equals } = field.applies_when
+          const { field: on } = field.applies_when
           const choices = operation.fields.find((candidate) => candidate.name === on)!.choices ?? []
           const other = { ...base, [field.name]: String(accepted[0]) }
-          const otherValue = choices.find((choice) => choice !== equals)
-          if (otherValue) other[on] = otherValue
+          const otherValue = choices.find((choice) => !listed(field.applies_when!).includes(String(choice)))
+          if (otherValue) other[on] = String(otherValue)
           else delete other[on]
           expect(endpoint.parseFields(variant, other).ok).toBe(false)
         }

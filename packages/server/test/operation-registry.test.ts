@@ -76,7 +76,7 @@ describe('the contract table and the engines registry', () => {
     expect(formats('texture_optimize')).toEqual(expect.arrayContaining(['glb', 'jpg', 'png', 'webp']))
   })
 
-  it('texture jobs carry the tier texture limit, other jobs do not', () => {
+  it('texture jobs and compress (whose texture_format re-encodes textures) carry the tier texture limit, other jobs do not', () => {
     const routes = submitRoutes('A', engineOperationCatalog())
     const value = (type: string, raw: Record<string, string>) => {
       const parsed = routes.find((route) => route.type === type)!.parseFields(raw, ctx)
@@ -89,8 +89,11 @@ describe('the contract table and the engines registry', () => {
       maxTextureBytes: 5_000_000,
     })
     expect(value('texture_ktx2', {})).toEqual({ uastc: false, quality: 128, maxTextureBytes: 5_000_000 })
-    // A compress job carries the contract's parse as it is (its defaults: sdk's compress-fields.test.ts).
+    // A compress job carries the contract's parse as it is (its defaults: sdk's compress-fields.test.ts), and the limit.
     const contract = parseCompressFields('A', { engine: 'meshopt' })
-    expect(contract.ok && value('compress', { engine: 'meshopt' })).toEqual(contract.ok && contract.value)
+    expect(contract.ok && value('compress', { engine: 'meshopt' })).toEqual(
+      contract.ok && { ...contract.value, maxTextureBytes: 5_000_000 },
+    )
+    expect(value('repair', {})).toEqual({})
   })
 })

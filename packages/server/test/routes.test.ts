@@ -1,5 +1,6 @@
 import {
   compressFieldSpecs,
+  conditionValues,
   describeRule,
   ERROR_TEXTS,
   VARIANT_SCHEMAS,
@@ -136,9 +137,10 @@ describe.skipIf(!available).each(VARIANTS)('routes in variant %s (in-process)', 
 
   for (const spec of compressFieldSpecs(variant)) {
     it(`validates ${spec.name} with the contract's text`, async () => {
-      const engine = spec.kind !== 'boolean' && spec.onlyWith ? spec.onlyWith.equals : 'draco'
+      // engine=draco, or the value the field's condition asks for (engine=meshopt, texture_format=jpeg).
+      const condition = spec.onlyWith ? { [spec.onlyWith.field]: conditionValues(spec.onlyWith)[0]! } : {}
       for (const { value, error } of badValues(spec)) {
-        const response = await compress({ engine, [spec.name]: value })
+        const response = await compress({ engine: 'draco', ...condition, [spec.name]: value })
         expect(response.status, `${spec.name}=${value}`).toBe(400)
         expect(await response.json()).toEqual({ error })
       }

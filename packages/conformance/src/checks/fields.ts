@@ -1,7 +1,9 @@
 import {
   batchCompressFieldSpecs,
   compressFieldSpecs,
+  conditionValues,
   convertFieldSpecs,
+  describeCondition,
   describeRule,
   ERROR_TEXTS,
   IMPLEMENTED_TASK_TYPES,
@@ -98,9 +100,9 @@ interface Case {
   expect: { accepted: true } | { accepted: false; text: string; textProfile: Profile }
 }
 
-/** Fields made valid for a spec's condition (e.g. engine=meshopt for the meshopt level). */
+/** Fields made valid for a spec's condition (e.g. engine=meshopt for the meshopt level, texture_format=jpeg for its quality). */
 function fieldsFor(rules: FormRules, spec: FieldSpec): Fields {
-  if (spec.kind !== 'boolean' && spec.onlyWith) return { ...rules.valid, [spec.onlyWith.field]: spec.onlyWith.equals }
+  if (spec.onlyWith) return { ...rules.valid, [spec.onlyWith.field]: conditionValues(spec.onlyWith)[0]! }
   return { ...rules.valid }
 }
 
@@ -255,21 +257,26 @@ function valueCases(spec: FieldSpec, base: Fields): Case[] {
   }
 }
 
-/** A field that applies only with another engine, sent with the other one: refused (mos wording). */
-function onlyWithCases(rules: FormRules, spec: FieldSpec): Case[] {
-  if (spec.kind === 'boolean' || !spec.onlyWith) return []
-  const other = spec.onlyWith.field === 'engine' ? (spec.onlyWith.equals === 'draco' ? 'meshopt' : 'draco') : undefined
-  if (!other) return []
-  const value = spec.kind === 'enum' ? spec.values[0]! : spec.max
+/**
+ * A field that applies only with some values of another field, sent with a value outside them (the
+ * other engine; a texture_format it does not apply to): refused (mos wording).
+ */
+function onlyWithCases(rules: FormRules, spec: FieldSpec, specs: readonly FieldSpec[]): Case[] {
+  if (!spec.onlyWith) return []
+  const condition = spec.onlyWith
+  const other = specs.find((candidate) => candidate.name === condition.field)
+  const outside = other?.kind === 'enum' ? other.values.find((value) => !conditionValues(condition).includes(value)) : undefined
+  if (!outside) return []
+  const value = spec.kind === 'enum' ? spec.values[0]! : spec.kind === 'boolean' ? 'true' : spec.max
   return [
     {
-      id: `field.${spec.name}.only-with-${spec.onlyWith.equals}`,
+      id: `field.${spec.name}.only-with-${conditionValues(condition).join('-')}`,
       profile: 'mos',
-      title: `${spec.name} with ${spec.onlyWith.field}=${other}`,
-      fields: { ...rules.valid, [spec.onlyWith.field]: other, [spec.name]: value },
+      title: `${spec.name} with ${condition.field}=${outside}`,
+      fields: { ...rules.valid, [condition.field]: outside, [spec.name]: value },
       expect: {
         accepted: false,
-        text: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`),
+        text: ERROR_TEXTS.invalidField(spec.name, `applies only when ${describeCondition(condition)}`),
         textProfile: 'mos',
       },
     },
@@ -277,16 +284,17 @@ function onlyWithCases(rules: FormRules, spec: FieldSpec): Case[] {
 }
 
 /** Every case of one field spec, in the order the checks list them. */
-function specCases(rules: FormRules, spec: FieldSpec): Case[] {
+function specCases(rules: FormRules, spec: FieldSpec, specs: readonly FieldSpec[]): Case[] {
   const base = fieldsFor(rules, spec)
-  const cases = [...(spec.required ? [missingCase(spec, base)] : []), ...valueCases(spec, base), ...onlyWithCases(rules, spec)]
+  const cases = [...(spec.required ? [missingCase(spec, base)] : []), ...valueCases(spec, base), ...onlyWithCases(rules, spec, specs)]
   // A Mos extension field is not in the published interface: another deployment need not have it.
   if (spec.extension) for (const c of cases) c.profile = 'mos'
   return cases
 }
 
 function casesOf(rules: FormRules, variant: Variant): Case[] {
-  return [...fileCases(rules), ...rules.specs(variant).flatMap((spec) => specCases(rules, spec))]
+  const specs = rules.specs(variant)
+  return [...fileCases(rules), ...specs.flatMap((spec) => specCases(rules, spec, specs))]
 }
 
 async function send(ctx: RunContext, rules: FormRules, c: Case) {

@@ -46,7 +46,12 @@ export function presetNote(field: FieldInfo, fields: FieldInfo[], chosen: FieldV
   return `Your value is sent and wins over preset ${preset.name}'s ${theirs}.`
 }
 
-const holds = (condition: FieldCondition, values: FieldValues) => values[condition.field] === String(condition.equals)
+/** Whether a condition holds for the form's values: the other field has (one of) the value(s), or is empty where that is allowed. */
+function holds(condition: FieldCondition, values: FieldValues): boolean {
+  const value = values[condition.field] ?? ''
+  if (value === '') return condition.orAbsent === true
+  return typeof condition.equals === 'string' ? value === condition.equals : condition.equals.includes(value)
+}
 
 /** Whether a field applies given the others' values (`applies_when`, e.g. Draco-only bits). */
 export function applies(field: FieldInfo, values: FieldValues): boolean {

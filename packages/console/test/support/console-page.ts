@@ -1,3 +1,4 @@
+import type { CompletedTask } from '@mos/sdk/contract'
 import type { Locator, Page, Request } from 'playwright-core'
 import { expect } from 'vitest'
 import { VIEW_BACKGROUND } from '../../src/viewer/background.ts'
@@ -73,6 +74,20 @@ export async function expectDrawn(card: Locator, view: string, least = 0.05): Pr
       { timeout: 30_000 },
     )
     .toBe('drawn')
+}
+
+/** The record of a card's task, as the service gives it (`GET /admin/tasks/{id}`, the page's own session), with the options it ran. */
+export async function recordOf(
+  page: Page,
+  card: Locator,
+): Promise<CompletedTask & Record<string, unknown> & { options: Record<string, unknown> }> {
+  const id = await taskIdOf(card)
+  return page.evaluate(
+    async (taskId) =>
+      (await (await fetch(`/admin/tasks/${taskId}`)).json()) as CompletedTask &
+        Record<string, unknown> & { options: Record<string, unknown> },
+    id,
+  )
 }
 
 /** The task id a card's header shows. */

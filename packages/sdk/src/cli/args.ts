@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { isServiceAddress, serviceAddressProblem } from '../base-url.ts'
 import {
   COMPRESS_PRESET_NAMES,
+  COMPRESS_TEXTURE_FORMATS,
   type CompressOptions,
   ENGINES,
   convertFieldSpecs,
@@ -56,6 +57,9 @@ Options:
                      texture_power_of_two, texture_progressive_jpeg, palette, merge, instance (these send one
                      request per file); convert takes all but --progressive-jpeg, --palette, --instance and
                      --preset
+  --texture-format FMT, --texture-quality N, --lossy-normal-maps
+                     compress (Mos extensions): textures re-encoded in the same task, ${COMPRESS_TEXTURE_FORMATS.join(' | ')}
+                     (texture_format); JPEG/WebP quality 1-100 (texture_quality); normal maps lossy too
   --callback-url URL every task (Mos extension): the URL the service POSTs each task's record to when it ends
   --to, -t FORMAT    convert: target format
   --format, -f FMT   textures: target format
@@ -134,9 +138,10 @@ export interface CliArgs {
 
 /**
  * Compress's Mos extension fields the command line sets (docs/api.md, "Mos extensions"), typed by the
- * contract: those a preset may set, the preset itself and the meshopt extension.
+ * contract: those a preset may set, the preset itself, the meshopt extension and the texture format's.
  */
-export type CompressExtensionArgs = PresetFields & Pick<CompressOptions, 'preset' | 'meshopt_extension'>
+export type CompressExtensionArgs = PresetFields &
+  Pick<CompressOptions, 'preset' | 'meshopt_extension' | 'texture_format' | 'texture_quality' | 'lossy_normal_maps'>
 
 function decimal(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
@@ -206,6 +211,9 @@ const TASK_OPTIONS = {
   'texture-max-size': { type: 'string' },
   'power-of-two': { type: 'boolean' },
   'progressive-jpeg': { type: 'boolean' },
+  'texture-format': { type: 'string' },
+  'texture-quality': { type: 'string' },
+  'lossy-normal-maps': { type: 'boolean' },
   palette: { type: 'boolean' },
   merge: { type: 'boolean' },
   instance: { type: 'boolean' },
@@ -246,6 +254,9 @@ const EXTENSION_FLAGS = {
   texture_max_size: 'texture-max-size',
   texture_power_of_two: 'power-of-two',
   texture_progressive_jpeg: 'progressive-jpeg',
+  texture_format: 'texture-format',
+  texture_quality: 'texture-quality',
+  lossy_normal_maps: 'lossy-normal-maps',
   palette: 'palette',
   merge: 'merge',
   instance: 'instance',
@@ -262,6 +273,9 @@ function extensionsOf(values: OptionValues): CliArgs['extensions'] {
     texture_max_size: integer(f.texture_max_size, values[f.texture_max_size]),
     texture_power_of_two: values[f.texture_power_of_two],
     texture_progressive_jpeg: values[f.texture_progressive_jpeg],
+    texture_format: oneOf(f.texture_format, values[f.texture_format], COMPRESS_TEXTURE_FORMATS),
+    texture_quality: integer(f.texture_quality, values[f.texture_quality]),
+    lossy_normal_maps: values[f.lossy_normal_maps],
     palette: values[f.palette],
     merge: values[f.merge],
     instance: values[f.instance],

@@ -2,11 +2,13 @@ import { z } from 'zod'
 import { ERROR_TEXTS } from './errors.ts'
 import { COMPRESS_PRESET_NAMES, COMPRESS_PRESETS, type CompressPreset } from './presets.ts'
 import {
+  COMPRESS_TEXTURE_FORMATS,
   ENGINES,
   MESHOPT_EXTENSIONS,
   MESHOPT_LEVELS,
   MODEL_FORMATS,
   TEXTURE_FORMATS,
+  type CompressTextureFormat,
   type Engine,
   type MeshoptExtension,
   type MeshoptLevel,
@@ -43,7 +45,7 @@ export type FieldSpec = (
       unsupportedFormatError?: boolean
       onlyWith?: FieldCondition
     }
-  | { name: string; kind: 'boolean'; required?: boolean; default?: boolean }
+  | { name: string; kind: 'boolean'; required?: boolean; default?: boolean; onlyWith?: FieldCondition }
 ) & {
   /**
    * A Mos extension, not in the published interface: optional, its default is the interface's
@@ -52,10 +54,43 @@ export type FieldSpec = (
   extension?: boolean
 }
 
-/** A field that only applies when another field has one value (e.g. Draco-only bits). */
+/** A field that only applies when another field has one value (e.g. Draco-only bits), or one of several. */
 export interface FieldCondition {
   field: string
-  equals: string
+  /** The other field's value, or its values (texture_quality: texture_format jpeg or webp). */
+  equals: string | readonly string[]
+  /** Applies too while the other field is not given (texture_progressive_jpeg: no texture_format, or jpeg). */
+  orAbsent?: boolean
+}
+
+/** The values a condition lists. */
+export function conditionValues(condition: FieldCondition): readonly string[] {
+  return typeof condition.equals === 'string' ? [condition.equals] : condition.equals
+}
+
+/**
+ * Whether a condition holds for the other field's raw value (trimmed, any case; empty is not given).
+ *
+ * ```ts
+ * conditionHolds({ field: 'texture_format', equals: ['jpeg', 'webp'] }, 'WebP') // true
+ * ```
+ */
+export function conditionHolds(condition: FieldCondition, raw: string | undefined): boolean {
+  const value = raw?.trim().toLowerCase() ?? ''
+  if (value === '') return condition.orAbsent === true
+  return conditionValues(condition).includes(value)
+}
+
+/**
+ * A condition in words, as the 400 text and the documents say it.
+ *
+ * ```ts
+ * describeCondition({ field: 'texture_format', equals: ['jpeg'], orAbsent: true }) // 'texture_format is jpeg or not given'
+ * ```
+ */
+export function describeCondition(condition: FieldCondition): string {
+  const values = conditionValues(condition).join(' or ')
+  return `${condition.field} is ${values}${condition.orAbsent ? ' or not given' : ''}`
 }
 
 /** What a form field declares beyond its zod type (kept in zod's metadata). */
@@ -83,6 +118,9 @@ const DRACO = { field: 'engine', equals: 'draco' }
 const MESHOPT = { field: 'engine', equals: 'meshopt' }
 const integer = (min: number, max: number) => z.int().min(min).max(max)
 const onlyWith = (condition: FieldCondition): FieldMeta => ({ onlyWith: condition })
+const TEXTURE_FORMAT_JPEG_OR_NONE: FieldCondition = { field: 'texture_format', equals: ['jpeg'], orAbsent: true }
+const TEXTURE_FORMAT_LOSSY: FieldCondition = { field: 'texture_format', equals: ['jpeg', 'webp'] }
+const TEXTURE_FORMAT_NORMAL_MAPS: FieldCondition = { field: 'texture_format', equals: ['jpeg', 'webp', 'ktx2'] }
 
 /** The rules of each field of `shape`, read from its zod declaration. */
 export function fieldSpecs(shape: FieldShape): FieldSpec[] {
@@ -111,7 +149,8 @@ export function fieldSpecs(shape: FieldShape): FieldSpec[] {
       const format = meta.unsupportedFormatError ? { unsupportedFormatError: true } : {}
       return { name, kind: 'enum', ...need, values, ...(defaults as { default?: string }), ...format, ...condition, ...extension }
     }
-    if (schema instanceof z.ZodBoolean) return { name, kind: 'boolean', ...need, ...(defaults as { default?: boolean }), ...extension }
+    if (schema instanceof z.ZodBoolean)
+      return { name, kind: 'boolean', ...need, ...(defaults as { default?: boolean }), ...condition, ...extension }
     throw new Error(`form field ${name}: only integers, enums and booleans are declared`)
   })
 }
@@ -137,7 +176,23 @@ const compressExtensionFields = {
   simplify_error: z.number().min(0).max(1).optional().meta(extension),
   texture_max_size: integer(16, 16384).optional().meta(extension),
   texture_power_of_two: z.boolean().default(false).meta(extension),
-  texture_progressive_jpeg: z.boolean().default(false).meta(extension),
+  // Before the fields that depend on it, so a bad texture_format is named as such (rules are checked in order).
+  texture_format: z.enum(COMPRESS_TEXTURE_FORMATS).optional().meta(extension),
+  // texture_format's JPEG is progressive already where smaller (mozjpeg's scans), and a JPEG another
+  // format keeps is re-coded with progressive tried: only with no texture_format does this choose.
+  texture_progressive_jpeg: z
+    .boolean()
+    .default(false)
+    .meta({ ...onlyWith(TEXTURE_FORMAT_JPEG_OR_NONE), ...extension }),
+  // texture_optimize's quality range and default; KTX2 has its own scale (ETC1S 1–255), PNG is lossless.
+  texture_quality: integer(1, 100)
+    .default(82)
+    .meta({ ...onlyWith(TEXTURE_FORMAT_LOSSY), ...extension }),
+  // texture_optimize's field; with ktx2, normal maps ETC1S like the colour textures rather than UASTC.
+  lossy_normal_maps: z
+    .boolean()
+    .default(false)
+    .meta({ ...onlyWith(TEXTURE_FORMAT_NORMAL_MAPS), ...extension }),
   palette: z.boolean().default(false).meta(extension),
   merge: z.boolean().default(false).meta(extension),
   instance: z.boolean().default(false).meta(extension),
@@ -322,13 +377,8 @@ export function parseFields(specs: readonly FieldSpec[], raw: Record<string, str
   for (const spec of specs) {
     const given = raw[spec.name]
     const present = given !== undefined && given.trim() !== ''
-    if (spec.kind !== 'boolean' && spec.onlyWith && raw[spec.onlyWith.field]?.trim().toLowerCase() !== spec.onlyWith.equals) {
-      if (present) {
-        return {
-          ok: false,
-          error: ERROR_TEXTS.invalidField(spec.name, `applies only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}`),
-        }
-      }
+    if (spec.onlyWith && !conditionHolds(spec.onlyWith, raw[spec.onlyWith.field])) {
+      if (present) return { ok: false, error: ERROR_TEXTS.invalidField(spec.name, `applies only when ${describeCondition(spec.onlyWith)}`) }
       continue
     }
     if (!present) {
@@ -365,8 +415,14 @@ export interface CompressOptions {
   texture_max_size?: number
   /** Mos extension: textures resized to power-of-two sides (WebGL 1, mipmaps). */
   texture_power_of_two?: boolean
-  /** Mos extension: JPEG textures re-coded losslessly as progressive JPEGs where that is smaller. */
+  /** Mos extension: every texture re-encoded to this format (absent: each kept in its own, re-coded losslessly). */
+  texture_format?: CompressTextureFormat
+  /** Mos extension: JPEG textures re-coded losslessly as progressive JPEGs where that is smaller (no texture_format, or jpeg). */
   texture_progressive_jpeg?: boolean
+  /** Mos extension: JPEG and WebP quality (1–100, default 82) of `texture_format`'s re-encoding. */
+  texture_quality?: number
+  /** Mos extension: normal maps re-encoded lossy like the others by `texture_format` (jpeg, webp; ETC1S with ktx2). */
+  lossy_normal_maps?: boolean
   /** Mos extension: untextured materials gathered into palette textures, so merge joins across them. */
   palette?: boolean
   /** Mos extension: meshes sharing a material joined, unanimated nodes flattened (gltfpack's default). */
@@ -398,17 +454,27 @@ export interface TextureKtx2Options {
  * request left out (an explicit field wins); an unknown one is refused by its own rule.
  */
 export function parseCompressFields(variant: Variant, raw: Record<string, string | undefined>): ParseResult<CompressOptions> {
-  return parseFields(compressFieldSpecs(variant), withPreset(raw)) as ParseResult<CompressOptions>
+  const specs = compressFieldSpecs(variant)
+  return parseFields(specs, withPreset(specs, raw)) as ParseResult<CompressOptions>
 }
 
-/** The raw fields with those of a known `preset` filled in where the request left them out. */
-function withPreset(raw: Record<string, string | undefined>): Record<string, string | undefined> {
+/**
+ * The raw fields with those of a known `preset` filled in where the request left them out and where
+ * they apply to the request: `preset=web` with `texture_format=webp` sets no texture_progressive_jpeg
+ * (which applies only to JPEG), rather than have the request refused for a field it did not send.
+ */
+function withPreset(specs: readonly FieldSpec[], raw: Record<string, string | undefined>): Record<string, string | undefined> {
   const name = raw.preset?.trim().toLowerCase() ?? ''
   // Own keys only: "constructor" is no preset, and is refused by the field's rule.
   const preset = Object.hasOwn(COMPRESS_PRESETS, name) ? (COMPRESS_PRESETS[name as CompressPreset] as Record<string, unknown>) : undefined
   if (!preset) return raw
-  const given = Object.entries(raw).filter(([, value]) => value !== undefined && value.trim() !== '')
-  return { ...Object.fromEntries(Object.entries(preset).map(([k, v]) => [k, String(v)])), ...Object.fromEntries(given) }
+  const given = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined && value.trim() !== ''))
+  const applies = (field: string) => {
+    const condition = specs.find((spec) => spec.name === field)?.onlyWith
+    return !condition || conditionHolds(condition, given[condition.field])
+  }
+  const filled = Object.entries(preset).filter(([field]) => applies(field))
+  return { ...Object.fromEntries(filled.map(([k, v]) => [k, String(v)])), ...given }
 }
 
 /** Validates the fields of POST /convert. */
@@ -430,5 +496,6 @@ export function parseTextureKtx2Fields(raw: Record<string, string | undefined>):
 
 /** Validates the fields of POST /batch/compress: compress's rules and preset, level 1..10. */
 export function parseBatchCompressFields(raw: Record<string, string | undefined>): ParseResult<CompressOptions> {
-  return parseFields(batchCompressFieldSpecs(), withPreset(raw)) as ParseResult<CompressOptions>
+  const specs = batchCompressFieldSpecs()
+  return parseFields(specs, withPreset(specs, raw)) as ParseResult<CompressOptions>
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { batchRecordSchema, errorBodySchema, submitResponseSchema, taskRecordSchema } from './documents.ts'
 import { textureReportSchema } from './task-reports.ts'
-import type { FieldSpec } from './fields.ts'
+import { describeCondition, type FieldSpec } from './fields.ts'
 import { apiRoutes, type ApiRoute, type ApiRouteOptions, type FormBody } from './openapi-routes.ts'
 import { API_KEY_HEADER, type Variant } from './vocabulary.ts'
 
@@ -165,7 +165,7 @@ function formSchema(form: FormBody): Json {
       const other = specs.find((candidate) => candidate.name === spec.name)
       return other && describeRange(other) !== describeRange(spec) ? [`When ${when}: ${describeRange(other)}.`] : []
     })
-    const only = 'onlyWith' in spec && spec.onlyWith ? [`Only when ${spec.onlyWith.field} is ${spec.onlyWith.equals}.`] : []
+    const only = spec.onlyWith ? [`Only when ${describeCondition(spec.onlyWith)}.`] : []
     const description = [...only, ...alternatives].join(' ')
     properties[spec.name] = {
       ...fieldSchema(spec),

@@ -27,6 +27,10 @@ export const OUTPUT_FORMATS: Record<Variant, readonly ModelFormat[]> = {
 export const TEXTURE_FORMATS = ['jpeg', 'webp', 'png'] as const
 export type TextureFormat = (typeof TEXTURE_FORMATS)[number]
 
+/** What compress's `texture_format` (a Mos extension) re-encodes textures to: texture_optimize's formats, and KTX2. */
+export const COMPRESS_TEXTURE_FORMATS = ['webp', 'jpeg', 'png', 'ktx2'] as const
+export type CompressTextureFormat = (typeof COMPRESS_TEXTURE_FORMATS)[number]
+
 /** Standalone images accepted by the texture operations, by file extension. */
 export const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'] as const
 

@@ -115,6 +115,9 @@ describe('parseCliArgs', () => {
     })
     expect(parseCliArgs(['compress', 'a.glb', '--progressive-jpeg'], {}).extensions).toEqual({ texture_progressive_jpeg: true })
     expect(parseCliArgs(['compress', 'a.glb', '--palette', '--merge'], {}).extensions).toEqual({ palette: true, merge: true })
+    expect(
+      parseCliArgs(['compress', 'a.glb', '--texture-format', 'WEBP', '--texture-quality', '70', '--lossy-normal-maps'], {}).extensions,
+    ).toEqual({ texture_format: 'webp', texture_quality: 70, lossy_normal_maps: true })
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj'], {}).to).toBe('obj')
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'glb', '--simplify', '.5', '--merge'], {}).extensions).toEqual({
       simplify_ratio: 0.5,
@@ -143,6 +146,10 @@ describe('parseCliArgs', () => {
     )
     expect(reject(['convert', 'a.glb', '--to', 'glb', '--progressive-jpeg'])).toThrow('--progressive-jpeg is a compress option')
     expect(reject(['convert', 'a.glb', '--to', 'glb', '--palette'])).toThrow('--palette is a compress option')
+    expect(reject(['convert', 'a.glb', '--to', 'glb', '--texture-format', 'webp'])).toThrow('--texture-format is a compress option')
+    expect(reject(['compress', 'a.glb', '--texture-format', 'avif'])).toThrow(
+      '--texture-format must be one of webp, jpeg, png, ktx2, not "avif"',
+    )
     expect(parseCliArgs(['convert', 'a.glb', '--to', 'obj', '--simplify', '0.5', '--merge'], {}).extensions).toEqual({
       simplify_ratio: 0.5,
       merge: true,

@@ -1,6 +1,7 @@
 import {
   batchCompressFieldSpecs,
   COMPRESS_PRESETS,
+  describeCondition,
   describeRule,
   IMAGE_EXTENSIONS,
   implementedEndpoints,
@@ -64,7 +65,7 @@ function consoleField(
     const text = `When ${condition.field} is ${condition.equals}: ${describeRule(other).replace(/^must be /, '')}.`
     return [{ alternative: { when: condition, ...range, default: other.default ?? null }, text }]
   })
-  const onlyWith = 'onlyWith' in spec && spec.onlyWith ? spec.onlyWith : null
+  const onlyWith = spec.onlyWith ?? null
   return {
     name: spec.name,
     kind: spec.kind,
@@ -80,7 +81,7 @@ function consoleField(
     presets,
     description: [
       `${sentence(describeRule(spec))}${spec.default !== undefined ? `; default ${spec.default}` : ''}${spec.required ? '; required' : ''}.`,
-      ...(onlyWith ? [`Only when ${onlyWith.field} is ${onlyWith.equals}.`] : []),
+      ...(onlyWith ? [`Only when ${describeCondition(onlyWith)}.`] : []),
       ...others.map((other) => other.text),
     ].join(' '),
   }
