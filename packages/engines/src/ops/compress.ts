@@ -22,7 +22,7 @@ import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
-import { recodeTexturesLosslessly } from './lossless-textures.ts'
+import { type LosslessTexturesOptions, recodeTexturesAhead, recodeTexturesLosslessly } from './lossless-textures.ts'
 import { reencodeTextures, type CompressTextureFormat } from './compress-textures.ts'
 import { quantizeMorphWeights, quantizeRotationKeyframes } from '../geometry/keyframe-outputs.ts'
 import { reduceKeyframes } from '../geometry/keyframes.ts'
@@ -173,32 +173,39 @@ export function compress(options: CompressOptions): Transform {
     if (o.level === 0) return // variant B's "raw": the caller only re-packs the file
     // Keyframes go where the encoding quantizes anyway: not in meshopt's lossless level.
     const reduceKeys = !(o.engine === 'meshopt' && o.meshopt_compression_level === 'low')
+    // Lossless, worked out while this thread cleans and prepares the geometry, and applied to the
+    // textures the prune kept (ClearCoatTest, 40 warm jobs: see docs/performance.md). Not with KTX2,
+    // which re-encodes every texture it can decode: the lossless re-coding then takes only what it left.
+    const ktx2 = o.texture_format === 'ktx2'
+    const ahead = ktx2 ? undefined : recodeTexturesAhead(doc, losslessOptions(o))
     await cleanForEncoding(doc, options.notes, options.sharp, reduceKeys)
-    // After the prune, so no texture about to go is worked on.
-    await encodeTextures(doc, o)
-    // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
-    // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
-    if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await weldIdenticalVertices(doc)
-    if (o.engine === 'draco') encodeWithDraco(doc, o)
-    else await encodeWithMeshopt(doc, o)
+    const untouched = ktx2 ? await reencodeAskedTextures(doc, o) : undefined
+    const recode = ahead ?? (() => recodeTexturesLosslessly(doc, { ...losslessOptions(o), only: untouched }))
+    const [recoded, geometry] = await Promise.allSettled([recode(), prepareGeometry(doc, o)])
+    // A texture's failure first, as when the textures were re-coded before the geometry.
+    if (recoded.status === 'rejected') throw recoded.reason
+    if (geometry.status === 'rejected') throw geometry.reason
+    options.repacked?.push(...recoded.value)
+    // JPEG, WebP and PNG after the lossless re-coding: their re-encoding keeps a texture only where it
+    // is smaller than what it is compared with, and compared with the PNG as the input stored it, WebP
+    // grew what the re-packing shrinks (ClearCoatTest's labels: WebP 8 774 B where the re-packed PNG is
+    // 3 769 B, its roughness stripes 1 878 B for 218 B).
+    if (o.texture_format && !ktx2) await reencodeAskedTextures(doc, o)
   }
 }
 
-/**
- * The textures' step: each texture in its smallest lossless coding (lossless-textures.ts), and
- * re-encoded to `texture_format` where asked (compress-textures.ts), filling `repacked` and `reencoded`.
- * KTX2 encodes every image it can decode whatever its coding, so the lossless re-coding only takes the
- * textures it leaves (no image is encoded twice). JPEG, WebP and PNG come after it: their re-encoding
- * keeps a texture whose result is not smaller than what it is compared with, and compared with the
- * PNG as the input stored it, WebP grew what the lossless re-packing shrinks (ClearCoatTest's labels:
- * WebP 8 774 B where the re-packed PNG is 3 769 B, its roughness stripes 1 878 B for 218 B).
- */
-async function encodeTextures(doc: Document, o: ResolvedCompressOptions): Promise<void> {
-  const { sharp, imageThreads } = o
-  const untouched = o.texture_format === 'ktx2' ? await reencodeAskedTextures(doc, o) : undefined
-  const recoded = await recodeTexturesLosslessly(doc, { sharp, imageThreads, progressive: o.texture_progressive_jpeg, only: untouched })
-  o.repacked?.push(...recoded)
-  if (o.texture_format && o.texture_format !== 'ktx2') await reencodeAskedTextures(doc, o)
+/** Welds where the encoder needs it, then declares Draco or meshopt compression (the writer encodes). */
+async function prepareGeometry(doc: Document, o: ResolvedCompressOptions): Promise<void> {
+  // Draco and lossless meshopt weld here, once. Meshopt's quantizing levels weld on the grid, which
+  // merges all that welding first would (the grid's weld is a third of the work on a 1M-triangle mesh).
+  if (o.engine === 'draco' || o.meshopt_compression_level === 'low') await weldIdenticalVertices(doc)
+  if (o.engine === 'draco') encodeWithDraco(doc, o)
+  else await encodeWithMeshopt(doc, o)
+}
+
+/** The lossless re-coding's options: sharp, the image threads, progressive JPEGs where asked. */
+function losslessOptions(o: ResolvedCompressOptions): LosslessTexturesOptions {
+  return { sharp: o.sharp, imageThreads: o.imageThreads, progressive: o.texture_progressive_jpeg }
 }
 
 /** Re-encodes the textures to `texture_format` (compress-textures.ts), filling `reencoded`; answers the textures it left untouched. */

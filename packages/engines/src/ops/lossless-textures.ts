@@ -1,8 +1,10 @@
-import type { Document, Texture } from '@gltf-transform/core'
-import { recodeJpegTextures } from './jpeg-recode.ts'
-import { repackPngTextures } from './png-repack.ts'
+import { type Document, PropertyType, type Texture } from '@gltf-transform/core'
+import { smallerJpegCoding } from './jpeg-recode.ts'
+import { mapLimited } from './map-limited.ts'
+import { MIN_AT_ONCE, type PngRepackOptions, smallerPng } from './png-repack.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
+import { describeTexture } from './texture-roles.ts'
 
 export interface LosslessTexturesOptions {
   /** sharp decodes the PNGs; without it they stay as they are. */
@@ -17,24 +19,127 @@ export interface LosslessTexturesOptions {
   only?: ReadonlySet<Texture>
 }
 
+/** A texture's smaller coding (undefined: it stays as it is), or why working it out failed. */
+type Outcome = { ok: true; smaller: { bytes: Uint8Array; progressive?: boolean } | undefined } | { ok: false; error: unknown }
+
+/** The outcome worked out for one image's bytes. */
+interface Started {
+  image: Uint8Array
+  outcome: Promise<Outcome>
+}
+
 /**
  * Every PNG and JPEG texture re-coded as the smallest file of exactly its pixels, where smaller
  * (png-repack.ts, jpeg-recode.ts): what compress and convert do to the images they carry. The PNGs' decoding and deflating run on libuv's threads while this thread re-codes the
- * JPEGs. Answers a report per texture re-coded.
+ * JPEGs. Answers a report per texture re-coded: the PNGs first, then the JPEGs, each in the document's order.
  *
  * ```ts
  * const repacked = await recodeTexturesLosslessly(doc, { sharp, imageThreads: 1 })
  * ```
  */
 export async function recodeTexturesLosslessly(doc: Document, options: LosslessTexturesOptions): Promise<TextureReport[]> {
-  const pngs = options.sharp
-    ? repackPngTextures(doc, {
-        sharp: options.sharp,
-        concurrency: options.imageThreads ?? 1,
-        keepWith: options.keepPngsWith,
-        only: options.only,
-      })
-    : Promise.resolve([])
-  const jpegs = recodeJpegTextures(doc, { progressive: options.progressive, only: options.only })
-  return [...(await pngs), ...jpegs]
+  return recodeTexturesAhead(doc, options)()
+}
+
+/**
+ * Starts working out every used PNG and JPEG texture's smaller coding before a step that may drop
+ * some of them (compress's prune), since that coding depends on the image's bytes alone: the PNGs
+ * decode and deflate on sharp's and libuv's threads, and the JPEGs are re-coded once the caller's
+ * step first waits (for the solid-texture screen's decodes), where this thread would otherwise idle.
+ * The function answered applies the outcomes to the textures the document still holds, as
+ * recodeTexturesLosslessly would have then (the same reports, in the same order; the first failure
+ * of such a texture fails it), and drops those of the textures gone.
+ *
+ * ```ts
+ * const recode = recodeTexturesAhead(doc, { sharp })
+ * await doc.transform(prune())
+ * const repacked = await recode()
+ * ```
+ */
+export function recodeTexturesAhead(doc: Document, options: LosslessTexturesOptions): () => Promise<TextureReport[]> {
+  // A texture only the root holds goes with the prune: not worth starting.
+  const used = doc
+    .getRoot()
+    .listTextures()
+    .filter((texture) => texture.listParents().some((parent) => parent.propertyType !== PropertyType.ROOT))
+  const started = new Map<Texture, Started>([...startPngs(pngsOf(used, options), options), ...startJpegs(jpegsOf(used, options), options)])
+  return async () => {
+    // Described now, as they are after the caller's step (labels number the textures left), in one go.
+    const textures = doc.getRoot().listTextures()
+    const todo = [...pngsOf(textures, options), ...jpegsOf(textures, options)].map((texture) => ({
+      texture,
+      ...describeTexture(doc, texture),
+    }))
+    const reports: TextureReport[] = []
+    for (const { texture, image, base, from } of todo) {
+      const ahead = started.get(texture)
+      const outcome = await (ahead?.image === image ? ahead.outcome : startOne(texture, image, options))
+      if (!outcome.ok) throw outcome.error
+      if (!outcome.smaller) continue
+      const { bytes, progressive } = outcome.smaller
+      texture.setImage(bytes)
+      reports.push({ ...base, to: from, after: bytes.byteLength, ...(progressive ? { progressive: true } : {}) })
+    }
+    return reports
+  }
+}
+
+function pngsOf(textures: Texture[], options: LosslessTexturesOptions): Texture[] {
+  if (!options.sharp) return []
+  return textures.filter((texture) => texture.getMimeType() === 'image/png' && (options.only?.has(texture) ?? true))
+}
+
+function jpegsOf(textures: Texture[], options: LosslessTexturesOptions): Texture[] {
+  return textures.filter((texture) => texture.getMimeType() === 'image/jpeg' && (options.only?.has(texture) ?? true))
+}
+
+function pngOptions(options: LosslessTexturesOptions & { sharp: SharpEncoder }): PngRepackOptions {
+  return { sharp: options.sharp, concurrency: options.imageThreads ?? 1, keepWith: options.keepPngsWith }
+}
+
+/** The PNGs' re-packs, MIN_AT_ONCE or the image threads at a time (see repackPngTextures). */
+function startPngs(pngs: Texture[], options: LosslessTexturesOptions): [Texture, Started][] {
+  const sharp = options.sharp
+  if (!sharp || pngs.length === 0) return []
+  const repack = pngOptions({ ...options, sharp })
+  const images = pngs.map((texture) => texture.getImage())
+  const atOnce = Math.max(MIN_AT_ONCE, repack.concurrency)
+  const outcomes = mapLimited(images, atOnce, (image) => (image ? settled(smallerPng(image, repack)) : settled(Promise.resolve(undefined))))
+  return pngs.flatMap((texture, i) => {
+    const image = images[i]
+    return image ? [[texture, { image, outcome: outcomes.then((all) => all[i]!) }]] : []
+  })
+}
+
+/** The JPEGs' re-codings, once the caller first waits: this thread's work, done while the others decode. */
+function startJpegs(jpegs: Texture[], options: LosslessTexturesOptions): [Texture, Started][] {
+  const images = jpegs.map((texture) => texture.getImage())
+  const outcomes = Promise.resolve().then(() => images.map((image) => (image ? jpegOutcome(image, options) : undefined)))
+  return jpegs.flatMap((texture, i) => {
+    const image = images[i]
+    return image ? [[texture, { image, outcome: outcomes.then((all) => all[i]!) }]] : []
+  })
+}
+
+/** One texture's outcome, worked out now: one the caller's step added, or whose image it changed. */
+function startOne(texture: Texture, image: Uint8Array | null, options: LosslessTexturesOptions): Promise<Outcome> {
+  if (!image) return settled(Promise.resolve(undefined))
+  if (texture.getMimeType() === 'image/jpeg') return Promise.resolve(jpegOutcome(image, options))
+  return settled(smallerPng(image, pngOptions({ ...options, sharp: options.sharp! })))
+}
+
+function jpegOutcome(image: Uint8Array, options: LosslessTexturesOptions): Outcome {
+  try {
+    return { ok: true, smaller: smallerJpegCoding(image, { progressive: options.progressive }) }
+  } catch (error) {
+    return { ok: false, error }
+  }
+}
+
+/** A promise that never rejects: an outcome nobody awaits (its texture gone) must not be an unhandled rejection. */
+function settled(smaller: Promise<Uint8Array | undefined>): Promise<Outcome> {
+  return smaller.then(
+    (bytes) => ({ ok: true, smaller: bytes && { bytes } }),
+    (error: unknown) => ({ ok: false, error }),
+  )
 }

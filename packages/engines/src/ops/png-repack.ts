@@ -19,7 +19,7 @@ export const REPACK_MAX_PIXELS = 4096 * 4096
  * real service, two engine threads: 149–242 ms of processing against 181–276), and with every
  * engine thread busy the same deflates run either way.
  */
-const MIN_AT_ONCE = 2
+export const MIN_AT_ONCE = 2
 
 export interface PngRepackOptions extends TextureLimits {
   sharp: SharpEncoder
@@ -81,8 +81,24 @@ export async function repackPngTextures(doc: Document, options: PngRepackOptions
 
 async function repackTexture(doc: Document, texture: Texture, options: PngRepackOptions): Promise<TextureReport | undefined> {
   const { image, base } = describeTexture(doc, texture)
-  const header = image && readImageHeader(image)
-  if (!image || header?.format !== 'png') return undefined
+  const bytes = image && (await smallerPng(image, options))
+  if (!bytes) return undefined
+  texture.setImage(bytes)
+  return { ...base, to: 'image/png', after: bytes.byteLength }
+}
+
+/**
+ * A PNG's smallest re-pack (`encodeSmallestPng`), or undefined where it is not smaller or the PNG
+ * stays as it is (see repackPngTextures): a function of the bytes alone, so it may be worked out
+ * before the texture's fate is known (lossless-textures.ts).
+ *
+ * ```ts
+ * const smaller = (await smallerPng(png, { sharp, concurrency: 1 })) ?? png
+ * ```
+ */
+export async function smallerPng(image: Uint8Array, options: PngRepackOptions): Promise<Uint8Array | undefined> {
+  const header = readImageHeader(image)
+  if (header?.format !== 'png') return undefined
   const keepWith = options.keepWith
   if (keepWith && [...pngChunkTypes(image)].some((type) => keepWith.has(type))) return undefined
   const pixels = header.width * header.height
@@ -90,9 +106,7 @@ async function repackTexture(doc: Document, texture: Texture, options: PngRepack
   const decoded = await decodeRgba(options.sharp, image, options)
   if (!decoded) return undefined
   const bytes = await encodeSmallestPng(decoded)
-  if (bytes.byteLength >= image.byteLength) return undefined
-  texture.setImage(bytes)
-  return { ...base, to: 'image/png', after: bytes.byteLength }
+  return bytes.byteLength < image.byteLength ? bytes : undefined
 }
 
 /** The image's pixels as 8-bit RGBA, or undefined where re-packing could change what they read as (see above). */
