@@ -45,9 +45,9 @@ describe.skipIf(!corpus.available)('recodeTexturesAhead: textures re-coded while
     }
 
     const ahead = cloneDocument(input)
-    const recode = recodeTexturesAhead(ahead, { sharp })
+    const recoding = recodeTexturesAhead(ahead, { sharp })
     change(ahead)
-    const reports = await recode()
+    const reports = await recoding.apply()
 
     const expected = cloneDocument(input)
     change(expected)
@@ -64,13 +64,19 @@ describe.skipIf(!corpus.available)('recodeTexturesAhead: textures re-coded while
     const platform = await loadPlatform()
     const doc = await platform.io.read(corpus.paths.clearCoat)
     const before = imagesOf(doc)
-    const recode = recodeTexturesAhead(doc, { sharp })
+    const recoding = recodeTexturesAhead(doc, { sharp })
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(imagesOf(doc)).toEqual(before)
-    expect((await recode()).map((r) => r.from)).toEqual([...new Array(5).fill('image/png'), 'image/jpeg'])
+    expect((await recoding.apply()).map((r) => r.from)).toEqual([...new Array(5).fill('image/png'), 'image/jpeg'])
+
+    // The PNGs' decodes, there for another look (the solid-texture screen): the pixels sharp decodes.
+    const [png] = before
+    const pixels = await recoding.pixelsOf(png!)
+    expect(Buffer.from(pixels!.data).equals(await sharp(png!).toColourspace('srgb').ensureAlpha().raw().toBuffer())).toBe(true)
+    expect(recoding.pixelsOf(before.find((_, i) => doc.getRoot().listTextures()[i]!.getMimeType() === 'image/jpeg')!)).toBeUndefined()
 
     const withoutSharp = await platform.io.read(corpus.paths.clearCoat)
-    const reports = await recodeTexturesAhead(withoutSharp, {})()
+    const reports = await recodeTexturesAhead(withoutSharp, {}).apply()
     expect(reports.map((r) => r.from)).toEqual(['image/jpeg'])
   })
 })

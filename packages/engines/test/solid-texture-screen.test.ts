@@ -16,6 +16,16 @@ async function flatImage(size: number, format: 'png' | 'jpeg', rgb: number[], sp
   return new Uint8Array(await (format === 'png' ? image.png() : image.jpeg({ quality: 90 })).toBuffer())
 }
 
+/** sharp, counting the images it is given. */
+function countingSharp() {
+  let decodes = 0
+  const counting = ((...args: Parameters<typeof sharp>) => {
+    decodes++
+    return sharp(...args)
+  }) as typeof sharp
+  return { counting, decodes: () => decodes }
+}
+
 function docWith(...images: Uint8Array[]): Document {
   const doc = new Document()
   for (const image of images)
@@ -52,11 +62,7 @@ describe('the solid-texture screen before prune()', async () => {
   })
 
   it('takes a JPEG coding more than any one-colour image of its size for varied without decoding it; others are decoded', async () => {
-    let decodes = 0
-    const counting = ((...args: Parameters<typeof sharp>) => {
-      decodes++
-      return sharp(...args)
-    }) as typeof sharp
+    const { counting, decodes } = countingSharp()
     const random = createRandom(7)
     const noise = Buffer.from(Array.from({ length: 1024 * 1024 * 3 }, () => Math.floor(random() * 256)))
     const noisy = new Uint8Array(
@@ -67,11 +73,11 @@ describe('the solid-texture screen before prune()', async () => {
     expect(noisy.byteLength).toBeGreaterThan(1024 * 1024 * 0.25)
     expect(await pruneFindsSolid(platform, noisy)).toBe(false)
     expect(await maySomeTextureBeSolid(docWith(noisy), counting)).toBe(false)
-    expect(decodes).toBe(0)
+    expect(decodes()).toBe(0)
     // A one-colour JPEG codes far less, and a varied one under the bound is looked at as before.
     expect(await maySomeTextureBeSolid(docWith(await flatImage(2048, 'jpeg', [200, 40, 90])), counting)).toBe(true)
     expect(await maySomeTextureBeSolid(docWith(await flatImage(512, 'jpeg', [10, 20, 30], 200)), counting)).toBe(false)
-    expect(decodes).toBe(2)
+    expect(decodes()).toBe(2)
   })
 
   it('answers "certainly not" only for images that vary, and whenever one image may be solid the document may', async () => {
@@ -91,6 +97,34 @@ describe('the solid-texture screen before prune()', async () => {
     expect(await pruneFindsSolid(platform, grey)).toBe(false)
     expect(await maySomeTextureBeSolid(docWith(grey), sharp)).toBe(false)
     expect(await maySomeTextureBeSolid(docWith(new Uint8Array([1, 2, 3, 4])), sharp)).toBe(true)
+  })
+
+  it('looks at a whole decode under way for another step in place of decoding again, with the same verdicts', async () => {
+    const { counting, decodes } = countingSharp()
+    const wholeDecode = (image: Uint8Array) => sharp(image).ensureAlpha().raw().toBuffer()
+    const solid = await flatImage(300, 'png', [0, 0, 0], 2)
+    const varied = await testImage(256, 'png', { alpha: true })
+    const decoded = new Map([solid, varied].map((image) => [image, wholeDecode(image).then((data) => ({ data }))]))
+    expect(await maySomeTextureBeSolid(docWith(solid), counting, (image) => decoded.get(image))).toBe(true)
+    expect(await maySomeTextureBeSolid(docWith(varied), counting, (image) => decoded.get(image))).toBe(false)
+    expect(decodes()).toBe(0)
+    // An image with no decode under way (or none answered) is decoded as before.
+    expect(await maySomeTextureBeSolid(docWith(varied), counting, () => Promise.resolve(undefined))).toBe(false)
+    expect(decodes()).toBe(1)
+  })
+
+  it('compress turns a solid PNG into its factor beside a varied one, the screen reading the re-pack’s decodes', async () => {
+    const glb = await texturedGlb(platform, [
+      { baseColor: await flatImage(256, 'png', [255, 0, 0]) },
+      { baseColor: await testImage(256, 'png', { alpha: true }) },
+    ])
+    const result = success(await pool.run({ name: 'compress', input: { bytes: glb }, format: 'glb', options: { engine: 'meshopt' } }))
+    const out = await platform.io.readBinary(result.bytes!)
+    const [red, varied] = out.getRoot().listMaterials()
+    expect(red!.getBaseColorTexture()).toBeNull()
+    expect(red!.getBaseColorFactor()[0]).toBeCloseTo(1, 1)
+    expect(varied!.getBaseColorTexture()).not.toBeNull()
+    expect(out.getRoot().listTextures()).toHaveLength(1)
   })
 
   it('compress still turns a solid texture into its factor beside a varied one, with either engine', async () => {

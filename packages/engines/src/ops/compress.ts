@@ -19,7 +19,7 @@ import { MeshoptFileLayout } from './meshopt-file-layout.ts'
 import { KHRMeshoptCompression } from './khr-meshopt-compression.ts'
 import { GEOMETRY_COMPRESSION } from './compression-extensions.ts'
 import { addMissingTangents } from '../geometry/missing-tangents.ts'
-import { maySomeTextureBeSolid } from './solid-texture-screen.ts'
+import { type DecodedPixels, maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
 import { type LosslessTexturesOptions, recodeTexturesAhead, recodeTexturesLosslessly } from './lossless-textures.ts'
@@ -178,9 +178,9 @@ export function compress(options: CompressOptions): Transform {
     // which re-encodes every texture it can decode: the lossless re-coding then takes only what it left.
     const ktx2 = o.texture_format === 'ktx2'
     const ahead = ktx2 ? undefined : recodeTexturesAhead(doc, losslessOptions(o))
-    await cleanForEncoding(doc, options.notes, options.sharp, reduceKeys)
+    await cleanForEncoding(doc, options.notes, options.sharp, reduceKeys, ahead?.pixelsOf)
     const untouched = ktx2 ? await reencodeAskedTextures(doc, o) : undefined
-    const recode = ahead ?? (() => recodeTexturesLosslessly(doc, { ...losslessOptions(o), only: untouched }))
+    const recode = ahead ? ahead.apply : () => recodeTexturesLosslessly(doc, { ...losslessOptions(o), only: untouched })
     const [recoded, geometry] = await Promise.allSettled([recode(), prepareGeometry(doc, o)])
     // A texture's failure first, as when the textures were re-coded before the geometry.
     if (recoded.status === 'rejected') throw recoded.reason
@@ -236,6 +236,7 @@ async function cleanForEncoding(
   given: string[] | undefined,
   sharp: SharpEncoder | undefined,
   reduceKeys: boolean,
+  decoded: DecodedPixels | undefined,
 ): Promise<void> {
   // Every step runs whether or not the caller keeps the notes (`notes?.push(...step())` would skip the step).
   const notes = given ?? []
@@ -245,7 +246,7 @@ async function cleanForEncoding(
   // `gltf-transform optimize` drop them, and named in the notes with their vertices.
   notes.push(...dropUnreadTexcoords(doc))
   // prune() turns one-colour textures into material factors, decoding every image to find them.
-  const keepSolidTextures = sharp !== undefined && !(await maySomeTextureBeSolid(doc, sharp))
+  const keepSolidTextures = sharp !== undefined && !(await maySomeTextureBeSolid(doc, sharp, decoded))
   await doc.transform(dedup(), prune({ keepAttributes: false, keepSolidTextures }))
   joinMeshPrimitives(doc) // after dedup, which makes the OBJ reader's copies of one material one
   // After dedup, so keyframe times alike count as shared (a sampler keeps them unless its own pay).

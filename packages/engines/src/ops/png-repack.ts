@@ -1,6 +1,7 @@
 import type { Document, Texture } from '@gltf-transform/core'
 import { pngChunkTypes, readImageHeader } from '../io/image-header.ts'
 import { encodeSmallestPng } from '../io/png-smallest.ts'
+import type { RgbaImage } from '../io/tga.ts'
 import { mapLimited } from './map-limited.ts'
 import { sharpInputOptions, TEXTURE_LIMITS_DEFAULTS, type TextureLimits } from './texture-limits.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
@@ -97,20 +98,42 @@ async function repackTexture(doc: Document, texture: Texture, options: PngRepack
  * ```
  */
 export async function smallerPng(image: Uint8Array, options: PngRepackOptions): Promise<Uint8Array | undefined> {
+  const pixels = await repackablePixels(image, options)
+  return pixels && smallerFromPixels(image, pixels)
+}
+
+/**
+ * A PNG's pixels as 8-bit RGBA, decoded as the re-pack decodes them; undefined for a PNG that stays
+ * as it is (see repackPngTextures).
+ *
+ * ```ts
+ * const pixels = await repackablePixels(png, { sharp, concurrency: 1 })
+ * ```
+ */
+export async function repackablePixels(image: Uint8Array, options: PngRepackOptions): Promise<RgbaImage | undefined> {
   const header = readImageHeader(image)
   if (header?.format !== 'png') return undefined
   const keepWith = options.keepWith
   if (keepWith && [...pngChunkTypes(image)].some((type) => keepWith.has(type))) return undefined
   const pixels = header.width * header.height
   if (pixels > Math.min(REPACK_MAX_PIXELS, options.maxPixels ?? TEXTURE_LIMITS_DEFAULTS.maxPixels)) return undefined
-  const decoded = await decodeRgba(options.sharp, image, options)
-  if (!decoded) return undefined
-  const bytes = await encodeSmallestPng(decoded)
+  return decodeRgba(options.sharp, image, options)
+}
+
+/**
+ * The smallest PNG of a PNG's decoded pixels, where smaller than it.
+ *
+ * ```ts
+ * const smaller = await smallerFromPixels(png, await repackablePixels(png, options))
+ * ```
+ */
+export async function smallerFromPixels(image: Uint8Array, pixels: RgbaImage): Promise<Uint8Array | undefined> {
+  const bytes = await encodeSmallestPng(pixels)
   return bytes.byteLength < image.byteLength ? bytes : undefined
 }
 
 /** The image's pixels as 8-bit RGBA, or undefined where re-packing could change what they read as (see above). */
-async function decodeRgba(sharp: SharpEncoder, image: Uint8Array, limits: TextureLimits) {
+async function decodeRgba(sharp: SharpEncoder, image: Uint8Array, limits: TextureLimits): Promise<RgbaImage | undefined> {
   try {
     const pipeline = sharp(image, sharpInputOptions(limits))
     const meta = await pipeline.metadata()

@@ -36,18 +36,29 @@ const SOLID_JPEG_MAX_BYTES_PER_PIXEL = 0.25
  * await doc.transform(prune({ keepSolidTextures: !(await maySomeTextureBeSolid(doc, sharp)) }))
  * ```
  */
-export async function maySomeTextureBeSolid(doc: Document, sharp: SharpEncoder): Promise<boolean> {
+export async function maySomeTextureBeSolid(doc: Document, sharp: SharpEncoder, decoded?: DecodedPixels): Promise<boolean> {
   const images = doc
     .getRoot()
     .listTextures()
     .map((texture) => texture.getImage())
     .filter((image) => image !== null)
-  const verdicts = await Promise.all(images.map((image) => mayBeSolid(sharp, image)))
+  const verdicts = await Promise.all(images.map((image) => mayBeSolid(sharp, image, decoded)))
   return verdicts.some(Boolean)
 }
 
-async function mayBeSolid(sharp: SharpEncoder, image: Uint8Array): Promise<boolean> {
+/**
+ * An image's whole RGBA decode where one is under way for another step (lossless-textures.ts's
+ * `pixelsOf`), undefined where not. Its range is at least the reduced decode's (the nearest pixels
+ * are some of its pixels), so it is looked at in place of decoding again.
+ */
+export type DecodedPixels = (image: Uint8Array) => Promise<{ data: Uint8Array } | undefined> | undefined
+
+async function mayBeSolid(sharp: SharpEncoder, image: Uint8Array, decoded?: DecodedPixels): Promise<boolean> {
   if (codesTooMuchForOneColour(image)) return false
+  // Awaited only where there is one: the other images' reduced decodes are asked for at once.
+  const pending = decoded?.(image)
+  const whole = pending && (await pending)
+  if (whole) return rangeWithin(whole.data, SOLID_RANGE + SCREEN_MARGIN)
   try {
     const { data, info } = await sharp(image)
       .resize(SCREEN_SIDE, SCREEN_SIDE, { fit: 'inside', withoutEnlargement: true, kernel: 'nearest' })
