@@ -4,10 +4,11 @@ import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { assimp, corpusFiles } from '../../../test/support/corpus.ts'
 import { readImageHeader } from '../src/io/image-header.ts'
+import { resizedPixelsNote } from '../src/ops/resized-pixels.ts'
 import { createEnginePool, loadPlatform, type TextureReport } from '../src/index.ts'
 import { compressFileWith, glbOf } from './support/compress-file.ts'
 import { success } from './support/job-result.ts'
-import { testImage, testNormalMap, texturedGlb } from './texture-fixtures.ts'
+import { meanAbsoluteError, testImage, testNormalMap, texturedGlb } from './texture-fixtures.ts'
 
 const { available, paths } = corpusFiles({
   clearcoat: assimp('glTF2', 'ClearCoat-glTF', 'ClearCoatTest.gltf'),
@@ -155,6 +156,27 @@ describe.skipIf(!available)('compress with texture_format: textures re-encoded i
       expect(texture.getMimeType()).toBe('image/webp')
     }
     expect(details.textures_resized).toBeDefined()
+  })
+
+  it('with texture_max_size, a JPEG normal map is lossy-encoded once: WebP from the resized pixels, no larger than the resize alone writes', async () => {
+    const resize = { engine: 'draco', texture_max_size: 512 }
+    const { input, output, details } = await compressFile(paths.clearcoat, { ...resize, texture_format: 'webp' })
+    const plain = await compressFile(paths.clearcoat, resize)
+    const name = 'PlasticWrap_normals'
+    const webp = byName(output).get(name)!
+    expect(webp.getMimeType()).toBe('image/webp')
+    // One step: the 1024² JPEG resized and encoded as a lossy normal map is (WebP at quality 95).
+    const resized = sharp(byName(input).get(name)!.getImage()!).resize({ width: 512, height: 512, fit: 'fill' })
+    const oneStep = await resized.clone().webp({ quality: 95, effort: 4 }).toBuffer()
+    expect(await sharp(webp.getImage()!).raw().toBuffer()).toEqual(await sharp(oneStep).raw().toBuffer())
+    const reference = await resized.clone().raw().toBuffer()
+    const twoSteps = await sharp(await resized.clone().jpeg({ quality: 90, mozjpeg: true }).toBuffer())
+      .webp({ quality: 95, effort: 4 })
+      .toBuffer()
+    expect(await meanAbsoluteError(webp.getImage()!, reference)).toBeLessThan(await meanAbsoluteError(twoSteps, reference))
+    expect(webp.getImage()!.byteLength).toBeLessThanOrEqual(byName(plain.output).get(name)!.getImage()!.byteLength)
+    const report = (details.textures as TextureReport[]).find((texture) => texture.name.includes(name))!
+    expect(report.note).toBe(`lossy normal map kept lossy (WebP at quality 95); ${resizedPixelsNote('image/jpeg')}`)
   })
 })
 

@@ -139,6 +139,18 @@ export async function texturedGlb(platform: Platform, materials: MaterialTexture
   return platform.io.writeBinary(doc)
 }
 
+/**
+ * Mean absolute difference per channel value between an image's decoded pixels and `reference` (raw
+ * pixels of the same size and channels): how far a lossy encoding strayed from what it encoded.
+ */
+export async function meanAbsoluteError(image: Uint8Array, reference: Buffer): Promise<number> {
+  const pixels = await sharp(image).raw().toBuffer()
+  if (pixels.byteLength !== reference.byteLength) throw new Error(`${pixels.byteLength} bytes of pixels against ${reference.byteLength}`)
+  let sum = 0
+  for (let i = 0; i < pixels.byteLength; i++) sum += Math.abs(pixels[i]! - reference[i]!)
+  return sum / pixels.byteLength
+}
+
 /** glTF-Validator's report on a GLB: errors and the codes of warnings. */
 export async function validateGlb(bytes: Uint8Array): Promise<{ errors: string[]; warnings: string[] }> {
   const report = await validateBytes(bytes, { maxIssues: 100 })

@@ -4,6 +4,7 @@ import { writeModel } from '../io/index.ts'
 import { compress, COMPRESS_DEFAULTS, storedTexcoordBits } from '../ops/compress.ts'
 import { optimizeScene, SCENE_OPTIONS, settleMergeDetails, settleSimplifyDetails, splitSceneOptions } from '../ops/optimize-scene.ts'
 import { summarizeTextures, type TextureReport } from '../ops/texture-report.ts'
+import type { ResizedPixels } from '../ops/resized-pixels.ts'
 import { defineOperation, modelOutput, TEXTURE_LIMITS } from './operation.ts'
 import { KTX2_MAY_GROW } from './texture-ktx2.ts'
 
@@ -85,12 +86,16 @@ export const compressOperation = defineOperation({
     // Resized textures are bounded by the default pixel limit; the tier's texture size limit is the texture operations'.
     const notes: string[] = []
     const texcoordBits = storedTexcoordBits(fields)
+    // With texture_format, a texture the resize encodes lossily is encoded once more from its resized
+    // pixels, not from that coding (docs/textures.md).
+    const resizedPixels: ResizedPixels | undefined = fields.texture_format ? new Map() : undefined
     const resources = {
       simplifier: context.platform.meshoptSimplifier,
       sharp: context.sharp,
       imageThreads: context.imageThreads,
       notes,
       texcoordBits,
+      resizedPixels,
     }
     const details = await optimizeScene(doc, scene, resources)
     context.report(40)
@@ -99,7 +104,7 @@ export const compressOperation = defineOperation({
     const { meshoptEncoder } = context.platform
     const basis = fields.texture_format === 'ktx2' ? await context.loadBasis() : undefined
     const { sharp, imageThreads } = context
-    await doc.transform(compress({ ...encoding, meshoptEncoder, notes, sharp, imageThreads, repacked, reencoded, basis }))
+    await doc.transform(compress({ ...encoding, meshoptEncoder, notes, sharp, imageThreads, repacked, reencoded, basis, resizedPixels }))
     settleSimplifyDetails(details, doc)
     settleMergeDetails(details, doc)
     if (repacked.length > 0) details.textures_repacked = repacked

@@ -4,6 +4,7 @@ import { textureKtx2 } from './texture-ktx2.ts'
 import type { TextureLimits } from './texture-limits.ts'
 import { textureOptimize, type SharpEncoder } from './texture-optimize.ts'
 import { leftAsItWasNote, type TextureReport } from './texture-report.ts'
+import type { ResizedPixels } from './resized-pixels.ts'
 
 /** The formats compress's `texture_format` re-encodes textures to (docs/textures.md). */
 export type CompressTextureFormat = 'webp' | 'jpeg' | 'png' | 'ktx2'
@@ -21,6 +22,8 @@ export interface CompressTexturesOptions extends TextureLimits {
   imageThreads?: number
   /** Where each texture left as it was, and each KTX2 resize, is said (the task's `details.notes`). */
   notes?: string[]
+  /** The pixels `texture_max_size` resized, encoded in place of their resize's lossy coding (one generation of loss). */
+  pixels?: ResizedPixels
 }
 
 /** What compress's texture step did: a report per texture, and the textures it did not touch. */
@@ -48,22 +51,24 @@ export async function reencodeTextures(doc: Document, options: CompressTexturesO
   const before = new Map(textures.map((texture) => [texture, texture.getImage()]))
   const reports: TextureReport[] = []
   const notes = options.notes ?? []
-  const limits = { maxTextureBytes: options.maxTextureBytes, maxPixels: options.maxPixels }
+  // The limits, and the resized pixels the texture transforms encode in place of their lossy coding.
+  const shared = { maxTextureBytes: options.maxTextureBytes, maxPixels: options.maxPixels, pixels: options.pixels }
   if (options.format === 'ktx2') {
     if (!options.basis) throw new Error('KTX2 textures need the Basis Universal encoder')
     // texture_ktx2's defaults (ETC1S at quality 128); normal maps UASTC unless asked lossy like the rest.
     const normalMapsUastc = !options.lossyNormalMaps
-    await doc.transform(textureKtx2({ ...limits, encoder: options.sharp, basis: options.basis, normalMapsUastc, report: reports, notes }))
+    await doc.transform(textureKtx2({ ...shared, encoder: options.sharp, basis: options.basis, normalMapsUastc, report: reports, notes }))
   } else {
     const { format, quality, lossyNormalMaps } = options
     const concurrency = options.imageThreads ?? 1
     await doc.transform(
-      textureOptimize({ ...limits, encoder: options.sharp, format, quality, lossyNormalMaps, concurrency, report: reports }),
+      textureOptimize({ ...shared, encoder: options.sharp, format, quality, lossyNormalMaps, concurrency, report: reports }),
     )
   }
   for (const report of reports) if (report.skipped) notes.push(leftAsItWasNote(report.name, report.skipped))
   const required = requiredTextureExtension(doc)
   if (required) notes.push(required)
+  options.pixels?.clear() // encoded: their memory goes now, not with the task
   const untouched = new Set(textures.filter((texture) => texture.getImage() === before.get(texture)))
   return { reports, untouched }
 }

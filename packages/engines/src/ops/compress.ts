@@ -22,6 +22,7 @@ import { addMissingTangents } from '../geometry/missing-tangents.ts'
 import { type DecodedPixels, maySomeTextureBeSolid } from './solid-texture-screen.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
+import type { ResizedPixels } from './resized-pixels.ts'
 import { type LosslessTexturesOptions, recodeTexturesAhead, recodeTexturesLosslessly } from './lossless-textures.ts'
 import { reencodeTextures, type CompressTextureFormat } from './compress-textures.ts'
 import { quantizeMorphWeights, quantizeRotationKeyframes } from '../geometry/keyframe-outputs.ts'
@@ -64,6 +65,8 @@ export interface CompressOptions {
   maxPixels?: number
   /** Filled with the report per texture of `texture_format`'s re-encoding (the texture operations' report). */
   reencoded?: TextureReport[]
+  /** The pixels the scene steps' `texture_max_size` resized, for `texture_format` to encode once (resized-pixels.ts). */
+  resizedPixels?: ResizedPixels
   /** The meshoptimizer encoder, passed in by the caller (see Platform). */
   meshoptEncoder?: unknown
   /** Where to say what compression dropped from the file (the task's `details.notes`). */
@@ -94,6 +97,7 @@ export const COMPRESS_DEFAULTS: Required<
     | 'maxTextureBytes'
     | 'maxPixels'
     | 'reencoded'
+    | 'resizedPixels'
   >
 > = {
   level: 7,
@@ -221,6 +225,7 @@ async function reencodeAskedTextures(doc: Document, o: ResolvedCompressOptions):
     maxTextureBytes: o.maxTextureBytes,
     maxPixels: o.maxPixels,
     notes: o.notes,
+    pixels: o.resizedPixels,
   })
   o.reencoded?.push(...reports)
   return untouched

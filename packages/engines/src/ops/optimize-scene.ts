@@ -17,6 +17,7 @@ import type { TextureLimits } from './texture-limits.ts'
 import type { SharpEncoder } from './texture-optimize.ts'
 import type { TextureReport } from './texture-report.ts'
 import { textureResize } from './texture-resize.ts'
+import type { ResizedPixels } from './resized-pixels.ts'
 
 /**
  * Compress's Mos extensions, in their field names (docs/api.md, "Mos extensions"): the compress
@@ -52,6 +53,8 @@ export interface SceneResources extends TextureLimits {
   notes?: string[]
   /** The bits the encoder stores texture coordinates on (undefined: floats), which a palette's layout must respect. */
   texcoordBits?: number
+  /** Given where compress re-encodes the textures after (`texture_format`): filled with the resized pixels for it (resized-pixels.ts). */
+  resizedPixels?: ResizedPixels
 }
 
 /**
@@ -76,24 +79,7 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
   // compress refuses it without the steps, with the same reason.
   if (o.palette || o.instance || o.merge || simplify) assertEncodableGeometry(doc)
   // Textures are resized first, so the palette's are made within the size asked for, and left whole.
-  if (o.texture_max_size !== undefined || o.texture_power_of_two) {
-    const report: TextureReport[] = []
-    const maxSize = o.texture_max_size ?? Number.POSITIVE_INFINITY
-    const { sharp: encoder, imageThreads: concurrency, maxTextureBytes, maxPixels } = resources
-    await doc.transform(
-      textureResize({
-        encoder,
-        maxSize,
-        powerOfTwo: o.texture_power_of_two,
-        concurrency,
-        maxTextureBytes,
-        maxPixels,
-        report,
-        notes: resources.notes,
-      }),
-    )
-    details.textures_resized = report
-  }
+  if (o.texture_max_size !== undefined || o.texture_power_of_two) details.textures_resized = await resizeTextures(doc, o, resources)
   // Repeats are found by mesh identity: identical meshes read as copies must become one first.
   if (o.palette || o.instance || o.merge) await doc.transform(dedup())
   if (o.palette) {
@@ -126,6 +112,16 @@ export async function optimizeScene(doc: Document, o: SceneOptions, resources: S
     details.simplify = { target_ratio: ratio, max_error: error, ...simplifyMeshes(doc, { simplifier: resources.simplifier, ratio, error }) }
   }
   return details
+}
+
+/** Runs texture_max_size and texture_power_of_two's resize; answers its report. */
+async function resizeTextures(doc: Document, o: SceneOptions, resources: SceneResources): Promise<TextureReport[]> {
+  const report: TextureReport[] = []
+  const { sharp: encoder, imageThreads: concurrency, maxTextureBytes, maxPixels, notes, resizedPixels: pixels } = resources
+  const maxSize = o.texture_max_size ?? Number.POSITIVE_INFINITY
+  const powerOfTwo = o.texture_power_of_two
+  await doc.transform(textureResize({ encoder, maxSize, powerOfTwo, concurrency, maxTextureBytes, maxPixels, report, notes, pixels }))
+  return report
 }
 
 /**

@@ -6,7 +6,8 @@ import { encodeBasisKtx2, type BasisModule } from '../basis-encoder.ts'
 import { IMAGE_MIME_TYPES } from '../io/image.ts'
 import { ktx2ResizeNote, ktx2Size } from './ktx2-size.ts'
 import { describeTexture } from './texture-roles.ts'
-import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
+import { checkTextureLimits, imageDecodeError, type TextureLimits } from './texture-limits.ts'
+import { type ImageSource, openImage, type ResizedPixels, resizedPixelsNote } from './resized-pixels.ts'
 import { syncWebpExtension, type SharpEncoder } from './texture-optimize.ts'
 import { renameUri, type TextureReport } from './texture-report.ts'
 
@@ -29,6 +30,8 @@ export interface TextureKtx2Options extends TextureLimits {
   report?: TextureReport[]
   /** Filled with a note for each texture encoded at another size than its own, naming both sizes. */
   notes?: string[]
+  /** compress's `texture_max_size` pixels, encoded instead of decoding the texture's lossy resized coding. */
+  pixels?: ResizedPixels
 }
 
 export const TEXTURE_KTX2_DEFAULTS = {
@@ -80,10 +83,13 @@ async function encodeTexture(doc: Document, texture: Texture, options: TextureKt
   if (from === 'image/ktx2') return { ...base, to: from, after: image.byteLength, skipped: 'already KTX2' }
   const header = checkTextureLimits(image, options, label)
   if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} cannot be decoded` }
-  const encoded = await encodeKtx2(image, options, { srgb: role.srgb, normalMap: role.normalMap }, label)
+  // Pixels compress's texture_max_size held are encoded rather than their resize's lossy coding (resized-pixels.ts).
+  const pixels = options.pixels?.get(texture)
+  const encoded = await encodeKtx2(pixels ?? image, options, { srgb: role.srgb, normalMap: role.normalMap }, label)
   texture.setImage(encoded.bytes).setMimeType('image/ktx2')
   if (encoded.note) options.notes?.push(encoded.note)
-  return { ...base, ...ktx2Report(encoded), colorSpace: role.srgb ? 'srgb' : 'linear' }
+  const once = pixels ? { note: resizedPixelsNote(from) } : {}
+  return { ...base, ...ktx2Report(encoded), colorSpace: role.srgb ? 'srgb' : 'linear', ...once }
 }
 
 /** The report fields of one encoding: its bytes, mode, and the size it was encoded at where that is not its own. */
@@ -107,7 +113,7 @@ interface Ktx2Encoding {
 }
 
 async function encodeKtx2(
-  image: Uint8Array,
+  image: ImageSource,
   options: TextureKtx2Options,
   role: { srgb: boolean; normalMap: boolean },
   label: string,
@@ -139,16 +145,16 @@ async function encodeKtx2(
  */
 async function decodeRgba(
   encoder: SharpEncoder,
-  bytes: Uint8Array,
+  bytes: ImageSource,
   limits: TextureLimits,
   label: string,
 ): Promise<{ data: Uint8Array; width: number; height: number; resizedFrom?: [number, number]; note?: string }> {
   try {
-    const meta = await encoder(bytes, sharpInputOptions(limits)).metadata()
+    const meta = await openImage(encoder, bytes, limits).metadata()
     const size = ktx2Size(meta.width ?? 0, meta.height ?? 0)
     const { width, height } = size
     const resized = width !== meta.width || height !== meta.height
-    let pipeline = encoder(bytes, sharpInputOptions(limits))
+    let pipeline = openImage(encoder, bytes, limits)
     if (resized) pipeline = pipeline.resize(width, height, { fit: 'fill', kernel: 'lanczos3' })
     // Grey, 16-bit and palette images all become 8-bit RGBA; colour profiles are not applied
     // (a texture's values are data to the GPU).

@@ -6,7 +6,8 @@ import { extensionForMimeType, IMAGE_FILE_EXTENSIONS, IMAGE_MIME_TYPES, type Ima
 import { smallerJpegCoding } from './jpeg-recode.ts'
 import { mapLimited } from './map-limited.ts'
 import { describeTexture } from './texture-roles.ts'
-import { checkTextureLimits, imageDecodeError, sharpInputOptions, type TextureLimits } from './texture-limits.ts'
+import { checkTextureLimits, imageDecodeError, type TextureLimits } from './texture-limits.ts'
+import { type ImageSource, openImage, type ResizedPixels, resizedPixelsNote } from './resized-pixels.ts'
 import { renameUri, type TextureReport } from './texture-report.ts'
 
 /** sharp's module function, passed in by the caller (the worker), never imported here. */
@@ -25,6 +26,8 @@ export interface TextureOptimizeOptions extends TextureLimits {
   lossyNormalMaps?: boolean
   /** Textures of one model encoded at once (see docs/textures.md on threads). */
   concurrency?: number
+  /** compress's `texture_max_size` pixels, encoded instead of decoding the texture's lossy resized coding (resized-pixels.ts). */
+  pixels?: ResizedPixels
 }
 
 export const TEXTURE_OPTIMIZE_DEFAULTS = {
@@ -73,8 +76,12 @@ async function optimizeTexture(doc: Document, texture: Texture, options: Texture
   const header = checkTextureLimits(image, options, label)
   if (!header) return { ...base, to: from, after: image.byteLength, skipped: `${from || 'unknown format'} is not re-encoded` }
 
-  const plan = await planEncoding(options, quality, role.normalMap, header.format, image, label)
-  const encoding = encodeImage(options.encoder, image, { ...plan, autoOrient: false, flatten: false }, options, label)
+  // Resized pixels held (compress's texture_max_size) are encoded rather than their resize's lossy coding:
+  // one generation of loss, and that coding is still what the result must be smaller than.
+  const pixels = options.pixels?.get(texture)
+  const source = pixels ?? image
+  const plan = await planEncoding(options, quality, role.normalMap, header.format, image, source, label)
+  const encoding = encodeImage(options.encoder, source, { ...plan, autoOrient: false, flatten: false }, options, label)
   // A re-encoding never grows a texture (docs/textures.md): when it would not be smaller than the
   // original's smallest lossless coding, the texture keeps its image and MIME type, and the report
   // says what the re-encoding would have cost. A JPEG kept is re-coded losslessly where that is
@@ -91,6 +98,7 @@ async function optimizeTexture(doc: Document, texture: Texture, options: Texture
     }
     return { ...base, to: from, after: kept.byteLength, note: notes.join('; '), ...(lossless?.progressive ? { progressive: true } : {}) }
   }
+  if (pixels) notes.push(resizedPixelsNote(from))
   texture.setImage(bytes).setMimeType(IMAGE_MIME_TYPES[plan.format])
   return { ...base, to: IMAGE_MIME_TYPES[plan.format], after: bytes.byteLength, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) }
 }
@@ -119,6 +127,7 @@ async function planEncoding(
   normalMap: boolean,
   source: ImageFormat,
   image: Uint8Array,
+  pixels: ImageSource,
   label: string,
 ): Promise<EncodingPlan> {
   const asked = options.format
@@ -133,7 +142,7 @@ async function planEncoding(
     const note = `lossy normal map kept lossy (${format === 'jpeg' ? 'JPEG' : 'WebP'} at quality ${LOSSY_NORMAL_MAP_QUALITY})`
     return { format, quality: LOSSY_NORMAL_MAP_QUALITY, lossless: false, note }
   }
-  if (asked === 'jpeg' && (await hasVisibleAlpha(options.encoder, image, options, label)))
+  if (asked === 'jpeg' && (await hasVisibleAlpha(options.encoder, pixels, options, label)))
     return { format: 'png', quality: TEXTURE_OPTIMIZE_DEFAULTS.quality.png, lossless: false, note: 'alpha channel kept (PNG)' } // JPEG has no alpha channel
   return { format: asked, quality, lossless: false }
 }
@@ -190,13 +199,13 @@ export interface EncodeSettings {
 /** Encodes one image with sharp as `settings` say; an image sharp cannot decode is the input's error, named by `label`. */
 export async function encodeImage(
   encoder: SharpEncoder,
-  bytes: Uint8Array,
+  bytes: ImageSource,
   settings: EncodeSettings,
   limits: TextureLimits,
   label: string,
 ): Promise<Uint8Array> {
   try {
-    let pipeline = encoder(bytes, sharpInputOptions(limits))
+    let pipeline = openImage(encoder, bytes, limits)
     if (settings.autoOrient) pipeline = pipeline.autoOrient()
     if (settings.flatten) pipeline = pipeline.flatten({ background: '#ffffff' })
     if (settings.resize) pipeline = pipeline.resize({ ...settings.resize, fit: 'fill' })
@@ -219,9 +228,9 @@ export async function encodeImage(
   }
 }
 
-async function hasVisibleAlpha(encoder: SharpEncoder, bytes: Uint8Array, limits: TextureLimits, label: string): Promise<boolean> {
+async function hasVisibleAlpha(encoder: SharpEncoder, bytes: ImageSource, limits: TextureLimits, label: string): Promise<boolean> {
   try {
-    const image = encoder(bytes, sharpInputOptions(limits))
+    const image = openImage(encoder, bytes, limits)
     if (!(await image.metadata()).hasAlpha) return false
     return !(await image.stats()).isOpaque
   } catch (error) {

@@ -2,8 +2,9 @@ import type { Document, Texture, Transform } from '@gltf-transform/core'
 import type { ImageFormat } from '../io/image.ts'
 import { readImageHeader } from '../io/image-header.ts'
 import { mapLimited } from './map-limited.ts'
-import { checkTextureLimits, type TextureLimits } from './texture-limits.ts'
+import { checkTextureLimits, imageDecodeError, type TextureLimits } from './texture-limits.ts'
 import { encodeImage, type SharpEncoder } from './texture-optimize.ts'
+import { openImage, type RawPixels, type ResizedPixels } from './resized-pixels.ts'
 import { leftAsItWasNote, type TextureReport } from './texture-report.ts'
 import { describeTexture } from './texture-roles.ts'
 
@@ -19,6 +20,12 @@ export interface TextureResizeOptions extends TextureLimits {
   report?: TextureReport[]
   /** Filled with a note naming each texture that needed resizing and was left as it was, and why. */
   notes?: string[]
+  /**
+   * Given where a re-encoding follows (compress's `texture_format`): filled with the resized pixels of
+   * each texture the resize encoded lossily, for that re-encoding to encode once. The textures get the
+   * same bytes either way.
+   */
+  pixels?: ResizedPixels
 }
 
 /**
@@ -75,9 +82,33 @@ async function resizeTexture(doc: Document, texture: Texture, options: TextureRe
   // A normal map in WebP may be lossless on purpose (texture_optimize keeps them so): stay lossless.
   const lossless = format === 'webp' && role.normalMap
   const settings = { format, quality: RESIZE_QUALITY[format], lossless, autoOrient: false, flatten: false, resize: { width, height } }
-  const bytes = await encodeImage(options.encoder, image, settings, options, label)
+  // The pixels are decoded and resized a second time, beside the encoding (sharp runs both on libuv's
+  // threads), so the texture's bytes are exactly those written without a re-encoding to follow.
+  const keepPixels = options.pixels && (format === 'jpeg' || (format === 'webp' && !lossless))
+  const [bytes, pixels] = await Promise.all([
+    encodeImage(options.encoder, image, settings, options, label),
+    keepPixels ? resizedPixels(options.encoder, image, [width, height], options, label) : undefined,
+  ])
   texture.setImage(bytes)
+  if (pixels) options.pixels?.set(texture, pixels)
   return { ...base, to: from, after: bytes.byteLength, resizedFrom: [header.width, header.height], size: [width, height] }
+}
+
+/** The image's pixels at `width`×`height`, resized as encodeImage resizes them. */
+async function resizedPixels(
+  encoder: SharpEncoder,
+  image: Uint8Array,
+  [width, height]: [number, number],
+  limits: TextureLimits,
+  label: string,
+): Promise<RawPixels> {
+  try {
+    const pipeline = openImage(encoder, image, limits).resize({ width, height, fit: 'fill' })
+    const { data, info } = await pipeline.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true })
+    return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height, channels: info.channels }
+  } catch (error) {
+    throw imageDecodeError(error, label)
+  }
 }
 
 function sameSize(header: { width: number; height: number }, [width, height]: [number, number]): boolean {
