@@ -22,8 +22,13 @@ describe('idempotent: a duplicate of a request still being handled', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const store = createRecordsIdempotencyStore(createStorage())
     const request = () => idempotentCompress(store, 'k-1')
-    let answer: (response: { task_id: string }) => void = () => undefined
+    let answer: ((response: { task_id: string }) => void) | undefined
     const first = idempotent(request(), () => new Promise<{ task_id: string }>((resolve) => (answer = resolve)))
+    // The duplicate is sent once the first holds the key (its handler runs): sent at once, its digest
+    // could finish first under load, and it would be the one handled (seen in CI: { task_id: 'second' }).
+    // setImmediate is not faked: the digests and the claim (real I/O) run in between.
+    for (let turn = 0; turn < 10_000 && !answer; turn++) await new Promise((resolve) => setImmediate(resolve))
+    expect(answer, 'the first request holds the key and is handled').toBeDefined()
     let settled = false
     const duplicate = idempotent(request(), async () => ({ task_id: 'second' }))
       .catch((error: unknown) => error)
@@ -37,7 +42,7 @@ describe('idempotent: a duplicate of a request still being handled', () => {
     expect(refused).toMatchObject({ status: 409, message: EXTENSION_ERROR_TEXTS.idempotencyKeyInFlight() })
     expect((refused as ApiError).extraHeaders).toEqual({ 'retry-after': '1' })
 
-    answer({ task_id: 't1' })
+    answer!({ task_id: 't1' })
     expect(await first).toEqual({ task_id: 't1' })
     const retry = request()
     expect(await idempotent(retry, async () => ({ task_id: 'second' }))).toEqual({ task_id: 't1' })
@@ -112,7 +117,7 @@ describe.skipIf(!hasRedis)('idempotent on Redis: the claim of a request still be
       2_000,
     )
     expect(await client.pttl(key)).toBeGreaterThan(IN_FLIGHT_CLAIM_MS - 2_000)
-    answer({ task_id: 't1' })
+    answer!({ task_id: 't1' })
     expect(await first).toEqual({ task_id: 't1' })
     expect(await client.pttl(key)).toBeGreaterThan(IDEMPOTENCY_TTL_MS - 60_000)
   })
