@@ -3,7 +3,8 @@ import { read as readKtx2 } from 'ktx-parse'
 import sharp, { type Sharp } from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createEnginePool, loadPlatform, type TextureReport } from '../src/index.ts'
-import { resizedPixelsNote } from '../src/ops/resized-pixels.ts'
+import { type ResizedPixels, resizedPixelsNote } from '../src/ops/resized-pixels.ts'
+import { textureResize } from '../src/ops/texture-resize.ts'
 import { success } from './support/job-result.ts'
 import { meanAbsoluteError, testImage, texturedGlb, validateGlb } from './texture-fixtures.ts'
 
@@ -82,5 +83,21 @@ describe('compress with texture_max_size and texture_format: one lossy encoding 
     expect([container.pixelWidth, container.pixelHeight]).toEqual([SIZE, SIZE])
     const report = (ktx2.details.textures as TextureReport[])[0]!
     expect(report).toMatchObject({ from: 'image/jpeg', to: 'image/ktx2', note: resizedPixelsNote('image/jpeg') })
+  })
+
+  it('holds the resized pixels of a model within a bound: past it a texture is re-encoded from the resize’s JPEG, and the notes say which', async () => {
+    const [a, b] = [await testImage(512, 'jpeg'), await testImage(512, 'png')]
+    const doc = await platform.io.readBinary(
+      await texturedGlb(platform, [{ baseColor: a }, { baseColor: await sharp(b).jpeg().toBuffer() }]),
+    )
+    const pixels: ResizedPixels = new Map()
+    const notes: string[] = []
+    // Room for one 256² texture's pixels (4 bytes a pixel), not two.
+    await doc.transform(textureResize({ encoder: sharp, maxSize: SIZE, pixels, notes, heldPixelsMaxBytes: SIZE * SIZE * 4 }))
+    const textures = doc.getRoot().listTextures()
+    expect(textures.map((texture) => pixels.has(texture))).toEqual([true, false])
+    expect(notes).toEqual([
+      `texture 1 "${textures[1]!.getName()}": re-encoded from the resize's quality-90 coding, not from its resized pixels (this model's resized textures pass the 0.25 MiB of pixels Mos holds at once)`,
+    ])
   })
 })

@@ -26,7 +26,18 @@ export interface TextureResizeOptions extends TextureLimits {
    * same bytes either way.
    */
   pixels?: ResizedPixels
+  /** The most bytes of `pixels` held at once (HELD_PIXELS_MAX_BYTES when not given; tests give less). */
+  heldPixelsMaxBytes?: number
 }
+
+/**
+ * At most this many bytes of resized pixels are held at once for `texture_format` (one 8192² RGBA
+ * image, the decoders' pixel bound): they stay in memory from the resize to the re-encoding, all of a
+ * model's textures together, outside the engine thread's heap limit. Past it, a texture's re-encoding
+ * reads the resize's quality-90 coding (two generations of loss, as before the pixels were held), and
+ * the notes say so.
+ */
+export const HELD_PIXELS_MAX_BYTES = 256 * 1024 * 1024
 
 /**
  * Re-encoding quality of a resized texture, in its own format: high, since the texture is already
@@ -54,7 +65,8 @@ export function resizedDimensions(width: number, height: number, maxSize: number
 export function textureResize(options: TextureResizeOptions): Transform {
   return async function textureResizeTransform(doc: Document): Promise<void> {
     const textures = doc.getRoot().listTextures()
-    const reports = await mapLimited(textures, options.concurrency ?? 1, (texture) => resizeTexture(doc, texture, options))
+    const held = { bytes: 0 }
+    const reports = await mapLimited(textures, options.concurrency ?? 1, (texture) => resizeTexture(doc, texture, options, held))
     for (const report of reports) {
       if (!report) continue
       options.report?.push(report)
@@ -63,7 +75,12 @@ export function textureResize(options: TextureResizeOptions): Transform {
   }
 }
 
-async function resizeTexture(doc: Document, texture: Texture, options: TextureResizeOptions): Promise<TextureReport | undefined> {
+async function resizeTexture(
+  doc: Document,
+  texture: Texture,
+  options: TextureResizeOptions,
+  held: { bytes: number },
+): Promise<TextureReport | undefined> {
   const { label, role, image, from, base } = describeTexture(doc, texture)
   if (!image) return { ...base, to: from, after: 0, skipped: 'no image data to resize' }
   const header = checkTextureLimits(image, options, label)
@@ -84,7 +101,8 @@ async function resizeTexture(doc: Document, texture: Texture, options: TextureRe
   const settings = { format, quality: RESIZE_QUALITY[format], lossless, autoOrient: false, flatten: false, resize: { width, height } }
   // The pixels are decoded and resized a second time, beside the encoding (sharp runs both on libuv's
   // threads), so the texture's bytes are exactly those written without a re-encoding to follow.
-  const keepPixels = options.pixels && (format === 'jpeg' || (format === 'webp' && !lossless))
+  const keepPixels =
+    options.pixels && (format === 'jpeg' || (format === 'webp' && !lossless)) && holdPixels(held, width * height, label, options)
   const [bytes, pixels] = await Promise.all([
     encodeImage(options.encoder, image, settings, options, label),
     keepPixels ? resizedPixels(options.encoder, image, [width, height], options, label) : undefined,
@@ -92,6 +110,23 @@ async function resizeTexture(doc: Document, texture: Texture, options: TextureRe
   texture.setImage(bytes)
   if (pixels) options.pixels?.set(texture, pixels)
   return { ...base, to: from, after: bytes.byteLength, resizedFrom: [header.width, header.height], size: [width, height] }
+}
+
+/**
+ * Reserves the bytes of `pixels` resized pixels (4 a pixel, the most sharp's raw output holds) within
+ * the held bytes' bound (HELD_PIXELS_MAX_BYTES); false, with a note naming the texture, where they would pass it.
+ */
+function holdPixels(held: { bytes: number }, pixels: number, label: string, options: TextureResizeOptions): boolean {
+  const bytes = pixels * 4
+  const most = options.heldPixelsMaxBytes ?? HELD_PIXELS_MAX_BYTES
+  if (held.bytes + bytes > most) {
+    options.notes?.push(
+      `${label}: re-encoded from the resize's quality-90 coding, not from its resized pixels (this model's resized textures pass the ${most / 2 ** 20} MiB of pixels Mos holds at once)`,
+    )
+    return false
+  }
+  held.bytes += bytes
+  return true
 }
 
 /** The image's pixels at `width`×`height`, resized as encodeImage resizes them. */
