@@ -5,8 +5,8 @@ import type { Platform } from '../platform.ts'
 import { ASSIMP_INPUT_LIMITS, checkDaeInput, checkFbxInput, decodeXmlText, type AssimpInputLimits } from './assimp-input-limits.ts'
 import { discardAssimp, loadAssimp, releaseLargeAssimpHeap } from './assimp-module.ts'
 import { daeWorkaround } from './dae-workarounds.ts'
-import { foreignImage, noteForeignTexture } from './foreign-images.ts'
-import { foreignTextureNote, imageFileExtension, imageStem, toGltfImage, unusableImageNote } from './image-files.ts'
+import { noteForeignTexture } from './foreign-images.ts'
+import { foreignTextureNote, imageStem, readerImage, unusableImageNote } from './image-files.ts'
 import { decodeUriSafely, type ResolveFile } from './upload-files.ts'
 
 /** Options of the FBX and COLLADA readers. */
@@ -178,8 +178,7 @@ function attachImages(
       return
     }
     const label = reference ?? image.name ?? `image ${index}`
-    const gltfImage = toGltfImage(source)
-    const converted = gltfImage ? { ...gltfImage, extension: imageFileExtension(gltfImage.mimeType) } : foreignImage(source)
+    const converted = readerImage(source)
     delete image.bufferView
     if (!converted) {
       note(unusableImageNote(decodeUriSafely(label), source))
@@ -188,7 +187,7 @@ function attachImages(
       dropped.add(image.uri)
       return
     }
-    if (gltfImage?.note) note(`texture "${decodeUriSafely(label)}" ${gltfImage.note}`)
+    if (converted.note) note(`texture "${decodeUriSafely(label)}" ${converted.note}`)
     // The file's own name, so that written outputs name the image as the author did (duckCM.png).
     const stem = imageStem(reference ?? image.name ?? '') || `image-${index}`
     const extension = converted.extension
@@ -200,7 +199,7 @@ function attachImages(
     image.name ??= stem
     image.mimeType = converted.mimeType
     jsonDoc.resources[uri] = new Uint8Array(converted.bytes)
-    if (!gltfImage) foreign.set(uri, { name: decodeUriSafely(label), bytes: source })
+    if (converted.foreign) foreign.set(uri, { name: decodeUriSafely(label), bytes: source })
   })
   return { dropped, foreign }
 }

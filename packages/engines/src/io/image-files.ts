@@ -48,6 +48,21 @@ export function toGltfImage(bytes: Uint8Array): { bytes: Uint8Array; mimeType: G
   return { bytes: encodePng(decoded), mimeType: 'image/png', ...(decoded.note ? { note: decoded.note } : {}) }
 }
 
+/**
+ * An image as a reader keeps it: as glTF holds it (toGltfImage, with the `note` of what a conversion
+ * lost), or, a GIF, TIFF or AVIF, as found and `foreign`, for the pass after the read to decode
+ * (decode-foreign-textures.ts); each with the extension its file is written with. Undefined for
+ * anything else, which {@link unusableImageNote} names.
+ */
+export function readerImage(
+  bytes: Uint8Array,
+): { bytes: Uint8Array; mimeType: string; extension: string; note?: string; foreign: boolean } | undefined {
+  const image = toGltfImage(bytes)
+  if (image) return { ...image, extension: imageFileExtension(image.mimeType), foreign: false }
+  const kept = foreignImage(bytes)
+  return kept && { ...kept, foreign: true }
+}
+
 /** Why a GIF, TIFF or AVIF is dropped (sharp could not decode it after the read, decode-foreign-textures.ts, or was not given), or a DDS or PSD its decoder refused. */
 const UNDECODED = 'Mos could not decode (damaged, or over 8192×8192 pixels)'
 
@@ -184,17 +199,16 @@ export function createTextureLoader(
   return (file) => {
     if (textures.has(file)) return textures.get(file)
     const found = resolve(file)
-    const gltfImage = found && toGltfImage(found)
-    const image = gltfImage ? { ...gltfImage, extension: imageFileExtension(gltfImage.mimeType) } : found && foreignImage(found)
+    const image = found && readerImage(found)
     if (!found) warn(`[${reader}] texture "${file}" is not in the upload; dropped`)
     else if (!image) warn(`[${reader}] ${unusableImageNote(file, found)}`)
-    else if (gltfImage?.note) warn(`[${reader}] texture "${file}" ${gltfImage.note}`)
+    else if (image.note) warn(`[${reader}] texture "${file}" ${image.note}`)
     const stem = imageStem(file) || 'texture'
     const made = image
       ? doc.createTexture(stem).setImage(image.bytes).setMimeType(image.mimeType).setURI(`${stem}.${image.extension}`)
       : undefined
     // A GIF, TIFF or AVIF is decoded after the read, and named in its notes as here.
-    if (made && found && !gltfImage) noteForeignTexture(made, foreignTextureNote(reader, file, found))
+    if (made && found && image?.foreign) noteForeignTexture(made, foreignTextureNote(reader, file, found))
     textures.set(file, made)
     return made
   }
